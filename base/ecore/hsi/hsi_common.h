@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * cna HSI: the hardware/software interface shared by the driver (base/ecore,
+ * pmd/*) and the adapter (firmware/). Everything the two sides of the PCI bus
+ * agree on lives in this directory and nowhere else.
+ *
+ * All multi-byte fields are little-endian. Every struct that crosses the bus
+ * carries a static_assert on its size so a layout change cannot go unnoticed.
+ */
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace cna::hsi {
+
+/* The version of this interface. The firmware image carries the version it was
+ * built for; ecore refuses an image whose major differs from its own. */
+inline constexpr uint8_t HSI_VERSION_MAJOR = 1;
+inline constexpr uint8_t HSI_VERSION_MINOR = 0;
+
+/* Chip-wide limits. Resources are split between PFs by the MFW (SHMEM). */
+inline constexpr uint32_t MAX_PORTS = 4;
+inline constexpr uint32_t MAX_PFS = 8;
+inline constexpr uint32_t MAX_SB_PER_PF = 64;      /* fastpath status blocks */
+inline constexpr uint32_t MAX_QUEUES_PER_PF = 32;  /* per direction */
+inline constexpr uint32_t MAX_VPORTS_PER_PF = 4;
+inline constexpr uint32_t MAX_MSIX_PER_PF = MAX_SB_PER_PF + 1; /* + slowpath */
+
+/* Per-PF connection ids: one for the slowpath queue, one per Tx queue. */
+inline constexpr uint32_t CID_SPQ = 0;
+inline constexpr uint32_t cid_tx_queue(uint32_t queue) { return 1 + queue; }
+inline constexpr uint32_t MAX_CIDS_PER_PF = 1 + MAX_QUEUES_PER_PF;
+inline constexpr uint32_t CONN_CONTEXT_SIZE = 128; /* bytes of host context per cid */
+
+/* ------------------------------------------------------------------------
+ * BAR0: the reduced PF BAR (ecore guide, chapter "Register Access").
+ *
+ *   0x00000  PTT entries: PTT i's 32-bit register selects the 4 KiB-aligned
+ *            internal (GRC) address its window points to.
+ *   0x00800  IGU command space: one 32-bit register per status block.
+ *   0x01000  windows, 4 KiB each: PTT_WINDOWS windows re-pointable through
+ *            the PTT entries, then GTT_WINDOWS windows fixed at storm RAM
+ *            offset 0 (plain memory on the host side).
+ * ---------------------------------------------------------------------- */
+inline constexpr uint32_t WINDOW_SIZE = 0x1000;
+inline constexpr uint32_t BAR0_PTT_ENTRY_BASE = 0x0000;
+inline constexpr uint32_t BAR0_IGU_CMD_BASE = 0x0800;
+inline constexpr uint32_t BAR0_WINDOW_BASE = 0x1000;
+inline constexpr uint32_t PTT_WINDOWS = 16;
+inline constexpr uint32_t GTT_WINDOWS = 16;
+inline constexpr uint32_t BAR0_GTT_BASE = BAR0_WINDOW_BASE + PTT_WINDOWS * WINDOW_SIZE;
+inline constexpr uint32_t BAR0_SIZE = BAR0_GTT_BASE + GTT_WINDOWS * WINDOW_SIZE;
+inline constexpr uint32_t GTT_SIZE = GTT_WINDOWS * WINDOW_SIZE;
+
+inline constexpr uint32_t bar0_ptt_entry(uint32_t ptt) { return BAR0_PTT_ENTRY_BASE + ptt * 4; }
+inline constexpr uint32_t bar0_ptt_window(uint32_t ptt) { return BAR0_WINDOW_BASE + ptt * WINDOW_SIZE; }
+inline constexpr uint32_t bar0_igu_cmd(uint32_t sb) { return BAR0_IGU_CMD_BASE + sb * 4; }
+
+/* IGU command (written to bar0_igu_cmd(sb)): acknowledges a status block up
+ * to sb_index and optionally changes its interrupt state. The IGU raises the
+ * SB's MSI-X vector whenever enabled and producer != acknowledged index. */
+inline constexpr uint32_t IGU_CMD_INDEX_MASK = 0x00ffffff;
+inline constexpr uint32_t IGU_CMD_INT_SHIFT = 24;
+enum class IguIntOp : uint32_t { nop = 0, enable = 1, disable = 2 };
+inline constexpr uint32_t igu_cmd(uint32_t sb_index, IguIntOp op)
+{
+    return (sb_index & IGU_CMD_INDEX_MASK) | (static_cast<uint32_t>(op) << IGU_CMD_INT_SHIFT);
+}
+/* Status block id of the slowpath (default) status block; fastpath SBs are
+ * 0..MAX_SB_PER_PF-1 and use MSI-X vector sb_id + 1. */
+inline constexpr uint32_t SP_SB_ID = MAX_SB_PER_PF;
+inline constexpr uint32_t SP_MSIX_VECTOR = 0;
+inline constexpr uint32_t msix_vector_of_sb(uint32_t sb_id) { return sb_id == SP_SB_ID ? 0 : sb_id + 1; }
+
+/* ------------------------------------------------------------------------
+ * Doorbell BAR: 8 bytes per connection id. A doorbell carries the absolute
+ * producer, never an increment: the engine acts on the latest value only.
+ * ---------------------------------------------------------------------- */
+inline constexpr uint32_t DB_STRIDE = 8;
+inline constexpr uint32_t DB_BAR_SIZE = MAX_CIDS_PER_PF * DB_STRIDE;
+inline constexpr uint32_t db_offset(uint32_t cid) { return cid * DB_STRIDE; }
+
+struct DoorbellData {
+    uint16_t prod;       /* absolute producer index */
+    uint8_t agg_flags;   /* reserved, zero */
+    uint8_t params;      /* reserved, zero */
+};
+static_assert(sizeof(DoorbellData) == 4);
+
+/* ------------------------------------------------------------------------
+ * Internal (GRC) address space, reached through PTT windows. Registers of a
+ * "per-function" block act on the PF that owns the BAR; "per-port" registers
+ * act on that PF's port.
+ * ---------------------------------------------------------------------- */
+namespace reg {
+/* MISC: identity and chip control. */
+inline constexpr uint32_t MISC_BASE = 0x000000;
+inline constexpr uint32_t MISC_CHIP_ID = MISC_BASE + 0x00;        /* RO */
+inline constexpr uint32_t MISC_PF_ID = MISC_BASE + 0x04;          /* RO: absolute PF id */
+inline constexpr uint32_t MISC_PORT_ID = MISC_BASE + 0x08;        /* RO */
+inline constexpr uint32_t MISC_NUM_PORTS = MISC_BASE + 0x0c;      /* RO */
+inline constexpr uint32_t MISC_FW_VERSION = MISC_BASE + 0x10;     /* WO by init image, RO after */
+inline constexpr uint32_t MISC_INIT_MODE = MISC_BASE + 0x14;      /* init modes chosen by ecore */
+inline constexpr uint32_t MISC_SCRATCH = MISC_BASE + 0x20;        /* RW, 16 dwords, register self-test */
+inline constexpr uint32_t MISC_SCRATCH_DWORDS = 16;
+
+/* PGLUE_B: host interface of the function. */
+inline constexpr uint32_t PGLUE_BASE = 0x010000;
+inline constexpr uint32_t PGLUE_PF_MASTER_ENABLE = PGLUE_BASE + 0x00; /* 1: function may DMA */
+inline constexpr uint32_t PGLUE_PTT_ACCESS_ENABLE = PGLUE_BASE + 0x04; /* hw_prepare opens it */
+inline constexpr uint32_t PGLUE_DMA_FAULT_ADDR_LO = PGLUE_BASE + 0x10; /* RO: last faulting IOVA */
+inline constexpr uint32_t PGLUE_DMA_FAULT_ADDR_HI = PGLUE_BASE + 0x14;
+inline constexpr uint32_t PGLUE_DMA_FAULT_COUNT = PGLUE_BASE + 0x18;
+
+/* IGU/CAU: status block configuration (per function). */
+inline constexpr uint32_t CAU_BASE = 0x020000;
+inline constexpr uint32_t CAU_SB_STRIDE = 0x10;
+inline constexpr uint32_t cau_sb_addr_lo(uint32_t sb) { return CAU_BASE + sb * CAU_SB_STRIDE + 0x0; }
+inline constexpr uint32_t cau_sb_addr_hi(uint32_t sb) { return CAU_BASE + sb * CAU_SB_STRIDE + 0x4; }
+/* bit 0: valid; bits 8..15: MSI-X vector */
+inline constexpr uint32_t cau_sb_conf(uint32_t sb) { return CAU_BASE + sb * CAU_SB_STRIDE + 0x8; }
+inline constexpr uint32_t CAU_SB_CONF_VALID = 1u << 0;
+inline constexpr uint32_t CAU_SB_CONF_VECTOR_SHIFT = 8;
+inline constexpr uint32_t IGU_BASE = 0x028000;
+inline constexpr uint32_t IGU_INT_MODE = IGU_BASE + 0x00; /* IntMode below */
+inline constexpr uint32_t IGU_SB_PROD(uint32_t sb) { return IGU_BASE + 0x100 + sb * 4; } /* RO */
+
+/* Attentions (per function): latched causes, write-1-to-clear. */
+inline constexpr uint32_t ATTN_BASE = 0x030000;
+inline constexpr uint32_t ATTN_STATUS = ATTN_BASE + 0x00;
+inline constexpr uint32_t ATTN_ACK = ATTN_BASE + 0x04;
+inline constexpr uint32_t ATTN_MASK = ATTN_BASE + 0x08; /* 1 = enabled */
+inline constexpr uint32_t ATTN_FW_ASSERT_CODE = ATTN_BASE + 0x0c; /* RO */
+
+/* MCP: the management processor's scratchpad holds SHMEM (hsi_mfw.h). */
+inline constexpr uint32_t MCP_BASE = 0x040000;
+inline constexpr uint32_t MCP_SHMEM_BASE = MCP_BASE + 0x1000;
+inline constexpr uint32_t MCP_SHMEM_SIZE = 0x4000;
+inline constexpr uint32_t MCP_PUBLIC_ADDR = MCP_BASE + 0x00; /* RO: GRC address of SHMEM */
+
+/* NIG: per-port MAC glue, enabled by the PORT init phase. */
+inline constexpr uint32_t NIG_BASE = 0x050000;
+inline constexpr uint32_t NIG_PORT_MODE = NIG_BASE + 0x00;    /* engine phase: number of ports */
+inline constexpr uint32_t NIG_PORT_RX_ENABLE = NIG_BASE + 0x10;
+inline constexpr uint32_t NIG_PORT_TX_ENABLE = NIG_BASE + 0x14;
+inline constexpr uint32_t NIG_PORT_MAX_FRAME = NIG_BASE + 0x18;
+
+/* Storm control (the firmware processors). */
+inline constexpr uint32_t STORM_CTRL_BASE = 0x060000;
+inline constexpr uint32_t STORM_FW_CRC = STORM_CTRL_BASE + 0x00;   /* expected CRC32 of microcode */
+inline constexpr uint32_t STORM_FW_LEN = STORM_CTRL_BASE + 0x04;   /* microcode length in bytes */
+inline constexpr uint32_t STORM_START = STORM_CTRL_BASE + 0x08;    /* write 1: verify and run */
+inline constexpr uint32_t STORM_STATUS = STORM_CTRL_BASE + 0x0c;   /* StormStatus */
+/* Per-function slowpath configuration, written from the runtime array. */
+inline constexpr uint32_t STORM_PF_BASE = 0x068000;
+inline constexpr uint32_t STORM_SPQ_BASE_LO = STORM_PF_BASE + 0x00;
+inline constexpr uint32_t STORM_SPQ_BASE_HI = STORM_PF_BASE + 0x04;
+inline constexpr uint32_t STORM_SPQ_SIZE = STORM_PF_BASE + 0x08;    /* elements, power of 2 */
+inline constexpr uint32_t STORM_ILT_BASE_LO = STORM_PF_BASE + 0x0c; /* connection contexts */
+inline constexpr uint32_t STORM_ILT_BASE_HI = STORM_PF_BASE + 0x10;
+inline constexpr uint32_t STORM_ILT_CIDS = STORM_PF_BASE + 0x14;
+inline constexpr uint32_t STORM_PF_ENABLE = STORM_PF_BASE + 0x18;
+
+/* Storm RAM. Its first GTT_SIZE bytes are also GTT-mapped into BAR0. */
+inline constexpr uint32_t STORM_RAM_BASE = 0x400000;
+inline constexpr uint32_t STORM_RAM_SIZE = 0x40000;
+inline constexpr uint32_t STORM_MICROCODE = STORM_RAM_BASE + 0x20000; /* not GTT-mapped */
+inline constexpr uint32_t STORM_MICROCODE_MAX = 0x10000;
+} // namespace reg
+
+enum class StormStatus : uint32_t {
+    halted = 0,        /* no microcode started yet */
+    running = 1,
+    bad_microcode = 2, /* CRC mismatch or empty microcode */
+    bad_version = 3,   /* image built for another HSI major */
+    asserted = 4,      /* firmware assert (fault injection or invariant broken) */
+};
+
+enum class IntMode : uint32_t { inta = 0, msi = 1, msix = 2, poll = 3 };
+
+/* Attention causes (reg::ATTN_STATUS bits). */
+namespace attn {
+inline constexpr uint32_t MFW_EVENT = 1u << 0;  /* MFW posted a message (hsi_mfw.h) */
+inline constexpr uint32_t DMA_FAULT = 1u << 1;  /* an IOVA outside the translation table */
+inline constexpr uint32_t FW_ASSERT = 1u << 2;  /* storm firmware asserted */
+inline constexpr uint32_t ALL = MFW_EVENT | DMA_FAULT | FW_ASSERT;
+} // namespace attn
+
+/* ------------------------------------------------------------------------
+ * Storm RAM layout (IRO: internal RAM offsets), relative to STORM_RAM_BASE.
+ * The first GTT_SIZE bytes are what the host may touch directly: producers.
+ * ---------------------------------------------------------------------- */
+namespace iro {
+/* Per PF, per Rx queue: RxProdData (below). GTT-mapped. */
+inline constexpr uint32_t RX_PROD_STRIDE = 8;
+inline constexpr uint32_t PF_RX_PROD_SIZE = MAX_QUEUES_PER_PF * RX_PROD_STRIDE;
+inline constexpr uint32_t rx_prod(uint32_t pf, uint32_t queue)
+{
+    return pf * PF_RX_PROD_SIZE + queue * RX_PROD_STRIDE;
+}
+/* Per PF: event queue consumer written by the driver (u16). GTT-mapped. */
+inline constexpr uint32_t EQ_CONS_BASE = MAX_PFS * PF_RX_PROD_SIZE;
+inline constexpr uint32_t eq_cons(uint32_t pf) { return EQ_CONS_BASE + pf * 8; }
+/* Statistics maintained by the storms, read by ecore through a PTT. */
+inline constexpr uint32_t STATS_BASE = 0x10000;
+inline constexpr uint32_t VPORT_STATS_SIZE = 0x100;
+inline constexpr uint32_t QUEUE_STATS_SIZE = 0x40;
+inline constexpr uint32_t vport_stats(uint32_t pf, uint32_t vport)
+{
+    return STATS_BASE + (pf * MAX_VPORTS_PER_PF + vport) * VPORT_STATS_SIZE;
+}
+inline constexpr uint32_t QUEUE_STATS_BASE = STATS_BASE + MAX_PFS * MAX_VPORTS_PER_PF * VPORT_STATS_SIZE;
+inline constexpr uint32_t rx_queue_stats(uint32_t pf, uint32_t q)
+{
+    return QUEUE_STATS_BASE + ((pf * MAX_QUEUES_PER_PF + q) * 2) * QUEUE_STATS_SIZE;
+}
+inline constexpr uint32_t tx_queue_stats(uint32_t pf, uint32_t q)
+{
+    return rx_queue_stats(pf, q) + QUEUE_STATS_SIZE;
+}
+} // namespace iro
+static_assert(iro::EQ_CONS_BASE + MAX_PFS * 8 <= GTT_SIZE, "producers must be GTT-mapped");
+static_assert(iro::tx_queue_stats(MAX_PFS - 1, MAX_QUEUES_PER_PF - 1) + iro::QUEUE_STATS_SIZE <=
+              reg::STORM_MICROCODE - reg::STORM_RAM_BASE);
+
+/* Rx producer update: the driver writes both fields with one 32-bit store. */
+struct RxProdData {
+    uint16_t bd_prod;  /* absolute Rx BD producer */
+    uint16_t cqe_cons; /* completions consumed by the driver (frees CQE slots) */
+};
+static_assert(sizeof(RxProdData) == 4);
+
+/* ------------------------------------------------------------------------
+ * Status blocks, DMA-written by the CAU into host memory.
+ * ---------------------------------------------------------------------- */
+inline constexpr uint32_t PIS_PER_SB = 12;
+struct StatusBlock {
+    uint16_t pi_array[PIS_PER_SB]; /* protocol indices */
+    uint32_t prod_index;           /* running index, bumped on every SB update */
+    uint32_t reserved;
+};
+static_assert(sizeof(StatusBlock) == 32);
+
+/* Slowpath status block protocol indices. */
+inline constexpr uint32_t SP_PI_EQ = 0;    /* event queue producer */
+inline constexpr uint32_t SP_PI_ATTN = 1;  /* bumped whenever an attention is latched */
+/* Fastpath status block protocol indices (L2). */
+inline constexpr uint32_t L2_PI_RX = 0;    /* Rx CQE producer */
+inline constexpr uint32_t L2_PI_TX = 1;    /* Tx BD consumer */
+
+/* A 64-bit DMA address split in two little-endian halves. */
+struct RegPair {
+    uint32_t lo;
+    uint32_t hi;
+};
+static_assert(sizeof(RegPair) == 8);
+inline constexpr RegPair make_regpair(uint64_t v)
+{
+    return RegPair{static_cast<uint32_t>(v), static_cast<uint32_t>(v >> 32)};
+}
+inline constexpr uint64_t from_regpair(RegPair p) { return (uint64_t{p.hi} << 32) | p.lo; }
+
+/* Connection context in host memory (ILT), written back by the storms when a
+ * connection starts; the driver does not interpret it beyond its size. */
+struct ConnContext {
+    uint32_t cid;
+    uint8_t type;     /* ConnType */
+    uint8_t active;
+    uint16_t queue_id;
+    RegPair ring_base;
+    uint32_t ring_size;
+    uint16_t sb_id;
+    uint8_t sb_pi;
+    uint8_t vport_id;
+    uint8_t reserved[CONN_CONTEXT_SIZE - 24];
+};
+static_assert(sizeof(ConnContext) == CONN_CONTEXT_SIZE);
+enum class ConnType : uint8_t { none = 0, spq = 1, eth_tx = 2 };
+
+} // namespace cna::hsi

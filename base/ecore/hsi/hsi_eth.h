@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * cna HSI: L2 (ethernet) fastpath formats, ramrods and statistics.
+ *
+ * Rx: the driver posts RxBd buffers and publishes the BD producer (and the
+ * CQEs it consumed) in storm RAM through the GTT (iro::rx_prod). For each
+ * frame the storm DMA-writes the payload into one or more buffers, writes an
+ * RxCqe and advances L2_PI_RX of the queue's status block.
+ * Tx: the driver writes TxBds and rings the queue's doorbell with the BD
+ * producer; the storm reports the BD consumer in L2_PI_TX.
+ */
+#pragma once
+
+#include "hsi_common.h"
+
+namespace cna::hsi::eth {
+
+enum class EthCmd : uint8_t {
+    vport_start = 1,
+    vport_update = 2,
+    vport_stop = 3,
+    rx_queue_start = 4,
+    rx_queue_stop = 5,
+    tx_queue_start = 6,
+    tx_queue_stop = 7,
+    filters_update = 8,
+};
+
+inline constexpr uint32_t MIN_RING_SIZE = 64;
+inline constexpr uint32_t MAX_RING_SIZE = 32768;  /* u16 indices wrap at 65536 */
+inline constexpr uint32_t MIN_MTU = 64;
+inline constexpr uint32_t MAX_MTU = 9600;
+inline constexpr uint32_t ETH_OVERHEAD = 14 + 4 + 4; /* header, one VLAN tag, FCS budget */
+inline constexpr uint32_t MAX_BDS_PER_PACKET = 16;
+
+/* ---- Tx --------------------------------------------------------------- */
+namespace txbd {
+inline constexpr uint8_t START = 1u << 0;        /* first BD of a packet; nbds valid */
+inline constexpr uint8_t IP_CSUM = 1u << 1;      /* insert IPv4 header checksum */
+inline constexpr uint8_t L4_CSUM = 1u << 2;      /* insert TCP/UDP checksum */
+inline constexpr uint8_t VLAN_INSERT = 1u << 3;  /* insert TxBd::vlan as an 802.1Q tag */
+inline constexpr uint8_t LSO = 1u << 4;          /* segment TCP by TxBd::mss */
+} // namespace txbd
+
+struct TxBd {
+    RegPair addr;
+    uint16_t nbytes;
+    uint8_t nbds;    /* first BD: number of BDs of this packet */
+    uint8_t flags;   /* first BD: txbd::* */
+    uint16_t vlan;   /* first BD: tag for VLAN_INSERT */
+    uint16_t mss;    /* first BD: segment size for LSO */
+};
+static_assert(sizeof(TxBd) == 16);
+
+/* ---- Rx --------------------------------------------------------------- */
+struct RxBd {
+    RegPair addr;    /* buffer IOVA; the queue's bd_max_bytes may be written */
+};
+static_assert(sizeof(RxBd) == 8);
+
+enum class CqeType : uint8_t { regular = 1 };
+
+namespace pars {
+inline constexpr uint16_t L3_MASK = 0x3;          /* 0 other, 1 IPv4, 2 IPv6 */
+inline constexpr uint16_t L3_IPV4 = 1;
+inline constexpr uint16_t L3_IPV6 = 2;
+inline constexpr uint16_t L4_SHIFT = 2;
+inline constexpr uint16_t L4_MASK = 0x3u << L4_SHIFT; /* 0 none, 1 TCP, 2 UDP, 3 other */
+inline constexpr uint16_t L4_TCP = 1u << L4_SHIFT;
+inline constexpr uint16_t L4_UDP = 2u << L4_SHIFT;
+inline constexpr uint16_t L4_OTHER = 3u << L4_SHIFT;
+inline constexpr uint16_t VLAN_PRESENT = 1u << 4;   /* frame carried a tag */
+inline constexpr uint16_t VLAN_STRIPPED = 1u << 5;  /* ...which is now in RxCqe::vlan_tag */
+inline constexpr uint16_t IP_CSUM_CHECKED = 1u << 6;
+inline constexpr uint16_t IP_CSUM_BAD = 1u << 7;
+inline constexpr uint16_t L4_CSUM_CHECKED = 1u << 8;
+inline constexpr uint16_t L4_CSUM_BAD = 1u << 9;
+inline constexpr uint16_t RSS_HASH_VALID = 1u << 10;
+inline constexpr uint16_t IP_FRAGMENT = 1u << 11;
+} // namespace pars
+
+struct RxCqe {
+    uint8_t type;             /* CqeType */
+    uint8_t bd_num;           /* buffers used by this frame */
+    uint16_t pkt_len;         /* total frame length */
+    uint16_t len_on_first_bd;
+    uint16_t vlan_tag;        /* valid with pars::VLAN_STRIPPED */
+    uint32_t rss_hash;        /* valid with pars::RSS_HASH_VALID */
+    uint8_t rss_hash_type;    /* RssHashType */
+    uint8_t placement_offset; /* frame starts this many bytes into the first buffer */
+    uint16_t pars_flags;      /* pars::* */
+    uint32_t reserved[4];
+};
+static_assert(sizeof(RxCqe) == 32);
+
+/* ---- Classification ----------------------------------------------------- */
+namespace accept {
+inline constexpr uint16_t NONE = 0;
+inline constexpr uint16_t UCAST_MATCHED = 1u << 0;
+inline constexpr uint16_t UCAST_UNMATCHED = 1u << 1;
+inline constexpr uint16_t MCAST_MATCHED = 1u << 2;
+inline constexpr uint16_t MCAST_UNMATCHED = 1u << 3;
+inline constexpr uint16_t BCAST = 1u << 4;
+} // namespace accept
+
+enum class RssHashType : uint8_t { none = 0, ipv4 = 1, tcp_ipv4 = 2, udp_ipv4 = 3, ipv6 = 4, tcp_ipv6 = 5, udp_ipv6 = 6 };
+namespace rss {
+inline constexpr uint16_t IPV4 = 1u << 0;
+inline constexpr uint16_t TCP_IPV4 = 1u << 1;
+inline constexpr uint16_t UDP_IPV4 = 1u << 2;
+inline constexpr uint16_t IPV6 = 1u << 3;
+inline constexpr uint16_t TCP_IPV6 = 1u << 4;
+inline constexpr uint16_t UDP_IPV6 = 1u << 5;
+inline constexpr uint32_t RETA_SIZE = 128;
+inline constexpr uint32_t KEY_DWORDS = 10;          /* 40-byte Toeplitz key */
+} // namespace rss
+
+/* ---- Ramrod data -------------------------------------------------------- */
+struct VportStartRamrodData {
+    uint8_t vport_id;
+    uint8_t inner_vlan_removal_en; /* strip the outer VLAN tag into the CQE */
+    uint8_t drop_ttl0_en;
+    uint8_t max_bds_per_packet;    /* > 1 enables scattered Rx */
+    uint16_t mtu;
+    uint16_t reserved;
+};
+static_assert(sizeof(VportStartRamrodData) == 8);
+
+namespace vport_update {
+inline constexpr uint32_t UPDATE_ACTIVE_RX = 1u << 0;
+inline constexpr uint32_t UPDATE_ACTIVE_TX = 1u << 1;
+inline constexpr uint32_t UPDATE_RX_MODE = 1u << 2;
+inline constexpr uint32_t UPDATE_MTU = 1u << 3;
+inline constexpr uint32_t UPDATE_VLAN_STRIP = 1u << 4;
+inline constexpr uint32_t UPDATE_RSS = 1u << 5;
+} // namespace vport_update
+
+struct VportUpdateRamrodData {
+    uint8_t vport_id;
+    uint8_t active_rx;
+    uint8_t active_tx;
+    uint8_t vlan_strip;
+    uint32_t update_flags;         /* vport_update::* */
+    uint16_t rx_accept;            /* accept::* */
+    uint16_t mtu;
+    uint8_t rss_enable;
+    uint8_t reserved;
+    uint16_t rss_hash_types;       /* rss::* */
+    uint32_t rss_key[rss::KEY_DWORDS];
+    uint16_t rss_reta[rss::RETA_SIZE]; /* PF-relative Rx queue per entry */
+};
+static_assert(sizeof(VportUpdateRamrodData) == 16 + 40 + 256);
+
+struct RxQueueStartRamrodData {
+    uint8_t vport_id;
+    uint8_t sb_pi;
+    uint16_t queue_id;
+    uint16_t sb_id;
+    uint16_t bd_max_bytes;         /* bytes the storm may write into one buffer */
+    RegPair bd_base;
+    RegPair cqe_base;
+    uint16_t bd_ring_size;         /* elements, power of two */
+    uint16_t cqe_ring_size;        /* elements, power of two */
+    uint32_t reserved;
+};
+static_assert(sizeof(RxQueueStartRamrodData) == 32);
+
+struct TxQueueStartRamrodData {
+    uint8_t vport_id;
+    uint8_t sb_pi;
+    uint16_t queue_id;
+    uint16_t sb_id;
+    uint16_t bd_ring_size;         /* elements, power of two */
+    RegPair bd_base;
+    uint32_t cid;                  /* doorbell of this queue: db_offset(cid) */
+    uint32_t reserved;
+};
+static_assert(sizeof(TxQueueStartRamrodData) == 24);
+
+struct QueueStopRamrodData {
+    uint8_t vport_id;
+    uint8_t reserved;
+    uint16_t queue_id;
+    uint32_t reserved2;
+};
+static_assert(sizeof(QueueStopRamrodData) == 8);
+
+struct VportStopRamrodData {
+    uint8_t vport_id;
+    uint8_t reserved[7];
+};
+static_assert(sizeof(VportStopRamrodData) == 8);
+
+enum class FilterOpcode : uint8_t { add = 1, remove = 2, move = 3, replace = 4 };
+enum class FilterType : uint8_t { mac = 1, vlan = 2, mac_vlan = 3 };
+
+struct FiltersUpdateRamrodData {
+    uint8_t vport_id;
+    uint8_t opcode;                /* FilterOpcode */
+    uint8_t type;                  /* FilterType */
+    uint8_t dst_vport_id;          /* FilterOpcode::move */
+    uint8_t mac[6];
+    uint16_t vlan;
+};
+static_assert(sizeof(FiltersUpdateRamrodData) == 12);
+
+/* ---- Statistics (storm RAM, iro::vport_stats / iro::*_queue_stats) -------- */
+struct VportStats {
+    uint64_t rx_ucast_pkts, rx_mcast_pkts, rx_bcast_pkts;
+    uint64_t rx_ucast_bytes, rx_mcast_bytes, rx_bcast_bytes;
+    uint64_t rx_filtered_pkts;     /* dropped by classification (rx mode, MAC/VLAN filters) */
+    uint64_t rx_no_buffer_pkts;    /* dropped: no Rx BD or CQE space */
+    uint64_t rx_oversize_pkts;     /* dropped: longer than the vport MTU allows */
+    uint64_t rx_error_pkts;        /* dropped: runts, DMA faults */
+    uint64_t tx_ucast_pkts, tx_mcast_pkts, tx_bcast_pkts;
+    uint64_t tx_ucast_bytes, tx_mcast_bytes, tx_bcast_bytes;
+    uint64_t tx_error_pkts;        /* malformed BD chains, DMA faults */
+    uint64_t tx_oversize_pkts;
+    uint64_t reserved[14];
+};
+static_assert(sizeof(VportStats) == iro::VPORT_STATS_SIZE);
+
+struct QueueStats {
+    uint64_t pkts;
+    uint64_t bytes;
+    uint64_t drops;                /* Rx: no buffer; Tx: errors */
+    uint64_t reserved[5];
+};
+static_assert(sizeof(QueueStats) == iro::QUEUE_STATS_SIZE);
+
+} // namespace cna::hsi::eth

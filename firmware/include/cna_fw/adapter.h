@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The software adapter as seen from outside: an Adapter owns ports, wires,
+ * the MFW and the storms, and presents one PCI function per PF. A
+ * DeviceFunction is the device side of those four resources (BAR0, the
+ * doorbell BAR, MSI-X vectors, DMA through an IOMMU); the host's OSAL wraps it
+ * and nothing else of the adapter is visible to the driver.
+ *
+ * AdapterControl is the test and operator back door, in the spirit of
+ * netdevsim: link flaps, fault injection, adapter-side counters.
+ */
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace cna::fw {
+
+enum class WireKind { loopback, cable };
+
+/* Faults the adapter can be told to simulate. */
+enum class Fault : uint32_t {
+    none = 0,
+    mfw_silent = 1u << 0,      /* the MFW never answers the mailbox */
+    fw_assert = 1u << 1,       /* storms assert (FW_ASSERT attention) */
+    lose_ramrod = 1u << 2,     /* the next ramrod is consumed but never completed */
+};
+
+struct AdapterConfig {
+    std::string name;
+    uint32_t ports = 1;             /* 1, 2 or 4 */
+    uint32_t pfs_per_port = 1;
+    WireKind wire = WireKind::loopback; /* cable: port 2k <-> port 2k+1 */
+    uint8_t base_mac[6] = {0x02, 0x00, 0xc0, 0xa0, 0x00, 0x00}; /* PF n gets base + n */
+    uint32_t faults = 0;            /* Fault bits active from power-on */
+    uint32_t link_up_delay_ms = 5;  /* autonegotiation time the MFW simulates */
+};
+
+/* Where the adapter sends its log lines; the embedding host routes them to
+ * its own logging (rte_log type cna.adapter). */
+enum class LogLevel { err = 0, warning = 1, notice = 2, info = 3, debug = 4 };
+using LogSink = std::function<void(LogLevel, const std::string&)>;
+void set_log_sink(LogSink sink);
+
+/* Device side of one PCI function. Thread-safe: any host thread may access
+ * BAR0 and the IOMMU while the engine runs. */
+class DeviceFunction {
+public:
+    virtual ~DeviceFunction() = default;
+    /* BAR0 outside the GTT windows (PTT entries, PTT windows, IGU commands). */
+    virtual uint32_t bar0_read(uint32_t offset) = 0;
+    virtual void bar0_write(uint32_t offset, uint32_t value) = 0;
+    /* GTT windows of BAR0 and the doorbell BAR: plain memory the host maps. */
+    virtual volatile uint8_t* gtt_memory() = 0;
+    virtual volatile uint8_t* doorbell_memory() = 0;
+    /* MSI-X: the adapter writes 1 to the vector's eventfd to interrupt. */
+    virtual uint32_t msix_count() const = 0;
+    virtual int msix_eventfd(uint32_t vector) const = 0;
+    /* IOMMU: the only way the adapter reaches host memory. Returns 0 or -errno. */
+    virtual int iommu_map(uint64_t iova, void* va, std::size_t len) = 0;
+    virtual int iommu_unmap(uint64_t iova, std::size_t len) = 0;
+    virtual uint32_t pf_id() const = 0;
+    virtual uint32_t port_id() const = 0;
+};
+
+struct PortCounters {
+    uint64_t wire_tx_frames, wire_tx_bytes;
+    uint64_t wire_rx_frames, wire_rx_bytes;
+    uint64_t link_changes;
+};
+
+class AdapterControl {
+public:
+    virtual ~AdapterControl() = default;
+    /* Pull or plug the cable of a port: carrier changes as on a real wire. */
+    virtual void set_carrier(uint32_t port, bool present) = 0;
+    virtual void inject(Fault fault, bool on) = 0;
+    virtual PortCounters port_counters(uint32_t port) const = 0;
+    virtual uint64_t dma_faults(uint32_t pf) const = 0;
+};
+
+class Adapter {
+public:
+    virtual ~Adapter() = default;
+    /* Powers the adapter on: SHMEM written by the MFW, engine thread running.
+     * Returns nullptr with a message in *error on an invalid configuration. */
+    static std::unique_ptr<Adapter> create(const AdapterConfig& config, std::string* error);
+    virtual const AdapterConfig& config() const = 0;
+    virtual uint32_t num_functions() const = 0;
+    virtual DeviceFunction& function(uint32_t pf) = 0;
+    virtual AdapterControl& control() = 0;
+    /* Pin the engine thread to a CPU (-1: no affinity). */
+    virtual int set_engine_affinity(int cpu) = 0;
+};
+
+} // namespace cna::fw
