@@ -98,3 +98,10 @@ inline constexpr uint32_t SIZE = 8;
 inline constexpr uint32_t MICROCODE_MAGIC = 0x4d524f53; /* "SORM" */
 
 } // namespace cna::hsi::init
+
+namespace cna::hsi::init {
+/* The image compiled into the driver (generated at build time by
+ * firmware/tools/fwgen, plain variant). */
+extern const uint8_t builtin_image[];
+extern const std::size_t builtin_image_size;
+} // namespace cna::hsi::init
