@@ -1,0 +1,89 @@
+#!/usr/bin/python3
+"""Run every cna test: googletest unit suites (through meson test) and the
+integration suites that drive Debian's testpmd, for the regular build and,
+when given, for the ASan+UBSan build. Ends with one line `N passed, N failed`.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+INTEGRATION = os.path.join(HERE, "integration")
+
+
+def run_unit(build, label):
+    """meson test runs each googletest binary; count their test cases."""
+    proc = subprocess.run(["meson", "test", "-C", build, "--print-errorlogs", "--no-rebuild", "-v"],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    out = proc.stdout
+    passed = sum(int(n) for n in re.findall(r"\[  PASSED  \] (\d+) tests?", out))
+    failed = sum(int(n) for n in re.findall(r"\[  FAILED  \] (\d+) tests?, listed below", out))
+    if proc.returncode != 0 and failed == 0:
+        failed = 1  # a binary crashed or failed to start
+    for line in out.splitlines():
+        if "FAILED" in line or "Sanitizer" in line or "runtime error" in line:
+            print(f"  [{label}] {line}")
+    print(f"[{label}] unit: {passed} passed, {failed} failed")
+    if proc.returncode != 0:
+        print(out[-6000:])
+    return passed, failed
+
+
+def run_integration(build, label, env_extra):
+    os.environ.update(env_extra)
+    os.environ["CNA_BUILD"] = build
+    sys.path.insert(0, INTEGRATION)
+    suite = unittest.defaultTestLoader.discover(INTEGRATION, pattern="test_*.py", top_level_dir=INTEGRATION)
+    result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(suite)
+    failed = len(result.failures) + len(result.errors)
+    passed = result.testsRun - failed - len(result.skipped)
+    print(f"[{label}] integration: {passed} passed, {failed} failed, {len(result.skipped)} skipped")
+    for k in env_extra:
+        os.environ.pop(k, None)
+    return passed, failed
+
+
+def sanitizer_env():
+    lib = subprocess.run(["gcc", "-print-file-name=libasan.so"], stdout=subprocess.PIPE, text=True).stdout.strip()
+    ubsan = subprocess.run(["gcc", "-print-file-name=libubsan.so"], stdout=subprocess.PIPE, text=True).stdout.strip()
+    return {
+        # testpmd is not instrumented: the runtimes must come first.
+        "LD_PRELOAD": f"{lib} {ubsan}",
+        # DPDK maps large address ranges and keeps memory for the process lifetime.
+        "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1:halt_on_error=1",
+        "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1",
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--sanitized-build")
+    ap.add_argument("--only", choices=["unit", "integration"])
+    args = ap.parse_args()
+
+    t0 = time.monotonic()
+    totals = [0, 0]
+    runs = [(args.build, "regular", {})]
+    if args.sanitized_build:
+        runs.append((args.sanitized_build, "asan+ubsan", sanitizer_env()))
+    for build, label, env in runs:
+        if args.only != "integration":
+            p, f = run_unit(build, label)
+            totals[0] += p
+            totals[1] += f
+        if args.only != "unit":
+            p, f = run_integration(build, label, env)
+            totals[0] += p
+            totals[1] += f
+    print(f"all suites took {time.monotonic() - t0:.0f} s")
+    print(f"{totals[0]} passed, {totals[1]} failed")
+    return 1 if totals[1] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
