@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Register access (guide chapter "Register Access").
+ *
+ * BAR0 is reduced: registers are reached through PTT windows, each
+ * re-pointable at any 4 KiB of the internal (GRC) address space. A flow
+ * acquires a PTT from the pool, accesses registers through it and releases
+ * it; concurrent flows use different PTTs.
+ */
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "ecore.h"
+
+namespace cna::ecore {
+
+struct Ptt {
+    uint32_t idx = 0;     /* entry in the PTT table of BAR0 */
+    uint32_t window = 0;  /* internal address the window points at */
+    bool pointed = false; /* window valid (entry written since acquire) */
+};
+
+/* Takes a PTT from the pool, waiting a bounded time for one to be released.
+ * nullptr (logged) if the pool stays empty. */
+Ptt* ptt_acquire(Hwfn& hwfn);
+void ptt_release(Hwfn& hwfn, Ptt* ptt);
+
+/* RAII PTT: released when the guard goes out of scope. */
+class PttGuard {
+public:
+    explicit PttGuard(Hwfn& hwfn) : hwfn_(hwfn), ptt_(ptt_acquire(hwfn)) {}
+    ~PttGuard()
+    {
+        if (ptt_)
+            ptt_release(hwfn_, ptt_);
+    }
+    PttGuard(const PttGuard&) = delete;
+    PttGuard& operator=(const PttGuard&) = delete;
+    explicit operator bool() const { return ptt_ != nullptr; }
+    Ptt& operator*() const { return *ptt_; }
+    Ptt* get() const { return ptt_; }
+
+private:
+    Hwfn& hwfn_;
+    Ptt* ptt_;
+};
+
+/* 32-bit access to an internal address (4-byte aligned). */
+uint32_t rd(Hwfn& hwfn, Ptt& ptt, uint32_t addr);
+void wr(Hwfn& hwfn, Ptt& ptt, uint32_t addr, uint32_t value);
+
+/* Copies between host memory and device memory (lengths in bytes, multiple
+ * of 4), re-pointing the window as the range crosses 4 KiB boundaries. */
+void memcpy_from(Hwfn& hwfn, Ptt& ptt, void* dst, uint32_t addr, std::size_t len);
+void memcpy_to(Hwfn& hwfn, Ptt& ptt, uint32_t addr, const void* src, std::size_t len);
+
+/* A 64-bit counter the device updates with single 64-bit stores, read as
+ * high, low, high until the high half is stable. */
+uint64_t rd64(Hwfn& hwfn, Ptt& ptt, uint32_t addr);
+
+} // namespace cna::ecore

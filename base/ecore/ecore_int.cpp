@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Status blocks, the IGU, attentions and the slowpath DPC.
+ */
+#include "ecore_int.h"
+
+#include <cinttypes>
+#include <cstring>
+
+#include "ecore_log.h"
+#include "ecore_mcp.h"
+#include "ecore_ptt.h"
+#include "ecore_spq.h"
+
+namespace cna::ecore {
+
+namespace {
+
+/* The hwfn whose DPC lock this thread holds, so that a ramrod waited for
+ * from within the DPC (e.g. from a link_update hook) processes the EQ itself
+ * instead of waiting for the lock it holds. */
+thread_local Hwfn* t_dpc_owner = nullptr;
+
+class DpcOwnership {
+public:
+    explicit DpcOwnership(Hwfn& hwfn) : hwfn_(hwfn) { t_dpc_owner = &hwfn; }
+    ~DpcOwnership()
+    {
+        t_dpc_owner = nullptr;
+        hwfn_.dpc_lock.unlock();
+    }
+    DpcOwnership(const DpcOwnership&) = delete;
+    DpcOwnership& operator=(const DpcOwnership&) = delete;
+
+private:
+    Hwfn& hwfn_;
+};
+
+/* Handles the latched attentions; returns whether the link changed. */
+bool int_attn_handle(Hwfn& hwfn, Ptt& ptt)
+{
+    using namespace hsi;
+    AttnStats& stats = hwfn.sp_sb->attn_stats;
+    const uint32_t status = rd(hwfn, ptt, reg::ATTN_STATUS);
+    if (status == 0)
+        return false;
+    /* Acknowledge before handling: a cause raised again while it is handled
+     * latches anew and raises another attention rather than being lost. */
+    wr(hwfn, ptt, reg::ATTN_ACK, status);
+
+    bool link_changed = false;
+    if (status & attn::MFW_EVENT) {
+        stats.mfw_events++;
+        link_changed = mcp_handle_events(hwfn, ptt);
+    }
+    if (status & attn::DMA_FAULT) {
+        const uint64_t iova = (uint64_t{rd(hwfn, ptt, reg::PGLUE_DMA_FAULT_ADDR_HI)} << 32) |
+                              rd(hwfn, ptt, reg::PGLUE_DMA_FAULT_ADDR_LO);
+        const uint32_t count = rd(hwfn, ptt, reg::PGLUE_DMA_FAULT_COUNT);
+        stats.dma_faults++;
+        stats.last_fault_iova = iova;
+        DP_ERR(hwfn, "DMA fault: the device could not reach IOVA 0x%" PRIx64 " (%u faults so far)", iova, count);
+    }
+    if (status & attn::FW_ASSERT) {
+        const uint32_t code = rd(hwfn, ptt, reg::ATTN_FW_ASSERT_CODE);
+        stats.fw_asserts++;
+        stats.last_assert_code = code;
+        DP_ERR(hwfn, "firmware assert, code 0x%08x", code);
+    }
+    if (status & ~attn::ALL)
+        DP_NOTICE(hwfn, "unknown attention bits 0x%08x acknowledged", status & ~attn::ALL);
+    return link_changed;
+}
+
+} // namespace
+
+Status int_sb_init(Hwfn& hwfn, Ptt& ptt, SbInfo& sb_info, void* sb_virt, uint64_t sb_phys, uint32_t sb_id)
+{
+    if (sb_id != hsi::SP_SB_ID && sb_id >= hwfn.hw_info.resc.num_sbs) {
+        DP_ERR(hwfn, "status block %u is beyond the %u granted to this PF", sb_id, hwfn.hw_info.resc.num_sbs);
+        return Status::inval;
+    }
+    if (sb_virt == nullptr || sb_phys == 0) {
+        DP_ERR(hwfn, "status block %u has no memory", sb_id);
+        return Status::inval;
+    }
+    memset(sb_virt, 0, sizeof(hsi::StatusBlock));
+    sb_info = SbInfo{static_cast<volatile hsi::StatusBlock*>(sb_virt), sb_phys, sb_id, 0, hwfn.dev->pci};
+
+    const uint32_t vector = hsi::msix_vector_of_sb(sb_id);
+    wr(hwfn, ptt, hsi::reg::cau_sb_addr_lo(sb_id), static_cast<uint32_t>(sb_phys));
+    wr(hwfn, ptt, hsi::reg::cau_sb_addr_hi(sb_id), static_cast<uint32_t>(sb_phys >> 32));
+    wr(hwfn, ptt, hsi::reg::cau_sb_conf(sb_id), hsi::reg::CAU_SB_CONF_VALID | vector << hsi::reg::CAU_SB_CONF_VECTOR_SHIFT);
+    DP_VERBOSE(hwfn, osal::dp_module::INTR, "SB %u at IOVA 0x%" PRIx64 " on vector %u", sb_id, sb_phys, vector);
+    return Status::success;
+}
+
+void int_sb_release(Hwfn& hwfn, Ptt& ptt, SbInfo& sb_info)
+{
+    if (sb_info.sb_virt == nullptr)
+        return;
+    sb_ack(sb_info, hsi::IguIntOp::disable);
+    wr(hwfn, ptt, hsi::reg::cau_sb_conf(sb_info.sb_id), 0);
+    wr(hwfn, ptt, hsi::reg::cau_sb_addr_lo(sb_info.sb_id), 0);
+    wr(hwfn, ptt, hsi::reg::cau_sb_addr_hi(sb_info.sb_id), 0);
+    sb_info.sb_virt = nullptr;
+}
+
+bool sb_update_sb_idx(SbInfo& sb_info)
+{
+    const uint32_t prod = sb_info.sb_virt->prod_index;
+    /* The indices of the block are read after the producer covering them. */
+    osal::rmb();
+    if (prod == sb_info.sb_ack)
+        return false;
+    sb_info.sb_ack = prod;
+    return true;
+}
+
+void sb_ack(SbInfo& sb_info, hsi::IguIntOp op)
+{
+    sb_info.pci->reg_wr(hsi::bar0_igu_cmd(sb_info.sb_id), hsi::igu_cmd(sb_info.sb_ack, op));
+}
+
+Status int_sp_sb_alloc(Hwfn& hwfn)
+{
+    auto sp_sb = std::make_unique<SpSbInfo>();
+    if (sp_sb->mem.alloc(sizeof(hsi::StatusBlock), "slowpath status block") < 0)
+        return Status::nomem;
+    hwfn.sp_sb = std::move(sp_sb);
+    return Status::success;
+}
+
+void int_sp_sb_free(Hwfn& hwfn) { hwfn.sp_sb.reset(); }
+
+void int_try_process_eq(Hwfn& hwfn)
+{
+    if (t_dpc_owner == &hwfn) {
+        eq_process(hwfn);
+        return;
+    }
+    if (!hwfn.dpc_lock.try_lock())
+        return; /* the DPC is at it */
+    DpcOwnership owner(hwfn);
+    eq_process(hwfn);
+}
+
+void int_sp_dpc(Hwfn& hwfn)
+{
+    if (!hwfn.sp_sb || hwfn.sp_sb->info.sb_virt == nullptr || !hwfn.eq)
+        return;
+    SpSbInfo& sp = *hwfn.sp_sb;
+    bool link_changed = false;
+    {
+        hwfn.dpc_lock.lock();
+        DpcOwnership owner(hwfn);
+        sb_update_sb_idx(sp.info);
+        eq_process(hwfn);
+        const uint16_t attn_idx = sp.info.sb_virt->pi_array[hsi::SP_PI_ATTN];
+        if (attn_idx != sp.attn_idx) {
+            sp.attn_idx = attn_idx;
+            link_changed = int_attn_handle(hwfn, dpc_ptt(hwfn));
+        }
+        sb_ack(sp.info, hwfn.int_mode == IntMode::msix ? hsi::IguIntOp::enable : hsi::IguIntOp::nop);
+    }
+    if (link_changed && hwfn.dev->ops.link_update)
+        hwfn.dev->ops.link_update(hwfn);
+}
+
+void int_igu_enable_int(Hwfn& hwfn, Ptt& ptt, IntMode mode)
+{
+    hwfn.int_mode = mode;
+    wr(hwfn, ptt, hsi::reg::ATTN_MASK, hsi::attn::ALL);
+    if (mode == IntMode::msix)
+        sb_ack(hwfn.sp_sb->info, hsi::IguIntOp::enable);
+}
+
+void int_igu_disable_int(Hwfn& hwfn, Ptt& ptt)
+{
+    wr(hwfn, ptt, hsi::reg::ATTN_MASK, 0);
+    if (hwfn.sp_sb && hwfn.sp_sb->info.sb_virt != nullptr)
+        sb_ack(hwfn.sp_sb->info, hsi::IguIntOp::disable);
+}
+
+} // namespace cna::ecore

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Interrupts, ecore-internal part: the slowpath status block and the
+ * ownership of the DPC.
+ */
+#pragma once
+
+#include <cstdint>
+
+#include "ecore_int_api.h"
+#include "osal_mem.h"
+
+namespace cna::ecore {
+
+/* What attentions reported, for the upper layer's diagnostics and tests. */
+struct AttnStats {
+    uint64_t dma_faults = 0;
+    uint64_t last_fault_iova = 0;
+    uint64_t fw_asserts = 0;
+    uint32_t last_assert_code = 0;
+    uint64_t mfw_events = 0;
+};
+
+struct SpSbInfo {
+    SbInfo info;
+    osal::DmaMem mem;
+    uint16_t attn_idx = 0; /* last SP_PI_ATTN handled */
+    AttnStats attn_stats;
+};
+
+Status int_sp_sb_alloc(Hwfn& hwfn);
+void int_sp_sb_free(Hwfn& hwfn);
+
+/* Processes the EQ now if this thread may: it holds the DPC lock already
+ * (a ramrod posted from the DPC's own context) or can take it. */
+void int_try_process_eq(Hwfn& hwfn);
+
+} // namespace cna::ecore

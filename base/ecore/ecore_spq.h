@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The slowpath queue (SPQ) and the event queue (EQ), ecore-internal.
+ *
+ * A ramrod is an SPQ element plus its data (in a per-slot DMA buffer). The
+ * storm completes it by posting an EQ element that echoes the element's
+ * producer index. Posting is serialised by a mutex; completion is marked in
+ * the slot by whoever processes the EQ (the DPC, or a waiter that could take
+ * the DPC lock), and the waiter collects it.
+ */
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "ecore.h"
+#include "ecore_chain.h"
+#include "hsi_spq.h"
+
+namespace cna::ecore {
+
+inline constexpr uint32_t SPQ_RING_SIZE = 64;
+inline constexpr uint32_t EQ_RING_SIZE = 256;
+inline constexpr uint32_t SPQ_DEFAULT_TIMEOUT_MS = 5000;
+
+/* Life of an SPQ slot. idle and abandoned slots may be reused. */
+enum class SpqEntryState : uint32_t { idle, pending, done, abandoned };
+
+struct SpqEntry {
+    std::atomic<SpqEntryState> state{SpqEntryState::idle};
+    uint16_t echo = 0;
+    uint8_t protocol_id = 0;
+    uint8_t cmd_id = 0;
+    uint8_t fw_return = 0;  /* valid once done */
+    uint64_t data = 0;      /* EQE data, valid once done */
+};
+
+struct Spq {
+    Chain chain;                          /* of hsi::SlowPathElement */
+    osal::DmaMem ramrod_data;             /* RAMROD_DATA_MAX bytes per slot */
+    std::unique_ptr<SpqEntry[]> entries;  /* per slot */
+    osal::Mutex lock;                     /* posting */
+    uint32_t timeout_ms = SPQ_DEFAULT_TIMEOUT_MS;
+};
+
+struct Eq {
+    Chain chain;                          /* of hsi::EventRingElement */
+};
+
+Status spq_alloc(Hwfn& hwfn);
+void spq_free(Hwfn& hwfn);
+Status eq_alloc(Hwfn& hwfn);
+void eq_free(Hwfn& hwfn);
+
+struct SpqRequest {
+    hsi::ProtocolId protocol = hsi::ProtocolId::common;
+    uint8_t cmd_id = 0;
+    uint32_t cid = hsi::CID_SPQ;
+    const void* data = nullptr;
+    std::size_t data_len = 0;
+};
+
+/* Posts a ramrod and waits (bounded by Spq::timeout_ms) for its completion;
+ * the firmware's return code is mapped to a Status and logged by name. A
+ * ramrod that never completes gives Status::timeout. *comp_data (optional)
+ * gets the completion's data. */
+Status spq_post(Hwfn& hwfn, const SpqRequest& request, uint64_t* comp_data = nullptr);
+
+/* Processes every new EQ element (ramrod completions, async events) and
+ * returns the consumed slots to the storm. Caller owns the DPC lock. */
+void eq_process(Hwfn& hwfn);
+
+const char* ramrod_name(uint8_t protocol_id, uint8_t cmd_id);
+const char* fw_return_name(uint8_t fw_return);
+
+} // namespace cna::ecore

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The management firmware running on the MCP: it fills SHMEM at power-on,
+ * answers the driver mailboxes, keeps the load bookkeeping that tells each
+ * PF which init phases it owns, and runs the link (mfw/link.h).
+ *
+ * A mailbox write through BAR0 only records that a command is pending; the
+ * engine thread answers it on its next pass, as the MCP would. All state
+ * here is guarded by the adapter's slowpath lock.
+ */
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "cna_fw/adapter.h"
+#include "hsi_mfw.h"
+#include "mfw/link.h"
+#include "mfw/resources.h"
+
+namespace cna::fw {
+
+class Nig;
+
+/* What the MFW needs from the rest of the adapter. */
+class MfwEvents {
+public:
+    /* A message was posted to the PF's mfw_mb: raise attn::MFW_EVENT. */
+    virtual void mfw_event(uint32_t pf) = 0;
+    /* UNLOAD_DONE: the function goes back to its power-on state. */
+    virtual void function_unloaded(uint32_t pf) = 0;
+
+protected:
+    ~MfwEvents() = default;
+};
+
+class Mfw {
+public:
+    Mfw(const AdapterConfig& config, const Grant& grant, Nig& nig, MfwEvents& events);
+
+    /* GRC MCP block. */
+    bool read(uint32_t addr, uint32_t& value) const;
+    bool write(uint32_t addr, uint32_t value);
+
+    bool has_work() const { return pending_.load(std::memory_order_acquire) != 0 || link_.has_work(); }
+    void poll(Link::Clock::time_point now);
+
+    void set_silent(bool silent) { silent_ = silent; }
+    void carrier_changed() { link_.carrier_changed(); }
+    /* PFs are interleaved over the ports, as on the real chip. */
+    uint32_t port_of(uint32_t pf) const { return pf % num_ports_; }
+
+private:
+    enum class LoadState { unloaded, loading, loaded, unloading };
+    struct Response {
+        uint32_t code;
+        uint32_t param = 0;
+    };
+
+    void power_on(const AdapterConfig& config, const Grant& grant);
+    void handle_mailbox(uint32_t pf);
+    Response execute(uint32_t pf, uint32_t command, uint32_t param);
+    Response load_req(uint32_t pf, uint32_t param);
+    Response unload_req(uint32_t pf);
+    Response unload_done(uint32_t pf);
+    uint32_t others_loaded(uint32_t pf, bool same_port_only) const;
+    void link_changed(uint32_t port);
+
+    hsi::mfw::Shmem shmem_{};
+    uint32_t num_ports_;
+    uint32_t num_pfs_;
+    std::vector<LoadState> load_;
+    MfwEvents& events_;
+    Link link_;
+    bool silent_ = false;
+    std::atomic<uint32_t> pending_{0}; /* bit per PF: drv_mb_header written */
+};
+
+} // namespace cna::fw

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "pci/iommu.h"
+
+#include <algorithm>
+#include <cerrno>
+
+namespace cna::fw {
+
+int Iommu::map(uint64_t iova, void* va, std::size_t len)
+{
+    if (len == 0 || va == nullptr || iova + len < iova)
+        return -EINVAL;
+    std::lock_guard lock(mutex_);
+    auto next = std::lower_bound(ranges_.begin(), ranges_.end(), iova,
+                                 [](const Range& r, uint64_t a) { return r.iova < a; });
+    if (next != ranges_.end() && next->iova < iova + len)
+        return -EEXIST;
+    if (next != ranges_.begin() && std::prev(next)->iova + std::prev(next)->len > iova)
+        return -EEXIST;
+    ranges_.insert(next, Range{iova, len, static_cast<uint8_t*>(va)});
+    generation_.fetch_add(1, std::memory_order_release);
+    return 0;
+}
+
+int Iommu::unmap(uint64_t iova, std::size_t len)
+{
+    std::lock_guard lock(mutex_);
+    auto removed = std::erase_if(ranges_, [&](const Range& r) {
+        return r.iova >= iova && r.iova - iova <= len && r.len <= len - (r.iova - iova);
+    });
+    if (removed == 0)
+        return -ENOENT;
+    generation_.fetch_add(1, std::memory_order_release);
+    return 0;
+}
+
+uint8_t* Iommu::translate(uint64_t iova, std::size_t len)
+{
+    if (cache_generation_ == generation_.load(std::memory_order_acquire)) {
+        for (const Range& r : cache_)
+            if (r.va != nullptr && r.covers(iova, len))
+                return r.va + (iova - r.iova);
+    }
+    return lookup_slow(iova, len);
+}
+
+uint8_t* Iommu::lookup_slow(uint64_t iova, std::size_t len)
+{
+    /* The generation is read before the table: a change racing with this
+     * lookup leaves the cache tagged stale, so it is flushed next time. */
+    uint64_t generation = generation_.load(std::memory_order_acquire);
+    if (cache_generation_ != generation) {
+        std::fill(std::begin(cache_), std::end(cache_), Range{});
+        cache_generation_ = generation;
+    }
+    std::lock_guard lock(mutex_);
+    auto after = std::upper_bound(ranges_.begin(), ranges_.end(), iova,
+                                  [](uint64_t a, const Range& r) { return a < r.iova; });
+    if (after == ranges_.begin())
+        return nullptr;
+    const Range& r = *std::prev(after);
+    if (!r.covers(iova, len))
+        return nullptr;
+    cache_[cache_next_] = r;
+    cache_next_ = (cache_next_ + 1) % CACHE_WAYS;
+    return r.va + (iova - r.iova);
+}
+
+} // namespace cna::fw

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The IOMMU of one PCI function: the table of IOVA ranges the host gave the
+ * device, the only way the adapter reaches host memory.
+ *
+ * Host threads map and unmap under a mutex; the engine translates through a
+ * small cache of recently hit ranges validated by a generation counter, so
+ * the fastpath costs one atomic load and a compare when the cache hits.
+ */
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+namespace cna::fw {
+
+class Iommu {
+public:
+    /* 0, -EINVAL (empty, wrapping or null) or -EEXIST (overlaps a range). */
+    int map(uint64_t iova, void* va, std::size_t len);
+    /* Removes every range inside [iova, iova + len); -ENOENT if none. */
+    int unmap(uint64_t iova, std::size_t len);
+    /* Host address of [iova, iova + len) if one range covers all of it, else
+     * nullptr. Engine thread only (the cache is not shared). */
+    uint8_t* translate(uint64_t iova, std::size_t len);
+
+private:
+    struct Range {
+        uint64_t iova;
+        uint64_t len;
+        uint8_t* va;
+        bool covers(uint64_t a, std::size_t n) const { return a >= iova && n <= len && a - iova <= len - n; }
+    };
+    static constexpr unsigned CACHE_WAYS = 4;
+
+    uint8_t* lookup_slow(uint64_t iova, std::size_t len);
+
+    std::mutex mutex_;
+    std::vector<Range> ranges_; /* sorted by iova, disjoint */
+    std::atomic<uint64_t> generation_{1};
+
+    /* Engine-side cache: valid while cache_generation_ == generation_. */
+    uint64_t cache_generation_ = 0;
+    Range cache_[CACHE_WAYS]{};
+    unsigned cache_next_ = 0;
+};
+
+} // namespace cna::fw

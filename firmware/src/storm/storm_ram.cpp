@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "storm/storm_ram.h"
+
+#include <sys/mman.h>
+
+#include <cstring>
+
+namespace cna::fw {
+
+using namespace hsi;
+
+StormRam::StormRam()
+{
+    /* Page-aligned and shareable, as a BAR mapped by another process would be. */
+    void* p = ::mmap(nullptr, reg::STORM_RAM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    base_ = p == MAP_FAILED ? nullptr : static_cast<uint8_t*>(p);
+}
+
+StormRam::~StormRam()
+{
+    if (base_ != nullptr)
+        ::munmap(base_, reg::STORM_RAM_SIZE);
+}
+
+uint32_t StormRam::read32(uint32_t offset) const
+{
+    return std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(base_ + offset)).load(std::memory_order_acquire);
+}
+
+void StormRam::write32(uint32_t offset, uint32_t value)
+{
+    std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(base_ + offset)).store(value, std::memory_order_release);
+}
+
+void StormRam::zero(uint32_t offset, uint32_t len)
+{
+    for (uint32_t o = offset; o < offset + len; o += 4)
+        write32(o, 0);
+}
+
+RxProdData StormRam::rx_prod(uint32_t pf, uint32_t queue) const
+{
+    uint32_t raw = read32(iro::rx_prod(pf, queue));
+    RxProdData data;
+    std::memcpy(&data, &raw, sizeof(data));
+    return data;
+}
+
+uint16_t StormRam::eq_cons(uint32_t pf) const
+{
+    return static_cast<uint16_t>(read32(iro::eq_cons(pf)));
+}
+
+eth::VportStats& StormRam::vport_stats(uint32_t pf, uint32_t vport)
+{
+    return *reinterpret_cast<eth::VportStats*>(base_ + iro::vport_stats(pf, vport));
+}
+
+eth::QueueStats& StormRam::rx_queue_stats(uint32_t pf, uint32_t queue)
+{
+    return *reinterpret_cast<eth::QueueStats*>(base_ + iro::rx_queue_stats(pf, queue));
+}
+
+eth::QueueStats& StormRam::tx_queue_stats(uint32_t pf, uint32_t queue)
+{
+    return *reinterpret_cast<eth::QueueStats*>(base_ + iro::tx_queue_stats(pf, queue));
+}
+
+} // namespace cna::fw

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Byte-order helpers. HSI structures are little-endian and the adapter only
+ * builds for little-endian hosts, so they are copied as they are; protocol
+ * headers inside frames are big-endian and go through these.
+ */
+#pragma once
+
+#include <atomic>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+
+namespace cna::fw {
+
+static_assert(std::endian::native == std::endian::little, "HSI structures are little-endian");
+
+inline uint16_t load_be16(const uint8_t* p) { return static_cast<uint16_t>(p[0] << 8 | p[1]); }
+inline uint32_t load_be32(const uint8_t* p)
+{
+    return uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 | p[3];
+}
+inline void store_be16(uint8_t* p, uint16_t v)
+{
+    p[0] = static_cast<uint8_t>(v >> 8);
+    p[1] = static_cast<uint8_t>(v);
+}
+inline void store_be32(uint8_t* p, uint32_t v)
+{
+    store_be16(p, static_cast<uint16_t>(v >> 16));
+    store_be16(p + 2, static_cast<uint16_t>(v));
+}
+
+/* A 64-bit counter the engine alone writes and host threads read: one
+ * single-copy-atomic store per update, never a torn value. */
+inline void counter_add(uint64_t& counter, uint64_t delta)
+{
+    std::atomic_ref<uint64_t> ref(counter);
+    ref.store(ref.load(std::memory_order_relaxed) + delta, std::memory_order_relaxed);
+}
+
+} // namespace cna::fw

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * A physical port and its wire. Frames leave through transmit() and reach
+ * the partner port's receiver synchronously, on the engine thread: the own
+ * port on a loopback wire (or with the PHY in MAC loopback), the other end
+ * of the cable otherwise. Frames flow only while both ends have link and
+ * the NIG of the sender has Tx and the receiver Rx enabled.
+ */
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "cna_fw/adapter.h"
+
+namespace cna::fw {
+
+class Port;
+
+/* Where a port hands the frames its wire delivers (the storms' Rx). */
+class FrameReceiver {
+public:
+    virtual void receive(Port& port, const uint8_t* frame, uint32_t len) = 0;
+
+protected:
+    ~FrameReceiver() = default;
+};
+
+class Port {
+public:
+    Port(uint32_t id, FrameReceiver& receiver) : id_(id), receiver_(receiver) {}
+
+    uint32_t id() const { return id_; }
+    void attach_wire(Port* wire_peer) { wire_peer_ = wire_peer; }
+    /* The port at the other end of the wire, nullptr when there is none. */
+    Port* wire_peer() const { return wire_peer_; }
+
+    /* Engine thread: put a frame on the wire. */
+    void transmit(const uint8_t* frame, uint32_t len);
+
+    /* NIG registers of the port (host threads through BAR0). */
+    std::atomic<uint32_t> nig_rx_enable{0};
+    std::atomic<uint32_t> nig_tx_enable{0};
+    std::atomic<uint32_t> nig_max_frame{0};
+    /* Physical layer: carrier (AdapterControl), link and MAC loopback (MFW). */
+    std::atomic<bool> carrier{true};
+    std::atomic<bool> link_up{false};
+    std::atomic<bool> mac_loopback{false};
+
+    PortCounters counters() const;
+    void count_link_change() { link_changes_.fetch_add(1, std::memory_order_relaxed); }
+
+private:
+    const uint32_t id_;
+    FrameReceiver& receiver_;
+    Port* wire_peer_ = nullptr;
+    /* Written by the engine only, read by AdapterControl. */
+    std::atomic<uint64_t> tx_frames_{0}, tx_bytes_{0}, rx_frames_{0}, rx_bytes_{0}, link_changes_{0};
+};
+
+} // namespace cna::fw

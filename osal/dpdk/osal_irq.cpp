@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "osal_irq.h"
+
+#include <cerrno>
+#include <cstdint>
+#include <unistd.h>
+#include <utility>
+
+#include <rte_interrupts.h>
+
+#include "osal_log.h"
+#include "osal_sync.h"
+
+namespace cna::osal {
+
+/* What the EAL holds on to while the handler is registered. It lives on the
+ * heap so that a removal deferred to the end of a running handler can free
+ * it after the EAL is done with it. */
+struct MsixIrq::Slot {
+    rte_intr_handle* intr = nullptr;
+    int fd = -1;
+    Handler handler = nullptr;
+    void* arg = nullptr;
+};
+
+namespace {
+
+void on_eventfd(void* arg)
+{
+    auto* slot = static_cast<MsixIrq::Slot*>(arg);
+    /* Drain the eventfd first: a signal arriving while the handler runs
+     * then makes it run again rather than being lost. */
+    uint64_t count;
+    while (read(slot->fd, &count, sizeof(count)) < 0 && errno == EINTR) {
+    }
+    slot->handler(slot->arg);
+}
+
+void free_slot(MsixIrq::Slot* slot)
+{
+    rte_intr_instance_free(slot->intr);
+    delete slot;
+}
+
+void on_deferred_unregister(rte_intr_handle*, void* arg) { free_slot(static_cast<MsixIrq::Slot*>(arg)); }
+
+} // namespace
+
+int MsixIrq::request(int eventfd, Handler handler, void* arg)
+{
+    if (slot_ != nullptr)
+        return -EBUSY;
+    if (eventfd < 0 || handler == nullptr)
+        return -EINVAL;
+
+    auto* slot = new (std::nothrow) Slot{nullptr, eventfd, handler, arg};
+    if (slot == nullptr)
+        return -ENOMEM;
+    slot->intr = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
+    if (slot->intr == nullptr) {
+        delete slot;
+        return -ENOMEM;
+    }
+    int rc = rte_intr_fd_set(slot->intr, eventfd);
+    if (rc == 0)
+        rc = rte_intr_type_set(slot->intr, RTE_INTR_HANDLE_EXT);
+    if (rc == 0)
+        rc = rte_intr_callback_register(slot->intr, on_eventfd, slot);
+    if (rc < 0) {
+        dp_log(logtype_ecore, DpLevel::err, 0, "osal", __func__,
+               "cannot register eventfd %d on the EAL interrupt thread: %d", eventfd, rc);
+        free_slot(slot);
+        return rc;
+    }
+    slot_ = slot;
+    return 0;
+}
+
+void MsixIrq::release()
+{
+    Slot* slot = std::exchange(slot_, nullptr);
+    if (slot == nullptr)
+        return;
+    for (;;) {
+        int rc = rte_intr_callback_unregister(slot->intr, on_eventfd, slot);
+        if (rc != -EAGAIN)
+            break; /* removed (or unknown to the EAL): the slot is ours again */
+        /* The callback is running. On the interrupt thread it can only be
+         * our own caller: defer the removal to when it returns. Elsewhere,
+         * wait for it to finish. */
+        if (rte_thread_is_intr()) {
+            rc = rte_intr_callback_unregister_pending(slot->intr, on_eventfd, slot,
+                                                      on_deferred_unregister);
+            if (rc < 0)
+                dp_log(logtype_ecore, DpLevel::err, 0, "osal", __func__,
+                       "cannot defer removal of eventfd %d: %d; its slot is leaked", slot->fd, rc);
+            return;
+        }
+        usleep(100);
+    }
+    free_slot(slot);
+}
+
+} // namespace cna::osal

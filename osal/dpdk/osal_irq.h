@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * OSAL interrupts: an MSI-X vector's eventfd handled on the EAL interrupt
+ * thread.
+ */
+#pragma once
+
+#include <cstdint>
+
+namespace cna::osal {
+
+class MsixIrq {
+public:
+    using Handler = void (*)(void* arg);
+
+    MsixIrq() = default;
+    ~MsixIrq() { release(); }
+    MsixIrq(const MsixIrq&) = delete;
+    MsixIrq& operator=(const MsixIrq&) = delete;
+
+    /* Runs handler(arg) on the EAL interrupt thread each time the eventfd
+     * signals (the eventfd is drained first). Returns 0 or -errno. */
+    int request(int eventfd, Handler handler, void* arg);
+
+    /* Unregisters the handler. Safe from any thread, including the interrupt
+     * thread and the handler itself (the removal is then deferred until the
+     * handler returns); otherwise, on return the handler no longer runs. */
+    void release();
+
+    bool requested() const { return slot_ != nullptr; }
+
+private:
+    struct Slot;
+    Slot* slot_ = nullptr;
+};
+
+} // namespace cna::osal

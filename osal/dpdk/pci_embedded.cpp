@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The embedded backend: software adapters in this process, kept in a
+ * registry by name. The first PF attaching to a name powers the adapter on,
+ * the PFs attached to it share it, and the last one to detach powers it off.
+ */
+#include "pci_embedded.h"
+
+#include <cerrno>
+#include <map>
+#include <mutex>
+
+#include <rte_log.h>
+
+#include <cna_fw/adapter.h>
+
+#include "hsi_common.h"
+#include "osal_log.h"
+#include "pci_iommu.h"
+
+namespace cna::osal {
+namespace {
+
+class EmbeddedControl final : public DeviceControl {
+public:
+    explicit EmbeddedControl(fw::AdapterControl& ctl) : ctl_(ctl) {}
+    void set_carrier(uint32_t port, bool present) override { ctl_.set_carrier(port, present); }
+    void inject(Fault fault, bool on) override { ctl_.inject(static_cast<fw::Fault>(fault), on); }
+    PortCounters port_counters(uint32_t port) const override
+    {
+        fw::PortCounters c = ctl_.port_counters(port);
+        return {c.wire_tx_frames, c.wire_tx_bytes, c.wire_rx_frames, c.wire_rx_bytes, c.link_changes};
+    }
+    uint64_t dma_faults(uint32_t pf) const override { return ctl_.dma_faults(pf); }
+
+private:
+    fw::AdapterControl& ctl_;
+};
+
+struct AdapterEntry {
+    std::unique_ptr<fw::Adapter> adapter;
+    std::unique_ptr<EmbeddedControl> control;
+    uint32_t attached_pfs = 0; /* bit per PF */
+};
+
+std::mutex g_registry_lock;
+std::map<std::string, AdapterEntry> g_adapters;
+
+/* The adapter's log lines go to the cna.adapter rte_log type. */
+void route_adapter_log()
+{
+    static std::once_flag once;
+    std::call_once(once, [] {
+        fw::set_log_sink([](fw::LogLevel level, const std::string& line) {
+            static constexpr uint32_t levels[] = {RTE_LOG_ERR, RTE_LOG_WARNING, RTE_LOG_NOTICE,
+                                                  RTE_LOG_INFO, RTE_LOG_DEBUG};
+            rte_log(levels[static_cast<int>(level)], logtype_adapter, "cna.adapter: %s\n", line.c_str());
+        });
+    });
+}
+
+fw::AdapterConfig to_adapter_config(const std::string& name, const EmbeddedConfig& c)
+{
+    fw::AdapterConfig config;
+    config.name = name;
+    config.ports = c.ports;
+    config.pfs_per_port = c.pfs_per_port;
+    config.wire = c.wire == Wire::cable ? fw::WireKind::cable : fw::WireKind::loopback;
+    std::copy(c.base_mac.begin(), c.base_mac.end(), config.base_mac);
+    config.faults = c.faults;
+    config.link_up_delay_ms = c.link_up_delay_ms;
+    return config;
+}
+
+bool same_layout(const fw::AdapterConfig& a, const fw::AdapterConfig& b)
+{
+    return a.ports == b.ports && a.pfs_per_port == b.pfs_per_port && a.wire == b.wire;
+}
+
+void release_pf(const std::string& adapter, uint32_t pf)
+{
+    std::lock_guard guard(g_registry_lock);
+    auto it = g_adapters.find(adapter);
+    if (it == g_adapters.end())
+        return;
+    it->second.attached_pfs &= ~(1u << pf);
+    if (it->second.attached_pfs == 0)
+        g_adapters.erase(it); /* powers the adapter off */
+}
+
+class EmbeddedPciFunction final : public PciFunction {
+public:
+    EmbeddedPciFunction(std::string adapter, fw::DeviceFunction& df, DeviceControl& control)
+        : PciFunction(adapter + "/pf" + std::to_string(df.pf_id())), adapter_(std::move(adapter)),
+          df_(df), control_(control),
+          iommu_("cna-iommu-" + name(),
+                 [this](uint64_t iova, void* va, std::size_t len) { return df_.iommu_map(iova, va, len); },
+                 [this](uint64_t iova, std::size_t len) { return df_.iommu_unmap(iova, len); })
+    {
+    }
+    ~EmbeddedPciFunction() override
+    {
+        iommu_.stop();
+        release_pf(adapter_, df_.pf_id());
+    }
+
+    int start() { return iommu_.start(); }
+
+    uint32_t reg_rd(uint32_t offset) override
+    {
+        if (offset >= hsi::BAR0_GTT_BASE)
+            return *reinterpret_cast<volatile uint32_t*>(gtt() + (offset - hsi::BAR0_GTT_BASE));
+        return df_.bar0_read(offset);
+    }
+    void reg_wr(uint32_t offset, uint32_t value) override
+    {
+        if (offset >= hsi::BAR0_GTT_BASE)
+            *reinterpret_cast<volatile uint32_t*>(gtt() + (offset - hsi::BAR0_GTT_BASE)) = value;
+        else
+            df_.bar0_write(offset, value);
+    }
+    volatile uint8_t* gtt() override { return df_.gtt_memory(); }
+    volatile uint8_t* doorbells() override { return df_.doorbell_memory(); }
+    uint32_t msix_count() const override { return df_.msix_count(); }
+    int msix_eventfd(uint32_t vector) const override { return df_.msix_eventfd(vector); }
+    DeviceControl* control() override { return &control_; }
+
+private:
+    std::string adapter_;
+    fw::DeviceFunction& df_;
+    DeviceControl& control_;
+    IommuSync iommu_;
+};
+
+} // namespace
+
+std::unique_ptr<PciFunction> embedded_attach(const PciAttachParams& params, int* err, std::string* msg)
+{
+    route_adapter_log();
+    const fw::AdapterConfig wanted = to_adapter_config(params.adapter, params.embedded);
+
+    std::unique_ptr<EmbeddedPciFunction> fn;
+    {
+        std::lock_guard guard(g_registry_lock);
+        auto it = g_adapters.find(params.adapter);
+        if (it == g_adapters.end()) {
+            std::string error;
+            auto adapter = fw::Adapter::create(wanted, &error);
+            if (!adapter) {
+                *err = -EINVAL;
+                *msg = "cannot create adapter " + params.adapter + ": " + error;
+                return nullptr;
+            }
+            auto control = std::make_unique<EmbeddedControl>(adapter->control());
+            it = g_adapters.emplace(params.adapter, AdapterEntry{std::move(adapter), std::move(control), 0}).first;
+        } else if (!same_layout(it->second.adapter->config(), wanted)) {
+            *err = -EINVAL;
+            *msg = "adapter " + params.adapter + " exists with another layout (ports, PFs, wire)";
+            return nullptr;
+        }
+        AdapterEntry& entry = it->second;
+        if (params.pf >= entry.adapter->num_functions() || params.pf >= 32) {
+            *err = -ENODEV;
+            *msg = "adapter " + params.adapter + " has no PF " + std::to_string(params.pf);
+        } else if (entry.attached_pfs & (1u << params.pf)) {
+            *err = -EBUSY;
+            *msg = "PF " + std::to_string(params.pf) + " of adapter " + params.adapter + " is already attached";
+        } else {
+            entry.attached_pfs |= 1u << params.pf;
+            fn = std::make_unique<EmbeddedPciFunction>(params.adapter, entry.adapter->function(params.pf),
+                                                       *entry.control);
+        }
+        if (!fn) {
+            if (entry.attached_pfs == 0)
+                g_adapters.erase(it);
+            return nullptr;
+        }
+    }
+    /* Outside the registry lock: the walk takes the memory hotplug lock. */
+    int rc = fn->start();
+    if (rc < 0) {
+        *err = rc;
+        *msg = "cannot map DPDK memory into the IOMMU of " + fn->name();
+        return nullptr; /* fn's destructor detaches the PF */
+    }
+    *err = 0;
+    return fn;
+}
+
+} // namespace cna::osal

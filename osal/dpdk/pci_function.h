@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The PCI function as ecore sees it: BAR0 (registers behind PTT windows plus
+ * GTT-mapped storm RAM), the doorbell BAR, MSI-X eventfds and DMA through an
+ * IOMMU. A backend provides it; today the embedded software adapter, later a
+ * remote adapter daemon or real PCI. Nothing above the OSAL knows which.
+ */
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace cna::osal {
+
+/* Faults a (software) adapter can simulate; the values are the adapter's. */
+enum class Fault : uint32_t {
+    mfw_silent = 1u << 0,  /* the MFW never answers the mailbox */
+    fw_assert = 1u << 1,   /* storms assert (FW_ASSERT attention) */
+    lose_ramrod = 1u << 2, /* the next ramrod is consumed but never completed */
+};
+
+/* Operator/test back door of an adapter (link flaps, faults, counters). */
+class DeviceControl {
+public:
+    struct PortCounters {
+        uint64_t wire_tx_frames, wire_tx_bytes;
+        uint64_t wire_rx_frames, wire_rx_bytes;
+        uint64_t link_changes;
+    };
+    virtual ~DeviceControl() = default;
+    virtual void set_carrier(uint32_t port, bool present) = 0;
+    virtual void inject(Fault fault, bool on) = 0;
+    virtual PortCounters port_counters(uint32_t port) const = 0;
+    virtual uint64_t dma_faults(uint32_t pf) const = 0;
+};
+
+class PciFunction {
+public:
+    virtual ~PciFunction() = default;
+    PciFunction(const PciFunction&) = delete;
+    PciFunction& operator=(const PciFunction&) = delete;
+
+    /* REG_RD/REG_WR: 32-bit access at a BAR0 offset. */
+    virtual uint32_t reg_rd(uint32_t bar0_offset) = 0;
+    virtual void reg_wr(uint32_t bar0_offset, uint32_t value) = 0;
+
+    /* BAR0 from hsi::BAR0_GTT_BASE on (storm RAM offset 0) and the doorbell
+     * BAR: memory the host stores to directly. */
+    virtual volatile uint8_t* gtt() = 0;
+    virtual volatile uint8_t* doorbells() = 0;
+
+    virtual uint32_t msix_count() const = 0;
+    virtual int msix_eventfd(uint32_t vector) const = 0;
+
+    /* The adapter's back door; nullptr where the backend has none. */
+    virtual DeviceControl* control() = 0;
+
+    const std::string& name() const { return name_; }
+
+protected:
+    explicit PciFunction(std::string name) : name_(std::move(name)) {}
+
+private:
+    std::string name_;
+};
+
+/* ---- Attaching a PCI function ------------------------------------------ */
+
+enum class Backend { embedded, remote };
+enum class Wire { loopback, cable };
+
+/* Configuration of an embedded adapter, used by the first PF attaching to it
+ * (later attaches share the adapter and must not ask for another layout). */
+struct EmbeddedConfig {
+    uint32_t ports = 1;            /* 1, 2 or 4 */
+    uint32_t pfs_per_port = 1;
+    Wire wire = Wire::loopback;    /* cable: port 2k <-> port 2k+1 */
+    uint32_t faults = 0;           /* Fault bits active from power-on */
+    uint32_t link_up_delay_ms = 5; /* autonegotiation time */
+    /* PF n gets base_mac + n (last byte). */
+    std::array<uint8_t, 6> base_mac = {0x02, 0x00, 0xc0, 0xa0, 0x00, 0x00};
+};
+
+struct PciAttachParams {
+    Backend backend = Backend::embedded;
+    std::string adapter = "cna0"; /* adapter instance name */
+    uint32_t pf = 0;
+    EmbeddedConfig embedded;
+};
+
+/* Attaches a PF: creates the adapter on first attach, maps every DPDK memory
+ * segment into the function's IOMMU and follows memory hotplug. Detach by
+ * destroying the returned object (the adapter goes with its last PF).
+ * Returns nullptr and sets *err (-errno) and *msg on failure. */
+std::unique_ptr<PciFunction> pci_attach(const PciAttachParams& params, int* err, std::string* msg);
+
+} // namespace cna::osal

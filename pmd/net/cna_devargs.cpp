@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "cna_devargs.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <memory>
+#include <string_view>
+
+#include <rte_kvargs.h>
+
+namespace cna::pmd {
+namespace {
+
+using KvargsPtr = std::unique_ptr<rte_kvargs, decltype(&rte_kvargs_free)>;
+
+bool parse_u32(std::string_view text, uint32_t* value)
+{
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *value);
+    return ec == std::errc() && end == text.data() + text.size() && !text.empty();
+}
+
+std::string bad_value(std::string_view key, std::string_view value, std::string_view expected)
+{
+    return "invalid devarg '" + std::string(key) + "=" + std::string(value) + "': expected " +
+           std::string(expected);
+}
+
+/* Applies one key=value; returns an error message or an empty string. */
+std::string apply(std::string_view key, std::string_view value, Devargs* d)
+{
+    if (key == "adapter") {
+        if (value.empty() || value.size() > 32)
+            return bad_value(key, value, "a name of 1 to 32 characters");
+        d->adapter = value;
+    } else if (key == "ports") {
+        if (!parse_u32(value, &d->ports) || (d->ports != 1 && d->ports != 2 && d->ports != 4))
+            return bad_value(key, value, "1, 2 or 4");
+        d->ports_given = true;
+    } else if (key == "port") {
+        if (!parse_u32(value, &d->port) || d->port > 3)
+            return bad_value(key, value, "a port number from 0 to 3");
+    } else if (key == "wire") {
+        if (value == "loopback")
+            d->wire = Wire::loopback;
+        else if (value == "cable")
+            d->wire = Wire::cable;
+        else
+            return bad_value(key, value, "loopback or cable");
+        d->wire_given = true;
+    } else if (key == "fw_file") {
+        if (value.empty())
+            return bad_value(key, value, "a file path");
+        d->fw_file = value;
+    } else if (key == "fault") {
+        if (value == "mfw_silent")
+            d->fault = AdapterFault::mfw_silent;
+        else if (value == "fw_assert")
+            d->fault = AdapterFault::fw_assert;
+        else if (value == "lose_ramrod")
+            d->fault = AdapterFault::lose_ramrod;
+        else
+            return bad_value(key, value, "mfw_silent, fw_assert or lose_ramrod");
+    } else {
+        return "unknown devarg '" + std::string(key) + "' (known: " CNA_DEVARGS_PARAM_STRING ")";
+    }
+    return {};
+}
+
+} // namespace
+
+int parse_devargs(const char* device_name, const char* args, Devargs* out, std::string* error)
+{
+    *out = Devargs{};
+    out->adapter = device_name;
+    if (args == nullptr || args[0] == '\0')
+        return 0;
+
+    KvargsPtr kvlist(rte_kvargs_parse(args, nullptr), &rte_kvargs_free);
+    if (!kvlist) {
+        *error = std::string("malformed devargs '") + args + "': expected key=value pairs separated by ','";
+        return -EINVAL;
+    }
+    for (unsigned i = 0; i < kvlist->count; i++) {
+        const rte_kvargs_pair& pair = kvlist->pairs[i];
+        std::string msg = apply(pair.key, pair.value ? pair.value : "", out);
+        if (!msg.empty()) {
+            *error = std::move(msg);
+            return -EINVAL;
+        }
+    }
+    if (out->ports_given && out->port >= out->ports) {
+        *error = "invalid devarg 'port=" + std::to_string(out->port) + "': the adapter has " +
+                 std::to_string(out->ports) + " port(s)";
+        return -EINVAL;
+    }
+    return 0;
+}
+
+} // namespace cna::pmd

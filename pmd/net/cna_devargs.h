@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Device arguments of net_cna (--vdev net_cnaN,key=value,...).
+ */
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace cna::pmd {
+
+enum class Wire { loopback, cable };
+
+/* Test-only faults the embedded adapter simulates from power-on. */
+enum class AdapterFault { none, mfw_silent, fw_assert, lose_ramrod };
+
+struct Devargs {
+    std::string adapter;     /* embedded adapter to create or join; default: the device name */
+    uint32_t ports = 1;      /* ports of a newly created adapter */
+    bool ports_given = false;
+    uint32_t port = 0;       /* adapter port (= PF) this ethdev drives */
+    Wire wire = Wire::loopback;
+    bool wire_given = false;
+    std::string fw_file;     /* firmware image file; empty: the compiled-in image */
+    AdapterFault fault = AdapterFault::none;
+};
+
+/* The devargs keys, for RTE_PMD_REGISTER_PARAM_STRING and the user guide. */
+#define CNA_DEVARGS_PARAM_STRING                                                                  \
+    "adapter=<name> ports=<1|2|4> port=<int> wire=<loopback|cable> fw_file=<path> "             \
+    "fault=<mfw_silent|fw_assert|lose_ramrod>"
+
+/* Parses args (may be null or empty). On error returns -EINVAL with a message
+ * naming the offending key and value in *error. */
+int parse_devargs(const char* device_name, const char* args, Devargs* out, std::string* error);
+
+} // namespace cna::pmd

@@ -1,0 +1,460 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * net_cna: probe and removal of the vdev, and the port life cycle
+ * (configure, start, stop, close) on top of ecore.
+ *
+ * probe:  pci_attach -> init_struct -> hw_prepare -> resc_alloc -> resc_setup
+ *         -> hw_init (LOAD_REQ, init phases, PF_START)
+ * start:  vport start -> Rx/Tx queue starts -> vport active + rx mode
+ *         -> primary MAC filter -> link up
+ * stop:   the reverse, every mbuf returned to its pool
+ * close:  hw_stop -> slowpath IRQ release -> resc_free -> hw_remove -> detach
+ */
+#include "cna_ethdev.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include <bus_vdev_driver.h>
+#include <ethdev_vdev.h>
+#include <rte_malloc.h>
+
+#include "cna_ethdev_ops.h"
+#include "cna_log.h"
+#include "cna_rxtx.h"
+#include "ecore_dev_api.h"
+#include "ecore_l2_api.h"
+
+namespace cna::pmd {
+
+RTE_LOG_REGISTER(logtype_pmd, pmd.net.cna, NOTICE);
+
+namespace {
+
+/* The single vport of a PF port. */
+constexpr uint8_t VPORT_ID = 0;
+
+int read_fw_file(Port* port)
+{
+    const std::string& path = port->devargs.fw_file;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        PMD_LOG(ERR, port, "cannot read firmware file '%s': %s", path.c_str(), strerror(errno));
+        return -ENOENT;
+    }
+    port->fw_image.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    PMD_LOG(INFO, port, "firmware image '%s' (%zu bytes)", path.c_str(), port->fw_image.size());
+    return 0;
+}
+
+void slowpath_isr(void* arg)
+{
+    ecore::int_sp_dpc(static_cast<Port*>(arg)->edev.hwfn);
+}
+
+osal::PciAttachParams attach_params(const Port* port)
+{
+    const Devargs& d = port->devargs;
+    osal::PciAttachParams p;
+    p.backend = osal::Backend::embedded;
+    p.adapter = d.adapter;
+    p.pf = d.port;
+    p.embedded.ports = d.ports;
+    p.embedded.wire = d.wire == Wire::cable ? osal::Wire::cable : osal::Wire::loopback;
+    p.embedded.layout_given = d.ports_given || d.wire_given;
+    switch (d.fault) {
+    case AdapterFault::none: break;
+    case AdapterFault::mfw_silent: p.embedded.faults = uint32_t(osal::Fault::mfw_silent); break;
+    case AdapterFault::fw_assert: p.embedded.faults = uint32_t(osal::Fault::fw_assert); break;
+    case AdapterFault::lose_ramrod: p.embedded.faults = uint32_t(osal::Fault::lose_ramrod); break;
+    }
+    return p;
+}
+
+/* Attaches the PF and brings ecore up to a started PF; undoes it all on failure. */
+int hw_bring_up(Port* port)
+{
+    if (!port->devargs.fw_file.empty()) {
+        if (int rc = read_fw_file(port); rc != 0)
+            return rc;
+    }
+    int err = 0;
+    std::string msg;
+    port->pci = osal::pci_attach(attach_params(port), &err, &msg);
+    if (!port->pci) {
+        PMD_LOG(ERR, port, "cannot attach the PCI function: %s", msg.c_str());
+        return err;
+    }
+
+    ecore::UpperOps ops;
+    ops.link_update = [port](ecore::Hwfn&) { link_changed(port); };
+    ops.slowpath_irq_req = [port](ecore::Hwfn&) {
+        const int rc = port->slowpath_irq.request(port->pci->msix_eventfd(hsi::SP_MSIX_VECTOR), slowpath_isr, port);
+        return rc == 0 ? ecore::Status::success : ecore::Status::io;
+    };
+    ops.slowpath_irq_release = [port](ecore::Hwfn&) { port->slowpath_irq.release(); };
+    ecore::init_struct(port->edev, port->name, *port->pci, std::move(ops));
+
+    ecore::Dev& edev = port->edev;
+    ecore::Status st = ecore::hw_prepare(edev);
+    if (st == ecore::Status::success) {
+        st = ecore::resc_alloc(edev);
+        if (st == ecore::Status::success) {
+            ecore::resc_setup(edev);
+            ecore::HwInitParams params;
+            params.int_mode = ecore::IntMode::msix;
+            params.fw_image = port->fw_image;
+            st = ecore::hw_init(edev, params);
+            if (st == ecore::Status::success) {
+                port->hw_initialized = true;
+                return 0;
+            }
+            ecore::resc_free(edev);
+        }
+        ecore::hw_remove(edev);
+    }
+    PMD_LOG(ERR, port, "adapter initialisation failed: %s", ecore::status_name(st));
+    port->pci.reset();
+    return ecore::status_to_errno(st);
+}
+
+void hw_tear_down(Port* port)
+{
+    ecore::Dev& edev = port->edev;
+    if (port->hw_initialized) {
+        if (ecore::Status st = ecore::hw_stop(edev); st != ecore::Status::success)
+            PMD_LOG(WARNING, port, "hw_stop: %s", ecore::status_name(st));
+        port->slowpath_irq.release();
+        ecore::int_disable_post_isr_release(edev);
+        ecore::resc_free(edev);
+        ecore::hw_remove(edev);
+        port->hw_initialized = false;
+    }
+    port->pci.reset();
+}
+
+/* ---- fastpath status blocks --------------------------------------------- */
+
+void free_fastpath_sbs(Port* port)
+{
+    ecore::PttGuard ptt(port->edev.hwfn);
+    for (FastpathSb& sb : port->sbs) {
+        if (ptt)
+            ecore::int_sb_release(port->edev.hwfn, *ptt, sb.info);
+    }
+    port->sbs.clear();
+}
+
+int alloc_fastpath_sbs(Port* port, uint16_t count)
+{
+    free_fastpath_sbs(port);
+    ecore::PttGuard ptt(port->edev.hwfn);
+    if (!ptt)
+        return -EBUSY;
+    port->sbs.resize(count);
+    for (uint16_t i = 0; i < count; i++) {
+        FastpathSb& sb = port->sbs[i];
+        if (sb.mem.alloc(sizeof(hsi::StatusBlock), "fp_sb") != 0) {
+            port->sbs.resize(i);
+            free_fastpath_sbs(port);
+            return -ENOMEM;
+        }
+        const ecore::Status st = ecore::int_sb_init(port->edev.hwfn, *ptt, sb.info, sb.mem.va(), sb.mem.iova(), i);
+        if (st != ecore::Status::success) {
+            port->sbs.resize(i + 1u);
+            free_fastpath_sbs(port);
+            return ecore::status_to_errno(st);
+        }
+    }
+    return 0;
+}
+
+} // namespace
+
+/* ---- ethdev ops: life cycle ----------------------------------------------- */
+
+int dev_configure(rte_eth_dev* dev)
+{
+    Port* port = port_of(dev);
+    const ecore::Resources& resc = port->edev.hwfn.hw_info.resc;
+    const uint16_t nb_rxq = dev->data->nb_rx_queues;
+    const uint16_t nb_txq = dev->data->nb_tx_queues;
+    const uint32_t max_queues = RTE_MIN(resc.num_sbs, RTE_MIN(resc.num_rx_queues, resc.num_tx_queues));
+    if (nb_rxq > max_queues || nb_txq > max_queues) {
+        PMD_LOG(ERR, port, "%u Rx / %u Tx queues requested; the adapter grants this PF %u", nb_rxq, nb_txq,
+                max_queues);
+        return -EINVAL;
+    }
+    if (dev->data->dev_conf.rxmode.mq_mode != RTE_ETH_MQ_RX_NONE) {
+        PMD_LOG(ERR, port, "Rx multi-queue mode %d is not supported", dev->data->dev_conf.rxmode.mq_mode);
+        return -ENOTSUP;
+    }
+    return alloc_fastpath_sbs(port, RTE_MAX(nb_rxq, nb_txq));
+}
+
+namespace {
+
+int start_rx_queue(Port* port, RxQueue* rxq)
+{
+    if (int rc = rx_queue_fill(rxq); rc != 0) {
+        PMD_LOG(ERR, port, "Rx queue %u: mempool %s cannot fill %u descriptors", rxq->queue_id, rxq->mp->name,
+                rxq->mask);
+        return rc;
+    }
+    FastpathSb& sb = port->sbs[rxq->queue_id];
+    ecore::RxQueueStartParams p;
+    p.queue.vport_id = VPORT_ID;
+    p.queue.queue_id = rxq->queue_id;
+    p.queue.sb_id = static_cast<uint16_t>(rxq->queue_id);
+    p.queue.sb_idx = hsi::L2_PI_RX;
+    p.bd_max_bytes = rxq->buf_size;
+    p.bd_ring_iova = rxq->bd_chain.iova();
+    p.bd_ring_size = rxq->nb_desc;
+    p.cqe_ring_iova = rxq->cqe_chain.iova();
+    p.cqe_ring_size = rxq->nb_desc;
+    ecore::RxQueueStartRet ret;
+    const ecore::Status st = ecore::eth_rx_queue_start(port->edev.hwfn, p, &ret);
+    if (st != ecore::Status::success) {
+        rx_queue_drain(rxq);
+        return ecore::status_to_errno(st);
+    }
+    rxq->handle = ret.handle;
+    rxq->rx_prod_addr = ret.rx_prod_addr;
+    rxq->hw_cqe_prod = const_cast<const uint16_t*>(&sb.info.sb_virt->pi_array[hsi::L2_PI_RX]);
+    rxq->started = true;
+    ecore::eth_rx_prod_update(rxq->rx_prod_addr, rxq->bd_prod, rxq->cqe_cons);
+    port->eth_dev->data->rx_queue_state[rxq->queue_id] = RTE_ETH_QUEUE_STATE_STARTED;
+    return 0;
+}
+
+int start_tx_queue(Port* port, TxQueue* txq)
+{
+    FastpathSb& sb = port->sbs[txq->queue_id];
+    ecore::TxQueueStartParams p;
+    p.queue.vport_id = VPORT_ID;
+    p.queue.queue_id = txq->queue_id;
+    p.queue.sb_id = static_cast<uint16_t>(txq->queue_id);
+    p.queue.sb_idx = hsi::L2_PI_TX;
+    p.bd_ring_iova = txq->bd_chain.iova();
+    p.bd_ring_size = txq->nb_desc;
+    ecore::TxQueueStartRet ret;
+    const ecore::Status st = ecore::eth_tx_queue_start(port->edev.hwfn, p, &ret);
+    if (st != ecore::Status::success)
+        return ecore::status_to_errno(st);
+    txq->handle = ret.handle;
+    txq->doorbell_addr = ret.doorbell_addr;
+    txq->hw_bd_cons = const_cast<const uint16_t*>(&sb.info.sb_virt->pi_array[hsi::L2_PI_TX]);
+    txq->bd_prod = txq->bd_cons = 0;
+    txq->started = true;
+    port->eth_dev->data->tx_queue_state[txq->queue_id] = RTE_ETH_QUEUE_STATE_STARTED;
+    return 0;
+}
+
+void stop_rx_queue(Port* port, RxQueue* rxq)
+{
+    if (!rxq->started)
+        return;
+    if (ecore::Status st = ecore::eth_rx_queue_stop(port->edev.hwfn, rxq->handle); st != ecore::Status::success)
+        PMD_LOG(WARNING, port, "Rx queue %u stop: %s", rxq->queue_id, ecore::status_name(st));
+    rxq->started = false;
+    rx_queue_drain(rxq);
+    port->eth_dev->data->rx_queue_state[rxq->queue_id] = RTE_ETH_QUEUE_STATE_STOPPED;
+}
+
+void stop_tx_queue(Port* port, TxQueue* txq)
+{
+    if (!txq->started)
+        return;
+    if (ecore::Status st = ecore::eth_tx_queue_stop(port->edev.hwfn, txq->handle); st != ecore::Status::success)
+        PMD_LOG(WARNING, port, "Tx queue %u stop: %s", txq->queue_id, ecore::status_name(st));
+    txq->started = false;
+    tx_queue_drain(txq);
+    port->eth_dev->data->tx_queue_state[txq->queue_id] = RTE_ETH_QUEUE_STATE_STOPPED;
+}
+
+void stop_all_queues(Port* port)
+{
+    rte_eth_dev_data* data = port->eth_dev->data;
+    for (uint16_t q = 0; q < data->nb_tx_queues; q++)
+        if (auto* txq = static_cast<TxQueue*>(data->tx_queues[q]))
+            stop_tx_queue(port, txq);
+    for (uint16_t q = 0; q < data->nb_rx_queues; q++)
+        if (auto* rxq = static_cast<RxQueue*>(data->rx_queues[q]))
+            stop_rx_queue(port, rxq);
+}
+
+void vport_teardown(Port* port)
+{
+    ecore::Hwfn& hwfn = port->edev.hwfn;
+    ecore::SpVportUpdateParams inactive;
+    inactive.vport_id = VPORT_ID;
+    inactive.update_vport_active_rx_flg = inactive.update_vport_active_tx_flg = true;
+    if (ecore::Status st = ecore::sp_vport_update(hwfn, inactive); st != ecore::Status::success)
+        PMD_LOG(WARNING, port, "vport deactivation: %s", ecore::status_name(st));
+    stop_all_queues(port);
+    port->mac_filter_set = false;
+    if (ecore::Status st = ecore::sp_vport_stop(hwfn, VPORT_ID); st != ecore::Status::success)
+        PMD_LOG(WARNING, port, "vport stop: %s", ecore::status_name(st));
+    port->vport_started = false;
+}
+
+} // namespace
+
+int dev_start(rte_eth_dev* dev)
+{
+    Port* port = port_of(dev);
+    ecore::Hwfn& hwfn = port->edev.hwfn;
+    rte_eth_dev_data* data = dev->data;
+
+    ecore::SpVportStartParams vp;
+    vp.vport_id = VPORT_ID;
+    vp.mtu = data->mtu;
+    vp.max_bds_per_packet =
+        (data->dev_conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_SCATTER) ? hsi::eth::MAX_BDS_PER_PACKET : 1;
+    ecore::Status st = ecore::sp_vport_start(hwfn, vp);
+    if (st != ecore::Status::success)
+        return ecore::status_to_errno(st);
+    port->vport_started = true;
+
+    int rc = 0;
+    for (uint16_t q = 0; q < data->nb_rx_queues && rc == 0; q++) {
+        auto* rxq = static_cast<RxQueue*>(data->rx_queues[q]);
+        if (!rxq->deferred_start)
+            rc = start_rx_queue(port, rxq);
+    }
+    for (uint16_t q = 0; q < data->nb_tx_queues && rc == 0; q++) {
+        auto* txq = static_cast<TxQueue*>(data->tx_queues[q]);
+        if (!txq->deferred_start)
+            rc = start_tx_queue(port, txq);
+    }
+    if (rc == 0) {
+        ecore::SpVportUpdateParams active;
+        active.vport_id = VPORT_ID;
+        active.update_vport_active_rx_flg = active.vport_active_rx_flg = true;
+        active.update_vport_active_tx_flg = active.vport_active_tx_flg = true;
+        active.update_accept_flags = true;
+        active.rx_accept = rx_accept_flags(port);
+        rc = ecore::status_to_errno(ecore::sp_vport_update(hwfn, active));
+    }
+    if (rc == 0)
+        rc = set_primary_mac_filter(port, *reinterpret_cast<const std::array<uint8_t, 6>*>(data->mac_addrs[0].addr_bytes));
+    if (rc == 0)
+        rc = set_link(port, true);
+    if (rc != 0) {
+        PMD_LOG(ERR, port, "start failed: %s", strerror(-rc));
+        vport_teardown(port);
+        return rc;
+    }
+    dev->rx_pkt_burst = recv_pkts;
+    dev->tx_pkt_burst = xmit_pkts;
+    return 0;
+}
+
+int dev_stop(rte_eth_dev* dev)
+{
+    Port* port = port_of(dev);
+    dev->data->dev_started = 0;
+    if (!port->vport_started)
+        return 0;
+    set_link(port, false);
+    vport_teardown(port);
+    return 0;
+}
+
+int dev_close(rte_eth_dev* dev)
+{
+    Port* port = port_of(dev);
+    if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+        return 0;
+    if (dev->data->dev_started)
+        dev_stop(dev);
+    for (uint16_t q = 0; q < dev->data->nb_rx_queues; q++)
+        rx_queue_release(dev, q);
+    for (uint16_t q = 0; q < dev->data->nb_tx_queues; q++)
+        tx_queue_release(dev, q);
+    dev->data->nb_rx_queues = dev->data->nb_tx_queues = 0;
+    free_fastpath_sbs(port);
+    hw_tear_down(port);
+    PMD_LOG(INFO, port, "closed");
+    port->~Port();
+    dev->data->dev_private = nullptr;
+    return 0;
+}
+
+/* ---- vdev probe/remove ------------------------------------------------------ */
+
+namespace {
+
+int cna_probe(rte_vdev_device* vdev)
+{
+    const char* name = rte_vdev_device_name(vdev);
+    if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
+        PMD_DRV_LOG(ERR, "%s: secondary processes are not supported yet", name);
+        return -ENOTSUP;
+    }
+    Devargs devargs;
+    std::string error;
+    if (parse_devargs(name, rte_vdev_device_args(vdev), &devargs, &error) != 0) {
+        PMD_DRV_LOG(ERR, "%s: %s", name, error.c_str());
+        return -EINVAL;
+    }
+
+    rte_eth_dev* dev = rte_eth_vdev_allocate(vdev, sizeof(Port));
+    if (dev == nullptr)
+        return -ENOMEM;
+    Port* port = new (dev->data->dev_private) Port{};
+    port->name = name;
+    port->devargs = std::move(devargs);
+    port->eth_dev = dev;
+
+    int rc = hw_bring_up(port);
+    if (rc == 0) {
+        dev->data->mac_addrs = static_cast<rte_ether_addr*>(rte_zmalloc(name, sizeof(rte_ether_addr), 0));
+        if (dev->data->mac_addrs == nullptr) {
+            hw_tear_down(port);
+            rc = -ENOMEM;
+        }
+    }
+    if (rc != 0) {
+        PMD_DRV_LOG(ERR, "%s: probe failed: %s", name, strerror(-rc));
+        port->~Port();
+        dev->data->dev_private = nullptr;
+        rte_eth_dev_release_port(dev);
+        return rc;
+    }
+    const ecore::HwInfo& info = port->edev.hwfn.hw_info;
+    std::memcpy(dev->data->mac_addrs[0].addr_bytes, info.mac.data(), RTE_ETHER_ADDR_LEN);
+    dev->data->mtu = info.mtu;
+    dev->data->dev_flags |= RTE_ETH_DEV_INTR_LSC;
+    dev->dev_ops = &cna_dev_ops;
+    dev->rx_pkt_burst = recv_pkts;
+    dev->tx_pkt_burst = xmit_pkts;
+    rte_eth_dev_probing_finish(dev);
+    PMD_LOG(INFO, port, "PF %u on port %u of adapter %s, MAC " RTE_ETHER_ADDR_PRT_FMT, info.pf_id, info.port_id,
+            port->devargs.adapter.c_str(), RTE_ETHER_ADDR_BYTES(&dev->data->mac_addrs[0]));
+    return 0;
+}
+
+int cna_remove(rte_vdev_device* vdev)
+{
+    rte_eth_dev* dev = rte_eth_dev_allocated(rte_vdev_device_name(vdev));
+    if (dev == nullptr)
+        return 0;
+    if (dev->data->dev_private != nullptr)
+        dev_close(dev);
+    return rte_eth_dev_release_port(dev);
+}
+
+rte_vdev_driver cna_vdev_driver = [] {
+    rte_vdev_driver drv{};
+    drv.probe = cna_probe;
+    drv.remove = cna_remove;
+    return drv;
+}();
+
+} // namespace
+} // namespace cna::pmd
+
+RTE_PMD_REGISTER_VDEV(net_cna, cna::pmd::cna_vdev_driver);
+RTE_PMD_REGISTER_PARAM_STRING(net_cna, CNA_DEVARGS_PARAM_STRING);

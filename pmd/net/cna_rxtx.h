@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * net_cna Rx/Tx queues: the rings the adapter DMAs to and from, and the
+ * burst functions that run on lcores.
+ */
+#pragma once
+
+#include <cstdint>
+
+#include <rte_mbuf.h>
+
+#include "ecore_chain.h"
+#include "ecore_int_api.h"
+#include "ecore_l2_api.h"
+#include "hsi_eth.h"
+
+struct rte_eth_dev;
+struct rte_eth_rxconf;
+struct rte_eth_txconf;
+
+namespace cna::pmd {
+
+/* Rx buffers are posted in bulks of this many (refill and mempool gets). */
+inline constexpr uint16_t RX_REFILL_BULK = 32;
+
+struct RxQueue {
+    /* fastpath, in the order rx_burst touches it */
+    volatile const uint16_t* hw_cqe_prod; /* L2_PI_RX of the queue's status block */
+    hsi::eth::RxCqe* cqe_ring;
+    hsi::eth::RxBd* bd_ring;
+    rte_mbuf** sw_ring;                   /* mbuf of each posted BD, by BD slot */
+    uint16_t mask;                        /* ring size - 1 (BD and CQE rings alike) */
+    uint16_t cqe_cons;
+    uint16_t bd_cons;                     /* next BD the adapter fills */
+    uint16_t bd_prod;                     /* BDs posted so far */
+    volatile uint32_t* rx_prod_addr;      /* GTT: RxProdData */
+    uint64_t mbuf_initializer;            /* rearm_data template */
+    rte_mempool* mp;
+    uint16_t port_id;
+    uint16_t buf_size;                    /* bytes the adapter may write per buffer */
+    uint64_t alloc_failures;              /* mbufs the refill could not get */
+
+    /* slowpath */
+    uint16_t queue_id;
+    uint16_t nb_desc;
+    bool started;
+    bool deferred_start;
+    ecore::Chain bd_chain;
+    ecore::Chain cqe_chain;
+    ecore::QueueHandle handle;
+};
+
+struct TxQueue {
+    /* fastpath, in the order tx_burst touches it */
+    volatile const uint16_t* hw_bd_cons;  /* L2_PI_TX of the queue's status block */
+    hsi::eth::TxBd* bd_ring;
+    rte_mbuf** sw_ring;                   /* segment owning each BD, by BD slot */
+    uint16_t mask;
+    uint16_t bd_cons;                     /* BDs the adapter is done with */
+    uint16_t bd_prod;
+    volatile uint32_t* doorbell_addr;
+
+    /* slowpath */
+    uint16_t queue_id;
+    uint16_t nb_desc;
+    bool started;
+    bool deferred_start;
+    ecore::Chain bd_chain;
+    ecore::QueueHandle handle;
+};
+
+int rx_queue_setup(rte_eth_dev* dev, uint16_t queue_id, uint16_t nb_desc, unsigned socket_id,
+                   const rte_eth_rxconf* conf, rte_mempool* mp);
+void rx_queue_release(rte_eth_dev* dev, uint16_t queue_id);
+int tx_queue_setup(rte_eth_dev* dev, uint16_t queue_id, uint16_t nb_desc, unsigned socket_id,
+                   const rte_eth_txconf* conf);
+void tx_queue_release(rte_eth_dev* dev, uint16_t queue_id);
+
+/* Posts a buffer on every BD of a stopped Rx queue; -ENOMEM if the pool
+ * cannot fill it (nothing is then kept). */
+int rx_queue_fill(RxQueue* rxq);
+/* Returns every mbuf a stopped queue holds to its pool and rewinds it. */
+void rx_queue_drain(RxQueue* rxq);
+void tx_queue_drain(TxQueue* txq);
+
+uint16_t recv_pkts(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts);
+uint16_t xmit_pkts(void* tx_queue, rte_mbuf** tx_pkts, uint16_t nb_pkts);
+
+} // namespace cna::pmd
