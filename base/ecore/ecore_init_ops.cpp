@@ -31,6 +31,16 @@ const char* storm_status_name(uint32_t status)
     return "unknown";
 }
 
+/* The storms refused their microcode: no point waiting for them. */
+bool storm_failed(uint32_t addr, uint32_t value)
+{
+    using hsi::StormStatus;
+    return addr == hsi::reg::STORM_STATUS &&
+           (value == static_cast<uint32_t>(StormStatus::bad_microcode) ||
+            value == static_cast<uint32_t>(StormStatus::bad_version) ||
+            value == static_cast<uint32_t>(StormStatus::asserted));
+}
+
 Status init_poll(Hwfn& hwfn, Ptt& ptt, const InitOp& op, Phase phase)
 {
     osal::Deadline deadline(op.count);
@@ -39,12 +49,12 @@ Status init_poll(Hwfn& hwfn, Ptt& ptt, const InitOp& op, Phase phase)
         value = rd(hwfn, ptt, op.addr);
         if (value == op.value)
             return Status::success;
-        if (deadline.expired())
+        if (deadline.expired() || storm_failed(op.addr, value))
             break;
         osal::usleep(100);
     }
     if (op.addr == hsi::reg::STORM_STATUS)
-        DP_ERR(hwfn, "%s phase: storms did not start within %u ms: STORM_STATUS is %s (%u), expected %s",
+        DP_ERR(hwfn, "%s phase: storms did not start (timeout %u ms): STORM_STATUS is %s (%u), expected %s",
                phase_name(phase), op.count, storm_status_name(value), value, storm_status_name(op.value));
     else
         DP_ERR(hwfn, "%s phase: register 0x%06x is 0x%08x after %u ms, expected 0x%08x", phase_name(phase),

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "pci/function.h"
+
+#include <sys/mman.h>
+
+#include <cstring>
+
+namespace cna::fw {
+
+using namespace hsi;
+
+namespace {
+
+/* The doorbell BAR is a page of its own, as a BAR mapped elsewhere would be. */
+constexpr std::size_t DOORBELL_MAPPING = 4096;
+static_assert(DB_BAR_SIZE <= DOORBELL_MAPPING);
+
+} // namespace
+
+FunctionHw::FunctionHw(uint32_t pf, uint32_t port, uint32_t msix_vectors, RegisterSpace& grc, uint8_t* gtt)
+    : pf_(pf), port_(port), grc_(grc), gtt_(gtt), msix_(msix_vectors)
+{
+    void* p = ::mmap(nullptr, DOORBELL_MAPPING, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    doorbells_ = p == MAP_FAILED ? nullptr : static_cast<uint8_t*>(p);
+}
+
+FunctionHw::~FunctionHw()
+{
+    if (doorbells_ != nullptr)
+        ::munmap(doorbells_, DOORBELL_MAPPING);
+}
+
+uint32_t FunctionHw::bar0_read(uint32_t offset)
+{
+    if (offset & 3 || offset >= BAR0_SIZE)
+        return REG_ALL_ONES;
+    if (offset < BAR0_IGU_CMD_BASE) {
+        uint32_t ptt = (offset - BAR0_PTT_ENTRY_BASE) / 4;
+        return ptt < PTT_WINDOWS ? ptt_entries_[ptt].load() : REG_ALL_ONES;
+    }
+    if (offset < BAR0_WINDOW_BASE)
+        return 0; /* IGU commands are write-only */
+    if (offset < BAR0_GTT_BASE) {
+        uint32_t ptt = (offset - BAR0_WINDOW_BASE) / WINDOW_SIZE;
+        return grc_.grc_read(*this, ptt_entries_[ptt].load() + offset % WINDOW_SIZE);
+    }
+    return std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(gtt_ + offset - BAR0_GTT_BASE)).load();
+}
+
+void FunctionHw::bar0_write(uint32_t offset, uint32_t value)
+{
+    if (offset & 3 || offset >= BAR0_SIZE)
+        return;
+    if (offset < BAR0_IGU_CMD_BASE) {
+        uint32_t ptt = (offset - BAR0_PTT_ENTRY_BASE) / 4;
+        if (ptt < PTT_WINDOWS)
+            ptt_entries_[ptt].store(value & ~(WINDOW_SIZE - 1));
+        return;
+    }
+    if (offset < BAR0_WINDOW_BASE) {
+        igu_.command((offset - BAR0_IGU_CMD_BASE) / 4, value);
+        return;
+    }
+    if (offset < BAR0_GTT_BASE) {
+        uint32_t ptt = (offset - BAR0_WINDOW_BASE) / WINDOW_SIZE;
+        grc_.grc_write(*this, ptt_entries_[ptt].load() + offset % WINDOW_SIZE, value);
+        return;
+    }
+    std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(gtt_ + offset - BAR0_GTT_BASE)).store(value);
+}
+
+uint16_t FunctionHw::doorbell_prod(uint32_t cid) const
+{
+    uint32_t raw = std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(doorbells_ + db_offset(cid)))
+                       .load(std::memory_order_acquire);
+    DoorbellData db;
+    std::memcpy(&db, &raw, sizeof(db));
+    return db.prod;
+}
+
+void FunctionHw::clear_doorbell(uint32_t cid)
+{
+    std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(doorbells_ + db_offset(cid))).store(0);
+}
+
+void FunctionHw::clear_doorbells()
+{
+    for (uint32_t cid = 0; cid < MAX_CIDS_PER_PF; cid++)
+        clear_doorbell(cid);
+}
+
+} // namespace cna::fw

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The device side of one PCI function: BAR0 (PTT entries and windows, IGU
+ * command space, GTT windows), the doorbell BAR, MSI-X vectors and DMA
+ * through the function's IOMMU, plus the per-function hardware blocks
+ * behind them (PGLUE, attentions, CAU, IGU).
+ *
+ * BAR0 decoding is lock-free; PTT window accesses are forwarded to the
+ * adapter's internal register space (RegisterSpace), which serialises
+ * them with the slowpath.
+ */
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+
+#include "cna_fw/adapter.h"
+#include "hsi_common.h"
+#include "igu/attention.h"
+#include "igu/cau.h"
+#include "igu/igu.h"
+#include "pci/dma.h"
+#include "pci/iommu.h"
+#include "pci/msix.h"
+#include "pci/pglue.h"
+
+namespace cna::fw {
+
+class FunctionHw;
+
+/* The internal (GRC) address space as seen by one function. */
+class RegisterSpace {
+public:
+    virtual uint32_t grc_read(FunctionHw& fn, uint32_t addr) = 0;
+    virtual void grc_write(FunctionHw& fn, uint32_t addr, uint32_t value) = 0;
+
+protected:
+    ~RegisterSpace() = default;
+};
+
+inline constexpr uint32_t REG_ALL_ONES = 0xffffffff; /* what an unanswered read returns */
+
+class FunctionHw final : public DeviceFunction {
+public:
+    FunctionHw(uint32_t pf, uint32_t port, uint32_t msix_vectors, RegisterSpace& grc, uint8_t* gtt);
+    ~FunctionHw() override;
+
+    bool valid() const { return msix_.valid() && doorbells_ != nullptr; }
+
+    /* DeviceFunction */
+    uint32_t bar0_read(uint32_t offset) override;
+    void bar0_write(uint32_t offset, uint32_t value) override;
+    volatile uint8_t* gtt_memory() override { return gtt_; }
+    volatile uint8_t* doorbell_memory() override { return doorbells_; }
+    uint32_t msix_count() const override { return msix_.count(); }
+    int msix_eventfd(uint32_t vector) const override { return msix_.eventfd(vector); }
+    int iommu_map(uint64_t iova, void* va, std::size_t len) override { return iommu_.map(iova, va, len); }
+    int iommu_unmap(uint64_t iova, std::size_t len) override { return iommu_.unmap(iova, len); }
+    uint32_t pf_id() const override { return pf_; }
+    uint32_t port_id() const override { return port_; }
+
+    /* Engine: the producer last rung on a connection's doorbell. */
+    uint16_t doorbell_prod(uint32_t cid) const;
+    /* Engine: the doorbell queue forgets a connection (connection start,
+     * function reset) so a stale producer is never acted on. */
+    void clear_doorbell(uint32_t cid);
+    void clear_doorbells();
+
+    /* Per-function register state of the MISC block. */
+    std::array<std::atomic<uint32_t>, hsi::reg::MISC_SCRATCH_DWORDS> scratch{};
+
+    Iommu& iommu() { return iommu_; }
+    Attention& attention() { return attention_; }
+    Pglue& pglue() { return pglue_; }
+    Dma& dma() { return dma_; }
+    Cau& cau() { return cau_; }
+    Igu& igu() { return igu_; }
+
+private:
+    const uint32_t pf_;
+    const uint32_t port_;
+    RegisterSpace& grc_;
+    uint8_t* const gtt_;
+    uint8_t* doorbells_;
+    std::array<std::atomic<uint32_t>, hsi::PTT_WINDOWS> ptt_entries_{};
+
+    /* Construction order follows the references between the blocks. */
+    Iommu iommu_;
+    Msix msix_;
+    Attention attention_{cau_};
+    Pglue pglue_{attention_};
+    Dma dma_{iommu_, pglue_};
+    Cau cau_{dma_};
+    Igu igu_{cau_, msix_};
+};
+
+} // namespace cna::fw

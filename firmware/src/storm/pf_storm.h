@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The storms' view of one PF: its slowpath configuration registers, the
+ * slowpath queue it consumes, the event queue it produces, and the L2
+ * objects its ramrods create (vports, queues, filters).
+ *
+ * Ramrods run on the engine thread with the slowpath lock held; the
+ * fastpath (l2/) reads l2() on the same thread without it.
+ */
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "hsi_eth.h"
+#include "hsi_spq.h"
+#include "mfw/resources.h"
+#include "storm/filters.h"
+#include "storm/l2_state.h"
+
+namespace cna::fw {
+
+class FunctionHw;
+class StormRam;
+class Storms;
+
+class PfStorm {
+public:
+    PfStorm(FunctionHw& hw, StormRam& ram, Storms& storms, const Grant& grant);
+
+    uint32_t pf() const { return pf_; }
+    FunctionHw& hw() { return hw_; }
+    StormRam& ram() { return ram_; }
+    const Grant& grant() const { return grant_; }
+    bool started() const { return eq_.exists; }
+    L2State& l2() { return l2_; }
+
+    /* GRC STORM_PF block (slowpath lock held). */
+    bool read(uint32_t addr, uint32_t& value) const;
+    bool write(uint32_t addr, uint32_t value);
+
+    /* Engine, lock-free: is there an SPQ element the storm would take now? */
+    bool spq_pending() const;
+    /* Engine, slowpath lock held: execute pending ramrods. */
+    void poll_spq();
+    /* Back to power-on state (function unloaded). */
+    void reset();
+    void raise_fw_assert(uint32_t code);
+
+private:
+    struct Registers {
+        uint32_t spq_base_lo = 0, spq_base_hi = 0, spq_size = 0;
+        uint32_t ilt_base_lo = 0, ilt_base_hi = 0, ilt_cids = 0;
+        uint32_t pf_enable = 0;
+    };
+    struct EventQueue {
+        bool exists = false;
+        uint64_t base = 0;
+        uint16_t mask = 0;
+        uint16_t prod = 0;
+        uint8_t sb_pi = 0;
+    };
+
+    /* spq.cpp */
+    bool eq_full() const;
+    void execute(const hsi::SlowPathElement& elem);
+    void post_eqe(const hsi::RamrodHeader& hdr, hsi::FwReturn rc);
+    bool read_data(uint64_t data_ptr, void* data, std::size_t len);
+    /* common_ramrods.cpp */
+    void pf_start(const hsi::SlowPathElement& elem);
+    hsi::FwReturn pf_stop();
+    hsi::FwReturn common_ramrod(uint8_t cmd);
+    bool write_conn_context(const hsi::ConnContext& ctx);
+    /* eth_ramrods.cpp */
+    hsi::FwReturn eth_ramrod(uint8_t cmd, uint64_t data_ptr);
+    hsi::FwReturn check_vport(uint8_t vport, bool want_started) const;
+    hsi::FwReturn check_sb(uint16_t sb, uint8_t pi) const;
+    hsi::FwReturn vport_start(const hsi::eth::VportStartRamrodData& d);
+    hsi::FwReturn vport_update(const hsi::eth::VportUpdateRamrodData& d);
+    hsi::FwReturn vport_stop(const hsi::eth::VportStopRamrodData& d);
+    hsi::FwReturn rx_queue_start(const hsi::eth::RxQueueStartRamrodData& d);
+    hsi::FwReturn rx_queue_stop(const hsi::eth::QueueStopRamrodData& d);
+    hsi::FwReturn tx_queue_start(const hsi::eth::TxQueueStartRamrodData& d);
+    hsi::FwReturn tx_queue_stop(const hsi::eth::QueueStopRamrodData& d);
+    hsi::FwReturn filters_update(const hsi::eth::FiltersUpdateRamrodData& d);
+
+    const uint32_t pf_;
+    FunctionHw& hw_;
+    StormRam& ram_;
+    Storms& storms_;
+    const Grant grant_;
+    Registers regs_;
+    uint16_t spq_cons_ = 0;
+    EventQueue eq_;
+    L2State l2_;
+    FilterTable filters_{l2_, grant_};
+};
+
+} // namespace cna::fw

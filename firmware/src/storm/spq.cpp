@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The slowpath queue and the event queue of a PF: the storm takes SPQ
+ * elements up to the producer rung on CID_SPQ, executes each ramrod and
+ * completes it on the EQ, never overwriting an EQE ecore has not consumed.
+ */
+#include <bit>
+
+#include "pci/function.h"
+#include "storm/pf_storm.h"
+#include "storm/storm_ram.h"
+#include "storm/storms.h"
+#include "util/log.h"
+
+namespace cna::fw {
+
+using namespace hsi;
+
+PfStorm::PfStorm(FunctionHw& hw, StormRam& ram, Storms& storms, const Grant& grant)
+    : pf_(hw.pf_id()), hw_(hw), ram_(ram), storms_(storms), grant_(grant)
+{
+}
+
+bool PfStorm::read(uint32_t addr, uint32_t& value) const
+{
+    switch (addr) {
+    case reg::STORM_SPQ_BASE_LO: value = regs_.spq_base_lo; return true;
+    case reg::STORM_SPQ_BASE_HI: value = regs_.spq_base_hi; return true;
+    case reg::STORM_SPQ_SIZE: value = regs_.spq_size; return true;
+    case reg::STORM_ILT_BASE_LO: value = regs_.ilt_base_lo; return true;
+    case reg::STORM_ILT_BASE_HI: value = regs_.ilt_base_hi; return true;
+    case reg::STORM_ILT_CIDS: value = regs_.ilt_cids; return true;
+    case reg::STORM_PF_ENABLE: value = regs_.pf_enable; return true;
+    default: return false;
+    }
+}
+
+bool PfStorm::write(uint32_t addr, uint32_t value)
+{
+    switch (addr) {
+    case reg::STORM_SPQ_BASE_LO: regs_.spq_base_lo = value; return true;
+    case reg::STORM_SPQ_BASE_HI: regs_.spq_base_hi = value; return true;
+    case reg::STORM_SPQ_SIZE: regs_.spq_size = value; return true;
+    case reg::STORM_ILT_BASE_LO: regs_.ilt_base_lo = value; return true;
+    case reg::STORM_ILT_BASE_HI: regs_.ilt_base_hi = value; return true;
+    case reg::STORM_ILT_CIDS: regs_.ilt_cids = value; return true;
+    case reg::STORM_PF_ENABLE: regs_.pf_enable = value & 1; return true;
+    default: return false;
+    }
+}
+
+bool PfStorm::eq_full() const
+{
+    return static_cast<uint16_t>(eq_.prod - ram_.eq_cons(pf_)) >= eq_.mask;
+}
+
+bool PfStorm::spq_pending() const
+{
+    return hw_.doorbell_prod(CID_SPQ) != spq_cons_ && !(eq_.exists && eq_full()) && storms_.running();
+}
+
+void PfStorm::poll_spq()
+{
+    /* Until the PF phase enables the storm for this PF and PGLUE lets it
+     * master the bus, the doorbell just stays rung. */
+    if (!storms_.running() || !regs_.pf_enable || !hw_.pglue().master_enabled())
+        return;
+    uint32_t size = regs_.spq_size;
+    if (!std::has_single_bit(size) || size > 0x10000)
+        return;
+    uint64_t base = uint64_t{regs_.spq_base_hi} << 32 | regs_.spq_base_lo;
+    uint16_t prod = hw_.doorbell_prod(CID_SPQ);
+    while (spq_cons_ != prod && storms_.running()) {
+        if (eq_.exists && eq_full())
+            break;
+        SlowPathElement elem;
+        uint64_t addr = base + uint64_t{spq_cons_ & (size - 1)} * sizeof(elem);
+        spq_cons_++;
+        if (!hw_.dma().read(addr, &elem, sizeof(elem)))
+            continue; /* DMA fault raised; nothing identifies the ramrod */
+        if (storms_.take_lost_ramrod()) {
+            log(LogLevel::notice, "storm: pf%u ramrod %u/%u echo %u lost (fault injection)", pf_,
+                elem.hdr.protocol_id, elem.hdr.cmd_id, elem.hdr.echo);
+            continue;
+        }
+        execute(elem);
+    }
+}
+
+bool PfStorm::read_data(uint64_t data_ptr, void* data, std::size_t len)
+{
+    return hw_.dma().read(data_ptr, data, len);
+}
+
+void PfStorm::execute(const SlowPathElement& elem)
+{
+    auto protocol = static_cast<ProtocolId>(elem.hdr.protocol_id);
+    bool is_pf_start = protocol == ProtocolId::common && elem.hdr.cmd_id == static_cast<uint8_t>(CommonCmd::pf_start);
+    if (is_pf_start) {
+        pf_start(elem);
+        return;
+    }
+    if (!eq_.exists) {
+        log(LogLevel::err, "storm: pf%u ramrod %u/%u before PF_START", pf_, elem.hdr.protocol_id, elem.hdr.cmd_id);
+        raise_fw_assert(fw_assert::RAMROD_BEFORE_PF_START);
+        return;
+    }
+    FwReturn rc = FwReturn::invalid_command;
+    if (protocol == ProtocolId::common)
+        rc = common_ramrod(elem.hdr.cmd_id);
+    else if (protocol == ProtocolId::eth)
+        rc = eth_ramrod(elem.hdr.cmd_id, from_regpair(elem.data_ptr));
+    post_eqe(elem.hdr, rc);
+    if (protocol == ProtocolId::common && elem.hdr.cmd_id == static_cast<uint8_t>(CommonCmd::pf_stop) &&
+        rc == FwReturn::ok)
+        eq_.exists = false; /* the PF_STOP completion is the last EQE */
+}
+
+void PfStorm::post_eqe(const RamrodHeader& hdr, FwReturn rc)
+{
+    EventRingElement eqe{};
+    eqe.opcode = hdr.cmd_id;
+    eqe.protocol_id = hdr.protocol_id;
+    eqe.fw_return_code = static_cast<uint8_t>(rc);
+    eqe.echo = hdr.echo;
+    uint64_t addr = eq_.base + uint64_t{static_cast<uint16_t>(eq_.prod & eq_.mask)} * sizeof(eqe);
+    if (!hw_.dma().write(addr, &eqe, sizeof(eqe)))
+        return;
+    eq_.prod++;
+    hw_.cau().set_pi(SP_SB_ID, eq_.sb_pi, eq_.prod);
+    if (rc != FwReturn::ok)
+        log(LogLevel::info, "storm: pf%u ramrod %u/%u echo %u completed with %u", pf_, hdr.protocol_id, hdr.cmd_id,
+            hdr.echo, eqe.fw_return_code);
+}
+
+void PfStorm::raise_fw_assert(uint32_t code)
+{
+    hw_.attention().set_fw_assert_code(code);
+    hw_.attention().raise(attn::FW_ASSERT);
+}
+
+void PfStorm::reset()
+{
+    for (Vport& vport : l2_.vports)
+        filters_.clear(vport);
+    l2_ = L2State{};
+    regs_ = Registers{};
+    eq_ = EventQueue{};
+    spq_cons_ = 0;
+    hw_.clear_doorbells();
+}
+
+} // namespace cna::fw
