@@ -39,6 +39,7 @@ public:
     PttGuard& operator=(const PttGuard&) = delete;
     explicit operator bool() const { return ptt_ != nullptr; }
     Ptt& operator*() const { return *ptt_; }
+    Ptt* operator->() const { return ptt_; }
     Ptt* get() const { return ptt_; }
 
 private:

@@ -24,6 +24,7 @@ struct SpSbInfo {
     SbInfo info;
     osal::DmaMem mem;
     uint16_t attn_idx = 0; /* last SP_PI_ATTN handled */
+    bool irq_requested = false; /* UpperOps::slowpath_irq_req succeeded */
     AttnStats attn_stats;
 };
 

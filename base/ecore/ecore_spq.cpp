@@ -129,7 +129,7 @@ const char* ramrod_name(uint8_t protocol_id, uint8_t cmd_id)
         case EthCmd::filters_update: return "FILTERS_UPDATE";
         }
     }
-    return "unknown ramrod";
+    return "UNKNOWN";
 }
 
 const char* fw_return_name(uint8_t fw_return)

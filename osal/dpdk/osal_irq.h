@@ -28,8 +28,9 @@ public:
 
     bool requested() const { return slot_ != nullptr; }
 
+    struct Slot; /* OSAL-internal */
+
 private:
-    struct Slot;
     Slot* slot_ = nullptr;
 };
 

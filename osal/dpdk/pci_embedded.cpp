@@ -152,7 +152,7 @@ std::unique_ptr<PciFunction> embedded_attach(const PciAttachParams& params, int*
             }
             auto control = std::make_unique<EmbeddedControl>(adapter->control());
             it = g_adapters.emplace(params.adapter, AdapterEntry{std::move(adapter), std::move(control), 0}).first;
-        } else if (!same_layout(it->second.adapter->config(), wanted)) {
+        } else if (params.embedded.layout_given && !same_layout(it->second.adapter->config(), wanted)) {
             *err = -EINVAL;
             *msg = "adapter " + params.adapter + " exists with another layout (ports, PFs, wire)";
             return nullptr;

@@ -11,13 +11,7 @@ std::unique_ptr<PciFunction> pci_attach(const PciAttachParams& params, int* err,
 {
     switch (params.backend) {
     case Backend::embedded:
-#ifdef CNA_OSAL_EMBEDDED
         return embedded_attach(params, err, msg);
-#else
-        *err = -ENOTSUP;
-        *msg = "this build has no embedded adapter";
-        return nullptr;
-#endif
     case Backend::remote:
         break;
     }

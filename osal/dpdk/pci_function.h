@@ -71,9 +71,12 @@ private:
 enum class Backend { embedded, remote };
 enum class Wire { loopback, cable };
 
-/* Configuration of an embedded adapter, used by the first PF attaching to it
- * (later attaches share the adapter and must not ask for another layout). */
+/* Configuration of an embedded adapter, used by the first PF attaching to it.
+ * Later attaches share the adapter; with layout_given they must ask for the
+ * same layout (ports, PFs per port, wire), without it they take the one the
+ * adapter has. */
 struct EmbeddedConfig {
+    bool layout_given = true;
     uint32_t ports = 1;            /* 1, 2 or 4 */
     uint32_t pfs_per_port = 1;
     Wire wire = Wire::loopback;    /* cable: port 2k <-> port 2k+1 */

@@ -384,8 +384,6 @@ int dev_close(rte_eth_dev* dev)
 
 /* ---- vdev probe/remove ------------------------------------------------------ */
 
-namespace {
-
 int cna_probe(rte_vdev_device* vdev)
 {
     const char* name = rte_vdev_device_name(vdev);
@@ -446,15 +444,16 @@ int cna_remove(rte_vdev_device* vdev)
     return rte_eth_dev_release_port(dev);
 }
 
-rte_vdev_driver cna_vdev_driver = [] {
+} // namespace cna::pmd
+
+/* The registration macros paste the driver's name into identifiers: it must
+ * be an unqualified name at file scope. */
+static rte_vdev_driver cna_vdev_driver = [] {
     rte_vdev_driver drv{};
-    drv.probe = cna_probe;
-    drv.remove = cna_remove;
+    drv.probe = cna::pmd::cna_probe;
+    drv.remove = cna::pmd::cna_remove;
     return drv;
 }();
 
-} // namespace
-} // namespace cna::pmd
-
-RTE_PMD_REGISTER_VDEV(net_cna, cna::pmd::cna_vdev_driver);
+RTE_PMD_REGISTER_VDEV(net_cna, cna_vdev_driver);
 RTE_PMD_REGISTER_PARAM_STRING(net_cna, CNA_DEVARGS_PARAM_STRING);

@@ -10,6 +10,8 @@
 
 #include "cna_ethdev.h"
 
+struct rte_vdev_device;
+
 namespace cna::pmd {
 
 extern const eth_dev_ops cna_dev_ops;
@@ -19,6 +21,10 @@ int dev_configure(rte_eth_dev* dev);
 int dev_start(rte_eth_dev* dev);
 int dev_stop(rte_eth_dev* dev);
 int dev_close(rte_eth_dev* dev);
+
+/* vdev probe and removal (cna_ethdev.cpp) */
+int cna_probe(rte_vdev_device* vdev);
+int cna_remove(rte_vdev_device* vdev);
 
 /* cna_link.cpp: link state, LSC */
 int link_update(rte_eth_dev* dev, int wait_to_complete);

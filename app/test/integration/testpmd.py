@@ -12,6 +12,9 @@ import pexpect
 
 TESTPMD = shutil.which("dpdk-testpmd") or "/usr/bin/dpdk-testpmd"
 PROMPT = "testpmd> "
+# testpmd's default pool is sized for its largest rings on every port; an
+# explicit size keeps --no-huge memory small (and ASan runs within it).
+APP_DEFAULTS = ["--total-num-mbufs=8192"]
 
 
 def build_dir():
@@ -38,7 +41,7 @@ class TestPmd:
     """An interactive testpmd session. Use as a context manager."""
 
     def __init__(self, vdevs, app_args=(), build=None, timeout=30, env=None, eal_extra=()):
-        self.args = eal_args(vdevs, build) + list(eal_extra) + ["--", "-i"] + list(app_args)
+        self.args = eal_args(vdevs, build) + list(eal_extra) + ["--", "-i"] + APP_DEFAULTS + list(app_args)
         self.timeout = timeout
         self.env = dict(os.environ, **(env or {}))
         self.child = None
@@ -147,7 +150,7 @@ def forward_stats(stop_output):
 
 def run_testpmd_once(vdevs, commands=(), build=None, timeout=30, eal_extra=()):
     """Start testpmd non-interactively expecting it may fail; return (status, output)."""
-    args = eal_args(vdevs, build) + list(eal_extra) + ["--", "-i"]
+    args = eal_args(vdevs, build) + list(eal_extra) + ["--", "-i"] + APP_DEFAULTS
     child = pexpect.spawn(TESTPMD, args, encoding="utf-8", timeout=timeout, codec_errors="replace")
     idx = child.expect([PROMPT, pexpect.EOF, pexpect.TIMEOUT])
     out = child.before

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * cna HSI: the hardware/software interface shared by the driver (base/ecore,
- * pmd/*) and the adapter (firmware/). Everything the two sides of the PCI bus
+ * pmd/...) and the adapter (firmware/). Everything the two sides of the PCI bus
  * agree on lives in this directory and nowhere else.
  *
  * All multi-byte fields are little-endian. Every struct that crosses the bus

@@ -56,7 +56,7 @@ struct ImageHeader {
     uint32_t op_count;
     uint32_t data_len;
     uint32_t crc32;                             /* of everything after the header */
-    uint32_t reserved[2];
+    uint32_t reserved[3];
 };
 static_assert(sizeof(ImageHeader) == 40);
 inline constexpr uint16_t IMAGE_FLAG_ZIPPED = 1u << 0; /* arrays are write_zipped */

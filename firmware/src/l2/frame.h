@@ -40,3 +40,20 @@ struct FrameLayout {
 bool parse_frame(const uint8_t* frame, uint32_t len, FrameLayout& layout, bool ip_length_from_frame = false);
 
 } // namespace cna::fw
+
+namespace cna::fw {
+
+enum class Destination { unicast, multicast, broadcast };
+
+inline Destination destination(const uint8_t* frame)
+{
+    static constexpr uint8_t broadcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+    if (frame[0] & 1)
+        return __builtin_memcmp(frame, broadcast, 6) == 0 ? Destination::broadcast : Destination::multicast;
+    return Destination::unicast;
+}
+
+/* Longest frame a vport with this MTU may send or receive. */
+inline uint32_t max_frame_len(uint32_t mtu, uint32_t vlan_tags) { return mtu + ETH_HLEN + VLAN_HLEN * vlan_tags; }
+
+} // namespace cna::fw

@@ -16,7 +16,7 @@ Toeplitz::Toeplitz(const uint8_t (&key)[KEY_BYTES])
         }
         return w;
     };
-    for (std::size_t pos = 0; pos < MAX_INPUT; pos++) {
+    for (std::size_t pos = 0; pos < MAX_HASH_INPUT; pos++) {
         uint32_t windows[8];
         for (std::size_t bit = 0; bit < 8; bit++)
             windows[bit] = key_window(pos * 8 + bit);
@@ -33,7 +33,7 @@ Toeplitz::Toeplitz(const uint8_t (&key)[KEY_BYTES])
 uint32_t Toeplitz::hash(const uint8_t* input, std::size_t len) const
 {
     uint32_t h = 0;
-    for (std::size_t i = 0; i < len && i < MAX_INPUT; i++)
+    for (std::size_t i = 0; i < len && i < MAX_HASH_INPUT; i++)
         h ^= table_[i][input[i]];
     return h;
 }

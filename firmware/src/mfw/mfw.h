@@ -42,7 +42,9 @@ public:
     bool read(uint32_t addr, uint32_t& value) const;
     bool write(uint32_t addr, uint32_t value);
 
-    bool has_work() const { return pending_.load(std::memory_order_acquire) != 0 || link_.has_work(); }
+    /* Engine, lock-free: a command waits, or the link has a timer running. */
+    bool mailbox_pending() const { return pending_.load(std::memory_order_acquire) != 0; }
+    bool link_pending() const { return link_.has_work(); }
     void poll(Link::Clock::time_point now);
 
     void set_silent(bool silent) { silent_ = silent; }

@@ -1,0 +1,482 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "fake_driver.h"
+
+#include <zlib.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <thread>
+
+namespace cna::fw::test {
+
+using namespace hsi;
+using namespace hsi::eth;
+
+bool wait_until(const std::function<bool()>& cond, std::chrono::milliseconds timeout)
+{
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (!cond()) {
+        if (std::chrono::steady_clock::now() > deadline)
+            return false;
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    return true;
+}
+
+FakeDriver::FakeDriver(Adapter& adapter, uint32_t pf)
+    : adapter_(adapter), fn_(adapter.function(pf)), pf_(pf), next_iova_(0x10'0000'0000ull + (uint64_t{pf} << 32)),
+      rx_(MAX_QUEUES_PER_PF), tx_(MAX_QUEUES_PER_PF)
+{
+}
+
+FakeDriver::~FakeDriver()
+{
+    for (HostMem& m : allocations_) {
+        fn_.iommu_unmap(m.iova, m.len);
+        std::free(m.va);
+    }
+}
+
+uint32_t FakeDriver::rd(uint32_t addr)
+{
+    uint32_t base = addr & ~(WINDOW_SIZE - 1);
+    if (base != ptt_base_) {
+        fn_.bar0_write(bar0_ptt_entry(0), base);
+        ptt_base_ = base;
+    }
+    return fn_.bar0_read(bar0_ptt_window(0) + (addr - base));
+}
+
+void FakeDriver::wr(uint32_t addr, uint32_t value)
+{
+    uint32_t base = addr & ~(WINDOW_SIZE - 1);
+    if (base != ptt_base_) {
+        fn_.bar0_write(bar0_ptt_entry(0), base);
+        ptt_base_ = base;
+    }
+    fn_.bar0_write(bar0_ptt_window(0) + (addr - base), value);
+}
+
+HostMem FakeDriver::alloc(std::size_t len, bool map)
+{
+    std::size_t rounded = (len + 4095) & ~std::size_t{4095};
+    HostMem m{next_iova_, static_cast<uint8_t*>(std::aligned_alloc(4096, rounded)), rounded};
+    std::memset(m.va, 0, rounded);
+    next_iova_ += rounded + 4096; /* a hole between mappings */
+    if (map)
+        fn_.iommu_map(m.iova, m.va, m.len);
+    allocations_.push_back(m);
+    return m;
+}
+
+uint32_t FakeDriver::mcp_cmd(uint32_t command, uint32_t param, uint32_t* fw_param, std::chrono::milliseconds timeout)
+{
+    uint32_t mb = mfw::drv_mb_addr(pf_);
+    if (mb_seq_ == 0)
+        mb_seq_ = rd(mb + offsetof(mfw::DrvMailbox, drv_mb_header)) & mfw::DRV_MSG_SEQ_MASK;
+    mb_seq_ = (mb_seq_ + 1) & mfw::DRV_MSG_SEQ_MASK;
+    wr(mb + offsetof(mfw::DrvMailbox, drv_mb_param), param);
+    wr(mb + offsetof(mfw::DrvMailbox, drv_mb_header), command | mb_seq_);
+    uint32_t header = 0;
+    bool answered = wait_until(
+        [&] {
+            header = rd(mb + offsetof(mfw::DrvMailbox, fw_mb_header));
+            return (header & mfw::FW_MSG_SEQ_MASK) == mb_seq_;
+        },
+        timeout);
+    if (!answered)
+        return 0;
+    if (fw_param != nullptr)
+        *fw_param = rd(mb + offsetof(mfw::DrvMailbox, fw_mb_param));
+    return header & mfw::FW_MSG_CODE_MASK;
+}
+
+void FakeDriver::write_union(const void* data, std::size_t len)
+{
+    uint32_t base = mfw::drv_mb_addr(pf_) + offsetof(mfw::DrvMailbox, union_data);
+    for (std::size_t i = 0; i < len; i += 4) {
+        uint32_t v = 0;
+        std::memcpy(&v, static_cast<const uint8_t*>(data) + i, std::min<std::size_t>(4, len - i));
+        wr(static_cast<uint32_t>(base + i), v);
+    }
+}
+
+bool FakeDriver::run_phase(const uint8_t* image, std::size_t len, init::Phase phase, uint32_t modes)
+{
+    using namespace init;
+    if (len < sizeof(ImageHeader))
+        return false;
+    ImageHeader header;
+    std::memcpy(&header, image, sizeof(header));
+    const uint8_t* index_at = image + sizeof(header);
+    const uint8_t* ops_at = index_at + PHASE_COUNT * sizeof(PhaseIndex);
+    const uint8_t* blob = ops_at + header.op_count * sizeof(InitOp);
+    PhaseIndex index;
+    std::memcpy(&index, index_at + static_cast<uint32_t>(phase) * sizeof(index), sizeof(index));
+
+    uint32_t rt[rt::SIZE] = {};
+    rt[rt::SPQ_BASE_LO] = static_cast<uint32_t>(spq_.iova);
+    rt[rt::SPQ_BASE_HI] = static_cast<uint32_t>(spq_.iova >> 32);
+    rt[rt::SPQ_SIZE] = SPQ_SIZE;
+    rt[rt::ILT_BASE_LO] = static_cast<uint32_t>(ilt_.iova);
+    rt[rt::ILT_BASE_HI] = static_cast<uint32_t>(ilt_.iova >> 32);
+    rt[rt::ILT_CIDS] = MAX_CIDS_PER_PF;
+    rt[rt::PORT_MAX_FRAME] = MAX_MTU + ETH_OVERHEAD;
+    rt[rt::IGU_INT_MODE] = static_cast<uint32_t>(IntMode::msix);
+
+    for (uint32_t i = 0; i < index.op_count; i++) {
+        InitOp op;
+        std::memcpy(&op, ops_at + (index.first_op + i) * sizeof(op), sizeof(op));
+        switch (static_cast<OpType>(op.type)) {
+        case OpType::write: wr(op.addr, op.value); break;
+        case OpType::write_rt:
+            for (uint32_t k = 0; k < op.count; k++)
+                wr(op.addr + 4 * k, rt[op.value + k]);
+            break;
+        case OpType::write_array:
+            for (uint32_t k = 0; k < op.count; k++) {
+                uint32_t v;
+                std::memcpy(&v, blob + op.data + 4 * k, 4);
+                wr(op.addr + 4 * k, v);
+            }
+            break;
+        case OpType::write_zipped: {
+            std::vector<uint8_t> out(op.count * 4u);
+            uLongf out_len = out.size();
+            if (uncompress(out.data(), &out_len, blob + op.data, op.data_len) != Z_OK || out_len != out.size())
+                return false;
+            for (uint32_t k = 0; k < op.count; k++) {
+                uint32_t v;
+                std::memcpy(&v, out.data() + 4 * k, 4);
+                wr(op.addr + 4 * k, v);
+            }
+            break;
+        }
+        case OpType::zero:
+            for (uint32_t k = 0; k < op.count; k++)
+                wr(op.addr + 4 * k, 0);
+            break;
+        case OpType::if_mode:
+            if ((modes & op.value) != op.value)
+                i += op.count;
+            break;
+        case OpType::poll:
+            if (!wait_until([&] { return rd(op.addr) == op.value; }, std::chrono::milliseconds(op.count)))
+                return false;
+            break;
+        default: return false;
+        }
+    }
+    return true;
+}
+
+uint32_t FakeDriver::load(uint32_t modes)
+{
+    if (modes == 0) {
+        uint32_t ports = adapter_.config().ports;
+        modes = init::mode::ASIC | init::mode::SF | init::mode::MSIX |
+                (ports == 1 ? init::mode::PORTS_1 : ports == 2 ? init::mode::PORTS_2 : init::mode::PORTS_4);
+    }
+    open_ptt_access();
+    if (spq_.va == nullptr) {
+        spq_ = alloc(SPQ_SIZE * sizeof(SlowPathElement));
+        spq_data_ = alloc(SPQ_SIZE * RAMROD_DATA_MAX);
+        eq_ = alloc(EQ_SIZE * sizeof(EventRingElement));
+        ilt_ = alloc(MAX_CIDS_PER_PF * CONN_CONTEXT_SIZE);
+        sbs_ = alloc((MAX_SB_PER_PF + 1) * SB_MEM_SIZE / 64);
+    }
+    uint32_t response = mcp_cmd(mfw::DRV_MSG_CODE_LOAD_REQ, HSI_VERSION_MAJOR);
+    const uint8_t* image = init::builtin_image;
+    std::size_t len = init::builtin_image_size;
+    bool ok = true;
+    switch (response) {
+    case mfw::FW_MSG_CODE_DRV_LOAD_ENGINE: ok = run_phase(image, len, init::Phase::engine, modes); [[fallthrough]];
+    case mfw::FW_MSG_CODE_DRV_LOAD_PORT: ok = ok && run_phase(image, len, init::Phase::port, modes); [[fallthrough]];
+    case mfw::FW_MSG_CODE_DRV_LOAD_FUNCTION: ok = ok && run_phase(image, len, init::Phase::pf, modes); break;
+    default: return response;
+    }
+    if (!ok || mcp_cmd(mfw::DRV_MSG_CODE_LOAD_DONE) != mfw::FW_MSG_CODE_DRV_LOAD_DONE)
+        return 0;
+    return response;
+}
+
+void FakeDriver::setup_sb(uint32_t sb, uint32_t vector)
+{
+    uint64_t addr = sbs_.iova + uint64_t{sb} * 64;
+    wr(reg::cau_sb_addr_lo(sb), static_cast<uint32_t>(addr));
+    wr(reg::cau_sb_addr_hi(sb), static_cast<uint32_t>(addr >> 32));
+    wr(reg::cau_sb_conf(sb), reg::CAU_SB_CONF_VALID | vector << reg::CAU_SB_CONF_VECTOR_SHIFT);
+}
+
+const StatusBlock& FakeDriver::sb(uint32_t sb) const
+{
+    return *sbs_.at<StatusBlock>(uint64_t{sb} * 64);
+}
+
+FwReturn FakeDriver::start_pf()
+{
+    setup_sb(SP_SB_ID, SP_MSIX_VECTOR);
+    wr(reg::ATTN_MASK, attn::ALL);
+    PfStartRamrodData d{};
+    d.event_ring_base = make_regpair(eq_.iova);
+    d.event_ring_size = EQ_SIZE;
+    d.event_ring_sb_id = SP_SB_ID;
+    d.event_ring_sb_pi = SP_PI_EQ;
+    d.personality = 1;
+    d.hsi_major = HSI_VERSION_MAJOR;
+    d.hsi_minor = HSI_VERSION_MINOR;
+    d.mtu = 1500;
+    return static_cast<FwReturn>(
+        ramrod(ProtocolId::common, static_cast<uint8_t>(CommonCmd::pf_start), &d, sizeof(d)).fw_return_code);
+}
+
+EventRingElement FakeDriver::ramrod(ProtocolId protocol, uint8_t cmd, const void* data, std::size_t len, bool wait,
+                                    uint64_t data_iova_override)
+{
+    uint32_t slot = spq_prod_ & (SPQ_SIZE - 1);
+    std::memcpy(spq_data_.va + slot * RAMROD_DATA_MAX, data, len);
+    SlowPathElement elem{};
+    elem.hdr.cmd_id = cmd;
+    elem.hdr.protocol_id = static_cast<uint8_t>(protocol);
+    elem.hdr.echo = ++echo_;
+    elem.data_ptr = make_regpair(data_iova_override ? data_iova_override : spq_data_.iova + slot * RAMROD_DATA_MAX);
+    std::memcpy(spq_.va + slot * sizeof(elem), &elem, sizeof(elem));
+    spq_prod_++;
+    DoorbellData db{spq_prod_, 0, 0};
+    uint32_t raw;
+    std::memcpy(&raw, &db, sizeof(raw));
+    std::atomic_thread_fence(std::memory_order_release);
+    *reinterpret_cast<volatile uint32_t*>(fn_.doorbell_memory() + db_offset(CID_SPQ)) = raw;
+
+    EventRingElement eqe{};
+    eqe_timed_out_ = false;
+    if (!wait)
+        return eqe;
+    const volatile uint16_t* eq_prod = &sb(SP_SB_ID).pi_array[SP_PI_EQ];
+    if (!wait_until([&] { return *eq_prod != eq_cons_; }, std::chrono::milliseconds(500))) {
+        eqe_timed_out_ = true;
+        eqe.fw_return_code = 0xff;
+        return eqe;
+    }
+    std::memcpy(&eqe, eq_.va + (eq_cons_ & (EQ_SIZE - 1)) * sizeof(eqe), sizeof(eqe));
+    eq_cons_++;
+    *reinterpret_cast<volatile uint32_t*>(fn_.gtt_memory() + iro::eq_cons(pf_)) = eq_cons_;
+    return eqe;
+}
+
+FwReturn FakeDriver::vport_start(uint8_t vport, uint16_t mtu, uint8_t max_bds, bool strip)
+{
+    VportStartRamrodData d{};
+    d.vport_id = vport;
+    d.mtu = mtu;
+    d.max_bds_per_packet = max_bds;
+    d.inner_vlan_removal_en = strip;
+    return eth(EthCmd::vport_start, &d, sizeof(d));
+}
+
+FwReturn FakeDriver::vport_activate(uint8_t vport, uint16_t accept)
+{
+    VportUpdateRamrodData d{};
+    d.vport_id = vport;
+    d.active_rx = d.active_tx = 1;
+    d.rx_accept = accept;
+    d.update_flags = vport_update::UPDATE_ACTIVE_RX | vport_update::UPDATE_ACTIVE_TX | vport_update::UPDATE_RX_MODE;
+    return eth(EthCmd::vport_update, &d, sizeof(d));
+}
+
+FwReturn FakeDriver::rx_queue_start(uint16_t queue, uint8_t vport, uint16_t sb, uint16_t bd_max_bytes, uint16_t ring)
+{
+    RxRing& r = rx_[queue];
+    r = RxRing{};
+    r.bds = alloc(ring * sizeof(RxBd));
+    r.cqes = alloc(ring * sizeof(RxCqe));
+    r.buffers = alloc(std::size_t{ring} * bd_max_bytes);
+    r.size = ring;
+    r.bd_max = bd_max_bytes;
+    r.sb = sb;
+    setup_sb(sb, msix_vector_of_sb(sb));
+    RxQueueStartRamrodData d{};
+    d.vport_id = vport;
+    d.sb_pi = L2_PI_RX;
+    d.queue_id = queue;
+    d.sb_id = sb;
+    d.bd_max_bytes = bd_max_bytes;
+    d.bd_base = make_regpair(r.bds.iova);
+    d.cqe_base = make_regpair(r.cqes.iova);
+    d.bd_ring_size = ring;
+    d.cqe_ring_size = ring;
+    return eth(EthCmd::rx_queue_start, &d, sizeof(d));
+}
+
+void FakeDriver::publish_rx(uint16_t queue)
+{
+    RxRing& r = rx_[queue];
+    RxProdData p{r.bd_prod, r.cqe_cons};
+    uint32_t raw;
+    std::memcpy(&raw, &p, sizeof(raw));
+    std::atomic_thread_fence(std::memory_order_release);
+    *reinterpret_cast<volatile uint32_t*>(fn_.gtt_memory() + iro::rx_prod(pf_, queue)) = raw;
+}
+
+void FakeDriver::rx_post(uint16_t queue, uint16_t posted)
+{
+    RxRing& r = rx_[queue];
+    for (uint16_t i = 0; i < posted; i++, r.bd_prod++) {
+        uint16_t slot = r.bd_prod & (r.size - 1);
+        r.bds.at<RxBd>()[slot].addr = make_regpair(r.buffers.iova + uint64_t{slot} * r.bd_max);
+    }
+    publish_rx(queue);
+}
+
+std::vector<FakeDriver::RxFrame> FakeDriver::rx_poll(uint16_t queue)
+{
+    RxRing& r = rx_[queue];
+    std::vector<RxFrame> frames;
+    uint16_t prod = *reinterpret_cast<const volatile uint16_t*>(&sb(r.sb).pi_array[L2_PI_RX]);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    while (r.cqe_cons != prod) {
+        RxFrame f;
+        std::memcpy(&f.cqe, r.cqes.va + (r.cqe_cons & (r.size - 1)) * sizeof(RxCqe), sizeof(RxCqe));
+        for (uint32_t i = 0, left = f.cqe.pkt_len; i < f.cqe.bd_num; i++) {
+            uint16_t slot = (r.bd_cons + i) & (r.size - 1);
+            uint32_t chunk = std::min<uint32_t>(left, r.bd_max);
+            const uint8_t* buf = r.buffers.va + std::size_t{slot} * r.bd_max;
+            f.data.insert(f.data.end(), buf, buf + chunk);
+            left -= chunk;
+        }
+        r.bd_cons = static_cast<uint16_t>(r.bd_cons + f.cqe.bd_num);
+        r.cqe_cons++;
+        frames.push_back(std::move(f));
+    }
+    if (!frames.empty()) {
+        uint16_t consumed = 0;
+        for (const RxFrame& f : frames)
+            consumed = static_cast<uint16_t>(consumed + f.cqe.bd_num);
+        rx_post(queue, consumed);
+    }
+    return frames;
+}
+
+std::vector<FakeDriver::RxFrame> FakeDriver::rx_wait(uint16_t queue, std::size_t count, std::chrono::milliseconds timeout)
+{
+    std::vector<RxFrame> all;
+    wait_until(
+        [&] {
+            for (RxFrame& f : rx_poll(queue))
+                all.push_back(std::move(f));
+            return all.size() >= count;
+        },
+        timeout);
+    return all;
+}
+
+FwReturn FakeDriver::tx_queue_start(uint16_t queue, uint8_t vport, uint16_t sb, uint16_t ring)
+{
+    TxRing& t = tx_[queue];
+    t = TxRing{};
+    t.bds = alloc(ring * sizeof(TxBd));
+    t.buffers = alloc(std::size_t{ring} * 2048 + 65536 * 2);
+    t.size = ring;
+    t.sb = sb;
+    t.cid = cid_tx_queue(queue);
+    setup_sb(sb, msix_vector_of_sb(sb));
+    TxQueueStartRamrodData d{};
+    d.vport_id = vport;
+    d.sb_pi = L2_PI_TX;
+    d.queue_id = queue;
+    d.sb_id = sb;
+    d.bd_ring_size = ring;
+    d.bd_base = make_regpair(t.bds.iova);
+    d.cid = t.cid;
+    return eth(EthCmd::tx_queue_start, &d, sizeof(d));
+}
+
+void FakeDriver::send_bds(uint16_t queue, const std::vector<TxBd>& bds)
+{
+    TxRing& t = tx_[queue];
+    for (const TxBd& bd : bds) {
+        t.bds.at<TxBd>()[t.prod & (t.size - 1)] = bd;
+        t.prod++;
+    }
+    DoorbellData db{t.prod, 0, 0};
+    uint32_t raw;
+    std::memcpy(&raw, &db, sizeof(raw));
+    std::atomic_thread_fence(std::memory_order_release);
+    *reinterpret_cast<volatile uint32_t*>(fn_.doorbell_memory() + db_offset(t.cid)) = raw;
+}
+
+void FakeDriver::send(uint16_t queue, const std::vector<uint8_t>& frame, const TxOptions& o)
+{
+    TxRing& t = tx_[queue];
+    /* Each packet's data goes to a fresh area of the queue's buffer space. */
+    static thread_local std::size_t cursor = 0;
+    if (cursor + frame.size() > t.buffers.len)
+        cursor = 0;
+    std::memcpy(t.buffers.va + cursor, frame.data(), frame.size());
+    std::vector<TxBd> bds;
+    std::size_t per_bd = (frame.size() + o.nbds - 1) / o.nbds;
+    for (std::size_t off = 0; off < frame.size(); off += per_bd) {
+        TxBd bd{};
+        bd.addr = make_regpair(o.addr_override ? o.addr_override : t.buffers.iova + cursor + off);
+        bd.nbytes = static_cast<uint16_t>(std::min(per_bd, frame.size() - off));
+        bds.push_back(bd);
+    }
+    bds[0].flags = txbd::START | o.flags;
+    bds[0].nbds = static_cast<uint8_t>(bds.size());
+    bds[0].vlan = o.vlan;
+    bds[0].mss = o.mss;
+    cursor += (frame.size() + 63) & ~std::size_t{63};
+    send_bds(queue, bds);
+}
+
+bool FakeDriver::wait_tx_done(uint16_t queue)
+{
+    TxRing& t = tx_[queue];
+    const volatile uint16_t* cons = &sb(t.sb).pi_array[L2_PI_TX];
+    return wait_until([&] { return *cons == t.prod; }, std::chrono::milliseconds(500));
+}
+
+uint64_t FakeDriver::stat64(uint32_t offset)
+{
+    /* high, low, high again until the high half is stable (hsi.md). */
+    uint32_t hi, lo;
+    do {
+        hi = rd(reg::STORM_RAM_BASE + offset + 4);
+        lo = rd(reg::STORM_RAM_BASE + offset);
+    } while (hi != rd(reg::STORM_RAM_BASE + offset + 4));
+    return uint64_t{hi} << 32 | lo;
+}
+
+VportStats FakeDriver::vport_stats(uint32_t vport)
+{
+    VportStats s;
+    auto* words = reinterpret_cast<uint64_t*>(&s);
+    for (uint32_t i = 0; i < sizeof(s) / 8; i++)
+        words[i] = stat64(iro::vport_stats(pf_, vport) + i * 8);
+    return s;
+}
+
+QueueStats FakeDriver::rx_queue_stats(uint32_t queue)
+{
+    QueueStats s;
+    auto* words = reinterpret_cast<uint64_t*>(&s);
+    for (uint32_t i = 0; i < sizeof(s) / 8; i++)
+        words[i] = stat64(iro::rx_queue_stats(pf_, queue) + i * 8);
+    return s;
+}
+
+FwReturn FakeDriver::filter(FilterOpcode op, FilterType type, uint8_t vport, const uint8_t* mac, uint16_t vlan,
+                            uint8_t dst_vport)
+{
+    FiltersUpdateRamrodData d{};
+    d.vport_id = vport;
+    d.opcode = static_cast<uint8_t>(op);
+    d.type = static_cast<uint8_t>(type);
+    d.dst_vport_id = dst_vport;
+    if (mac != nullptr)
+        std::memcpy(d.mac, mac, 6);
+    d.vlan = vlan;
+    return eth(EthCmd::filters_update, &d, sizeof(d));
+}
+
+} // namespace cna::fw::test

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * A tiny driver for the adapter unit tests: register access through a PTT,
+ * host memory mapped into the function's IOMMU, the MFW mailbox, an init
+ * tool for the firmware image, the SPQ/EQ and minimal L2 rings. It only
+ * uses the four PCI-function resources, as the real driver does.
+ */
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "cna_fw/adapter.h"
+#include "hsi_eth.h"
+#include "hsi_init_image.h"
+#include "hsi_mfw.h"
+#include "hsi_spq.h"
+
+namespace cna::fw::test {
+
+/* Polls cond for up to timeout; true as soon as it holds. */
+bool wait_until(const std::function<bool()>& cond, std::chrono::milliseconds timeout = std::chrono::seconds(2));
+
+/* Host DMA memory: page-aligned, mapped at an IOVA distinct from its VA. */
+struct HostMem {
+    uint64_t iova = 0;
+    uint8_t* va = nullptr;
+    std::size_t len = 0;
+    template <typename T> T* at(std::size_t offset = 0) const { return reinterpret_cast<T*>(va + offset); }
+};
+
+class FakeDriver {
+public:
+    FakeDriver(Adapter& adapter, uint32_t pf);
+    ~FakeDriver();
+
+    DeviceFunction& fn() { return fn_; }
+    uint32_t pf() const { return pf_; }
+
+    /* GRC access through PTT 0. */
+    uint32_t rd(uint32_t addr);
+    void wr(uint32_t addr, uint32_t value);
+    void open_ptt_access() { wr(hsi::reg::PGLUE_PTT_ACCESS_ENABLE, 1); }
+
+    HostMem alloc(std::size_t len, bool map = true);
+
+    /* MFW mailbox; 0 when unanswered within the timeout. */
+    uint32_t mcp_cmd(uint32_t command, uint32_t param = 0, uint32_t* fw_param = nullptr,
+                     std::chrono::milliseconds timeout = std::chrono::seconds(2));
+    void write_union(const void* data, std::size_t len);
+
+    /* Runs one phase of an image; false if an op failed. */
+    bool run_phase(const uint8_t* image, std::size_t len, hsi::init::Phase phase, uint32_t modes);
+    /* LOAD_REQ, the phases it asks for, LOAD_DONE; the load response. */
+    uint32_t load(uint32_t modes = 0);
+    /* Slowpath SB, attentions, PF_START. */
+    hsi::FwReturn start_pf();
+
+    /* Posts a ramrod (data copied into the SPQ entry's data area); waits for
+     * its EQE when wait is set. */
+    hsi::EventRingElement ramrod(hsi::ProtocolId protocol, uint8_t cmd, const void* data, std::size_t len,
+                                 bool wait = true, uint64_t data_iova_override = 0);
+    hsi::FwReturn eth(hsi::eth::EthCmd cmd, const void* data, std::size_t len)
+    {
+        return static_cast<hsi::FwReturn>(ramrod(hsi::ProtocolId::eth, static_cast<uint8_t>(cmd), data, len).fw_return_code);
+    }
+    bool eqe_timed_out() const { return eqe_timed_out_; }
+
+    /* Status blocks. */
+    void setup_sb(uint32_t sb, uint32_t vector);
+    const hsi::StatusBlock& sb(uint32_t sb) const;
+    uint32_t attn_status() { return rd(hsi::reg::ATTN_STATUS); }
+
+    /* L2 helpers. */
+    hsi::FwReturn vport_start(uint8_t vport, uint16_t mtu = 1500, uint8_t max_bds = 1, bool strip = false);
+    hsi::FwReturn vport_activate(uint8_t vport, uint16_t accept);
+    hsi::FwReturn rx_queue_start(uint16_t queue, uint8_t vport, uint16_t sb, uint16_t bd_max_bytes = 2048,
+                                 uint16_t ring = 64);
+    hsi::FwReturn tx_queue_start(uint16_t queue, uint8_t vport, uint16_t sb, uint16_t ring = 64);
+    hsi::FwReturn filter(hsi::eth::FilterOpcode op, hsi::eth::FilterType type, uint8_t vport, const uint8_t* mac,
+                         uint16_t vlan = 0, uint8_t dst_vport = 0);
+    /* Posts `posted` Rx buffers on the queue. */
+    void rx_post(uint16_t queue, uint16_t posted);
+
+    struct TxOptions {
+        uint8_t flags = 0;      /* txbd:: besides START */
+        uint16_t vlan = 0;
+        uint16_t mss = 0;
+        uint32_t nbds = 1;      /* split the frame over this many BDs */
+        uint64_t addr_override = 0;
+    };
+    /* Queues one packet and rings the doorbell. */
+    void send(uint16_t queue, const std::vector<uint8_t>& frame, const TxOptions& options);
+    void send(uint16_t queue, const std::vector<uint8_t>& frame) { send(queue, frame, TxOptions{}); }
+    /* Writes raw BDs and rings the doorbell. */
+    void send_bds(uint16_t queue, const std::vector<hsi::eth::TxBd>& bds);
+    bool wait_tx_done(uint16_t queue);
+
+    struct RxFrame {
+        hsi::eth::RxCqe cqe;
+        std::vector<uint8_t> data;
+    };
+    /* Completed frames since the last call (buffers are re-posted). */
+    std::vector<RxFrame> rx_poll(uint16_t queue);
+    std::vector<RxFrame> rx_wait(uint16_t queue, std::size_t count,
+                                 std::chrono::milliseconds timeout = std::chrono::milliseconds(500));
+
+    hsi::eth::VportStats vport_stats(uint32_t vport);
+    hsi::eth::QueueStats rx_queue_stats(uint32_t queue);
+    uint64_t stat64(uint32_t storm_ram_offset);
+
+    static constexpr uint32_t SPQ_SIZE = 64;
+    static constexpr uint32_t EQ_SIZE = 64;
+    static constexpr uint32_t SB_MEM_SIZE = 4096;
+
+private:
+    struct RxRing {
+        HostMem bds, cqes, buffers;
+        uint16_t size = 0, bd_max = 0, bd_prod = 0, bd_cons = 0, cqe_cons = 0;
+        uint16_t sb = 0;
+    };
+    struct TxRing {
+        HostMem bds, buffers;
+        uint16_t size = 0, prod = 0, sb = 0;
+        uint32_t cid = 0;
+    };
+    void publish_rx(uint16_t queue);
+
+    Adapter& adapter_;
+    DeviceFunction& fn_;
+    uint32_t pf_;
+    uint32_t ptt_base_ = UINT32_MAX;
+    uint32_t mb_seq_ = 0;
+    uint64_t next_iova_;
+    std::vector<HostMem> allocations_;
+    HostMem spq_, spq_data_, eq_, ilt_, sbs_;
+    uint16_t spq_prod_ = 0, eq_cons_ = 0, echo_ = 0;
+    bool eqe_timed_out_ = false;
+    std::vector<RxRing> rx_;
+    std::vector<TxRing> tx_;
+};
+
+/* Frame builders. */
+std::vector<uint8_t> eth_frame(const uint8_t* dst, const uint8_t* src, uint16_t ethertype, std::size_t payload_len);
+std::vector<uint8_t> udp4_frame(const uint8_t* dst, const uint8_t* src, uint32_t sip, uint32_t dip, uint16_t sport,
+                                uint16_t dport, std::size_t payload_len, bool checksums = true);
+std::vector<uint8_t> tcp4_frame(const uint8_t* dst, const uint8_t* src, uint32_t sip, uint32_t dip, uint16_t sport,
+                                uint16_t dport, std::size_t payload_len, uint8_t tcp_flags = 0x18);
+std::vector<uint8_t> tcp6_frame(const uint8_t* dst, const uint8_t* src, uint16_t sport, uint16_t dport,
+                                std::size_t payload_len);
+std::vector<uint8_t> with_vlan(const std::vector<uint8_t>& frame, uint16_t tci);
+/* Independent reference checksum (RFC 1071, bytewise). */
+uint16_t ref_checksum(const uint8_t* data, std::size_t len, uint32_t initial = 0);
+bool ipv4_header_valid(const std::vector<uint8_t>& frame, std::size_t l3_off = 14);
+bool l4_valid(const std::vector<uint8_t>& frame, std::size_t l3_off = 14);
+
+inline constexpr uint8_t BCAST[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+inline constexpr uint8_t PEER_MAC[6] = {0x02, 0x11, 0x22, 0x33, 0x44, 0x55};
+
+} // namespace cna::fw::test

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The IOMMU translation table.
+ */
+#include <gtest/gtest.h>
+
+#include <cerrno>
+
+#include "pci/iommu.h"
+
+namespace cna::fw {
+namespace {
+
+TEST(Iommu, TranslatesInsideMappingsOnly)
+{
+    Iommu iommu;
+    std::vector<uint8_t> a(8192), b(4096);
+    ASSERT_EQ(iommu.map(0x10000, a.data(), a.size()), 0);
+    ASSERT_EQ(iommu.map(0x40000, b.data(), b.size()), 0);
+    EXPECT_EQ(iommu.translate(0x10000, 16), a.data());
+    EXPECT_EQ(iommu.translate(0x11ff0, 16), a.data() + 0x1ff0);
+    EXPECT_EQ(iommu.translate(0x40010, 8), b.data() + 0x10);
+    EXPECT_EQ(iommu.translate(0x11ff8, 16), nullptr) << "crosses the end of a mapping";
+    EXPECT_EQ(iommu.translate(0x0fff0, 4), nullptr);
+    EXPECT_EQ(iommu.translate(0x30000, 4), nullptr);
+}
+
+TEST(Iommu, RejectsOverlapsAndInvalidRanges)
+{
+    Iommu iommu;
+    std::vector<uint8_t> a(8192);
+    ASSERT_EQ(iommu.map(0x10000, a.data(), 0x2000), 0);
+    EXPECT_EQ(iommu.map(0x11000, a.data(), 0x2000), -EEXIST);
+    EXPECT_EQ(iommu.map(0x0f000, a.data(), 0x2000), -EEXIST);
+    EXPECT_EQ(iommu.map(0x20000, a.data(), 0), -EINVAL);
+    EXPECT_EQ(iommu.map(0x20000, nullptr, 16), -EINVAL);
+    EXPECT_EQ(iommu.map(~0ull - 4, a.data(), 16), -EINVAL);
+    EXPECT_EQ(iommu.map(0x12000, a.data(), 0x1000), 0) << "adjacent is fine";
+}
+
+TEST(Iommu, UnmapInvalidatesTheCache)
+{
+    Iommu iommu;
+    std::vector<uint8_t> a(4096), b(4096);
+    ASSERT_EQ(iommu.map(0x10000, a.data(), a.size()), 0);
+    EXPECT_EQ(iommu.translate(0x10000, 4), a.data()); /* now cached */
+    EXPECT_EQ(iommu.unmap(0x10000, a.size()), 0);
+    EXPECT_EQ(iommu.translate(0x10000, 4), nullptr);
+    EXPECT_EQ(iommu.unmap(0x10000, a.size()), -ENOENT);
+    ASSERT_EQ(iommu.map(0x10000, b.data(), b.size()), 0);
+    EXPECT_EQ(iommu.translate(0x10000, 4), b.data());
+}
+
+TEST(Iommu, ManyRangesStayFindable)
+{
+    Iommu iommu;
+    std::vector<std::vector<uint8_t>> bufs(64, std::vector<uint8_t>(256));
+    for (size_t i = 0; i < bufs.size(); i++)
+        ASSERT_EQ(iommu.map(0x100000 * (bufs.size() - i), bufs[i].data(), 256), 0);
+    for (size_t round = 0; round < 2; round++)
+        for (size_t i = 0; i < bufs.size(); i++)
+            EXPECT_EQ(iommu.translate(0x100000 * (bufs.size() - i) + 8, 8), bufs[i].data() + 8);
+}
+
+} // namespace
+} // namespace cna::fw

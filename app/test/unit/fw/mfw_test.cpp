@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * MFW: SHMEM at power-on, the mailbox and the load bookkeeping.
+ */
+#include <gtest/gtest.h>
+
+#include "fake_driver.h"
+
+namespace cna::fw::test {
+namespace {
+
+using namespace hsi;
+using namespace hsi::mfw;
+
+std::unique_ptr<Adapter> make(uint32_t ports, uint32_t pfs_per_port, uint32_t faults = 0)
+{
+    AdapterConfig config;
+    config.name = "mfw";
+    config.ports = ports;
+    config.pfs_per_port = pfs_per_port;
+    config.faults = faults;
+    return Adapter::create(config, nullptr);
+}
+
+TEST(Mfw, FillsShmemAtPowerOn)
+{
+    auto adapter = make(2, 2);
+    FakeDriver drv(*adapter, 3);
+    EXPECT_EQ(drv.rd(reg::MCP_PUBLIC_ADDR), reg::MCP_SHMEM_BASE);
+    EXPECT_EQ(drv.rd(shmem_addr(offsetof(Shmem, magic))), SHMEM_MAGIC);
+    EXPECT_EQ(drv.rd(shmem_addr(offsetof(Shmem, num_ports))), 2u);
+    EXPECT_EQ(drv.rd(shmem_addr(offsetof(Shmem, num_pfs))), 4u);
+    EXPECT_NE(drv.rd(shmem_addr(offsetof(Shmem, mfw_version))), 0u);
+    uint32_t port1 = port_addr(1);
+    EXPECT_EQ(drv.rd(port1 + offsetof(PublicPort, link_status)), 0u);
+    uint32_t caps = drv.rd(port1 + offsetof(PublicPort, speed_capabilities));
+    for (LinkSpeed s : {LinkSpeed::s10g, LinkSpeed::s25g, LinkSpeed::s40g, LinkSpeed::s50g, LinkSpeed::s100g})
+        EXPECT_TRUE(caps & speed_cap(s));
+    uint32_t f3 = func_addr(3);
+    /* base 02:00:c0:a0:00:00 + 3 */
+    EXPECT_EQ(drv.rd(f3 + offsetof(PublicFunc, mac_upper)), 0x0200u);
+    EXPECT_EQ(drv.rd(f3 + offsetof(PublicFunc, mac_lower)), 0xc0a00003u);
+    EXPECT_EQ(drv.rd(f3 + offsetof(PublicFunc, port_id)), 1u);
+    EXPECT_EQ(drv.rd(f3 + offsetof(PublicFunc, mtu)), 1500u);
+    EXPECT_GT(drv.rd(f3 + offsetof(PublicFunc, num_rx_queues)), 0u);
+    EXPECT_GT(drv.rd(f3 + offsetof(PublicFunc, num_mac_filters)), 0u);
+    EXPECT_EQ(drv.rd(f3 + offsetof(PublicFunc, num_vports)), MAX_VPORTS_PER_PF);
+}
+
+TEST(Mfw, LoadRequestsFollowEnginePortFunction)
+{
+    auto adapter = make(2, 2); /* PF0, PF2 on port 0; PF1, PF3 on port 1 */
+    FakeDriver pf0(*adapter, 0), pf1(*adapter, 1), pf2(*adapter, 2), pf3(*adapter, 3);
+    EXPECT_EQ(pf0.mcp_cmd(DRV_MSG_CODE_LOAD_REQ, HSI_VERSION_MAJOR), FW_MSG_CODE_DRV_LOAD_ENGINE);
+    EXPECT_EQ(pf2.mcp_cmd(DRV_MSG_CODE_LOAD_REQ, HSI_VERSION_MAJOR), FW_MSG_CODE_DRV_LOAD_FUNCTION);
+    EXPECT_EQ(pf1.mcp_cmd(DRV_MSG_CODE_LOAD_REQ, HSI_VERSION_MAJOR), FW_MSG_CODE_DRV_LOAD_PORT);
+    EXPECT_EQ(pf3.mcp_cmd(DRV_MSG_CODE_LOAD_REQ, HSI_VERSION_MAJOR), FW_MSG_CODE_DRV_LOAD_FUNCTION);
+    for (FakeDriver* d : {&pf0, &pf1, &pf2, &pf3})
+        EXPECT_EQ(d->mcp_cmd(DRV_MSG_CODE_LOAD_DONE), FW_MSG_CODE_DRV_LOAD_DONE);
+
+    EXPECT_EQ(pf0.mcp_cmd(DRV_MSG_CODE_UNLOAD_REQ), FW_MSG_CODE_DRV_UNLOAD_FUNCTION);
+    EXPECT_EQ(pf0.mcp_cmd(DRV_MSG_CODE_UNLOAD_DONE), FW_MSG_CODE_DRV_UNLOAD_DONE);
+    EXPECT_EQ(pf2.mcp_cmd(DRV_MSG_CODE_UNLOAD_REQ), FW_MSG_CODE_DRV_UNLOAD_PORT);
+    EXPECT_EQ(pf2.mcp_cmd(DRV_MSG_CODE_UNLOAD_DONE), FW_MSG_CODE_DRV_UNLOAD_DONE);
+    EXPECT_EQ(pf1.mcp_cmd(DRV_MSG_CODE_UNLOAD_REQ), FW_MSG_CODE_DRV_UNLOAD_FUNCTION);
+    EXPECT_EQ(pf1.mcp_cmd(DRV_MSG_CODE_UNLOAD_DONE), FW_MSG_CODE_DRV_UNLOAD_DONE);
+    EXPECT_EQ(pf3.mcp_cmd(DRV_MSG_CODE_UNLOAD_REQ), FW_MSG_CODE_DRV_UNLOAD_ENGINE);
+    EXPECT_EQ(pf3.mcp_cmd(DRV_MSG_CODE_UNLOAD_DONE), FW_MSG_CODE_DRV_UNLOAD_DONE);
+
+    /* Everything unloaded: the next load owns the engine again. */
+    EXPECT_EQ(pf2.mcp_cmd(DRV_MSG_CODE_LOAD_REQ, HSI_VERSION_MAJOR), FW_MSG_CODE_DRV_LOAD_ENGINE);
+}
+
+TEST(Mfw, RefusesMismatchedOrRepeatedLoads)
+{
+    auto adapter = make(1, 2);
+    FakeDriver pf0(*adapter, 0), pf1(*adapter, 1);
+    uint32_t param = 0;
+    EXPECT_EQ(pf0.mcp_cmd(DRV_MSG_CODE_LOAD_REQ, HSI_VERSION_MAJOR + 1, &param), FW_MSG_CODE_DRV_LOAD_REFUSED);
+    EXPECT_EQ(param, static_cast<uint32_t>(LoadRefusal::hsi_mismatch));
+    EXPECT_EQ(pf0.mcp_cmd(DRV_MSG_CODE_LOAD_DONE), FW_MSG_CODE_INVALID_SEQUENCE) << "no granted LOAD_REQ";
+    EXPECT_EQ(pf0.mcp_cmd(DRV_MSG_CODE_LOAD_REQ, HSI_VERSION_MAJOR), FW_MSG_CODE_DRV_LOAD_ENGINE);
+    EXPECT_EQ(pf0.mcp_cmd(DRV_MSG_CODE_LOAD_DONE), FW_MSG_CODE_DRV_LOAD_DONE);
+    EXPECT_EQ(pf0.mcp_cmd(DRV_MSG_CODE_LOAD_REQ, HSI_VERSION_MAJOR, &param), FW_MSG_CODE_DRV_LOAD_REFUSED);
+    EXPECT_EQ(param, static_cast<uint32_t>(LoadRefusal::already_loaded));
+    EXPECT_EQ(pf0.mcp_cmd(DRV_MSG_CODE_LOAD_DONE), FW_MSG_CODE_INVALID_SEQUENCE);
+    EXPECT_EQ(pf1.mcp_cmd(DRV_MSG_CODE_LOAD_REQ, HSI_VERSION_MAJOR), FW_MSG_CODE_DRV_LOAD_FUNCTION);
+    EXPECT_EQ(pf1.mcp_cmd(0x7f000000), FW_MSG_CODE_UNSUPPORTED);
+    EXPECT_EQ(pf1.mcp_cmd(DRV_MSG_CODE_GET_LINK), FW_MSG_CODE_LINK_DONE);
+}
+
+TEST(Mfw, AnswersAsynchronouslyWithTheDriversSequence)
+{
+    auto adapter = make(1, 1);
+    FakeDriver drv(*adapter, 0);
+    uint32_t mb = drv_mb_addr(0);
+    drv.wr(mb + offsetof(DrvMailbox, drv_mb_header), DRV_MSG_CODE_GET_LINK | 0x1234);
+    ASSERT_TRUE(wait_until([&] { return drv.rd(mb + offsetof(DrvMailbox, fw_mb_header)) != 0; }));
+    EXPECT_EQ(drv.rd(mb + offsetof(DrvMailbox, fw_mb_header)), FW_MSG_CODE_LINK_DONE | 0x1234);
+}
+
+TEST(Mfw, SilentMfwNeverAnswers)
+{
+    auto adapter = make(1, 1, static_cast<uint32_t>(Fault::mfw_silent));
+    FakeDriver drv(*adapter, 0);
+    EXPECT_EQ(drv.mcp_cmd(DRV_MSG_CODE_LOAD_REQ, HSI_VERSION_MAJOR, nullptr, std::chrono::milliseconds(50)), 0u);
+    adapter->control().inject(Fault::mfw_silent, false);
+    EXPECT_EQ(drv.mcp_cmd(DRV_MSG_CODE_LOAD_REQ, HSI_VERSION_MAJOR), FW_MSG_CODE_DRV_LOAD_ENGINE)
+        << "the dropped command left no state behind";
+    adapter->control().inject(Fault::mfw_silent, true);
+    EXPECT_EQ(drv.mcp_cmd(DRV_MSG_CODE_LOAD_DONE, 0, nullptr, std::chrono::milliseconds(50)), 0u);
+}
+
+} // namespace
+} // namespace cna::fw::test

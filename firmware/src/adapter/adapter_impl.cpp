@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "adapter/adapter_impl.h"
+
+#include "util/log.h"
+
+namespace cna::fw {
+
+AdapterImpl::AdapterImpl(const AdapterConfig& config)
+    : config_(config), nig_(config.ports, config.wire, *this), mfw_(config_, grant_, nig_, *this),
+      grc_(slowpath_, mfw_, nig_, storms_, ram_, pf_storms_), pfs_on_port_(config.ports)
+{
+    uint32_t pfs = config.ports * config.pfs_per_port;
+    for (uint32_t pf = 0; pf < pfs; pf++) {
+        functions_.push_back(
+            std::make_unique<FunctionHw>(pf, mfw_.port_of(pf), grant_.num_sbs + 1, grc_, ram_.gtt()));
+        pf_storms_.push_back(std::make_unique<PfStorm>(*functions_.back(), ram_, storms_, grant_));
+        pfs_on_port_[mfw_.port_of(pf)].push_back(pf_storms_.back().get());
+    }
+    storms_.set_assert_fault(config.faults & static_cast<uint32_t>(Fault::fw_assert));
+    storms_.set_lose_ramrod(config.faults & static_cast<uint32_t>(Fault::lose_ramrod));
+    engine_ = std::make_unique<Engine>(config.name, static_cast<Pollable&>(*this));
+    log(LogLevel::info, "%s: powered on, %u port(s), %u PF(s), %s wire", config.name.c_str(), config.ports, pfs,
+        config.wire == WireKind::loopback ? "loopback" : "cable");
+}
+
+AdapterImpl::~AdapterImpl()
+{
+    engine_.reset();
+}
+
+bool AdapterImpl::powered_on() const
+{
+    if (!ram_.valid())
+        return false;
+    for (const auto& fn : functions_)
+        if (!fn->valid())
+            return false;
+    return true;
+}
+
+bool AdapterImpl::slowpath_pending() const
+{
+    if (storms_.assert_event_pending() || mfw_.mailbox_pending())
+        return true;
+    for (const auto& pf : pf_storms_)
+        if (pf->spq_pending())
+            return true;
+    return false;
+}
+
+bool AdapterImpl::poll()
+{
+    bool work = slowpath_pending();
+    if (work || mfw_.link_pending()) {
+        std::lock_guard lock(slowpath_);
+        run_slowpath();
+    }
+    if (storms_.running()) {
+        for (const auto& pf : pf_storms_)
+            if (pf->started() && tx_->poll(*pf, nig_.port(pf->hw().port_id())) != 0)
+                work = true;
+    }
+    /* Status blocks are written once per pass, whatever changed them. */
+    for (const auto& fn : functions_)
+        if (fn->cau().dirty())
+            fn->cau().flush(fn->igu());
+    return work;
+}
+
+void AdapterImpl::run_slowpath()
+{
+    if (storms_.take_assert_event())
+        for (const auto& pf : pf_storms_)
+            pf->raise_fw_assert(fw_assert::INJECTED);
+    mfw_.poll(Link::Clock::now());
+    for (const auto& pf : pf_storms_)
+        pf->poll_spq();
+}
+
+void AdapterImpl::receive(Port& port, const uint8_t* frame, uint32_t len)
+{
+    if (storms_.running())
+        rx_->receive(pfs_on_port_[port.id()], frame, len);
+}
+
+void AdapterImpl::mfw_event(uint32_t pf)
+{
+    functions_[pf]->attention().raise(hsi::attn::MFW_EVENT);
+}
+
+void AdapterImpl::function_unloaded(uint32_t pf)
+{
+    pf_storms_[pf]->reset();
+    functions_[pf]->pglue().reset();
+}
+
+void AdapterImpl::set_carrier(uint32_t port, bool present)
+{
+    if (port >= nig_.port_count())
+        return;
+    nig_.port(port).carrier.store(present);
+    mfw_.carrier_changed();
+}
+
+void AdapterImpl::inject(Fault fault, bool on)
+{
+    std::lock_guard lock(slowpath_);
+    switch (fault) {
+    case Fault::mfw_silent: mfw_.set_silent(on); break;
+    case Fault::fw_assert: storms_.set_assert_fault(on); break;
+    case Fault::lose_ramrod: storms_.set_lose_ramrod(on); break;
+    case Fault::none: break;
+    }
+}
+
+std::unique_ptr<Adapter> Adapter::create(const AdapterConfig& config, std::string* error)
+{
+    auto fail = [&](const char* why) {
+        if (error != nullptr)
+            *error = why;
+        return nullptr;
+    };
+    if (config.ports != 1 && config.ports != 2 && config.ports != 4)
+        return fail("ports must be 1, 2 or 4");
+    if (config.pfs_per_port == 0 || config.ports * config.pfs_per_port > hsi::MAX_PFS)
+        return fail("pfs_per_port must be at least 1 and ports * pfs_per_port at most MAX_PFS");
+    if (config.wire == WireKind::cable && config.ports < 2)
+        return fail("a cable needs two ports (port 2k <-> port 2k+1)");
+    auto adapter = std::make_unique<AdapterImpl>(config);
+    if (!adapter->powered_on())
+        return fail("out of memory or eventfds");
+    return adapter;
+}
+
+} // namespace cna::fw

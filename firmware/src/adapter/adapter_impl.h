@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The adapter: the chip-wide blocks (storm RAM and control, NIG and ports,
+ * MFW), one FunctionHw and one PfStorm per PF, and the engine thread that
+ * polls them. It is also the glue between the blocks: frames the wire
+ * delivers go to the storms' Rx, MFW events become attentions.
+ */
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "cna_fw/adapter.h"
+#include "engine/engine.h"
+#include "l2/rx.h"
+#include "l2/tx.h"
+#include "mfw/mfw.h"
+#include "mfw/resources.h"
+#include "pci/function.h"
+#include "pci/grc.h"
+#include "storm/pf_storm.h"
+#include "storm/storm_ram.h"
+#include "storm/storms.h"
+#include "wire/nig.h"
+
+namespace cna::fw {
+
+class AdapterImpl final : public Adapter,
+                          public AdapterControl,
+                          private Pollable,
+                          private FrameReceiver,
+                          private MfwEvents {
+public:
+    explicit AdapterImpl(const AdapterConfig& config);
+    ~AdapterImpl() override;
+
+    /* Whether power-on obtained every OS resource (memory, eventfds). */
+    bool powered_on() const;
+
+    /* Adapter */
+    const AdapterConfig& config() const override { return config_; }
+    uint32_t num_functions() const override { return static_cast<uint32_t>(functions_.size()); }
+    DeviceFunction& function(uint32_t pf) override { return *functions_.at(pf); }
+    AdapterControl& control() override { return *this; }
+    int set_engine_affinity(int cpu) override { return engine_->set_affinity(cpu); }
+
+    /* AdapterControl */
+    void set_carrier(uint32_t port, bool present) override;
+    void inject(Fault fault, bool on) override;
+    PortCounters port_counters(uint32_t port) const override { return nig_.port(port).counters(); }
+    uint64_t dma_faults(uint32_t pf) const override { return functions_.at(pf)->pglue().dma_fault_count(); }
+
+private:
+    /* Pollable: one engine pass. */
+    bool poll() override;
+    bool slowpath_pending() const;
+    void run_slowpath();
+    /* FrameReceiver */
+    void receive(Port& port, const uint8_t* frame, uint32_t len) override;
+    /* MfwEvents */
+    void mfw_event(uint32_t pf) override;
+    void function_unloaded(uint32_t pf) override;
+
+    const AdapterConfig config_;
+    const Grant grant_{};
+    std::mutex slowpath_;
+    StormRam ram_;
+    Storms storms_{ram_};
+    Nig nig_;
+    Mfw mfw_;
+    std::vector<std::unique_ptr<PfStorm>> pf_storms_;
+    Grc grc_;
+    std::vector<std::unique_ptr<FunctionHw>> functions_;
+    std::vector<std::vector<PfStorm*>> pfs_on_port_;
+    std::unique_ptr<TxEngine> tx_ = std::make_unique<TxEngine>();
+    std::unique_ptr<RxEngine> rx_ = std::make_unique<RxEngine>();
+    /* Last: the engine starts polling as soon as it exists. */
+    std::unique_ptr<Engine> engine_;
+};
+
+} // namespace cna::fw

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "engine/backoff.h"
+
+#include <algorithm>
+#include <thread>
+
+namespace cna::fw {
+
+void Backoff::idle()
+{
+    if (++idle_passes_ <= SPIN_PASSES) {
+        __builtin_ia32_pause();
+        return;
+    }
+    uint32_t doublings = std::min<uint32_t>(idle_passes_ - SPIN_PASSES, 16);
+    auto sleep = std::min<std::chrono::microseconds>(FIRST_SLEEP * (1u << doublings), MAX_SLEEP);
+    std::this_thread::sleep_for(sleep);
+}
+
+} // namespace cna::fw

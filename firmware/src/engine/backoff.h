@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Adaptive idle back-off of the engine thread: after a pass that found no
+ * work it spins a little (a doorbell is most likely right behind), then
+ * sleeps for doubling periods up to about a millisecond, so an idle adapter
+ * costs nearly nothing and a busy one never sleeps.
+ */
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+namespace cna::fw {
+
+class Backoff {
+public:
+    void work() { idle_passes_ = 0; }
+    void idle();
+
+private:
+    static constexpr uint32_t SPIN_PASSES = 256;
+    static constexpr std::chrono::microseconds FIRST_SLEEP{8};
+    static constexpr std::chrono::microseconds MAX_SLEEP{1000};
+    uint32_t idle_passes_ = 0;
+};
+
+} // namespace cna::fw

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The engine: the one thread that animates an adapter. Each pass polls
+ * everything that can have work (the Pollable decides what: doorbells,
+ * mailboxes, timers) and backs off while there is none.
+ */
+#pragma once
+
+#include <atomic>
+#include <string>
+#include <thread>
+
+#include "engine/backoff.h"
+
+namespace cna::fw {
+
+class Pollable {
+public:
+    /* One pass; true if anything was done. */
+    virtual bool poll() = 0;
+
+protected:
+    ~Pollable() = default;
+};
+
+class Engine {
+public:
+    Engine(std::string name, Pollable& target);
+    ~Engine();
+    Engine(const Engine&) = delete;
+    Engine& operator=(const Engine&) = delete;
+
+    /* Pins the thread to a CPU (-1: any CPU). 0 or -errno. */
+    int set_affinity(int cpu);
+
+private:
+    void run();
+
+    std::string name_;
+    Pollable& target_;
+    std::atomic<bool> stop_{false};
+    std::thread thread_;
+};
+
+} // namespace cna::fw

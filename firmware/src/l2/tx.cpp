@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "l2/tx.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+#include "l2/checksum.h"
+#include "l2/frame.h"
+#include "l2/lso.h"
+#include "l2/stats.h"
+#include "pci/function.h"
+#include "storm/pf_storm.h"
+#include "util/bytes.h"
+#include "wire/port.h"
+
+namespace cna::fw {
+
+using namespace hsi;
+using namespace hsi::eth;
+
+uint32_t TxEngine::poll(PfStorm& pf, Port& port)
+{
+    uint32_t consumed = 0;
+    for (uint32_t queues = pf.l2().started_txqs; queues != 0; queues &= queues - 1) {
+        consumed += poll_queue(pf, pf.l2().txqs[std::countr_zero(queues)], port);
+    }
+    return consumed;
+}
+
+bool TxEngine::fetch_bds(PfStorm& pf, const TxQueue& q, uint16_t index, uint32_t count)
+{
+    Dma& dma = pf.hw().dma();
+    uint32_t first = index & q.bd_mask;
+    uint32_t run = std::min(count, uint32_t{q.bd_mask} + 1 - first);
+    return dma.read(q.bd_base + first * sizeof(TxBd), bds_, run * sizeof(TxBd)) &&
+           (run == count || dma.read(q.bd_base, bds_ + run, (count - run) * sizeof(TxBd)));
+}
+
+uint32_t TxEngine::poll_queue(PfStorm& pf, TxQueue& q, Port& port)
+{
+    uint16_t prod = pf.hw().doorbell_prod(q.cid);
+    uint16_t start = q.bd_cons;
+    Vport& vport = pf.l2().vports[q.vport];
+    auto skip = [&](uint32_t nbds) {
+        counter_add(vport.stats->tx_error_pkts, 1);
+        counter_add(q.stats->drops, 1);
+        q.bd_cons = static_cast<uint16_t>(q.bd_cons + nbds);
+    };
+    while (q.bd_cons != prod && static_cast<uint16_t>(q.bd_cons - start) < BD_BUDGET) {
+        uint32_t produced = static_cast<uint16_t>(prod - q.bd_cons);
+        uint32_t count = std::min(produced, BD_BATCH);
+        if (!fetch_bds(pf, q, q.bd_cons, count)) {
+            skip(produced); /* the ring itself does not translate */
+            break;
+        }
+        for (uint32_t i = 0; i < count;) {
+            const TxBd& bd = bds_[i];
+            if (!(bd.flags & txbd::START) || bd.nbds == 0 || bd.nbds > MAX_BDS_PER_PACKET) {
+                skip(1);
+                i++;
+            } else if (bd.nbds > produced - i) {
+                skip(produced - i); /* a chain longer than what was produced */
+                i = count;
+            } else if (i + bd.nbds > count) {
+                break; /* continues past this batch (never at i == 0): fetch again */
+            } else {
+                transmit_packet(pf, vport, q, &bds_[i], port);
+                q.bd_cons = static_cast<uint16_t>(q.bd_cons + bd.nbds);
+                i += bd.nbds;
+            }
+        }
+    }
+    if (q.bd_cons == start)
+        return 0;
+    pf.hw().cau().set_pi(q.sb_id, q.sb_pi, q.bd_cons);
+    return static_cast<uint16_t>(q.bd_cons - start);
+}
+
+void TxEngine::transmit_packet(PfStorm& pf, Vport& vport, TxQueue& q, const TxBd* bds, Port& port)
+{
+    const TxBd& first = bds[0];
+    uint8_t* frame = packet_ + HEADROOM;
+    uint32_t len = 0;
+    Dma& dma = pf.hw().dma();
+    for (uint32_t i = 0; i < first.nbds; i++) {
+        if (len + bds[i].nbytes > MAX_PACKET || !dma.read(from_regpair(bds[i].addr), frame + len, bds[i].nbytes)) {
+            counter_add(vport.stats->tx_error_pkts, 1);
+            counter_add(q.stats->drops, 1);
+            return;
+        }
+        len += bds[i].nbytes;
+    }
+    if (len < ETH_HLEN) {
+        counter_add(vport.stats->tx_error_pkts, 1);
+        counter_add(q.stats->drops, 1);
+        return;
+    }
+    if (first.flags & txbd::VLAN_INSERT) {
+        frame -= VLAN_HLEN;
+        std::memmove(frame, frame + VLAN_HLEN, 12);
+        store_be16(frame + 12, ETHERTYPE_VLAN);
+        store_be16(frame + 14, first.vlan);
+        len += VLAN_HLEN;
+    }
+
+    FrameLayout layout;
+    bool lso = first.flags & txbd::LSO;
+    parse_frame(frame, len, layout, lso);
+    if (lso) {
+        if (layout.l4 != L4::tcp || first.mss == 0 ||
+            uint32_t{layout.l4_off} + layout.l4_len + first.mss > max_frame_len(vport.mtu, layout.vlan_tags)) {
+            counter_add(vport.stats->tx_error_pkts, 1);
+            counter_add(q.stats->drops, 1);
+            return;
+        }
+        LsoSegmenter segmenter(frame, len, layout, first.mss);
+        while (uint32_t seg_len = segmenter.next(segment_))
+            send(vport, q, segment_, seg_len, port);
+        return;
+    }
+    if (len > max_frame_len(vport.mtu, layout.vlan_tags)) {
+        counter_add(vport.stats->tx_oversize_pkts, 1);
+        counter_add(q.stats->drops, 1);
+        return;
+    }
+    if ((first.flags & txbd::IP_CSUM) && layout.l3 == L3::ipv4)
+        ipv4_insert_checksum(frame, layout);
+    if ((first.flags & txbd::L4_CSUM) && (layout.l4 == L4::tcp || layout.l4 == L4::udp))
+        l4_insert_checksum(frame, layout);
+    send(vport, q, frame, len, port);
+}
+
+void TxEngine::send(Vport& vport, TxQueue& q, const uint8_t* frame, uint32_t len, Port& port)
+{
+    /* An inactive vport consumes its BDs without sending: its queues drain. */
+    if (!vport.active_tx)
+        return;
+    count_tx(*vport.stats, destination(frame), len);
+    count_frame(q.stats->pkts, q.stats->bytes, len);
+    port.transmit(frame, len);
+}
+
+} // namespace cna::fw

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The storms' Tx: for every started Tx queue of a PF, take the BDs up to
+ * the producer rung on the queue's doorbell, gather each packet by DMA,
+ * apply its first BD's offloads (VLAN insert, IPv4 header and TCP/UDP
+ * checksums, LSO), put it on the port's wire and report the BD consumer in
+ * the queue's SB index. Engine thread only; no locks, no allocation.
+ */
+#pragma once
+
+#include <cstdint>
+
+#include "hsi_eth.h"
+
+namespace cna::fw {
+
+class PfStorm;
+class Port;
+struct TxQueue;
+struct Vport;
+
+class TxEngine {
+public:
+    /* Returns the number of BDs consumed. */
+    uint32_t poll(PfStorm& pf, Port& port);
+
+private:
+    /* BDs fetched per DMA read, and the most a queue sends per poll so
+     * that one busy queue cannot starve the others. */
+    static constexpr uint32_t BD_BATCH = 64;
+    static constexpr uint32_t BD_BUDGET = 512;
+    /* Room in front of a gathered packet for an inserted VLAN tag. */
+    static constexpr uint32_t HEADROOM = 4;
+    static constexpr uint32_t MAX_PACKET = 256 * 1024;
+    static constexpr uint32_t MAX_SEGMENT = hsi::eth::MAX_MTU + 64;
+
+    uint32_t poll_queue(PfStorm& pf, TxQueue& q, Port& port);
+    bool fetch_bds(PfStorm& pf, const TxQueue& q, uint16_t index, uint32_t count);
+    void transmit_packet(PfStorm& pf, Vport& vport, TxQueue& q, const hsi::eth::TxBd* bds, Port& port);
+    void send(Vport& vport, TxQueue& q, const uint8_t* frame, uint32_t len, Port& port);
+
+    hsi::eth::TxBd bds_[BD_BATCH];
+    alignas(64) uint8_t packet_[HEADROOM + MAX_PACKET];
+    alignas(64) uint8_t segment_[MAX_SEGMENT];
+};
+
+} // namespace cna::fw

@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * L2 ramrods: vports, Rx/Tx queues and classification filters. Every field
+ * is validated before anything changes: ids past the chip's limits are
+ * invalid_param, ids past the PF's grant no_resource, objects in the wrong
+ * state bad_state.
+ */
+#include <bit>
+#include <cstring>
+
+#include "pci/function.h"
+#include "storm/pf_storm.h"
+#include "storm/storm_ram.h"
+
+namespace cna::fw {
+
+using namespace hsi;
+using namespace hsi::eth;
+
+namespace {
+
+bool valid_ring_size(uint32_t size)
+{
+    return std::has_single_bit(size) && size >= MIN_RING_SIZE && size <= MAX_RING_SIZE;
+}
+
+bool valid_mtu(uint32_t mtu) { return mtu >= MIN_MTU && mtu <= MAX_MTU; }
+
+FwReturn check_id(uint32_t id, uint32_t chip_limit, uint32_t granted)
+{
+    if (id >= chip_limit)
+        return FwReturn::invalid_param;
+    return id < granted ? FwReturn::ok : FwReturn::no_resource;
+}
+
+/* A ramrod data struct read from host memory, or dma_error. */
+template <typename Data, typename Handler> FwReturn with_data(uint64_t ptr, Handler&& handler, auto reader)
+{
+    Data data;
+    if (!reader(ptr, &data, sizeof(data)))
+        return FwReturn::dma_error;
+    return handler(data);
+}
+
+} // namespace
+
+FwReturn PfStorm::eth_ramrod(uint8_t cmd, uint64_t ptr)
+{
+    auto reader = [this](uint64_t p, void* d, std::size_t n) { return read_data(p, d, n); };
+    switch (static_cast<EthCmd>(cmd)) {
+    case EthCmd::vport_start:
+        return with_data<VportStartRamrodData>(ptr, [this](const auto& d) { return vport_start(d); }, reader);
+    case EthCmd::vport_update:
+        return with_data<VportUpdateRamrodData>(ptr, [this](const auto& d) { return vport_update(d); }, reader);
+    case EthCmd::vport_stop:
+        return with_data<VportStopRamrodData>(ptr, [this](const auto& d) { return vport_stop(d); }, reader);
+    case EthCmd::rx_queue_start:
+        return with_data<RxQueueStartRamrodData>(ptr, [this](const auto& d) { return rx_queue_start(d); }, reader);
+    case EthCmd::rx_queue_stop:
+        return with_data<QueueStopRamrodData>(ptr, [this](const auto& d) { return rx_queue_stop(d); }, reader);
+    case EthCmd::tx_queue_start:
+        return with_data<TxQueueStartRamrodData>(ptr, [this](const auto& d) { return tx_queue_start(d); }, reader);
+    case EthCmd::tx_queue_stop:
+        return with_data<QueueStopRamrodData>(ptr, [this](const auto& d) { return tx_queue_stop(d); }, reader);
+    case EthCmd::filters_update:
+        return with_data<FiltersUpdateRamrodData>(ptr, [this](const auto& d) { return filters_update(d); }, reader);
+    }
+    return FwReturn::invalid_command;
+}
+
+FwReturn PfStorm::check_vport(uint8_t vport, bool want_started) const
+{
+    FwReturn rc = check_id(vport, MAX_VPORTS_PER_PF, grant_.num_vports);
+    if (rc != FwReturn::ok)
+        return rc;
+    return l2_.vports[vport].started == want_started ? FwReturn::ok : FwReturn::bad_state;
+}
+
+FwReturn PfStorm::check_sb(uint16_t sb, uint8_t pi) const
+{
+    if (pi >= PIS_PER_SB)
+        return FwReturn::invalid_param;
+    return check_id(sb, MAX_SB_PER_PF, grant_.num_sbs);
+}
+
+FwReturn PfStorm::vport_start(const VportStartRamrodData& d)
+{
+    if (FwReturn rc = check_vport(d.vport_id, false); rc != FwReturn::ok)
+        return rc;
+    if (!valid_mtu(d.mtu) || d.max_bds_per_packet > MAX_BDS_PER_PACKET)
+        return FwReturn::invalid_param;
+    Vport& v = l2_.vports[d.vport_id];
+    v.started = true;
+    v.active_rx = v.active_tx = false;
+    v.rx_accept = accept::NONE;
+    v.mtu = d.mtu;
+    v.vlan_strip = d.inner_vlan_removal_en != 0;
+    v.max_bds_per_packet = d.max_bds_per_packet ? d.max_bds_per_packet : 1;
+    v.rss = Rss{};
+    v.stats = &ram_.vport_stats(pf_, d.vport_id);
+    return FwReturn::ok;
+}
+
+FwReturn PfStorm::vport_update(const VportUpdateRamrodData& d)
+{
+    using namespace vport_update;
+    if (FwReturn rc = check_vport(d.vport_id, true); rc != FwReturn::ok)
+        return rc;
+    if ((d.update_flags & UPDATE_MTU) && !valid_mtu(d.mtu))
+        return FwReturn::invalid_param;
+    bool rss_on = (d.update_flags & UPDATE_RSS) && d.rss_enable;
+    if (rss_on) {
+        for (uint16_t queue : d.rss_reta)
+            if (FwReturn rc = check_id(queue, MAX_QUEUES_PER_PF, grant_.num_rx_queues); rc != FwReturn::ok)
+                return rc;
+    }
+
+    Vport& v = l2_.vports[d.vport_id];
+    if (d.update_flags & UPDATE_ACTIVE_RX)
+        v.active_rx = d.active_rx != 0;
+    if (d.update_flags & UPDATE_ACTIVE_TX)
+        v.active_tx = d.active_tx != 0;
+    if (d.update_flags & UPDATE_RX_MODE)
+        v.rx_accept = d.rx_accept;
+    if (d.update_flags & UPDATE_MTU)
+        v.mtu = d.mtu;
+    if (d.update_flags & UPDATE_VLAN_STRIP)
+        v.vlan_strip = d.vlan_strip != 0;
+    if (d.update_flags & UPDATE_RSS) {
+        v.rss.enabled = rss_on;
+        v.rss.hash_types = d.rss_hash_types;
+        std::memcpy(v.rss.reta.data(), d.rss_reta, sizeof(d.rss_reta));
+        uint8_t key[Toeplitz::KEY_BYTES];
+        std::memcpy(key, d.rss_key, sizeof(key));
+        v.rss.toeplitz = rss_on ? std::make_unique<Toeplitz>(key) : nullptr;
+    }
+    uint32_t bit = 1u << d.vport_id;
+    l2_.active_rx_vports = v.active_rx ? l2_.active_rx_vports | bit : l2_.active_rx_vports & ~bit;
+    return FwReturn::ok;
+}
+
+FwReturn PfStorm::vport_stop(const VportStopRamrodData& d)
+{
+    if (FwReturn rc = check_vport(d.vport_id, true); rc != FwReturn::ok)
+        return rc;
+    Vport& v = l2_.vports[d.vport_id];
+    if (v.rx_queues != 0 || v.tx_queues != 0)
+        return FwReturn::bad_state;
+    filters_.clear(v);
+    v.started = v.active_rx = v.active_tx = false;
+    v.rss = Rss{};
+    l2_.active_rx_vports &= ~(1u << d.vport_id);
+    return FwReturn::ok;
+}
+
+FwReturn PfStorm::rx_queue_start(const RxQueueStartRamrodData& d)
+{
+    if (FwReturn rc = check_vport(d.vport_id, true); rc != FwReturn::ok)
+        return rc;
+    if (FwReturn rc = check_id(d.queue_id, MAX_QUEUES_PER_PF, grant_.num_rx_queues); rc != FwReturn::ok)
+        return rc;
+    if (FwReturn rc = check_sb(d.sb_id, d.sb_pi); rc != FwReturn::ok)
+        return rc;
+    if (!valid_ring_size(d.bd_ring_size) || !valid_ring_size(d.cqe_ring_size) || d.bd_max_bytes == 0)
+        return FwReturn::invalid_param;
+    RxQueue& q = l2_.rxqs[d.queue_id];
+    if (q.started)
+        return FwReturn::bad_state;
+    q = RxQueue{true,
+                d.vport_id,
+                d.sb_pi,
+                d.sb_id,
+                d.bd_max_bytes,
+                static_cast<uint16_t>(d.bd_ring_size - 1),
+                static_cast<uint16_t>(d.cqe_ring_size - 1),
+                0,
+                0,
+                from_regpair(d.bd_base),
+                from_regpair(d.cqe_base),
+                &ram_.rx_queue_stats(pf_, d.queue_id)};
+    l2_.vports[d.vport_id].rx_queues |= 1u << d.queue_id;
+    hw_.cau().set_pi(d.sb_id, d.sb_pi, 0);
+    return FwReturn::ok;
+}
+
+FwReturn PfStorm::rx_queue_stop(const QueueStopRamrodData& d)
+{
+    if (FwReturn rc = check_id(d.queue_id, MAX_QUEUES_PER_PF, grant_.num_rx_queues); rc != FwReturn::ok)
+        return rc;
+    RxQueue& q = l2_.rxqs[d.queue_id];
+    if (!q.started)
+        return FwReturn::bad_state;
+    if (q.vport != d.vport_id)
+        return FwReturn::invalid_param;
+    q.started = false;
+    l2_.vports[q.vport].rx_queues &= ~(1u << d.queue_id);
+    ram_.write32(iro::rx_prod(pf_, d.queue_id), 0);
+    return FwReturn::ok;
+}
+
+FwReturn PfStorm::tx_queue_start(const TxQueueStartRamrodData& d)
+{
+    if (FwReturn rc = check_vport(d.vport_id, true); rc != FwReturn::ok)
+        return rc;
+    if (FwReturn rc = check_id(d.queue_id, MAX_QUEUES_PER_PF, grant_.num_tx_queues); rc != FwReturn::ok)
+        return rc;
+    if (FwReturn rc = check_sb(d.sb_id, d.sb_pi); rc != FwReturn::ok)
+        return rc;
+    if (!valid_ring_size(d.bd_ring_size) || d.cid == CID_SPQ || d.cid >= MAX_CIDS_PER_PF)
+        return FwReturn::invalid_param;
+    if (d.cid >= regs_.ilt_cids)
+        return FwReturn::no_resource;
+    TxQueue& q = l2_.txqs[d.queue_id];
+    if (q.started)
+        return FwReturn::bad_state;
+    for (const TxQueue& other : l2_.txqs)
+        if (other.started && other.cid == d.cid)
+            return FwReturn::invalid_param;
+
+    ConnContext ctx{};
+    ctx.cid = d.cid;
+    ctx.type = static_cast<uint8_t>(ConnType::eth_tx);
+    ctx.active = 1;
+    ctx.queue_id = d.queue_id;
+    ctx.ring_base = d.bd_base;
+    ctx.ring_size = d.bd_ring_size;
+    ctx.sb_id = d.sb_id;
+    ctx.sb_pi = d.sb_pi;
+    ctx.vport_id = d.vport_id;
+    if (!write_conn_context(ctx))
+        return FwReturn::dma_error;
+
+    hw_.clear_doorbell(d.cid);
+    q = TxQueue{true,     d.vport_id, d.sb_pi, d.sb_id, static_cast<uint16_t>(d.bd_ring_size - 1),
+                0,        d.cid,      from_regpair(d.bd_base), &ram_.tx_queue_stats(pf_, d.queue_id)};
+    l2_.vports[d.vport_id].tx_queues |= 1u << d.queue_id;
+    l2_.started_txqs |= 1u << d.queue_id;
+    hw_.cau().set_pi(d.sb_id, d.sb_pi, 0);
+    return FwReturn::ok;
+}
+
+FwReturn PfStorm::tx_queue_stop(const QueueStopRamrodData& d)
+{
+    if (FwReturn rc = check_id(d.queue_id, MAX_QUEUES_PER_PF, grant_.num_tx_queues); rc != FwReturn::ok)
+        return rc;
+    TxQueue& q = l2_.txqs[d.queue_id];
+    if (!q.started)
+        return FwReturn::bad_state;
+    if (q.vport != d.vport_id)
+        return FwReturn::invalid_param;
+    ConnContext ctx{};
+    ctx.cid = q.cid;
+    ctx.type = static_cast<uint8_t>(ConnType::eth_tx);
+    ctx.queue_id = d.queue_id;
+    ctx.vport_id = q.vport;
+    write_conn_context(ctx); /* best effort: the queue stops either way */
+    q.started = false;
+    l2_.vports[q.vport].tx_queues &= ~(1u << d.queue_id);
+    l2_.started_txqs &= ~(1u << d.queue_id);
+    return FwReturn::ok;
+}
+
+FwReturn PfStorm::filters_update(const FiltersUpdateRamrodData& d)
+{
+    if (FwReturn rc = check_vport(d.vport_id, true); rc != FwReturn::ok)
+        return rc;
+    if (d.opcode == static_cast<uint8_t>(FilterOpcode::move))
+        if (FwReturn rc = check_vport(d.dst_vport_id, true); rc != FwReturn::ok)
+            return rc;
+    return filters_.update(d);
+}
+
+} // namespace cna::fw
