@@ -47,12 +47,17 @@ std::vector<uint8_t> build_microcode()
         section.len = section_len;
         section.entry = 0x40;
         std::memcpy(blob.data() + sizeof(header) + s * sizeof(section), &section, sizeof(section));
-        uint32_t state = crc32(0, storms[s], 4); /* xorshift32 seeded per storm */
+        /* Instruction-shaped words: a handful of opcodes, 16 registers and
+         * short immediates, seeded per storm (xorshift32). */
+        static constexpr uint8_t opcodes[] = {0x10, 0x11, 0x20, 0x24, 0x30, 0x38, 0x40, 0x7f};
+        uint32_t state = crc32(0, storms[s], 4);
         for (uint32_t i = 0; i < section_len; i += 4) {
             state ^= state << 13;
             state ^= state >> 17;
             state ^= state << 5;
-            std::memcpy(blob.data() + section.offset + i, &state, 4);
+            uint32_t insn = uint32_t{opcodes[state & 7]} << 24 | (state >> 8 & 0xf) << 20 | (state >> 12 & 0xf) << 16 |
+                            (i / 4 & 0x3f);
+            std::memcpy(blob.data() + section.offset + i, &insn, 4);
         }
     }
     return blob;

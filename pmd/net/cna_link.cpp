@@ -42,7 +42,7 @@ void link_changed(Port* port)
 {
     rte_eth_dev* dev = port->eth_dev;
     const rte_eth_link link = link_from_mfw(port);
-    if (rte_eth_linkstatus_set(dev, &link) == 0)
+    if (rte_eth_linkstatus_set(dev, &link) != 0)
         return; /* no change as far as the application knows */
     PMD_LOG(INFO, port, "link %s, %u Mbps", link.link_status ? "up" : "down", link.link_speed);
     if (dev->data->dev_conf.intr_conf.lsc)

@@ -98,20 +98,15 @@ class Lifecycle(unittest.TestCase):
 class Link(unittest.TestCase):
     def test_link_down_up_with_lsc_events(self):
         with TestPmd(CABLED) as tp:
-            tp.child.sendline("set link-down port 0")
-            tp.wait_output(r"Port 0: link state change event")
-            tp.wait_output(r"Port 1: link state change event")
-            tp.child.expect("testpmd> ")
-            time.sleep(0.2)
+            tp.cmd_with_events("set link-down port 0",
+                               [r"Port 0: link state change event", r"Port 1: link state change event"])
             self.assertEqual(tp.link(0)[0], "down")
             self.assertEqual(tp.link(1)[0], "down", "the cable partner loses carrier too")
             # no traffic crosses a down link
             fwd = forward_stats(tp.run_forwarding(0.3))
             self.assertEqual(fwd[1]["RX-packets"], 0)
-            tp.child.sendline("set link-up port 0")
-            tp.wait_output(r"Port 0: link state change event")
-            tp.child.expect("testpmd> ")
-            time.sleep(0.3)
+            tp.cmd_with_events("set link-up port 0",
+                               [r"Port 0: link state change event", r"Port 1: link state change event"])
             self.assertEqual(tp.link(0), ("up", "100 Gbps"))
             self.assertEqual(tp.link(1)[0], "up")
             fwd = forward_stats(tp.run_forwarding(0.5))

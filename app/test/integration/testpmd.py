@@ -90,16 +90,24 @@ class TestPmd:
         """Run one command; return its output (without the echo and prompt)."""
         self.child.sendline(line)
         idx = self.child.expect([PROMPT, pexpect.EOF, pexpect.TIMEOUT], timeout=timeout or self.timeout)
-        out = self.child.before
+        out = self.child.before.replace("\r\n", "\n")
         if idx != 0:
             raise TestPmdError(f"testpmd stopped answering after {line!r}:\n{out}")
         # drop the echoed command line
         return out.split("\n", 1)[1] if "\n" in out else ""
 
-    def wait_output(self, pattern, timeout=10):
-        """Wait for asynchronous output (events) matching pattern."""
-        self.child.expect(pattern, timeout=timeout)
-        return self.child.match
+    def cmd_with_events(self, line, events, timeout=5):
+        """Run a command and wait until every regex in events has been printed,
+        before or after the prompt (events are asynchronous)."""
+        seen = self.cmd(line)
+        deadline = time.monotonic() + timeout
+        while not all(re.search(e, seen) for e in events):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TestPmdError(f"after {line!r}, missing events {events}:\n{seen}")
+            self.child.expect([pexpect.TIMEOUT, r"\n"], timeout=min(left, 0.2))
+            seen += (self.child.before or "") + (self.child.after if isinstance(self.child.after, str) else "")
+        return seen
 
     # -- parsed views --------------------------------------------------------
     def port_stats(self, port):

@@ -25,7 +25,7 @@ bool wait_until(const std::function<bool()>& cond, std::chrono::milliseconds tim
 
 FakeDriver::FakeDriver(Adapter& adapter, uint32_t pf)
     : adapter_(adapter), fn_(adapter.function(pf)), pf_(pf), next_iova_(0x10'0000'0000ull + (uint64_t{pf} << 32)),
-      rx_(MAX_QUEUES_PER_PF), tx_(MAX_QUEUES_PER_PF)
+      rx_(2 * MAX_QUEUES_PER_PF), tx_(2 * MAX_QUEUES_PER_PF) /* room for deliberately invalid ids */
 {
 }
 

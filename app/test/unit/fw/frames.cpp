@@ -2,6 +2,8 @@
  * Test frames, and reference checksums written independently of the
  * adapter's (bytewise RFC 1071).
  */
+#include <algorithm>
+
 #include "fake_driver.h"
 
 namespace cna::fw::test {
@@ -32,7 +34,9 @@ std::vector<uint8_t> ipv4_frame(const uint8_t* dst, const uint8_t* src, uint8_t 
                                 std::size_t l4_len)
 {
     std::vector<uint8_t> f = eth_frame(dst, src, 0x0800, 20 + l4_len);
+    std::fill(f.begin() + 14, f.begin() + 34, 0);
     f[14] = 0x45;
+    f[20] = 0x40; /* DF, no fragment */
     put16(f, 16, static_cast<uint16_t>(20 + l4_len));
     put16(f, 18, 0x1234);
     f[22] = 64;
@@ -76,6 +80,7 @@ std::vector<uint8_t> udp4_frame(const uint8_t* dst, const uint8_t* src, uint32_t
     put16(f, 34, sport);
     put16(f, 36, dport);
     put16(f, 38, static_cast<uint16_t>(8 + payload_len));
+    put16(f, 40, 0);
     if (checksums) {
         put16(f, 24, ref_checksum(&f[14], 20));
         put16(f, 40, ref_checksum(&f[34], 8 + payload_len, pseudo_sum(f, 14, 17, 8 + payload_len, false)));
@@ -93,6 +98,7 @@ std::vector<uint8_t> tcp4_frame(const uint8_t* dst, const uint8_t* src, uint32_t
     f[46] = 5 << 4;
     f[47] = tcp_flags;
     put16(f, 48, 8192);
+    put16(f, 50, 0);
     put16(f, 24, ref_checksum(&f[14], 20));
     put16(f, 50, ref_checksum(&f[34], 20 + payload_len, pseudo_sum(f, 14, 6, 20 + payload_len, false)));
     return f;
@@ -102,6 +108,7 @@ std::vector<uint8_t> tcp6_frame(const uint8_t* dst, const uint8_t* src, uint16_t
                                 std::size_t payload_len)
 {
     std::vector<uint8_t> f = eth_frame(dst, src, 0x86dd, 40 + 20 + payload_len);
+    std::fill(f.begin() + 14, f.begin() + 54, 0);
     f[14] = 0x60;
     put16(f, 18, static_cast<uint16_t>(20 + payload_len));
     f[20] = 6;
@@ -112,6 +119,7 @@ std::vector<uint8_t> tcp6_frame(const uint8_t* dst, const uint8_t* src, uint16_t
     put16(f, 56, dport);
     f[66] = 5 << 4;
     f[67] = 0x10;
+    put16(f, 70, 0);
     put16(f, 70, ref_checksum(&f[54], 20 + payload_len, pseudo_sum(f, 14, 6, 20 + payload_len, true)));
     return f;
 }

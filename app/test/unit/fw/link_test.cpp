@@ -120,7 +120,7 @@ TEST(Link, CableNeedsBothPhysAndCarriers)
     ASSERT_TRUE(wait_until([&] { return link_up(a, 0) && link_up(b, 1); }));
 
     /* The last PF of port 1 unloading resets its PHY: the cable goes dark. */
-    ASSERT_EQ(b.mcp_cmd(DRV_MSG_CODE_UNLOAD_REQ), FW_MSG_CODE_DRV_UNLOAD_FUNCTION);
+    ASSERT_EQ(b.mcp_cmd(DRV_MSG_CODE_UNLOAD_REQ), FW_MSG_CODE_DRV_UNLOAD_PORT);
     ASSERT_EQ(b.mcp_cmd(DRV_MSG_CODE_UNLOAD_DONE), FW_MSG_CODE_DRV_UNLOAD_DONE);
     ASSERT_TRUE(wait_until([&] { return !link_up(a, 0); }));
 }
