@@ -32,37 +32,28 @@ FwReturn check_id(uint32_t id, uint32_t chip_limit, uint32_t granted)
     return id < granted ? FwReturn::ok : FwReturn::no_resource;
 }
 
-/* A ramrod data struct read from host memory, or dma_error. */
-template <typename Data, typename Handler> FwReturn with_data(uint64_t ptr, Handler&& handler, auto reader)
+} // namespace
+
+/* Reads the ramrod's data from host memory and runs its handler. */
+template <typename Data> FwReturn PfStorm::run_eth(uint64_t ptr, FwReturn (PfStorm::*handler)(const Data&))
 {
     Data data;
-    if (!reader(ptr, &data, sizeof(data)))
+    if (!read_data(ptr, &data, sizeof(data)))
         return FwReturn::dma_error;
-    return handler(data);
+    return (this->*handler)(data);
 }
-
-} // namespace
 
 FwReturn PfStorm::eth_ramrod(uint8_t cmd, uint64_t ptr)
 {
-    auto reader = [this](uint64_t p, void* d, std::size_t n) { return read_data(p, d, n); };
     switch (static_cast<EthCmd>(cmd)) {
-    case EthCmd::vport_start:
-        return with_data<VportStartRamrodData>(ptr, [this](const auto& d) { return vport_start(d); }, reader);
-    case EthCmd::vport_update:
-        return with_data<VportUpdateRamrodData>(ptr, [this](const auto& d) { return vport_update(d); }, reader);
-    case EthCmd::vport_stop:
-        return with_data<VportStopRamrodData>(ptr, [this](const auto& d) { return vport_stop(d); }, reader);
-    case EthCmd::rx_queue_start:
-        return with_data<RxQueueStartRamrodData>(ptr, [this](const auto& d) { return rx_queue_start(d); }, reader);
-    case EthCmd::rx_queue_stop:
-        return with_data<QueueStopRamrodData>(ptr, [this](const auto& d) { return rx_queue_stop(d); }, reader);
-    case EthCmd::tx_queue_start:
-        return with_data<TxQueueStartRamrodData>(ptr, [this](const auto& d) { return tx_queue_start(d); }, reader);
-    case EthCmd::tx_queue_stop:
-        return with_data<QueueStopRamrodData>(ptr, [this](const auto& d) { return tx_queue_stop(d); }, reader);
-    case EthCmd::filters_update:
-        return with_data<FiltersUpdateRamrodData>(ptr, [this](const auto& d) { return filters_update(d); }, reader);
+    case EthCmd::vport_start: return run_eth(ptr, &PfStorm::vport_start);
+    case EthCmd::vport_update: return run_eth(ptr, &PfStorm::vport_update);
+    case EthCmd::vport_stop: return run_eth(ptr, &PfStorm::vport_stop);
+    case EthCmd::rx_queue_start: return run_eth(ptr, &PfStorm::rx_queue_start);
+    case EthCmd::rx_queue_stop: return run_eth(ptr, &PfStorm::rx_queue_stop);
+    case EthCmd::tx_queue_start: return run_eth(ptr, &PfStorm::tx_queue_start);
+    case EthCmd::tx_queue_stop: return run_eth(ptr, &PfStorm::tx_queue_stop);
+    case EthCmd::filters_update: return run_eth(ptr, &PfStorm::filters_update);
     }
     return FwReturn::invalid_command;
 }

@@ -72,6 +72,7 @@ private:
     bool write_conn_context(const hsi::ConnContext& ctx);
     /* eth_ramrods.cpp */
     hsi::FwReturn eth_ramrod(uint8_t cmd, uint64_t data_ptr);
+    template <typename Data> hsi::FwReturn run_eth(uint64_t data_ptr, hsi::FwReturn (PfStorm::*handler)(const Data&));
     hsi::FwReturn check_vport(uint8_t vport, bool want_started) const;
     hsi::FwReturn check_sb(uint16_t sb, uint8_t pi) const;
     hsi::FwReturn vport_start(const hsi::eth::VportStartRamrodData& d);
