@@ -2,9 +2,10 @@
 """The cna demo: Debian's dpdk-testpmd forwarding between two net_cna ports
 cabled to each other on one embedded software adapter.
 
-io forwarding is started with tx_first (a burst on each port), then frames
-bounce port 0 -> cable -> port 1 -> testpmd -> port 1 -> cable -> port 0 ...
-for a few seconds; the port statistics show them flowing both ways.
+io forwarding is started with tx_first (a burst on each port); testpmd sends
+what one port receives out of the other, so the bursts circulate
+(port 0 Tx -> cable -> port 1 Rx -> testpmd -> port 0 Tx ...) for a few
+seconds, and the port statistics show frames flowing both ways.
 """
 import argparse
 import os
