@@ -15,10 +15,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 INTEGRATION = os.path.join(HERE, "integration")
 
 
-def run_unit(build, label):
+def run_unit(build, label, env_extra):
     """meson test runs each googletest binary; count their test cases."""
+    env = dict(os.environ)
+    # the unit binaries are instrumented themselves: no preloading
+    env.update({k: v for k, v in env_extra.items() if k != "LD_PRELOAD"})
     proc = subprocess.run(["meson", "test", "-C", build, "--print-errorlogs", "--no-rebuild", "-v"],
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     out = proc.stdout
     passed = sum(int(n) for n in re.findall(r"\[  PASSED  \] (\d+) tests?", out))
     failed = sum(int(n) for n in re.findall(r"\[  FAILED  \] (\d+) tests?, listed below", out))
@@ -73,7 +76,7 @@ def main():
         runs.append((args.sanitized_build, "asan+ubsan", sanitizer_env()))
     for build, label, env in runs:
         if args.only != "integration":
-            p, f = run_unit(build, label)
+            p, f = run_unit(build, label, env)
             totals[0] += p
             totals[1] += f
         if args.only != "unit":

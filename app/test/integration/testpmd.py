@@ -3,9 +3,11 @@
 Every integration test talks to the PMD the way a user does: through
 testpmd's command line, asserting on what testpmd prints.
 """
+import hashlib
 import os
 import re
 import shutil
+import stat
 import time
 
 import pexpect
@@ -21,8 +23,31 @@ def build_dir():
     return os.environ.get("CNA_BUILD", os.path.join(os.path.dirname(__file__), "..", "..", "..", "build"))
 
 
+def _world_writable_ancestor(path):
+    d = os.path.dirname(path)
+    while True:
+        if os.stat(d).st_mode & stat.S_IWOTH:
+            return d
+        if d == "/":
+            return None
+        d = os.path.dirname(d)
+
+
 def pmd_path(build=None):
-    return os.path.abspath(os.path.join(build or build_dir(), "pmd", "net", "librte_net_cna.so"))
+    """The PMD as testpmd's -d option gets it.
+
+    EAL refuses a plugin below a world-writable directory (a checkout in /tmp,
+    say); such a build's .so is staged in a private directory first.
+    """
+    so = os.path.abspath(os.path.join(build or build_dir(), "pmd", "net", "librte_net_cna.so"))
+    if _world_writable_ancestor(so) is None:
+        return so
+    stage = os.path.join(os.path.expanduser("~"), ".cache", "cna", "plugins",
+                         hashlib.sha1(so.encode()).hexdigest()[:12])
+    os.makedirs(stage, mode=0o700, exist_ok=True)
+    staged = os.path.join(stage, os.path.basename(so))
+    shutil.copy2(so, staged)
+    return staged
 
 
 def eal_args(vdevs, build=None, lcores="0-1", memory_mb=512):

@@ -234,7 +234,8 @@ EventRingElement FakeDriver::ramrod(ProtocolId protocol, uint8_t cmd, const void
                                     uint64_t data_iova_override)
 {
     uint32_t slot = spq_prod_ & (SPQ_SIZE - 1);
-    std::memcpy(spq_data_.va + slot * RAMROD_DATA_MAX, data, len);
+    if (len != 0)
+        std::memcpy(spq_data_.va + slot * RAMROD_DATA_MAX, data, len);
     SlowPathElement elem{};
     elem.hdr.cmd_id = cmd;
     elem.hdr.protocol_id = static_cast<uint8_t>(protocol);
