@@ -51,6 +51,7 @@ struct HwInfo {
     uint32_t num_ports = 0;
     uint32_t num_pfs = 0;
     uint32_t mfw_version = 0;  /* major<<24 | minor<<16 | rev<<8 | eng */
+    uint32_t fw_version = 0;   /* of the loaded firmware image, same packing (hw_init) */
     std::array<uint8_t, 6> mac{};
     uint16_t mtu = 0;          /* default MTU */
     uint32_t speed_capabilities = 0; /* hsi::mfw::speed_cap() bits */

@@ -177,6 +177,9 @@ Status hw_init(Dev& dev, const HwInitParams& params)
     DP_INFO(hwfn, "firmware %u.%u.%u.%u for HSI %u.%u%s, %u ops", h.fw_major, h.fw_minor, h.fw_rev, h.fw_eng,
             h.hsi_major, h.hsi_minor, (h.flags & IMAGE_FLAG_ZIPPED) ? " (zipped)" : "", h.op_count);
 
+    hwfn.hw_info.fw_version = (uint32_t{h.fw_major} << 24) | (uint32_t{h.fw_minor} << 16) |
+                              (uint32_t{h.fw_rev} << 8) | h.fw_eng;
+
     PttGuard ptt(hwfn);
     if (!ptt)
         return Status::again;

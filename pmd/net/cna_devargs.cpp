@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "cna_devargs.h"
 
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -12,12 +13,26 @@
 namespace cna::pmd {
 namespace {
 
+constexpr std::string_view TAP_PREFIX = "tap:";
+
 using KvargsPtr = std::unique_ptr<rte_kvargs, decltype(&rte_kvargs_free)>;
 
 bool parse_u32(std::string_view text, uint32_t* value)
 {
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *value);
     return ec == std::errc() && end == text.data() + text.size() && !text.empty();
+}
+
+/* A Linux interface name: IFNAMSIZ - 1 characters of a portable set. */
+bool valid_ifname(std::string_view name)
+{
+    static constexpr std::size_t MAX_IFNAME = 15;
+    if (name.empty() || name.size() > MAX_IFNAME)
+        return false;
+    for (char c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '-')
+            return false;
+    return true;
 }
 
 std::string bad_value(std::string_view key, std::string_view value, std::string_view expected)
@@ -41,12 +56,17 @@ std::string apply(std::string_view key, std::string_view value, Devargs* d)
         if (!parse_u32(value, &d->port) || d->port > 3)
             return bad_value(key, value, "a port number from 0 to 3");
     } else if (key == "wire") {
-        if (value == "loopback")
+        if (value == "loopback") {
             d->wire = Wire::loopback;
-        else if (value == "cable")
+        } else if (value == "cable") {
             d->wire = Wire::cable;
-        else
-            return bad_value(key, value, "loopback or cable");
+        } else if (value.starts_with(TAP_PREFIX) && valid_ifname(value.substr(TAP_PREFIX.size()))) {
+            d->wire = Wire::tap;
+            d->tap_name = value.substr(TAP_PREFIX.size());
+        } else {
+            return bad_value(key, value,
+                             "loopback, cable or tap:<ifname> (1 to 15 characters of A-Z a-z 0-9 _ . -)");
+        }
         d->wire_given = true;
     } else if (key == "fw_file") {
         if (value.empty())

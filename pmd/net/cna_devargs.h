@@ -8,7 +8,7 @@
 
 namespace cna::pmd {
 
-enum class Wire { loopback, cable };
+enum class Wire { loopback, cable, tap };
 
 /* Test-only faults the embedded adapter simulates from power-on. */
 enum class AdapterFault { none, mfw_silent, fw_assert, lose_ramrod };
@@ -20,13 +20,14 @@ struct Devargs {
     uint32_t port = 0;       /* adapter port (= PF) this ethdev drives */
     Wire wire = Wire::loopback;
     bool wire_given = false;
+    std::string tap_name;    /* wire=tap:<ifname>: the TAP interface of this ethdev's port */
     std::string fw_file;     /* firmware image file; empty: the compiled-in image */
     AdapterFault fault = AdapterFault::none;
 };
 
 /* The devargs keys, for RTE_PMD_REGISTER_PARAM_STRING and the user guide. */
 #define CNA_DEVARGS_PARAM_STRING                                                                  \
-    "adapter=<name> ports=<1|2|4> port=<int> wire=<loopback|cable> fw_file=<path> "             \
+    "adapter=<name> ports=<1|2|4> port=<int> wire=<loopback|cable|tap:<ifname>> fw_file=<path> " \
     "fault=<mfw_silent|fw_assert|lose_ramrod>"
 
 /* Parses args (may be null or empty). On error returns -EINVAL with a message

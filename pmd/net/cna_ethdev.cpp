@@ -32,9 +32,6 @@ RTE_LOG_REGISTER(logtype_pmd, pmd.net.cna, NOTICE);
 
 namespace {
 
-/* The single vport of a PF port. */
-constexpr uint8_t VPORT_ID = 0;
-
 int read_fw_file(Port* port)
 {
     const std::string& path = port->devargs.fw_file;
@@ -62,7 +59,10 @@ osal::PciAttachParams attach_params(const Port* port)
     p.pf = d.port;
     p.embedded.ports = d.ports;
     p.embedded.wire = d.wire == Wire::cable ? osal::Wire::cable : osal::Wire::loopback;
-    p.embedded.layout_given = d.ports_given || d.wire_given;
+    /* A TAP is this port's own wire, not the adapter's layout. */
+    if (d.wire == Wire::tap)
+        p.embedded.tap_names[d.port] = d.tap_name;
+    p.embedded.layout_given = d.ports_given || (d.wire_given && d.wire != Wire::tap);
     switch (d.fault) {
     case AdapterFault::none: break;
     case AdapterFault::mfw_silent: p.embedded.faults = uint32_t(osal::Fault::mfw_silent); break;
@@ -186,103 +186,18 @@ int dev_configure(rte_eth_dev* dev)
                 max_queues);
         return -EINVAL;
     }
-    if (dev->data->dev_conf.rxmode.mq_mode != RTE_ETH_MQ_RX_NONE) {
-        PMD_LOG(ERR, port, "Rx multi-queue mode %d is not supported", dev->data->dev_conf.rxmode.mq_mode);
+    const rte_eth_rx_mq_mode mq_mode = dev->data->dev_conf.rxmode.mq_mode;
+    if (mq_mode != RTE_ETH_MQ_RX_NONE && mq_mode != RTE_ETH_MQ_RX_RSS) {
+        PMD_LOG(ERR, port, "Rx multi-queue mode %d is not supported (none or RSS)", mq_mode);
         return -ENOTSUP;
     }
+    if (mq_mode == RTE_ETH_MQ_RX_RSS)
+        dev->data->dev_conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_RSS_HASH;
+    rss_configure(dev);
     return alloc_fastpath_sbs(port, RTE_MAX(nb_rxq, nb_txq));
 }
 
 namespace {
-
-int start_rx_queue(Port* port, RxQueue* rxq)
-{
-    if (int rc = rx_queue_fill(rxq); rc != 0) {
-        PMD_LOG(ERR, port, "Rx queue %u: mempool %s cannot fill %u descriptors", rxq->queue_id, rxq->mp->name,
-                rxq->mask);
-        return rc;
-    }
-    FastpathSb& sb = port->sbs[rxq->queue_id];
-    ecore::RxQueueStartParams p;
-    p.queue.vport_id = VPORT_ID;
-    p.queue.queue_id = rxq->queue_id;
-    p.queue.sb_id = static_cast<uint16_t>(rxq->queue_id);
-    p.queue.sb_idx = hsi::L2_PI_RX;
-    p.bd_max_bytes = rxq->buf_size;
-    p.bd_ring_iova = rxq->bd_chain.iova();
-    p.bd_ring_size = rxq->nb_desc;
-    p.cqe_ring_iova = rxq->cqe_chain.iova();
-    p.cqe_ring_size = rxq->nb_desc;
-    ecore::RxQueueStartRet ret;
-    const ecore::Status st = ecore::eth_rx_queue_start(port->edev.hwfn, p, &ret);
-    if (st != ecore::Status::success) {
-        rx_queue_drain(rxq);
-        return ecore::status_to_errno(st);
-    }
-    rxq->handle = ret.handle;
-    rxq->rx_prod_addr = ret.rx_prod_addr;
-    rxq->hw_cqe_prod = const_cast<const uint16_t*>(&sb.info.sb_virt->pi_array[hsi::L2_PI_RX]);
-    rxq->started = true;
-    ecore::eth_rx_prod_update(rxq->rx_prod_addr, rxq->bd_prod, rxq->cqe_cons);
-    port->eth_dev->data->rx_queue_state[rxq->queue_id] = RTE_ETH_QUEUE_STATE_STARTED;
-    return 0;
-}
-
-int start_tx_queue(Port* port, TxQueue* txq)
-{
-    FastpathSb& sb = port->sbs[txq->queue_id];
-    ecore::TxQueueStartParams p;
-    p.queue.vport_id = VPORT_ID;
-    p.queue.queue_id = txq->queue_id;
-    p.queue.sb_id = static_cast<uint16_t>(txq->queue_id);
-    p.queue.sb_idx = hsi::L2_PI_TX;
-    p.bd_ring_iova = txq->bd_chain.iova();
-    p.bd_ring_size = txq->nb_desc;
-    ecore::TxQueueStartRet ret;
-    const ecore::Status st = ecore::eth_tx_queue_start(port->edev.hwfn, p, &ret);
-    if (st != ecore::Status::success)
-        return ecore::status_to_errno(st);
-    txq->handle = ret.handle;
-    txq->doorbell_addr = ret.doorbell_addr;
-    txq->hw_bd_cons = const_cast<const uint16_t*>(&sb.info.sb_virt->pi_array[hsi::L2_PI_TX]);
-    txq->bd_prod = txq->bd_cons = 0;
-    txq->started = true;
-    port->eth_dev->data->tx_queue_state[txq->queue_id] = RTE_ETH_QUEUE_STATE_STARTED;
-    return 0;
-}
-
-void stop_rx_queue(Port* port, RxQueue* rxq)
-{
-    if (!rxq->started)
-        return;
-    if (ecore::Status st = ecore::eth_rx_queue_stop(port->edev.hwfn, rxq->handle); st != ecore::Status::success)
-        PMD_LOG(WARNING, port, "Rx queue %u stop: %s", rxq->queue_id, ecore::status_name(st));
-    rxq->started = false;
-    rx_queue_drain(rxq);
-    port->eth_dev->data->rx_queue_state[rxq->queue_id] = RTE_ETH_QUEUE_STATE_STOPPED;
-}
-
-void stop_tx_queue(Port* port, TxQueue* txq)
-{
-    if (!txq->started)
-        return;
-    if (ecore::Status st = ecore::eth_tx_queue_stop(port->edev.hwfn, txq->handle); st != ecore::Status::success)
-        PMD_LOG(WARNING, port, "Tx queue %u stop: %s", txq->queue_id, ecore::status_name(st));
-    txq->started = false;
-    tx_queue_drain(txq);
-    port->eth_dev->data->tx_queue_state[txq->queue_id] = RTE_ETH_QUEUE_STATE_STOPPED;
-}
-
-void stop_all_queues(Port* port)
-{
-    rte_eth_dev_data* data = port->eth_dev->data;
-    for (uint16_t q = 0; q < data->nb_tx_queues; q++)
-        if (auto* txq = static_cast<TxQueue*>(data->tx_queues[q]))
-            stop_tx_queue(port, txq);
-    for (uint16_t q = 0; q < data->nb_rx_queues; q++)
-        if (auto* rxq = static_cast<RxQueue*>(data->rx_queues[q]))
-            stop_rx_queue(port, rxq);
-}
 
 void vport_teardown(Port* port)
 {
@@ -293,7 +208,6 @@ void vport_teardown(Port* port)
     if (ecore::Status st = ecore::sp_vport_update(hwfn, inactive); st != ecore::Status::success)
         PMD_LOG(WARNING, port, "vport deactivation: %s", ecore::status_name(st));
     stop_all_queues(port);
-    port->mac_filter_set = false;
     if (ecore::Status st = ecore::sp_vport_stop(hwfn, VPORT_ID); st != ecore::Status::success)
         PMD_LOG(WARNING, port, "vport stop: %s", ecore::status_name(st));
     port->vport_started = false;
@@ -310,6 +224,7 @@ int dev_start(rte_eth_dev* dev)
     ecore::SpVportStartParams vp;
     vp.vport_id = VPORT_ID;
     vp.mtu = data->mtu;
+    vp.remove_inner_vlan = data->dev_conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_VLAN_STRIP;
     vp.max_bds_per_packet =
         (data->dev_conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_SCATTER) ? hsi::eth::MAX_BDS_PER_PACKET : 1;
     ecore::Status st = ecore::sp_vport_start(hwfn, vp);
@@ -338,7 +253,11 @@ int dev_start(rte_eth_dev* dev)
         rc = ecore::status_to_errno(ecore::sp_vport_update(hwfn, active));
     }
     if (rc == 0)
-        rc = set_primary_mac_filter(port, *reinterpret_cast<const std::array<uint8_t, 6>*>(data->mac_addrs[0].addr_bytes));
+        rc = restore_filters(dev);
+    if (rc == 0)
+        rc = rss_apply(dev);
+    if (rc == 0)
+        rc = rx_intr_setup(dev);
     if (rc == 0)
         rc = set_link(port, true);
     if (rc != 0) {
@@ -346,8 +265,6 @@ int dev_start(rte_eth_dev* dev)
         vport_teardown(port);
         return rc;
     }
-    dev->rx_pkt_burst = recv_pkts;
-    dev->tx_pkt_burst = xmit_pkts;
     return 0;
 }
 
@@ -358,6 +275,7 @@ int dev_stop(rte_eth_dev* dev)
     if (!port->vport_started)
         return 0;
     set_link(port, false);
+    rx_intr_release(dev);
     vport_teardown(port);
     return 0;
 }
@@ -384,6 +302,20 @@ int dev_close(rte_eth_dev* dev)
 
 /* ---- vdev probe/remove ------------------------------------------------------ */
 
+namespace {
+
+void set_fastpath_ops(rte_eth_dev* dev)
+{
+    dev->rx_pkt_burst = recv_pkts;
+    dev->tx_pkt_burst = xmit_pkts;
+    dev->tx_pkt_prepare = prep_pkts;
+    dev->rx_queue_count = rx_queue_count;
+    dev->rx_descriptor_status = rx_descriptor_status;
+    dev->tx_descriptor_status = tx_descriptor_status;
+}
+
+} // namespace
+
 int cna_probe(rte_vdev_device* vdev)
 {
     const char* name = rte_vdev_device_name(vdev);
@@ -408,7 +340,8 @@ int cna_probe(rte_vdev_device* vdev)
 
     int rc = hw_bring_up(port);
     if (rc == 0) {
-        dev->data->mac_addrs = static_cast<rte_ether_addr*>(rte_zmalloc(name, sizeof(rte_ether_addr), 0));
+        dev->data->mac_addrs = static_cast<rte_ether_addr*>(
+            rte_zmalloc(name, sizeof(rte_ether_addr) * max_unicast_macs(port), 0));
         if (dev->data->mac_addrs == nullptr) {
             hw_tear_down(port);
             rc = -ENOMEM;
@@ -426,8 +359,7 @@ int cna_probe(rte_vdev_device* vdev)
     dev->data->mtu = info.mtu;
     dev->data->dev_flags |= RTE_ETH_DEV_INTR_LSC;
     dev->dev_ops = &cna_dev_ops;
-    dev->rx_pkt_burst = recv_pkts;
-    dev->tx_pkt_burst = xmit_pkts;
+    set_fastpath_ops(dev);
     rte_eth_dev_probing_finish(dev);
     PMD_LOG(INFO, port, "PF %u on port %u of adapter %s, MAC " RTE_ETHER_ADDR_PRT_FMT, info.pf_id, info.port_id,
             port->devargs.adapter.c_str(), RTE_ETHER_ADDR_BYTES(&dev->data->mac_addrs[0]));

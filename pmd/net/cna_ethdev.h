@@ -17,15 +17,27 @@
 #include "hsi_eth.h"
 #include "osal.h"
 
+#include <rte_ether.h>
+
 struct rte_eth_dev;
+struct rte_intr_handle;
 
 namespace cna::pmd {
+
+/* A PF port drives a single vport. */
+inline constexpr uint8_t VPORT_ID = 0;
 
 /* A fastpath status block: shared by Rx queue i (L2_PI_RX) and Tx queue i
  * (L2_PI_TX). */
 struct FastpathSb {
     osal::DmaMem mem;
     ecore::SbInfo info;
+};
+
+struct RssConf {
+    uint64_t rss_hf = 0;                                  /* as ethdev gave it */
+    std::array<uint8_t, hsi::eth::rss::KEY_DWORDS * 4> key{};
+    std::array<uint16_t, hsi::eth::rss::RETA_SIZE> reta{};
 };
 
 struct Port {
@@ -42,15 +54,25 @@ struct Port {
     bool vport_started = false;
     bool promiscuous = false;
     bool allmulticast = false;
-    std::array<uint8_t, 6> mac_filter{};  /* primary MAC programmed in the vport */
-    bool mac_filter_set = false;
+    /* Filters live in the vport, which is rebuilt by every start: ethdev keeps
+     * the unicast MACs (data->mac_addrs) and VLAN ids (data->vlan_filter_conf),
+     * the port keeps the multicast list. */
+    std::vector<rte_ether_addr> mc_addrs;
+    RssConf rss;
+    rte_intr_handle* rx_intr = nullptr;   /* Rx queue interrupts (eventfd per queue) */
 
     /* The adapter's counters cannot be cleared: stats_reset records them and
      * stats_get reports the difference. */
     hsi::eth::VportStats stats_base{};
+    std::array<hsi::eth::QueueStats, hsi::MAX_QUEUES_PER_PF> rxq_stats_base{};
+    std::array<hsi::eth::QueueStats, hsi::MAX_QUEUES_PER_PF> txq_stats_base{};
 };
 
-inline Port* port_of(rte_eth_dev* dev);
+inline Port* port_of(const rte_eth_dev* dev);
+
+/* The PF's MAC filter grant is split evenly between unicast addresses
+ * (mac_addr_add) and the multicast list. */
+inline uint32_t max_unicast_macs(const Port* port) { return port->edev.hwfn.hw_info.resc.num_mac_filters / 2; }
 
 /* Frame length an MTU allows on the wire (header and one VLAN tag). */
 inline uint32_t max_frame_len(uint32_t mtu) { return mtu + hsi::eth::ETH_OVERHEAD; }
@@ -59,7 +81,7 @@ inline uint32_t max_frame_len(uint32_t mtu) { return mtu + hsi::eth::ETH_OVERHEA
 
 #include <ethdev_driver.h>
 
-inline cna::pmd::Port* cna::pmd::port_of(rte_eth_dev* dev)
+inline cna::pmd::Port* cna::pmd::port_of(const rte_eth_dev* dev)
 {
     return static_cast<Port*>(dev->data->dev_private);
 }

@@ -13,6 +13,11 @@
 struct rte_vdev_device;
 
 namespace cna::pmd {
+struct RxQueue;
+struct TxQueue;
+}
+
+namespace cna::pmd {
 
 extern const eth_dev_ops cna_dev_ops;
 
@@ -26,18 +31,51 @@ int dev_close(rte_eth_dev* dev);
 int cna_probe(rte_vdev_device* vdev);
 int cna_remove(rte_vdev_device* vdev);
 
+/* cna_queues.cpp: queue control and Rx interrupts */
+int start_rx_queue(Port* port, RxQueue* rxq);
+int start_tx_queue(Port* port, TxQueue* txq);
+void stop_rx_queue(Port* port, RxQueue* rxq);
+void stop_tx_queue(Port* port, TxQueue* txq);
+void stop_all_queues(Port* port);
+int rx_queue_start(rte_eth_dev* dev, uint16_t queue_id);
+int rx_queue_stop(rte_eth_dev* dev, uint16_t queue_id);
+int tx_queue_start(rte_eth_dev* dev, uint16_t queue_id);
+int tx_queue_stop(rte_eth_dev* dev, uint16_t queue_id);
+int rx_intr_setup(rte_eth_dev* dev);
+void rx_intr_release(rte_eth_dev* dev);
+int rx_queue_intr_enable(rte_eth_dev* dev, uint16_t queue_id);
+int rx_queue_intr_disable(rte_eth_dev* dev, uint16_t queue_id);
+
+/* cna_rss.cpp */
+uint64_t rss_offloads_supported();
+/* Takes ethdev's RSS configuration (dev_configure); rss_apply programs it. */
+void rss_configure(rte_eth_dev* dev);
+int rss_apply(rte_eth_dev* dev);
+int rss_hash_update(rte_eth_dev* dev, rte_eth_rss_conf* conf);
+int rss_hash_conf_get(rte_eth_dev* dev, rte_eth_rss_conf* conf);
+int reta_update(rte_eth_dev* dev, rte_eth_rss_reta_entry64* reta_conf, uint16_t reta_size);
+int reta_query(rte_eth_dev* dev, rte_eth_rss_reta_entry64* reta_conf, uint16_t reta_size);
+
 /* cna_link.cpp: link state, LSC */
 int link_update(rte_eth_dev* dev, int wait_to_complete);
 int dev_set_link_up(rte_eth_dev* dev);
 int dev_set_link_down(rte_eth_dev* dev);
 /* Asks the MFW to bring the link up or down; the result arrives as an LSC. */
 int set_link(Port* port, bool up);
+int flow_ctrl_get(rte_eth_dev* dev, rte_eth_fc_conf* fc);
+int flow_ctrl_set(rte_eth_dev* dev, rte_eth_fc_conf* fc);
 /* ecore's link_update hook: runs on the EAL interrupt thread. */
 void link_changed(Port* port);
 
 /* cna_filters.cpp: classification */
 uint16_t rx_accept_flags(const Port* port);
-int set_primary_mac_filter(Port* port, const std::array<uint8_t, 6>& mac);
+/* Replays MAC, multicast and VLAN filters into a new vport. */
+int restore_filters(rte_eth_dev* dev);
+int mac_addr_add(rte_eth_dev* dev, rte_ether_addr* mac, uint32_t index, uint32_t vmdq);
+void mac_addr_remove(rte_eth_dev* dev, uint32_t index);
+int set_mc_addr_list(rte_eth_dev* dev, rte_ether_addr* list, uint32_t count);
+int vlan_filter_set(rte_eth_dev* dev, uint16_t vlan_id, int on);
+int vlan_offload_set(rte_eth_dev* dev, int mask);
 int promiscuous_enable(rte_eth_dev* dev);
 int promiscuous_disable(rte_eth_dev* dev);
 int allmulticast_enable(rte_eth_dev* dev);
@@ -47,5 +85,7 @@ int mac_addr_set(rte_eth_dev* dev, rte_ether_addr* addr);
 /* cna_stats.cpp */
 int stats_get(rte_eth_dev* dev, rte_eth_stats* stats);
 int stats_reset(rte_eth_dev* dev);
+int xstats_get(rte_eth_dev* dev, rte_eth_xstat* xstats, unsigned size);
+int xstats_get_names(rte_eth_dev* dev, rte_eth_xstat_name* names, unsigned size);
 
 } // namespace cna::pmd

@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Classification: the vport's rx mode (accept flags) and its primary MAC
- * filter. The adapter drops what the vport does not accept.
+ * Classification: the vport's rx mode (accept flags), its unicast and
+ * multicast MAC filters and its VLAN filters, plus VLAN stripping. The
+ * adapter drops what the vport does not accept.
+ *
+ * Every filter lives in the vport, which dev_start creates anew, so each op
+ * records the configuration (in ethdev's data or the Port) and programs the
+ * adapter only while the vport exists; restore_filters() replays it all.
  */
 #include <cerrno>
 #include <cstring>
@@ -12,6 +17,8 @@
 namespace cna::pmd {
 
 namespace accept = hsi::eth::accept;
+using ecore::FilterOpcode;
+using ecore::FilterType;
 
 uint16_t rx_accept_flags(const Port* port)
 {
@@ -28,8 +35,8 @@ namespace {
 int apply_rx_mode(Port* port)
 {
     if (!port->vport_started)
-        return 0; /* dev_start programs it */
-    const ecore::Status st = ecore::filter_accept_cmd(port->edev.hwfn, 0, rx_accept_flags(port));
+        return 0;
+    const ecore::Status st = ecore::filter_accept_cmd(port->edev.hwfn, VPORT_ID, rx_accept_flags(port));
     if (st != ecore::Status::success)
         PMD_LOG(ERR, port, "cannot set the rx mode: %s", ecore::status_name(st));
     return ecore::status_to_errno(st);
@@ -46,6 +53,64 @@ int set_rx_mode(rte_eth_dev* dev, bool Port::*flag, bool on)
     return rc;
 }
 
+bool is_zero(const rte_ether_addr& mac)
+{
+    return rte_is_zero_ether_addr(&mac);
+}
+
+/* One filter command to the vport (which must exist). */
+int filter_cmd(Port* port, FilterOpcode op, FilterType type, const rte_ether_addr* mac, uint16_t vlan)
+{
+    ecore::FilterUcast f;
+    f.opcode = op;
+    f.type = type;
+    f.vport_to_add_to = f.vport_to_remove_from = VPORT_ID;
+    if (mac != nullptr)
+        std::memcpy(f.mac.data(), mac->addr_bytes, f.mac.size());
+    f.vlan = vlan;
+    const ecore::Status st = ecore::sp_eth_filter_ucast(port->edev.hwfn, f);
+    if (st != ecore::Status::success && !(op == FilterOpcode::remove && st == ecore::Status::noent)) {
+        if (mac != nullptr)
+            PMD_LOG(ERR, port, "MAC filter %s " RTE_ETHER_ADDR_PRT_FMT ": %s", op == FilterOpcode::add ? "add" : "remove",
+                    RTE_ETHER_ADDR_BYTES(mac), ecore::status_name(st));
+        else
+            PMD_LOG(ERR, port, "VLAN filter %s %u: %s", op == FilterOpcode::add ? "add" : "remove", vlan,
+                    ecore::status_name(st));
+        return ecore::status_to_errno(st);
+    }
+    return 0;
+}
+
+int mac_filter(Port* port, FilterOpcode op, const rte_ether_addr* mac)
+{
+    return port->vport_started ? filter_cmd(port, op, FilterType::mac, mac, 0) : 0;
+}
+
+bool vlan_filtering(const rte_eth_dev* dev)
+{
+    return dev->data->dev_conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_VLAN_FILTER;
+}
+
+/* Calls fn(vlan_id) for every VLAN id ethdev recorded as filtered. */
+template <class Fn> int for_each_vlan(const rte_eth_dev* dev, Fn fn)
+{
+    const rte_vlan_filter_conf& conf = dev->data->vlan_filter_conf;
+    for (uint16_t word = 0; word < RTE_DIM(conf.ids); word++)
+        for (uint64_t bits = conf.ids[word]; bits != 0; bits &= bits - 1)
+            if (int rc = fn(static_cast<uint16_t>(word * 64 + __builtin_ctzll(bits))); rc != 0)
+                return rc;
+    return 0;
+}
+
+int vlan_strip_update(Port* port, bool strip)
+{
+    ecore::SpVportUpdateParams p;
+    p.vport_id = VPORT_ID;
+    p.update_inner_vlan_removal_flg = true;
+    p.inner_vlan_removal_flg = strip;
+    return ecore::status_to_errno(ecore::sp_vport_update(port->edev.hwfn, p));
+}
+
 } // namespace
 
 int promiscuous_enable(rte_eth_dev* dev) { return set_rx_mode(dev, &Port::promiscuous, true); }
@@ -53,31 +118,89 @@ int promiscuous_disable(rte_eth_dev* dev) { return set_rx_mode(dev, &Port::promi
 int allmulticast_enable(rte_eth_dev* dev) { return set_rx_mode(dev, &Port::allmulticast, true); }
 int allmulticast_disable(rte_eth_dev* dev) { return set_rx_mode(dev, &Port::allmulticast, false); }
 
-int set_primary_mac_filter(Port* port, const std::array<uint8_t, 6>& mac)
+/* ---- unicast MACs: ethdev's data->mac_addrs[] ------------------------------ */
+
+int mac_addr_add(rte_eth_dev* dev, rte_ether_addr* mac, uint32_t index, uint32_t /* vmdq */)
 {
-    ecore::FilterUcast filter;
-    filter.opcode = port->mac_filter_set ? ecore::FilterOpcode::replace : ecore::FilterOpcode::add;
-    filter.type = ecore::FilterType::mac;
-    filter.mac = mac;
-    const ecore::Status st = ecore::sp_eth_filter_ucast(port->edev.hwfn, filter);
-    if (st != ecore::Status::success) {
-        PMD_LOG(ERR, port, "cannot program MAC filter " RTE_ETHER_ADDR_PRT_FMT ": %s", mac[0], mac[1], mac[2],
-                mac[3], mac[4], mac[5], ecore::status_name(st));
-        return ecore::status_to_errno(st);
+    Port* port = port_of(dev);
+    const rte_ether_addr& old = dev->data->mac_addrs[index];
+    if (!is_zero(old) && !rte_is_same_ether_addr(&old, mac))
+        if (int rc = mac_filter(port, FilterOpcode::remove, &old); rc != 0)
+            return rc;
+    return mac_filter(port, FilterOpcode::add, mac);
+}
+
+void mac_addr_remove(rte_eth_dev* dev, uint32_t index)
+{
+    mac_filter(port_of(dev), FilterOpcode::remove, &dev->data->mac_addrs[index]);
+}
+
+int mac_addr_set(rte_eth_dev* dev, rte_ether_addr* mac)
+{
+    return mac_addr_add(dev, mac, 0, 0);
+}
+
+/* ---- multicast list ----------------------------------------------------------- */
+
+int set_mc_addr_list(rte_eth_dev* dev, rte_ether_addr* list, uint32_t count)
+{
+    Port* port = port_of(dev);
+    for (uint32_t i = 0; i < count; i++) {
+        if (!rte_is_multicast_ether_addr(&list[i])) {
+            PMD_LOG(ERR, port, RTE_ETHER_ADDR_PRT_FMT " is not a multicast address", RTE_ETHER_ADDR_BYTES(&list[i]));
+            return -EINVAL;
+        }
     }
-    port->mac_filter = mac;
-    port->mac_filter_set = true;
+    for (const rte_ether_addr& mac : port->mc_addrs)
+        mac_filter(port, FilterOpcode::remove, &mac);
+    port->mc_addrs.assign(list, list + count);
+    for (const rte_ether_addr& mac : port->mc_addrs)
+        if (int rc = mac_filter(port, FilterOpcode::add, &mac); rc != 0)
+            return rc;
     return 0;
 }
 
-int mac_addr_set(rte_eth_dev* dev, rte_ether_addr* addr)
+/* ---- VLAN ------------------------------------------------------------------- */
+
+int vlan_filter_set(rte_eth_dev* dev, uint16_t vlan_id, int on)
+{
+    Port* port = port_of(dev);
+    if (!port->vport_started || !vlan_filtering(dev))
+        return 0;
+    return filter_cmd(port, on ? FilterOpcode::add : FilterOpcode::remove, FilterType::vlan, nullptr, vlan_id);
+}
+
+int vlan_offload_set(rte_eth_dev* dev, int mask)
 {
     Port* port = port_of(dev);
     if (!port->vport_started)
-        return 0; /* dev_start programs dev->data->mac_addrs[0] */
-    std::array<uint8_t, 6> mac;
-    std::memcpy(mac.data(), addr->addr_bytes, mac.size());
-    return set_primary_mac_filter(port, mac);
+        return 0;
+    const uint64_t offloads = dev->data->dev_conf.rxmode.offloads;
+    if (mask & RTE_ETH_VLAN_STRIP_MASK)
+        if (int rc = vlan_strip_update(port, offloads & RTE_ETH_RX_OFFLOAD_VLAN_STRIP); rc != 0)
+            return rc;
+    if (mask & RTE_ETH_VLAN_FILTER_MASK) {
+        const FilterOpcode op = vlan_filtering(dev) ? FilterOpcode::add : FilterOpcode::remove;
+        return for_each_vlan(dev, [&](uint16_t vlan) { return filter_cmd(port, op, FilterType::vlan, nullptr, vlan); });
+    }
+    return 0;
+}
+
+/* ---- after dev_start created the vport ------------------------------------------- */
+
+int restore_filters(rte_eth_dev* dev)
+{
+    Port* port = port_of(dev);
+    for (uint32_t i = 0; i < max_unicast_macs(port); i++)
+        if (!is_zero(dev->data->mac_addrs[i]))
+            if (int rc = mac_filter(port, FilterOpcode::add, &dev->data->mac_addrs[i]); rc != 0)
+                return rc;
+    for (const rte_ether_addr& mac : port->mc_addrs)
+        if (int rc = mac_filter(port, FilterOpcode::add, &mac); rc != 0)
+            return rc;
+    if (vlan_filtering(dev))
+        return for_each_vlan(dev, [&](uint16_t vlan) { return filter_cmd(port, FilterOpcode::add, FilterType::vlan, nullptr, vlan); });
+    return 0;
 }
 
 } // namespace cna::pmd

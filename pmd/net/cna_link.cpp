@@ -8,6 +8,7 @@
 #include "cna_ethdev_ops.h"
 #include "cna_log.h"
 #include "ecore_mcp_api.h"
+#include "hsi_mfw.h"
 
 namespace cna::pmd {
 namespace {
@@ -25,11 +26,46 @@ rte_eth_link link_from_mfw(Port* port)
 
 } // namespace
 
+namespace {
+
+struct SpeedMap {
+    uint32_t ethdev_flag;
+    uint32_t mbps;
+};
+constexpr SpeedMap SPEEDS[] = {
+    {RTE_ETH_LINK_SPEED_1G, RTE_ETH_SPEED_NUM_1G},   {RTE_ETH_LINK_SPEED_10G, RTE_ETH_SPEED_NUM_10G},
+    {RTE_ETH_LINK_SPEED_25G, RTE_ETH_SPEED_NUM_25G}, {RTE_ETH_LINK_SPEED_40G, RTE_ETH_SPEED_NUM_40G},
+    {RTE_ETH_LINK_SPEED_50G, RTE_ETH_SPEED_NUM_50G}, {RTE_ETH_LINK_SPEED_100G, RTE_ETH_SPEED_NUM_100G},
+};
+
+/* ethdev's link_speeds (autonegotiate, or one fixed speed) as MFW link params. */
+int link_params_from_conf(Port* port, uint32_t link_speeds, ecore::McpLinkParams* params)
+{
+    params->forced_speed_mbps = 0;
+    if (!(link_speeds & RTE_ETH_LINK_SPEED_FIXED))
+        return 0;
+    for (const SpeedMap& s : SPEEDS) {
+        if ((link_speeds & ~RTE_ETH_LINK_SPEED_FIXED) == s.ethdev_flag) {
+            params->forced_speed_mbps = s.mbps;
+            return 0;
+        }
+    }
+    PMD_LOG(ERR, port, "link_speeds 0x%x: a fixed speed must name exactly one supported speed", link_speeds);
+    return -EINVAL;
+}
+
+} // namespace
+
 int set_link(Port* port, bool up)
 {
     ecore::PttGuard ptt(port->edev.hwfn);
     if (!ptt)
         return -EBUSY;
+    if (up) {
+        ecore::McpLinkParams& params = ecore::mcp_get_link_params(port->edev.hwfn);
+        if (int rc = link_params_from_conf(port, port->eth_dev->data->dev_conf.link_speeds, &params); rc != 0)
+            return rc;
+    }
     const ecore::Status st = ecore::mcp_set_link(port->edev.hwfn, *ptt, up);
     if (st != ecore::Status::success) {
         PMD_LOG(ERR, port, "cannot set link %s: %s", up ? "up" : "down", ecore::status_name(st));
@@ -61,6 +97,32 @@ int link_update(rte_eth_dev* dev, int wait_to_complete)
         link = link_from_mfw(port);
     }
     return rte_eth_linkstatus_set(dev, &link);
+}
+
+int flow_ctrl_get(rte_eth_dev* dev, rte_eth_fc_conf* fc)
+{
+    const ecore::McpLinkParams& p = ecore::mcp_get_link_params(port_of(dev)->edev.hwfn);
+    *fc = rte_eth_fc_conf{};
+    fc->autoneg = p.pause_autoneg;
+    fc->mode = p.pause_rx ? (p.pause_tx ? RTE_ETH_FC_FULL : RTE_ETH_FC_RX_PAUSE)
+                          : (p.pause_tx ? RTE_ETH_FC_TX_PAUSE : RTE_ETH_FC_NONE);
+    return 0;
+}
+
+/* Pause is negotiated by the MFW: the new setting takes effect by
+ * re-initialising the PHY when the port is running. */
+int flow_ctrl_set(rte_eth_dev* dev, rte_eth_fc_conf* fc)
+{
+    Port* port = port_of(dev);
+    if (fc->high_water || fc->low_water || fc->pause_time || fc->send_xon || fc->mac_ctrl_frame_fwd) {
+        PMD_LOG(ERR, port, "flow control: only the mode and autonegotiation can be set");
+        return -ENOTSUP;
+    }
+    ecore::McpLinkParams& p = ecore::mcp_get_link_params(port->edev.hwfn);
+    p.pause_autoneg = fc->autoneg;
+    p.pause_rx = fc->mode == RTE_ETH_FC_FULL || fc->mode == RTE_ETH_FC_RX_PAUSE;
+    p.pause_tx = fc->mode == RTE_ETH_FC_FULL || fc->mode == RTE_ETH_FC_TX_PAUSE;
+    return dev->data->dev_started ? set_link(port, true) : 0;
 }
 
 int dev_set_link_up(rte_eth_dev* dev)

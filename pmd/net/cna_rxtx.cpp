@@ -15,6 +15,7 @@
 #include <cerrno>
 
 #include <ethdev_driver.h>
+#include <rte_errno.h>
 #include <rte_malloc.h>
 
 #include "cna_ethdev.h"
@@ -219,6 +220,65 @@ uint16_t xmit_pkts(void* tx_queue, rte_mbuf** tx_pkts, uint16_t nb_pkts)
     return nb_tx;
 }
 
+/* Checks what the adapter cannot do for a packet before tx_burst sees it. */
+uint16_t prep_pkts(void* /* tx_queue */, rte_mbuf** tx_pkts, uint16_t nb_pkts)
+{
+    constexpr uint64_t SUPPORTED = RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK | RTE_MBUF_F_TX_TCP_SEG |
+                                   RTE_MBUF_F_TX_VLAN | RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IPV6;
+    for (uint16_t i = 0; i < nb_pkts; i++) {
+        const rte_mbuf* m = tx_pkts[i];
+        const uint64_t ol = m->ol_flags;
+        if (m->nb_segs > hsi::eth::MAX_BDS_PER_PACKET || (ol & RTE_MBUF_F_TX_OFFLOAD_MASK & ~SUPPORTED)) {
+            rte_errno = ENOTSUP;
+            return i;
+        }
+        if ((ol & RTE_MBUF_F_TX_TCP_SEG) && (m->tso_segsz == 0 || m->l2_len == 0 || m->l3_len == 0 ||
+                                             m->l4_len == 0)) {
+            rte_errno = EINVAL;
+            return i;
+        }
+        if (!(ol & RTE_MBUF_F_TX_TCP_SEG) && m->pkt_len > max_frame_len(hsi::eth::MAX_MTU)) {
+            rte_errno = EINVAL;
+            return i;
+        }
+    }
+    return nb_pkts;
+}
+
+/* ---- descriptor status -------------------------------------------------- */
+
+uint32_t rx_queue_count(void* rx_queue)
+{
+    const auto* rxq = static_cast<const RxQueue*>(rx_queue);
+    if (!rxq->started)
+        return 0;
+    return static_cast<uint16_t>(__atomic_load_n(rxq->hw_cqe_prod, __ATOMIC_ACQUIRE) - rxq->cqe_cons);
+}
+
+int rx_descriptor_status(void* rx_queue, uint16_t offset)
+{
+    const auto* rxq = static_cast<const RxQueue*>(rx_queue);
+    if (offset >= rxq->mask)
+        return -EINVAL;
+    if (offset < rx_queue_count(rx_queue))
+        return RTE_ETH_RX_DESC_DONE;
+    if (offset < static_cast<uint16_t>(rxq->bd_prod - rxq->bd_cons))
+        return RTE_ETH_RX_DESC_AVAIL;
+    return RTE_ETH_RX_DESC_UNAVAIL;
+}
+
+int tx_descriptor_status(void* tx_queue, uint16_t offset)
+{
+    const auto* txq = static_cast<const TxQueue*>(tx_queue);
+    if (offset >= txq->mask)
+        return -EINVAL;
+    if (!txq->started)
+        return RTE_ETH_TX_DESC_DONE;
+    const uint16_t in_flight =
+        static_cast<uint16_t>(txq->bd_prod - __atomic_load_n(txq->hw_bd_cons, __ATOMIC_ACQUIRE));
+    return offset < in_flight ? RTE_ETH_TX_DESC_FULL : RTE_ETH_TX_DESC_DONE;
+}
+
 /* ---- slowpath: queue set-up ------------------------------------------- */
 
 namespace {
@@ -267,6 +327,7 @@ int rx_queue_setup(rte_eth_dev* dev, uint16_t queue_id, uint16_t nb_desc, unsign
     }
     const uint64_t offloads = conf->offloads | dev->data->dev_conf.rxmode.offloads;
     const uint16_t buf_size = static_cast<uint16_t>(RTE_MIN(data_room - RTE_PKTMBUF_HEADROOM, 0xffffu));
+    dev->data->scattered_rx = (offloads & RTE_ETH_RX_OFFLOAD_SCATTER) != 0;
     if (max_frame_len(dev->data->mtu) > buf_size && !(offloads & RTE_ETH_RX_OFFLOAD_SCATTER)) {
         PMD_LOG(ERR, port, "Rx queue %u: MTU %u needs %u-byte buffers (mbufs have %u); enable scattered Rx",
                 queue_id, dev->data->mtu, max_frame_len(dev->data->mtu), buf_size);
@@ -299,6 +360,24 @@ int rx_queue_setup(rte_eth_dev* dev, uint16_t queue_id, uint16_t nb_desc, unsign
     dev->data->rx_queues[queue_id] = rxq;
     PMD_LOG(DEBUG, port, "Rx queue %u: %u descriptors, %u-byte buffers", queue_id, size, buf_size);
     return 0;
+}
+
+void rxq_info_get(rte_eth_dev* dev, uint16_t queue_id, rte_eth_rxq_info* info)
+{
+    const auto* rxq = static_cast<const RxQueue*>(dev->data->rx_queues[queue_id]);
+    info->mp = rxq->mp;
+    info->nb_desc = rxq->nb_desc;
+    info->scattered_rx = dev->data->scattered_rx;
+    info->rx_buf_size = rxq->buf_size;
+    info->conf.rx_deferred_start = rxq->deferred_start;
+    info->conf.rx_free_thresh = RX_REFILL_BULK;
+}
+
+void txq_info_get(rte_eth_dev* dev, uint16_t queue_id, rte_eth_txq_info* info)
+{
+    const auto* txq = static_cast<const TxQueue*>(dev->data->tx_queues[queue_id]);
+    info->nb_desc = txq->nb_desc;
+    info->conf.tx_deferred_start = txq->deferred_start;
 }
 
 void rx_queue_release(rte_eth_dev* dev, uint16_t queue_id)

@@ -16,6 +16,8 @@
 struct rte_eth_dev;
 struct rte_eth_rxconf;
 struct rte_eth_txconf;
+struct rte_eth_rxq_info;
+struct rte_eth_txq_info;
 
 namespace cna::pmd {
 
@@ -82,7 +84,14 @@ int rx_queue_fill(RxQueue* rxq);
 void rx_queue_drain(RxQueue* rxq);
 void tx_queue_drain(TxQueue* txq);
 
+void rxq_info_get(rte_eth_dev* dev, uint16_t queue_id, rte_eth_rxq_info* info);
+void txq_info_get(rte_eth_dev* dev, uint16_t queue_id, rte_eth_txq_info* info);
+
 uint16_t recv_pkts(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts);
+uint16_t prep_pkts(void* tx_queue, rte_mbuf** tx_pkts, uint16_t nb_pkts);
+uint32_t rx_queue_count(void* rx_queue);
+int rx_descriptor_status(void* rx_queue, uint16_t offset);
+int tx_descriptor_status(void* tx_queue, uint16_t offset);
 uint16_t xmit_pkts(void* tx_queue, rte_mbuf** tx_pkts, uint16_t nb_pkts);
 
 } // namespace cna::pmd

@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Statistics: the adapter's vport and queue counters, read through a PTT.
- * They cannot be cleared in the device, so a reset records a baseline.
+ * Statistics: the adapter's vport and queue counters, read through a PTT,
+ * plus the driver's own (Rx buffer allocation failures). The device counters
+ * cannot be cleared, so a reset records a baseline that later reads subtract.
+ *
+ * xstats names are stable: the vport counters first, then per Rx queue and
+ * per Tx queue, in queue order.
  */
 #include <cerrno>
+#include <cstdio>
 
 #include "cna_ethdev_ops.h"
 #include "cna_log.h"
@@ -12,40 +17,128 @@
 namespace cna::pmd {
 namespace {
 
+using hsi::eth::QueueStats;
 using hsi::eth::VportStats;
 
-int read_vport_stats(Port* port, VportStats* vs)
+struct VportXstat {
+    const char* name;
+    uint64_t VportStats::*counter;
+};
+constexpr VportXstat VPORT_XSTATS[] = {
+    {"rx_unicast_packets", &VportStats::rx_ucast_pkts},
+    {"rx_multicast_packets", &VportStats::rx_mcast_pkts},
+    {"rx_broadcast_packets", &VportStats::rx_bcast_pkts},
+    {"rx_unicast_bytes", &VportStats::rx_ucast_bytes},
+    {"rx_multicast_bytes", &VportStats::rx_mcast_bytes},
+    {"rx_broadcast_bytes", &VportStats::rx_bcast_bytes},
+    {"rx_filtered_packets", &VportStats::rx_filtered_pkts},
+    {"rx_no_buffer_packets", &VportStats::rx_no_buffer_pkts},
+    {"rx_oversize_packets", &VportStats::rx_oversize_pkts},
+    {"rx_error_packets", &VportStats::rx_error_pkts},
+    {"tx_unicast_packets", &VportStats::tx_ucast_pkts},
+    {"tx_multicast_packets", &VportStats::tx_mcast_pkts},
+    {"tx_broadcast_packets", &VportStats::tx_bcast_pkts},
+    {"tx_unicast_bytes", &VportStats::tx_ucast_bytes},
+    {"tx_multicast_bytes", &VportStats::tx_mcast_bytes},
+    {"tx_broadcast_bytes", &VportStats::tx_bcast_bytes},
+    {"tx_error_packets", &VportStats::tx_error_pkts},
+    {"tx_oversize_packets", &VportStats::tx_oversize_pkts},
+};
+
+struct QueueXstat {
+    const char* name;
+    uint64_t QueueStats::*counter;
+};
+constexpr QueueXstat RXQ_XSTATS[] = {
+    {"packets", &QueueStats::pkts}, {"bytes", &QueueStats::bytes}, {"no_buffer_drops", &QueueStats::drops}};
+constexpr QueueXstat TXQ_XSTATS[] = {
+    {"packets", &QueueStats::pkts}, {"bytes", &QueueStats::bytes}, {"errors", &QueueStats::drops}};
+/* Driver counter per Rx queue, after the adapter's. */
+constexpr const char* RXQ_ALLOC_FAILURES = "mbuf_alloc_failures";
+constexpr unsigned RXQ_XSTATS_COUNT = RTE_DIM(RXQ_XSTATS) + 1;
+
+/* Current adapter counters, baselines subtracted. */
+struct Snapshot {
+    VportStats vport;
+    std::array<QueueStats, hsi::MAX_QUEUES_PER_PF> rxq;
+    std::array<QueueStats, hsi::MAX_QUEUES_PER_PF> txq;
+};
+
+template <class T> void subtract(T* now, const T& base)
+{
+    static_assert(sizeof(T) % sizeof(uint64_t) == 0);
+    auto* n = reinterpret_cast<uint64_t*>(now);
+    auto* b = reinterpret_cast<const uint64_t*>(&base);
+    for (std::size_t i = 0; i < sizeof(T) / sizeof(uint64_t); i++)
+        n[i] -= b[i];
+}
+
+int read_raw(Port* port, Snapshot* s, uint16_t nb_rxq, uint16_t nb_txq)
 {
     ecore::Hwfn& hwfn = port->edev.hwfn;
     ecore::PttGuard ptt(hwfn);
     if (!ptt)
         return -EBUSY;
-    return ecore::status_to_errno(ecore::get_vport_stats(hwfn, *ptt, 0, vs));
+    ecore::Status st = ecore::get_vport_stats(hwfn, *ptt, VPORT_ID, &s->vport);
+    for (uint16_t q = 0; q < nb_rxq && st == ecore::Status::success; q++)
+        st = ecore::get_rx_queue_stats(hwfn, *ptt, q, &s->rxq[q]);
+    for (uint16_t q = 0; q < nb_txq && st == ecore::Status::success; q++)
+        st = ecore::get_tx_queue_stats(hwfn, *ptt, q, &s->txq[q]);
+    return ecore::status_to_errno(st);
+}
+
+int read_snapshot(rte_eth_dev* dev, Snapshot* s)
+{
+    Port* port = port_of(dev);
+    const uint16_t nb_rxq = dev->data->nb_rx_queues, nb_txq = dev->data->nb_tx_queues;
+    if (int rc = read_raw(port, s, nb_rxq, nb_txq); rc != 0)
+        return rc;
+    subtract(&s->vport, port->stats_base);
+    for (uint16_t q = 0; q < nb_rxq; q++)
+        subtract(&s->rxq[q], port->rxq_stats_base[q]);
+    for (uint16_t q = 0; q < nb_txq; q++)
+        subtract(&s->txq[q], port->txq_stats_base[q]);
+    return 0;
+}
+
+uint64_t alloc_failures(const rte_eth_dev* dev, uint16_t q)
+{
+    const auto* rxq = static_cast<const RxQueue*>(dev->data->rx_queues[q]);
+    return rxq != nullptr ? rxq->alloc_failures : 0;
+}
+
+unsigned xstats_count(const rte_eth_dev* dev)
+{
+    return RTE_DIM(VPORT_XSTATS) + dev->data->nb_rx_queues * RXQ_XSTATS_COUNT +
+           dev->data->nb_tx_queues * RTE_DIM(TXQ_XSTATS);
 }
 
 } // namespace
 
 int stats_get(rte_eth_dev* dev, rte_eth_stats* stats)
 {
-    Port* port = port_of(dev);
-    VportStats now;
-    if (int rc = read_vport_stats(port, &now); rc != 0)
+    Snapshot s;
+    if (int rc = read_snapshot(dev, &s); rc != 0)
         return rc;
-    const VportStats& b = port->stats_base;
-    stats->ipackets = (now.rx_ucast_pkts + now.rx_mcast_pkts + now.rx_bcast_pkts) -
-                      (b.rx_ucast_pkts + b.rx_mcast_pkts + b.rx_bcast_pkts);
-    stats->ibytes = (now.rx_ucast_bytes + now.rx_mcast_bytes + now.rx_bcast_bytes) -
-                    (b.rx_ucast_bytes + b.rx_mcast_bytes + b.rx_bcast_bytes);
-    stats->imissed = now.rx_no_buffer_pkts - b.rx_no_buffer_pkts;
-    stats->ierrors = (now.rx_error_pkts + now.rx_oversize_pkts) - (b.rx_error_pkts + b.rx_oversize_pkts);
-    stats->opackets = (now.tx_ucast_pkts + now.tx_mcast_pkts + now.tx_bcast_pkts) -
-                      (b.tx_ucast_pkts + b.tx_mcast_pkts + b.tx_bcast_pkts);
-    stats->obytes = (now.tx_ucast_bytes + now.tx_mcast_bytes + now.tx_bcast_bytes) -
-                    (b.tx_ucast_bytes + b.tx_mcast_bytes + b.tx_bcast_bytes);
-    stats->oerrors = (now.tx_error_pkts + now.tx_oversize_pkts) - (b.tx_error_pkts + b.tx_oversize_pkts);
+    const VportStats& v = s.vport;
+    stats->ipackets = v.rx_ucast_pkts + v.rx_mcast_pkts + v.rx_bcast_pkts;
+    stats->ibytes = v.rx_ucast_bytes + v.rx_mcast_bytes + v.rx_bcast_bytes;
+    stats->imissed = v.rx_no_buffer_pkts;
+    stats->ierrors = v.rx_error_pkts + v.rx_oversize_pkts;
+    stats->opackets = v.tx_ucast_pkts + v.tx_mcast_pkts + v.tx_bcast_pkts;
+    stats->obytes = v.tx_ucast_bytes + v.tx_mcast_bytes + v.tx_bcast_bytes;
+    stats->oerrors = v.tx_error_pkts + v.tx_oversize_pkts;
     for (uint16_t q = 0; q < dev->data->nb_rx_queues; q++) {
-        if (auto* rxq = static_cast<const RxQueue*>(dev->data->rx_queues[q]))
-            stats->rx_nombuf += rxq->alloc_failures;
+        stats->rx_nombuf += alloc_failures(dev, q);
+        if (q < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
+            stats->q_ipackets[q] = s.rxq[q].pkts;
+            stats->q_ibytes[q] = s.rxq[q].bytes;
+            stats->q_errors[q] = s.rxq[q].drops;
+        }
+    }
+    for (uint16_t q = 0; q < RTE_MIN(dev->data->nb_tx_queues, uint16_t{RTE_ETHDEV_QUEUE_STAT_CNTRS}); q++) {
+        stats->q_opackets[q] = s.txq[q].pkts;
+        stats->q_obytes[q] = s.txq[q].bytes;
     }
     return 0;
 }
@@ -53,7 +146,62 @@ int stats_get(rte_eth_dev* dev, rte_eth_stats* stats)
 int stats_reset(rte_eth_dev* dev)
 {
     Port* port = port_of(dev);
-    return read_vport_stats(port, &port->stats_base);
+    Snapshot raw;
+    if (int rc = read_raw(port, &raw, dev->data->nb_rx_queues, dev->data->nb_tx_queues); rc != 0)
+        return rc;
+    port->stats_base = raw.vport;
+    port->rxq_stats_base = raw.rxq;
+    port->txq_stats_base = raw.txq;
+    for (uint16_t q = 0; q < dev->data->nb_rx_queues; q++)
+        if (auto* rxq = static_cast<RxQueue*>(dev->data->rx_queues[q]))
+            rxq->alloc_failures = 0;
+    return 0;
+}
+
+int xstats_get_names(rte_eth_dev* dev, rte_eth_xstat_name* names, unsigned size)
+{
+    const unsigned count = xstats_count(dev);
+    if (names == nullptr || size < count)
+        return static_cast<int>(count);
+    unsigned n = 0;
+    for (const VportXstat& x : VPORT_XSTATS)
+        snprintf(names[n++].name, RTE_ETH_XSTATS_NAME_SIZE, "%s", x.name);
+    for (uint16_t q = 0; q < dev->data->nb_rx_queues; q++) {
+        for (const QueueXstat& x : RXQ_XSTATS)
+            snprintf(names[n++].name, RTE_ETH_XSTATS_NAME_SIZE, "rx_q%u_%s", q, x.name);
+        snprintf(names[n++].name, RTE_ETH_XSTATS_NAME_SIZE, "rx_q%u_%s", q, RXQ_ALLOC_FAILURES);
+    }
+    for (uint16_t q = 0; q < dev->data->nb_tx_queues; q++)
+        for (const QueueXstat& x : TXQ_XSTATS)
+            snprintf(names[n++].name, RTE_ETH_XSTATS_NAME_SIZE, "tx_q%u_%s", q, x.name);
+    return static_cast<int>(n);
+}
+
+int xstats_get(rte_eth_dev* dev, rte_eth_xstat* xstats, unsigned size)
+{
+    const unsigned count = xstats_count(dev);
+    if (xstats == nullptr || size < count)
+        return static_cast<int>(count);
+    Snapshot s;
+    if (int rc = read_snapshot(dev, &s); rc != 0)
+        return rc;
+    unsigned n = 0;
+    auto put = [&](uint64_t value) {
+        xstats[n].id = n;
+        xstats[n].value = value;
+        n++;
+    };
+    for (const VportXstat& x : VPORT_XSTATS)
+        put(s.vport.*x.counter);
+    for (uint16_t q = 0; q < dev->data->nb_rx_queues; q++) {
+        for (const QueueXstat& x : RXQ_XSTATS)
+            put(s.rxq[q].*x.counter);
+        put(alloc_failures(dev, q));
+    }
+    for (uint16_t q = 0; q < dev->data->nb_tx_queues; q++)
+        for (const QueueXstat& x : TXQ_XSTATS)
+            put(s.txq[q].*x.counter);
+    return static_cast<int>(n);
 }
 
 } // namespace cna::pmd
