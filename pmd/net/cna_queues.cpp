@@ -5,6 +5,8 @@
  */
 #include <cerrno>
 
+#include <sys/eventfd.h>
+
 #include <rte_interrupts.h>
 
 #include "cna_ethdev_ops.h"
@@ -198,12 +200,18 @@ void rx_intr_release(rte_eth_dev* dev)
 }
 
 /* Acknowledging the status block with "enable" arms its vector: the IGU fires
- * at once if frames arrived since the index acknowledged. */
+ * when the adapter next updates the SB. Frames that completed before arming
+ * would not wake the application, so the driver then raises the vector itself
+ * (an MSI-X vector here is an eventfd anyone with the function may signal). */
 int rx_queue_intr_enable(rte_eth_dev* dev, uint16_t queue_id)
 {
-    ecore::SbInfo& sb = port_of(dev)->sbs[queue_id].info;
+    Port* port = port_of(dev);
+    ecore::SbInfo& sb = port->sbs[queue_id].info;
     ecore::sb_update_sb_idx(sb);
     ecore::sb_ack(sb, hsi::IguIntOp::enable);
+    if (rx_queue_count(dev->data->rx_queues[queue_id]) != 0 &&
+        eventfd_write(port->pci->msix_eventfd(hsi::msix_vector_of_sb(queue_id)), 1) != 0)
+        return -errno;
     return 0;
 }
 

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * A net_cna port on a loopback wire, probed through the vdev bus and
+ * configured through ethdev, torn down (and checked for lost mbufs) after
+ * each test.
+ */
+#pragma once
+
+#include <string>
+
+#include <gtest/gtest.h>
+#include <rte_bus_vdev.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+class PortTest : public ::testing::Test {
+protected:
+    static constexpr uint16_t RING = 512;
+    static constexpr unsigned POOL = 8192;
+
+    void open_port(const std::string& vdev_args, uint16_t nb_queues, const rte_eth_conf& conf)
+    {
+        name_ = "net_cna_t" + std::to_string(serial_++);
+        ASSERT_EQ(rte_vdev_init(name_.c_str(), vdev_args.c_str()), 0);
+        ASSERT_EQ(rte_eth_dev_get_port_by_name(name_.c_str(), &port_), 0);
+        pool_ = rte_pktmbuf_pool_create((name_ + "_pool").c_str(), POOL, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+        ASSERT_NE(pool_, nullptr);
+        ASSERT_EQ(rte_eth_dev_configure(port_, nb_queues, nb_queues, &conf), 0);
+        for (uint16_t q = 0; q < nb_queues; q++) {
+            ASSERT_EQ(rte_eth_rx_queue_setup(port_, q, RING, 0, nullptr, pool_), 0);
+            ASSERT_EQ(rte_eth_tx_queue_setup(port_, q, RING, 0, nullptr), 0);
+        }
+        ASSERT_EQ(rte_eth_dev_start(port_), 0);
+        rte_eth_link link{};
+        ASSERT_EQ(rte_eth_link_get(port_, &link), 0);
+        ASSERT_EQ(link.link_status, RTE_ETH_LINK_UP);
+    }
+
+    void TearDown() override
+    {
+        if (pool_ == nullptr)
+            return;
+        EXPECT_EQ(rte_eth_dev_stop(port_), 0);
+        EXPECT_EQ(rte_eth_dev_close(port_), 0);
+        EXPECT_EQ(rte_mempool_avail_count(pool_), POOL) << "mbufs lost";
+        rte_vdev_uninit(name_.c_str());
+        rte_mempool_free(pool_);
+    }
+
+    /* A UDP/IPv4 frame to the port's own MAC with the given source port. */
+    rte_mbuf* udp_frame(uint16_t src_port)
+    {
+        rte_mbuf* m = rte_pktmbuf_alloc(pool_);
+        auto* eth = rte_pktmbuf_mtod(m, rte_ether_hdr*);
+        rte_eth_macaddr_get(port_, &eth->dst_addr);
+        eth->src_addr = eth->dst_addr;
+        eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+        auto* ip = reinterpret_cast<rte_ipv4_hdr*>(eth + 1);
+        *ip = rte_ipv4_hdr{};
+        ip->version_ihl = RTE_IPV4_VHL_DEF;
+        ip->total_length = rte_cpu_to_be_16(sizeof(rte_ipv4_hdr) + sizeof(rte_udp_hdr) + 18);
+        ip->time_to_live = 64;
+        ip->next_proto_id = IPPROTO_UDP;
+        ip->src_addr = rte_cpu_to_be_32(0x0a000001);
+        ip->dst_addr = rte_cpu_to_be_32(0x0a000002);
+        ip->hdr_checksum = rte_ipv4_cksum(ip);
+        auto* udp = reinterpret_cast<rte_udp_hdr*>(ip + 1);
+        udp->src_port = rte_cpu_to_be_16(src_port);
+        udp->dst_port = rte_cpu_to_be_16(4789);
+        udp->dgram_len = rte_cpu_to_be_16(sizeof(rte_udp_hdr) + 18);
+        udp->dgram_cksum = 0;
+        m->data_len = m->pkt_len = sizeof(*eth) + sizeof(*ip) + sizeof(*udp) + 18;
+        return m;
+    }
+
+    /* Receives on queue q until n frames arrived or a second passed. */
+    unsigned receive(uint16_t q, unsigned n, rte_mbuf** out = nullptr)
+    {
+        unsigned got = 0;
+        for (int spin = 0; spin < 1000 && got < n; spin++) {
+            rte_mbuf* pkts[32];
+            const uint16_t k = rte_eth_rx_burst(port_, q, pkts, 32);
+            for (uint16_t i = 0; i < k; i++) {
+                if (out != nullptr && got < n)
+                    out[got] = pkts[i];
+                else
+                    rte_pktmbuf_free(pkts[i]);
+                got++;
+            }
+            if (k == 0)
+                rte_delay_ms(1);
+        }
+        return got;
+    }
+
+    std::string name_;
+    uint16_t port_ = 0;
+    rte_mempool* pool_ = nullptr;
+    static inline int serial_ = 0;
+};
