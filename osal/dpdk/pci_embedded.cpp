@@ -28,7 +28,8 @@ public:
     PortCounters port_counters(uint32_t port) const override
     {
         fw::PortCounters c = ctl_.port_counters(port);
-        return {c.wire_tx_frames, c.wire_tx_bytes, c.wire_rx_frames, c.wire_rx_bytes, c.link_changes};
+        return {c.wire_tx_frames, c.wire_tx_bytes, c.wire_rx_frames, c.wire_rx_bytes,
+                c.link_changes, c.wire_tx_drops, c.wire_rx_errors};
     }
     uint64_t dma_faults(uint32_t pf) const override { return ctl_.dma_faults(pf); }
 
@@ -65,15 +66,28 @@ fw::AdapterConfig to_adapter_config(const std::string& name, const EmbeddedConfi
     config.ports = c.ports;
     config.pfs_per_port = c.pfs_per_port;
     config.wire = c.wire == Wire::cable ? fw::WireKind::cable : fw::WireKind::loopback;
+    config.tap_names = c.tap_names;
     std::copy(c.base_mac.begin(), c.base_mac.end(), config.base_mac);
     config.faults = c.faults;
     config.link_up_delay_ms = c.link_up_delay_ms;
     return config;
 }
 
+/* TAP wires are not part of the layout: a joining PF gives them (join_taps). */
 bool same_layout(const fw::AdapterConfig& a, const fw::AdapterConfig& b)
 {
     return a.ports == b.ports && a.pfs_per_port == b.pfs_per_port && a.wire == b.wire;
+}
+
+/* The TAP wires a PF joining an existing adapter asks for. */
+bool join_taps(fw::Adapter& adapter, const fw::AdapterConfig& wanted, std::string* error)
+{
+    for (uint32_t port = 0; port < wanted.tap_names.size(); port++) {
+        const std::string& name = wanted.tap_names[port];
+        if (!name.empty() && adapter.config().tap_names[port] != name && !adapter.attach_tap(port, name, error))
+            return false;
+    }
+    return true;
 }
 
 void release_pf(const std::string& adapter, uint32_t pf)
@@ -164,6 +178,9 @@ std::unique_ptr<PciFunction> embedded_attach(const PciAttachParams& params, int*
         } else if (entry.attached_pfs & (1u << params.pf)) {
             *err = -EBUSY;
             *msg = "PF " + std::to_string(params.pf) + " of adapter " + params.adapter + " is already attached";
+        } else if (std::string error; !join_taps(*entry.adapter, wanted, &error)) {
+            *err = -EINVAL;
+            *msg = "adapter " + params.adapter + " cannot take the TAP wire: " + error;
         } else {
             entry.attached_pfs |= 1u << params.pf;
             fn = std::make_unique<EmbeddedPciFunction>(params.adapter, entry.adapter->function(params.pf),

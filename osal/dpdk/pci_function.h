@@ -12,6 +12,8 @@
 #include <memory>
 #include <string>
 
+#include "hsi_common.h"
+
 namespace cna::osal {
 
 /* Faults a (software) adapter can simulate; the values are the adapter's. */
@@ -28,6 +30,8 @@ public:
         uint64_t wire_tx_frames, wire_tx_bytes;
         uint64_t wire_rx_frames, wire_rx_bytes;
         uint64_t link_changes;
+        uint64_t wire_tx_drops;  /* the wire could not take the frame (a TAP's queue full) */
+        uint64_t wire_rx_errors; /* frames from the wire the MAC rejects */
     };
     virtual ~DeviceControl() = default;
     virtual void set_carrier(uint32_t port, bool present) = 0;
@@ -74,12 +78,17 @@ enum class Wire { loopback, cable };
 /* Configuration of an embedded adapter, used by the first PF attaching to it.
  * Later attaches share the adapter; with layout_given they must ask for the
  * same layout (ports, PFs per port, wire), without it they take the one the
- * adapter has. */
+ * adapter has. Any attach may give TAP wires: a port the adapter has on that
+ * TAP already is fine, a loopback port none of whose PFs is loaded takes it
+ * (so each PF can bring its own port's TAP), anything else is refused. */
 struct EmbeddedConfig {
     bool layout_given = true;
     uint32_t ports = 1;            /* 1, 2 or 4 */
     uint32_t pfs_per_port = 1;
-    Wire wire = Wire::loopback;    /* cable: port 2k <-> port 2k+1 */
+    Wire wire = Wire::loopback;    /* every port's but the TAP ports; cable: port 2k <-> port 2k+1 */
+    /* Per port: the Linux TAP interface that is its wire (the kernel is the
+     * link partner), created if absent; empty: the port has `wire`. */
+    std::array<std::string, hsi::MAX_PORTS> tap_names{};
     uint32_t faults = 0;           /* Fault bits active from power-on */
     uint32_t link_up_delay_ms = 5; /* autonegotiation time */
     /* PF n gets base_mac + n (last byte). */

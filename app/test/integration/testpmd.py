@@ -118,8 +118,37 @@ class TestPmd:
         out = self.child.before.replace("\r\n", "\n")
         if idx != 0:
             raise TestPmdError(f"testpmd stopped answering after {line!r}:\n{out}")
-        # drop the echoed command line
-        return out.split("\n", 1)[1] if "\n" in out else ""
+        # drop the echoed command line; output printed asynchronously before it
+        # (testpmd's verbose packet dumps, events) is kept
+        first, sep, rest = out.partition("\n")
+        if first.strip() == line.strip() or not sep:
+            return rest
+        lines = out.split("\n")
+        for i, ln in enumerate(lines):
+            if ln.strip() == line.strip():
+                return "\n".join(lines[:i] + lines[i + 1:])
+        return rest
+
+    def collect(self, pattern, count=1, timeout=3.0, settle=0.1):
+        """Read what testpmd prints on its own (verbose packet dumps, events)
+        until `pattern` occurred `count` times, then for `settle` seconds more
+        (so extra occurrences show up); returns the text (possibly short of
+        count after timeout: the caller asserts)."""
+        text = ""
+        deadline = time.monotonic() + timeout
+        while True:
+            done = len(re.findall(pattern, text)) >= count
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            wait = min(left, settle) if done else min(left, 0.2)
+            idx = self.child.expect([pexpect.TIMEOUT, pexpect.EOF, r"\n"], timeout=wait)
+            text += (self.child.before or "") + (self.child.after if idx == 2 else "")
+            if idx == 1:
+                raise TestPmdError("testpmd exited:\n" + text)
+            if idx == 0 and done:
+                break
+        return text.replace("\r\n", "\n")
 
     def cmd_with_events(self, line, events, timeout=5):
         """Run a command and wait until every regex in events has been printed,
@@ -197,3 +226,317 @@ def run_testpmd_once(vdevs, commands=(), build=None, timeout=30, eal_extra=()):
         out += child.before or ""
     child.close(force=True)
     return child.exitstatus, child.signalstatus, out
+
+
+# -- TAP wires in network namespaces ------------------------------------------
+# A port with `wire=tap:<ifname>` has the kernel as its link partner. The tests
+# move each TAP interface, once the adapter created it, into a network
+# namespace of their own, so frames are sent and captured there without
+# touching the host's networking (nsio.py does the raw I/O in the namespace).
+
+import itertools  # noqa: E402
+import json  # noqa: E402
+import subprocess  # noqa: E402
+
+NSIO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nsio.py")
+PYTHON = "/usr/bin/python3"  # Debian's python (scapy, pexpect) also inside namespaces
+_unique = itertools.count(1)
+
+
+def sh(*argv, check=True, timeout=20, input=None):
+    """Run a command; on failure raise with its output."""
+    proc = subprocess.run(argv, input=input, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, timeout=timeout)
+    if check and proc.returncode != 0:
+        raise TestPmdError(f"{' '.join(argv)} failed ({proc.returncode}):\n{proc.stdout}{proc.stderr}")
+    return proc
+
+
+def unique_tag():
+    """Short, unique per process and call: TAP names have at most 15 characters."""
+    return f"{os.getpid() % 100000}x{next(_unique)}"
+
+
+def wait_for_iface(name, timeout=10.0, netns=None):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if netns is None:
+            if os.path.exists(f"/sys/class/net/{name}"):
+                return
+        elif sh("ip", "-n", netns, "link", "show", name, check=False).returncode == 0:
+            return
+        time.sleep(0.05)
+    raise TestPmdError(f"interface {name} did not appear within {timeout} s")
+
+
+class Netns:
+    """A network namespace, created on construction, removed by delete().
+
+    IPv6 is disabled in it, so the kernel sends nothing on its own (no router
+    solicitations, MLD or DAD) and frame counts stay exact."""
+
+    def __init__(self, tag=None):
+        self.name = f"cna-{tag or unique_tag()}"
+        sh("ip", "netns", "add", self.name)
+        for conf in ("all", "default"):
+            self.run("sysctl", "-qw", f"net.ipv6.conf.{conf}.disable_ipv6=1")
+        self.run("ip", "link", "set", "lo", "up")
+
+    def run(self, *argv, check=True, timeout=20, input=None):
+        return sh("ip", "netns", "exec", self.name, *argv, check=check, timeout=timeout, input=input)
+
+    def popen(self, *argv, **kw):
+        return subprocess.Popen(["ip", "netns", "exec", self.name, *argv], **kw)
+
+    def adopt(self, ifname, mtu=None, mac=None, addr=None, up=True):
+        """Move an interface of the host namespace here and configure it."""
+        sh("ip", "link", "set", ifname, "netns", self.name)
+        if mac:
+            self.run("ip", "link", "set", ifname, "address", mac)
+        if mtu:
+            self.run("ip", "link", "set", ifname, "mtu", str(mtu))
+        if addr:
+            self.run("ip", "addr", "add", addr, "dev", ifname)
+        if up:
+            self.run("ip", "link", "set", ifname, "up")
+
+    def mac(self, ifname):
+        out = self.run("ip", "-j", "link", "show", ifname).stdout
+        return json.loads(out)[0]["address"]
+
+    def io(self, send=(), capture=(), expect=None, timeout=1.0, linger=0.2, gap=0):
+        """Send raw frames (bytes) [(ifname, frame)] and capture what the
+        kernel receives on `capture`; returns [(ifname, bytes)] in order."""
+        req = {"send": [[i, bytes(f).hex()] for i, f in send], "capture": list(capture),
+               "expect": expect, "timeout": timeout, "linger": linger, "gap": gap}
+        out = self.run(PYTHON, NSIO, input=json.dumps(req), timeout=timeout + 30).stdout
+        return [(i, bytes.fromhex(h)) for i, h in json.loads(out)["captured"]]
+
+    def delete(self):
+        sh("ip", "netns", "del", self.name, check=False)
+
+
+def tap_vdevs(ifnames, adapter=None, extra=""):
+    """vdev strings for len(ifnames) ports of one adapter, port p's wire being
+    the TAP interface ifnames[p]."""
+    if len(ifnames) == 1:
+        return [f"net_cna0,wire=tap:{ifnames[0]}{extra}"]
+    adapter = adapter or f"t{unique_tag()}"
+    vdevs = []
+    for p, ifname in enumerate(ifnames):
+        head = f"net_cna{p},adapter={adapter}" + (f",ports={len(ifnames)}" if p == 0 else "")
+        vdevs.append(f"{head},port={p},wire=tap:{ifname}{extra}")
+    return vdevs
+
+
+class TapRig:
+    """testpmd on `nports` net_cna ports of one adapter whose wires are TAP
+    interfaces, all moved into one fresh network namespace (up, IPv6 off,
+    MTU `kernel_mtu` so jumbo frames can be sent and received there).
+
+        with TapRig(2, app_args=["--rxq=4"]) as rig:
+            rig.tp.cmd(...)                       # the TestPmd session
+            rig.io(send=[(0, frame)], capture=[1], expect=1)
+
+    Ports are named by their index everywhere; rig.ifname[p] is the kernel's
+    name for port p's wire. Leaving the block quits testpmd and removes the
+    namespace, also when the test failed."""
+
+    def __init__(self, nports=1, app_args=(), kernel_mtu=9700, build=None, timeout=30, eal_extra=(),
+                 vdev_extra=""):
+        tag = unique_tag()
+        self.ifname = [f"cnt{tag}p{p}"[:15] for p in range(nports)]
+        self.vdevs = tap_vdevs(self.ifname, extra=vdev_extra)
+        # small rings: a dozen queues of the default 1024 would empty the pool
+        self.app_args, self.kernel_mtu = ["--rxd=256", "--txd=256"] + list(app_args), kernel_mtu
+        self.build, self.timeout, self.eal_extra = build, timeout, list(eal_extra)
+        self.ns = None
+        self.tp = None
+
+    def __enter__(self):
+        try:
+            self.ns = Netns()
+            self.tp = TestPmd(self.vdevs, app_args=self.app_args, build=self.build, timeout=self.timeout,
+                              eal_extra=self.eal_extra)
+            self.tp.start()
+            for ifname in self.ifname:
+                wait_for_iface(ifname)
+                self.ns.adopt(ifname, mtu=self.kernel_mtu)
+            self.kernel_mac = [self.ns.mac(i) for i in self.ifname]
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        try:
+            if self.tp is not None:
+                self.tp.close()
+        finally:
+            if self.ns is not None:
+                self.ns.delete()
+
+    def start_rx(self, fwd="rxonly"):
+        """Print every received packet, forward with `fwd`, start forwarding."""
+        self.tp.cmd("set verbose 1")
+        self.tp.cmd(f"set fwd {fwd}")
+        self.tp.cmd("start")
+
+    def rx(self, port, frames, count=None, timeout=3.0, settle=0.3):
+        """Send frames from the kernel side of `port`; return the packets
+        testpmd's verbose output shows (parse_verbose), waiting for `count`
+        of them (default: as many as frames were sent)."""
+        self.io(send=[(port, f) for f in frames])
+        text = self.tp.collect(r"ol_flags:", len(frames) if count is None else count,
+                               timeout=timeout, settle=settle)
+        return parse_verbose(text)
+
+    def io(self, send=(), capture=(), **kw):
+        """Like Netns.io with ports instead of interface names."""
+        got = self.ns.io(send=[(self.ifname[p], f) for p, f in send],
+                         capture=[self.ifname[p] for p in capture], **kw)
+        port_of = {n: p for p, n in enumerate(self.ifname)}
+        return [(port_of[i], f) for i, f in got]
+
+
+# -- what testpmd prints -------------------------------------------------------
+
+def port_mac(tp, port):
+    m = re.search(r"MAC address: ([0-9A-Fa-f:]{17})", tp.cmd(f"show port info {port}"))
+    if not m:
+        raise TestPmdError(f"no MAC address for port {port}")
+    return m.group(1).lower()
+
+
+def parse_verbose(text):
+    """Received packets from testpmd's `set verbose 1` output, one dict each:
+    port, queue, src, dst, type, length, nb_segs, rss_hash, rss_queue,
+    hw_ptype, sw_ptype (lists of names), vlan_tci, ol_flags (set of names)."""
+    pkts = []
+    for m in re.finditer(r"port (\d+)/queue (\d+): received \d+ packets\n(.*?)(?=\nport \d+/queue \d+: |\Z)",
+                         text.replace("\r\n", "\n"), re.S):
+        port, queue, body = int(m.group(1)), int(m.group(2)), m.group(3)
+        for pm in re.finditer(r"  src=(\S+) - dst=(\S+)(.*?)\n\s+ol_flags: ([^\n]*)", body, re.S):
+            fields = pm.group(3)
+            p = {"port": port, "queue": queue, "src": pm.group(1).lower(), "dst": pm.group(2).lower(),
+                 "ol_flags": set(pm.group(4).split()), "text": pm.group(0)}
+            for key, rx, conv in (("type", r"type=(0x[0-9a-f]+)", lambda v: int(v, 16)),
+                                  ("length", r"length=(\d+)", int),
+                                  ("nb_segs", r"nb_segs=(\d+)", int),
+                                  ("rss_hash", r"RSS hash=(0x[0-9a-f]+)", lambda v: int(v, 16)),
+                                  ("rss_queue", r"RSS queue=(0x[0-9a-f]+)", lambda v: int(v, 16)),
+                                  ("vlan_tci", r"VLAN tci=(0x[0-9a-f]+)", lambda v: int(v, 16)),
+                                  ("hw_ptype", r"hw ptype: ([A-Z0-9_ ]*?)\s+-", str.split),
+                                  ("sw_ptype", r"sw ptype: ([A-Z0-9_ ]*?)\s+-", str.split)):
+                v = re.search(rx, fields)
+                p[key] = conv(v.group(1)) if v else None
+            pkts.append(p)
+    return pkts
+
+
+def xstats(tp, port):
+    out = tp.cmd(f"show port xstats {port}")
+    vals = dict((k, int(v)) for k, v in re.findall(r"^\s*(\w+):\s+(\d+)\s*$", out, re.M))
+    if not vals:
+        raise TestPmdError(f"no xstats for port {port}:\n{out}")
+    return vals
+
+
+def rss_key(tp, port):
+    out = tp.cmd(f"show port {port} rss-hash key")
+    m = re.search(r"RSS key:\s*\n?\s*([0-9A-Fa-f]+)", out)
+    if not m:
+        raise TestPmdError(f"no RSS key for port {port}:\n{out}")
+    return bytes.fromhex(m.group(1)), out
+
+
+def rss_reta(tp, port, size=128):
+    masks = ",".join(["0xffffffffffffffff"] * (size // 64))
+    out = tp.cmd(f"show port {port} rss reta {size} ({masks})")
+    reta = {int(i): int(q) for i, q in re.findall(r"hash index=(\d+),\s*queue=(\d+)", out)}
+    if len(reta) != size:
+        raise TestPmdError(f"RETA of port {port} has {len(reta)} of {size} entries:\n{out}")
+    return [reta[i] for i in range(size)]
+
+
+def set_reta(tp, port, entries, chunk=12):
+    """Update RETA entries {index: queue} (a testpmd string token holds 128
+    characters: in chunks); returns testpmd's output."""
+    items = sorted(entries.items())
+    out = ""
+    for i in range(0, len(items), chunk):
+        out += tp.cmd(f"port config {port} rss reta " + ",".join(f"({k},{q})" for k, q in items[i:i + chunk]))
+    return out
+
+
+def toeplitz(key, data):
+    """The Toeplitz hash of data (bytes) under key (bytes), as RSS computes it."""
+    k, klen, h = int.from_bytes(key, "big"), len(key) * 8, 0
+    for i, byte in enumerate(data):
+        for b in range(8):
+            if byte & (0x80 >> b):
+                h ^= (k >> (klen - 32 - (i * 8 + b))) & 0xFFFFFFFF
+    return h
+
+
+# -- frames ---------------------------------------------------------------------
+
+def frame(dst, src="02:00:00:00:0a:01", ip=4, l4="udp", size=None, payload=b"", vlan=None,
+          sport=1024, dport=2048, saddr=None, daddr=None, ip_kw=None, l4_kw=None):
+    """An Ethernet frame (a scapy packet): IPv4 or IPv6 (ip=4|6|None for a
+    non-IP frame), l4 'udp', 'tcp', 'icmp' or None, an optional 802.1Q tag;
+    size is the IP packet's length (payload padded to reach it)."""
+    from scapy.all import ICMP, IP, TCP, UDP, Dot1Q, Ether, IPv6, ICMPv6EchoRequest, Raw
+    pkt = Ether(dst=dst, src=src)
+    if vlan is not None:
+        pkt = pkt / Dot1Q(vlan=vlan)
+    if ip is None:
+        return pkt / Raw(payload or bytes(46))
+    if ip == 4:
+        l3 = IP(src=saddr or "192.0.2.1", dst=daddr or "192.0.2.2", **(ip_kw or {}))
+    else:
+        l3 = IPv6(src=saddr or "2001:db8::1", dst=daddr or "2001:db8::2", **(ip_kw or {}))
+    if l4 == "udp":
+        l3 = l3 / UDP(sport=sport, dport=dport, **(l4_kw or {}))
+    elif l4 == "tcp":
+        l3 = l3 / TCP(sport=sport, dport=dport, **(l4_kw or {}))
+    elif l4 == "icmp":
+        l3 = l3 / (ICMP() if ip == 4 else ICMPv6EchoRequest())
+    if size is not None:
+        pad = size - len(l3) - len(payload)
+        if pad < 0:
+            raise ValueError(f"IP packet of {size} bytes cannot hold the headers and payload")
+        payload = payload + bytes((i * 7) & 0xFF for i in range(pad))
+    return pkt / l3 / Raw(payload) if payload else pkt / l3
+
+
+def corrupt_checksum(pkt, layer):
+    """pkt (built by scapy) with the checksum of `layer` ('ip', 'udp', 'tcp')
+    made wrong (bytes); the other checksums stay right."""
+    from scapy.all import IP, TCP, UDP, Ether
+    p = Ether(bytes(pkt))
+    cls = {"ip": IP, "udp": UDP, "tcp": TCP}[layer]
+    good = p[cls].chksum
+    p[cls].chksum = good ^ 0x5A5A
+    return bytes(p)
+
+
+def checksums_ok(raw):
+    """(ip_ok, l4_ok) of a captured frame: each None when absent; the values
+    are recomputed by scapy and compared with the ones on the wire."""
+    from scapy.all import IP, TCP, UDP, Ether
+    p = Ether(raw)
+    ip_ok = l4_ok = None
+    if IP in p:
+        ip_ok = Ether(bytes(_reset(p, IP)))[IP].chksum == p[IP].chksum
+    for cls in (UDP, TCP):
+        if cls in p:
+            l4_ok = Ether(bytes(_reset(p, cls)))[cls].chksum == p[cls].chksum
+    return ip_ok, l4_ok
+
+
+def _reset(p, cls):
+    from scapy.all import Ether
+    q = Ether(bytes(p))
+    q[cls].chksum = None
+    return q

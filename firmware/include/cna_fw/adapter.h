@@ -10,15 +10,21 @@
  */
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
 
+#include "hsi_common.h"
+
 namespace cna::fw {
 
-enum class WireKind { loopback, cable };
+/* A port's wire: its own Rx (loopback), the other port of its pair (cable:
+ * port 2k <-> port 2k+1) or a Linux TAP interface (tap: the kernel is the
+ * link partner). */
+enum class WireKind { loopback, cable, tap };
 
 /* Faults the adapter can be told to simulate. */
 enum class Fault : uint32_t {
@@ -32,7 +38,11 @@ struct AdapterConfig {
     std::string name;
     uint32_t ports = 1;             /* 1, 2 or 4 */
     uint32_t pfs_per_port = 1;
-    WireKind wire = WireKind::loopback; /* cable: port 2k <-> port 2k+1 */
+    WireKind wire = WireKind::loopback; /* every port's wire but the TAP ports: loopback or cable */
+    /* Per port: the TAP interface that is the port's wire (created if absent,
+     * attached if it exists); empty: the port has `wire`. Both ends of a
+     * cable pair must have TAPs or neither. */
+    std::array<std::string, hsi::MAX_PORTS> tap_names{};
     uint8_t base_mac[6] = {0x02, 0x00, 0xc0, 0xa0, 0x00, 0x00}; /* PF n gets base + n */
     uint32_t faults = 0;            /* Fault bits active from power-on */
     uint32_t link_up_delay_ms = 5;  /* autonegotiation time the MFW simulates */
@@ -69,6 +79,8 @@ struct PortCounters {
     uint64_t wire_tx_frames, wire_tx_bytes;
     uint64_t wire_rx_frames, wire_rx_bytes;
     uint64_t link_changes;
+    uint64_t wire_tx_drops;  /* the wire could not take the frame (a TAP's kernel queue full) */
+    uint64_t wire_rx_errors; /* frames from the wire the MAC rejects (runt, longer than the maximum) */
 };
 
 class AdapterControl {
@@ -91,6 +103,11 @@ public:
     virtual uint32_t num_functions() const = 0;
     virtual DeviceFunction& function(uint32_t pf) = 0;
     virtual AdapterControl& control() = 0;
+    /* Makes a TAP interface the wire of a loopback port no PF of which is
+     * loaded: a PF joining the adapter gives its own port's wire. False with
+     * a message in *error when the port cannot take it or the TAP cannot be
+     * opened. */
+    virtual bool attach_tap(uint32_t port, const std::string& ifname, std::string* error) = 0;
     /* Pin the engine thread to a CPU (-1: no affinity). */
     virtual int set_engine_affinity(int cpu) = 0;
 };

@@ -4,6 +4,24 @@
 #include "util/log.h"
 
 namespace cna::fw {
+namespace {
+
+WireKind wire_of(const AdapterConfig& config, uint32_t port)
+{
+    return config.tap_names[port].empty() ? config.wire : WireKind::tap;
+}
+
+const char* wire_name(WireKind wire)
+{
+    switch (wire) {
+    case WireKind::loopback: return "loopback";
+    case WireKind::cable: return "cable";
+    case WireKind::tap: return "tap";
+    }
+    return "?";
+}
+
+} // namespace
 
 AdapterImpl::AdapterImpl(const AdapterConfig& config)
     : config_(config), nig_(config.ports, config.wire, *this), mfw_(config_, grant_, nig_, *this),
@@ -20,7 +38,7 @@ AdapterImpl::AdapterImpl(const AdapterConfig& config)
     storms_.set_lose_ramrod(config.faults & static_cast<uint32_t>(Fault::lose_ramrod));
     engine_ = std::make_unique<Engine>(config.name, static_cast<Pollable&>(*this));
     log(LogLevel::info, "%s: powered on, %u port(s), %u PF(s), %s wire", config.name.c_str(), config.ports, pfs,
-        config.wire == WireKind::loopback ? "loopback" : "cable");
+        wire_name(config.wire));
 }
 
 AdapterImpl::~AdapterImpl()
@@ -35,6 +53,41 @@ bool AdapterImpl::powered_on() const
     for (const auto& fn : functions_)
         if (!fn->valid())
             return false;
+    return true;
+}
+
+bool AdapterImpl::open_taps(std::string* error)
+{
+    std::lock_guard lock(slowpath_);
+    for (uint32_t port = 0; port < config_.ports; port++)
+        if (!config_.tap_names[port].empty() && !wire_tap(port, config_.tap_names[port], error))
+            return false;
+    return true;
+}
+
+bool AdapterImpl::attach_tap(uint32_t port, const std::string& ifname, std::string* error)
+{
+    std::string why;
+    std::lock_guard lock(slowpath_);
+    if (port >= config_.ports)
+        why = "no such port";
+    else if (wire_of(config_, port) != WireKind::loopback)
+        why = std::string("its wire is already a ") + wire_name(wire_of(config_, port));
+    else if (mfw_.port_loaded(port))
+        why = "a PF of the port is loaded";
+    else if (wire_tap(port, ifname, &why))
+        return true;
+    if (error != nullptr)
+        *error = "port " + std::to_string(port) + ": " + why;
+    return false;
+}
+
+bool AdapterImpl::wire_tap(uint32_t port, const std::string& ifname, std::string* error)
+{
+    if (!nig_.attach_tap(port, ifname, error))
+        return false;
+    config_.tap_names[port] = ifname;
+    log(LogLevel::info, "%s: port %u wired to TAP interface %s", config_.name.c_str(), port, ifname.c_str());
     return true;
 }
 
@@ -55,6 +108,8 @@ bool AdapterImpl::poll()
         std::lock_guard lock(slowpath_);
         run_slowpath();
     }
+    if (nig_.poll_taps())
+        work = true;
     if (storms_.running()) {
         for (const auto& pf : pf_storms_)
             if (pf->started() && tx_->poll(*pf, nig_.port(pf->hw().port_id())) != 0)
@@ -124,11 +179,25 @@ std::unique_ptr<Adapter> Adapter::create(const AdapterConfig& config, std::strin
         return fail("ports must be 1, 2 or 4");
     if (config.pfs_per_port == 0 || config.ports * config.pfs_per_port > hsi::MAX_PFS)
         return fail("pfs_per_port must be at least 1 and ports * pfs_per_port at most MAX_PFS");
+    if (config.wire == WireKind::tap)
+        return fail("TAP wires are given per port (tap_names)");
     if (config.wire == WireKind::cable && config.ports < 2)
         return fail("a cable needs two ports (port 2k <-> port 2k+1)");
+    for (uint32_t port = config.ports; port < hsi::MAX_PORTS; port++)
+        if (!config.tap_names[port].empty())
+            return fail("a TAP wire is given for a port the adapter does not have");
+    for (uint32_t port = 0; port < config.ports && config.wire == WireKind::cable; port++)
+        if (wire_of(config, port) != wire_of(config, port ^ 1))
+            return fail("a cable pair (port 2k <-> port 2k+1) needs TAP wires on both ports or neither");
     auto adapter = std::make_unique<AdapterImpl>(config);
     if (!adapter->powered_on())
         return fail("out of memory or eventfds");
+    std::string tap_error;
+    if (!adapter->open_taps(&tap_error)) {
+        if (error != nullptr)
+            *error = std::move(tap_error);
+        return nullptr;
+    }
     return adapter;
 }
 

@@ -36,12 +36,15 @@ public:
 
     /* Whether power-on obtained every OS resource (memory, eventfds). */
     bool powered_on() const;
+    /* Power-on: the TAP wires the configuration names. */
+    bool open_taps(std::string* error);
 
     /* Adapter */
     const AdapterConfig& config() const override { return config_; }
     uint32_t num_functions() const override { return static_cast<uint32_t>(functions_.size()); }
     DeviceFunction& function(uint32_t pf) override { return *functions_.at(pf); }
     AdapterControl& control() override { return *this; }
+    bool attach_tap(uint32_t port, const std::string& ifname, std::string* error) override;
     int set_engine_affinity(int cpu) override { return engine_->set_affinity(cpu); }
 
     /* AdapterControl */
@@ -53,7 +56,10 @@ public:
 private:
     /* Pollable: one engine pass. */
     bool poll() override;
+    std::span<pollfd> wake_fds() override { return nig_.tap_pollfds(); }
     bool slowpath_pending() const;
+    /* Slowpath lock held: the port's wire becomes the TAP ifname. */
+    bool wire_tap(uint32_t port, const std::string& ifname, std::string* error);
     void run_slowpath();
     /* FrameReceiver */
     void receive(Port& port, const uint8_t* frame, uint32_t len) override;
@@ -61,7 +67,7 @@ private:
     void mfw_event(uint32_t pf) override;
     void function_unloaded(uint32_t pf) override;
 
-    const AdapterConfig config_;
+    AdapterConfig config_; /* tap_names grow as PFs give their ports' wires */
     const Grant grant_{};
     std::mutex slowpath_;
     StormRam ram_;

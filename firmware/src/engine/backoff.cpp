@@ -6,7 +6,7 @@
 
 namespace cna::fw {
 
-void Backoff::idle()
+void Backoff::idle(std::span<pollfd> wake)
 {
     if (++idle_passes_ <= SPIN_PASSES) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -18,7 +18,8 @@ void Backoff::idle()
     }
     uint32_t doublings = std::min<uint32_t>(idle_passes_ - SPIN_PASSES, 16);
     auto sleep = std::min<std::chrono::microseconds>(FIRST_SLEEP * (1u << doublings), MAX_SLEEP);
-    std::this_thread::sleep_for(sleep);
+    timespec timeout{0, static_cast<long>(std::chrono::nanoseconds(sleep).count())};
+    ::ppoll(wake.data(), wake.size(), &timeout, nullptr);
 }
 
 } // namespace cna::fw

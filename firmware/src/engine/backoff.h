@@ -2,19 +2,24 @@
  * Adaptive idle back-off of the engine thread: after a pass that found no
  * work it spins a little (a doorbell is most likely right behind), then
  * sleeps for doubling periods up to about a millisecond, so an idle adapter
- * costs nearly nothing and a busy one never sleeps.
+ * costs nearly nothing and a busy one never sleeps. Work that arrives on a
+ * file descriptor (a TAP wire) ends the sleep at once.
  */
 #pragma once
 
+#include <poll.h>
+
 #include <chrono>
 #include <cstdint>
+#include <span>
 
 namespace cna::fw {
 
 class Backoff {
 public:
     void work() { idle_passes_ = 0; }
-    void idle();
+    /* wake: fds whose POLLIN ends a sleep early (may be empty). */
+    void idle(std::span<pollfd> wake);
 
 private:
     static constexpr uint32_t SPIN_PASSES = 256;

@@ -44,7 +44,7 @@ void Engine::run()
         if (target_.poll())
             backoff.work();
         else
-            backoff.idle();
+            backoff.idle(target_.wake_fds());
     }
 }
 

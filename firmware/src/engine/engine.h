@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The engine: the one thread that animates an adapter. Each pass polls
  * everything that can have work (the Pollable decides what: doorbells,
- * mailboxes, timers) and backs off while there is none.
+ * mailboxes, timers, TAP wires) and backs off while there is none.
  */
 #pragma once
 
+#include <poll.h>
+
 #include <atomic>
+#include <span>
 #include <string>
 #include <thread>
 
@@ -17,6 +20,8 @@ class Pollable {
 public:
     /* One pass; true if anything was done. */
     virtual bool poll() = 0;
+    /* Descriptors that signal work while the engine backs off. */
+    virtual std::span<pollfd> wake_fds() = 0;
 
 protected:
     ~Pollable() = default;

@@ -45,14 +45,18 @@ LinkSpeed Link::resolve(uint32_t port) const
     const Port& self = nig_.port(port);
     if (!phys_[port].enabled)
         return LinkSpeed::none;
-    const Port* partner = self.mac_loopback.load() ? &self : self.wire_peer();
-    if (partner != &self) {
-        if (!self.carrier.load() || partner == nullptr || !phys_[partner->id()].enabled || !partner->carrier.load())
-            return LinkSpeed::none;
-    } else if (!self.mac_loopback.load() && !self.carrier.load()) {
-        return LinkSpeed::none; /* a loopback plug pulled out */
+    uint32_t common = offered_speeds(port);
+    if (!self.mac_loopback.load()) {
+        if (!self.carrier.load())
+            return LinkSpeed::none; /* cable or loopback plug pulled out */
+        /* The kernel behind a TAP is always there and takes any speed. */
+        const Port* partner = self.tap() != nullptr ? &self : self.wire_peer();
+        if (partner != &self) {
+            if (partner == nullptr || !phys_[partner->id()].enabled || !partner->carrier.load())
+                return LinkSpeed::none;
+            common &= offered_speeds(partner->id());
+        }
     }
-    uint32_t common = offered_speeds(port) & offered_speeds(partner->id());
     if (common == 0)
         return LinkSpeed::none;
     return static_cast<LinkSpeed>(31 - std::countl_zero(common));

@@ -3,8 +3,8 @@
  *
  * A port's link is up when its PHY is enabled, its cable is plugged (own
  * carrier) and the wire has a partner: the port itself on a loopback wire or
- * in MAC loopback, otherwise the cable's other end with its PHY enabled and
- * its carrier present. It comes up link_up_delay after the conditions hold
+ * in MAC loopback, the kernel on a TAP wire, otherwise the cable's other end
+ * with its PHY enabled and its carrier present. It comes up link_up_delay after the conditions hold
  * (autonegotiation) and drops at once when they fail. The speed is the
  * highest both ends offer: the forced speed if the port supports it, else
  * the advertised speeds (all capabilities when none are advertised).

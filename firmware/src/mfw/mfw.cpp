@@ -146,6 +146,14 @@ Mfw::Response Mfw::execute(uint32_t pf, uint32_t command, uint32_t param)
     }
 }
 
+bool Mfw::port_loaded(uint32_t port) const
+{
+    for (uint32_t pf = 0; pf < num_pfs_; pf++)
+        if (port_of(pf) == port && load_[pf] != LoadState::unloaded)
+            return true;
+    return false;
+}
+
 uint32_t Mfw::others_loaded(uint32_t pf, bool same_port_only) const
 {
     uint32_t count = 0;

@@ -49,6 +49,8 @@ public:
 
     void set_silent(bool silent) { silent_ = silent; }
     void carrier_changed() { link_.carrier_changed(); }
+    /* Whether a PF of the port is loaded (or on its way in or out). */
+    bool port_loaded(uint32_t port) const;
     /* PFs are interleaved over the ports, as on the real chip. */
     uint32_t port_of(uint32_t pf) const { return pf % num_ports_; }
 

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "wire/nig.h"
 
+#include <cstring>
+
 #include "hsi_common.h"
+#include "util/log.h"
 
 namespace cna::fw {
 
@@ -37,6 +40,40 @@ bool Nig::write(uint32_t port, uint32_t addr, uint32_t value)
     case NIG_PORT_MAX_FRAME: p.nig_max_frame.store(value); return true;
     default: return false;
     }
+}
+
+bool Nig::attach_tap(uint32_t port, const std::string& ifname, std::string* error)
+{
+    auto tap = TapWire::open(ifname, error);
+    if (!tap)
+        return false;
+    uint32_t i = tap_count_.load(std::memory_order_relaxed);
+    tap_pollfds_[i] = pollfd{tap->fd(), POLLIN, 0};
+    tap_ports_[i] = ports_[port].get();
+    ports_[port]->attach_tap(*tap);
+    taps_[i] = std::move(tap);
+    tap_count_.store(i + 1, std::memory_order_release);
+    return true;
+}
+
+bool Nig::poll_taps()
+{
+    bool work = false;
+    uint32_t count = tap_count_.load(std::memory_order_acquire);
+    for (uint32_t i = 0; i < count; i++) {
+        if (tap_pollfds_[i].fd < 0)
+            continue;
+        int frames = taps_[i]->receive(*tap_ports_[i]);
+        if (frames < 0) {
+            /* Deleted under us (its namespace went away, say): ppoll would
+             * report it forever, and nothing will come from it again. */
+            log(LogLevel::warning, "port %u: TAP interface %s is gone (%s)", tap_ports_[i]->id(),
+                taps_[i]->name().c_str(), std::strerror(-frames));
+            tap_pollfds_[i].fd = -1;
+        }
+        work = work || frames > 0;
+    }
+    return work;
 }
 
 } // namespace cna::fw

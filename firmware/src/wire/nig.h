@@ -1,16 +1,23 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * NIG: the MAC glue between the storms and the ports. Owns the ports; its
- * per-port registers act on the port of the function that accesses them.
+ * NIG: the MAC glue between the storms and the ports. Owns the ports and
+ * their TAP wires; its per-port registers act on the port of the function
+ * that accesses them.
  */
 #pragma once
 
+#include <poll.h>
+
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "cna_fw/adapter.h"
 #include "wire/port.h"
+#include "wire/tap.h"
 
 namespace cna::fw {
 
@@ -25,9 +32,24 @@ public:
     Port& port(uint32_t id) { return *ports_[id]; }
     const Port& port(uint32_t id) const { return *ports_[id]; }
 
+    /* Slowpath lock held: opens the TAP ifname and makes it the port's wire.
+     * false with a message in *error when it cannot be opened. */
+    bool attach_tap(uint32_t port, const std::string& ifname, std::string* error);
+    /* Engine thread: frames the kernel sent on every TAP; true if any. */
+    bool poll_taps();
+    /* Engine thread: the TAP fds, for the idle back-off to wake on. */
+    std::span<pollfd> tap_pollfds() { return {tap_pollfds_.data(), tap_count_.load(std::memory_order_acquire)}; }
+
 private:
     std::atomic<uint32_t> port_mode_{0};
     std::vector<std::unique_ptr<Port>> ports_;
+    /* TAPs in the order they were attached: entry i is published to the
+     * engine by tap_count_ > i and never changes afterwards (except that the
+     * engine stops polling a TAP whose interface is gone: fd -1). */
+    std::array<std::unique_ptr<TapWire>, hsi::MAX_PORTS> taps_;
+    std::array<Port*, hsi::MAX_PORTS> tap_ports_{};
+    std::array<pollfd, hsi::MAX_PORTS> tap_pollfds_{};
+    std::atomic<uint32_t> tap_count_{0};
 };
 
 } // namespace cna::fw

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "wire/port.h"
 
+#include "wire/tap.h"
+
 namespace cna::fw {
 namespace {
 
@@ -11,25 +13,48 @@ void add(std::atomic<uint64_t>& counter, uint64_t delta)
 
 } // namespace
 
+void Port::attach_tap(TapWire& tap)
+{
+    wire_peer_ = nullptr;
+    tap_.store(&tap, std::memory_order_release);
+}
+
 void Port::transmit(const uint8_t* frame, uint32_t len)
 {
     if (!link_up.load(std::memory_order_relaxed) || !nig_tx_enable.load(std::memory_order_relaxed))
         return;
     add(tx_frames_, 1);
     add(tx_bytes_, len);
-    Port* partner = mac_loopback.load(std::memory_order_relaxed) ? this : wire_peer_;
-    if (partner == nullptr || !partner->link_up.load(std::memory_order_relaxed) ||
-        !partner->nig_rx_enable.load(std::memory_order_relaxed))
+    if (mac_loopback.load(std::memory_order_relaxed))
+        return deliver(frame, len);
+    if (TapWire* t = tap()) {
+        if (!t->send(frame, len))
+            add(tx_drops_, 1);
         return;
-    add(partner->rx_frames_, 1);
-    add(partner->rx_bytes_, len);
-    partner->receiver_.receive(*partner, frame, len);
+    }
+    if (wire_peer_ != nullptr)
+        wire_peer_->deliver(frame, len);
+}
+
+void Port::deliver(const uint8_t* frame, uint32_t len)
+{
+    if (!link_up.load(std::memory_order_relaxed) || !nig_rx_enable.load(std::memory_order_relaxed))
+        return;
+    add(rx_frames_, 1);
+    add(rx_bytes_, len);
+    receiver_.receive(*this, frame, len);
+}
+
+void Port::count_rx_error()
+{
+    if (link_up.load(std::memory_order_relaxed) && nig_rx_enable.load(std::memory_order_relaxed))
+        add(rx_errors_, 1);
 }
 
 PortCounters Port::counters() const
 {
     return PortCounters{tx_frames_.load(), tx_bytes_.load(), rx_frames_.load(), rx_bytes_.load(),
-                        link_changes_.load()};
+                        link_changes_.load(), tx_drops_.load(), rx_errors_.load()};
 }
 
 } // namespace cna::fw

@@ -2,8 +2,9 @@
  * A physical port and its wire. Frames leave through transmit() and reach
  * the partner port's receiver synchronously, on the engine thread: the own
  * port on a loopback wire (or with the PHY in MAC loopback), the other end
- * of the cable otherwise. Frames flow only while both ends have link and
- * the NIG of the sender has Tx and the receiver Rx enabled.
+ * of the cable, or the kernel through a TAP interface. Frames flow only
+ * while both ends have link and the NIG of the sender has Tx and the
+ * receiver Rx enabled.
  */
 #pragma once
 
@@ -15,6 +16,7 @@
 namespace cna::fw {
 
 class Port;
+class TapWire;
 
 /* Where a port hands the frames its wire delivers (the storms' Rx). */
 class FrameReceiver {
@@ -31,11 +33,18 @@ public:
 
     uint32_t id() const { return id_; }
     void attach_wire(Port* wire_peer) { wire_peer_ = wire_peer; }
+    /* Makes a TAP the wire (slowpath lock held, no PF of the port loaded):
+     * the engine may pick it up at any pass from then on. */
+    void attach_tap(TapWire& tap);
     /* The port at the other end of the wire, nullptr when there is none. */
     Port* wire_peer() const { return wire_peer_; }
+    TapWire* tap() const { return tap_.load(std::memory_order_acquire); }
 
     /* Engine thread: put a frame on the wire. */
     void transmit(const uint8_t* frame, uint32_t len);
+    /* Engine thread: a frame arrives from the wire, or one the MAC rejects. */
+    void deliver(const uint8_t* frame, uint32_t len);
+    void count_rx_error();
 
     /* NIG registers of the port (host threads through BAR0). */
     std::atomic<uint32_t> nig_rx_enable{0};
@@ -53,8 +62,10 @@ private:
     const uint32_t id_;
     FrameReceiver& receiver_;
     Port* wire_peer_ = nullptr;
+    std::atomic<TapWire*> tap_{nullptr};
     /* Written by the engine only, read by AdapterControl. */
     std::atomic<uint64_t> tx_frames_{0}, tx_bytes_{0}, rx_frames_{0}, rx_bytes_{0}, link_changes_{0};
+    std::atomic<uint64_t> tx_drops_{0}, rx_errors_{0};
 };
 
 } // namespace cna::fw

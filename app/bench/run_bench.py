@@ -1,0 +1,331 @@
+#!/usr/bin/python3
+"""Issue 5's benchmark: net_cna against DPDK's own software ports, in one run.
+
+Throughput: Debian's dpdk-testpmd, io forwarding, burst 32, one forwarding
+lcore, --no-huge, the same EAL options for every configuration. Each
+configuration is two ports forwarding into each other; a fresh testpmd is
+started for every (configuration, frame size). After a warm-up, the Rx
+counters of both ports are read at the edges of several windows; each window
+gives one aggregate Rx rate, and the table shows median, min and max.
+
+Instructions: the fastpath harness (fastpath_harness.cpp) runs under
+callgrind with collection switched on only inside net_cna's recv_pkts and
+xmit_pkts; the inclusive counts divided by the packets give instructions per
+packet, the figure to compare between commits (wall-clock rates on a
+2-core machine are noisy; instruction counts are not).
+
+The last line is `net_cna/memif: R`, R the ratio of the median aggregate
+rates at 64 B.
+"""
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import pexpect
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+# The integration suite already knows how to hand the PMD to EAL (it stages
+# builds that live below world-writable directories, which EAL refuses).
+sys.path.insert(0, os.path.join(ROOT, "app", "test", "integration"))
+from testpmd import pmd_path  # noqa: E402
+
+TESTPMD = "/usr/bin/dpdk-testpmd"
+PROMPT = "testpmd> "
+SIZES = (64, 1518)
+# Lcore 0 is testpmd's main lcore (idle at the prompt), lcore 1 forwards.
+MAIN_CPU = 0
+FWD_LCORES = "0-1"
+
+
+class BenchError(Exception):
+    """A configuration that could not be measured; the message says why."""
+
+
+class Config:
+    """One benchmark configuration: two ports that forward into each other.
+
+    vdevs(size) gives the --vdev arguments, attach(tmp) the devices that can
+    only be hot-plugged once testpmd has configured the first ones, and
+    tx_first whether the ports start empty (so `start tx_first` must inject
+    the first bursts) or generate traffic themselves.
+    """
+
+    def __init__(self, name, vdevs, tx_first=True, attach=None, note=""):
+        self.name = name
+        self.vdevs = vdevs
+        self.tx_first = tx_first
+        self.attach = attach or (lambda tmp: [])
+        self.note = note
+
+
+def configurations(engine_devarg):
+    cna = "net_cna0,adapter=a,ports=2,wire=cable" + engine_devarg
+    return [
+        Config("net_cna", lambda size, tmp: [cna, "net_cna1,adapter=a,port=1"]),
+        # net_null's Rx synthesises frames of its own `size` devarg on every
+        # call: there is nothing to inject, so plain `start`.
+        Config("net_null x2", lambda size, tmp: [f"net_null0,size={size}", f"net_null1,size={size}"],
+               tx_first=False, note="Rx generates frames; plain start"),
+        # A ring port's Tx ring is its own Rx ring: each burst testpmd sends
+        # out of a port comes back on it and is forwarded to the other.
+        Config("net_ring x2", lambda size, tmp: ["net_ring0", "net_ring1"]),
+        Config("memif", lambda size, tmp: [
+            f"net_memif0,role=server,socket={tmp}/memif.sock,socket-abstract=no",
+            f"net_memif1,role=client,socket={tmp}/memif.sock,socket-abstract=no"]),
+        # net_vhost creates its socket only when testpmd configures the port,
+        # after every --vdev was probed; virtio-user, which connects at probe,
+        # is therefore attached afterwards.
+        Config("vhost/virtio packed", lambda size, tmp: [f"net_vhost0,iface={tmp}/vhost-packed.sock,queues=1"],
+               attach=lambda tmp: [f"net_virtio_user0,path={tmp}/vhost-packed.sock,queues=1,packed_vq=1"]),
+        Config("vhost/virtio split", lambda size, tmp: [f"net_vhost0,iface={tmp}/vhost-split.sock,queues=1"],
+               attach=lambda tmp: [f"net_virtio_user0,path={tmp}/vhost-split.sock,queues=1,packed_vq=0"]),
+    ]
+
+
+def eal_args(pmd):
+    # Loading net_cna in every configuration keeps the EAL options identical.
+    return ["-l", FWD_LCORES, "--no-huge", "-m", "512", "--no-pci", "--no-shconf", "-d", pmd]
+
+
+APP_ARGS = ["-i", "--forward-mode=io", "--burst=32", "--nb-cores=1", "--rxd=1024", "--txd=1024",
+            "--total-num-mbufs=16384"]
+
+
+class Session:
+    """One interactive testpmd."""
+
+    def __init__(self, eal, vdevs, timeout=30):
+        args = list(eal)
+        for v in vdevs:
+            args += ["--vdev", v]
+        self.child = pexpect.spawn(TESTPMD, args + ["--"] + APP_ARGS, encoding="utf-8",
+                                   timeout=timeout, codec_errors="replace")
+        if self.child.expect([PROMPT, pexpect.EOF, pexpect.TIMEOUT]) != 0:
+            raise BenchError("testpmd did not reach its prompt: " + last_lines(self.child.before))
+        self.startup = self.child.before
+
+    def cmd(self, line, timeout=30):
+        self.child.sendline(line)
+        if self.child.expect([PROMPT, pexpect.EOF, pexpect.TIMEOUT], timeout=timeout) != 0:
+            raise BenchError(f"testpmd stopped answering after {line!r}: " + last_lines(self.child.before))
+        return self.child.before.replace("\r\n", "\n")
+
+    def rx_packets(self):
+        """(time, {port: RX-packets}); the time is the middle of the command."""
+        t0 = time.monotonic()
+        out = self.cmd("show port stats all")
+        t1 = time.monotonic()
+        counts = {int(p): int(n) for p, n in
+                  re.findall(r"NIC statistics for port (\d+)\s*#+\s*RX-packets:\s+(\d+)", out)}
+        return (t0 + t1) / 2, counts
+
+    def close(self):
+        if self.child.isalive():
+            self.child.sendline("quit")
+            self.child.expect([pexpect.EOF, pexpect.TIMEOUT], timeout=15)
+        self.child.close(force=True)
+
+
+def last_lines(text, n=3):
+    lines = [l.strip() for l in (text or "").replace("\r", "").split("\n") if l.strip()]
+    return " | ".join(lines[-n:]) or "(no output)"
+
+
+def wait_links_up(session, ports, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        out = session.cmd("show port info all")
+        states = re.findall(r"Link status:\s*(\w+)", out)
+        if len(states) >= ports and all(s == "up" for s in states):
+            return
+        if time.monotonic() > deadline:
+            raise BenchError(f"links not up after {timeout:.0f} s: {states}")
+        time.sleep(0.2)
+
+
+def measure(eal, config, size, tmp, args):
+    """Aggregate Rx rates (packets/s) of the windows of one run."""
+    session = Session(eal, config.vdevs(size, tmp))
+    try:
+        for dev in config.attach(tmp):
+            session.cmd(f"port attach {dev}")
+            session.cmd("port start all")
+        ports = len(re.findall(r"Infos for port", session.cmd("show port info all")))
+        if ports != 2:
+            raise BenchError(f"{ports} port(s) instead of 2: " + last_lines(session.startup))
+        if size > 1514:
+            # A frame of `size` bytes without FCS carries size - 14 bytes of
+            # L3: above the default MTU of 1500, which net_cna enforces (as
+            # hardware does) and the software peers ignore.
+            for port in (0, 1):
+                session.cmd(f"port config mtu {port} {size - 14}")
+        wait_links_up(session, 2)
+        session.cmd(f"set txpkts {size}")
+        session.cmd("start tx_first" if config.tx_first else "start")
+        time.sleep(args.warmup)
+        rates = []
+        t_prev, c_prev = session.rx_packets()
+        for _ in range(args.windows):
+            time.sleep(args.window)
+            t, c = session.rx_packets()
+            rates.append(sum(c[p] - c_prev.get(p, 0) for p in c) / (t - t_prev))
+            t_prev, c_prev = t, c
+        session.cmd("stop")
+        if statistics.median(rates) == 0:
+            raise BenchError("no packet forwarded")
+        return rates
+    finally:
+        session.close()
+
+
+def engine_devarg(pmd):
+    """`,engine_cpu=N` if the PMD declares that devarg, as dpdk-pmdinfo.py
+    would find it: the parameter string is embedded in the .so."""
+    with open(pmd, "rb") as f:
+        if b"engine_cpu=" in f.read():
+            return f",engine_cpu={MAIN_CPU}"
+    return ""
+
+
+def cpu_mhz():
+    try:
+        with open("/proc/cpuinfo") as f:
+            m = re.search(r"cpu MHz\s*:\s*([\d.]+)", f.read())
+        return float(m.group(1)) if m else None
+    except OSError:
+        return None
+
+
+def run_throughput(args, pmd):
+    eal = eal_args(pmd)
+    devarg = engine_devarg(pmd)
+    print("testpmd: " + " ".join([TESTPMD] + eal + ["--vdev ..."] + ["--"] + APP_ARGS))
+    print(f"windows: {args.windows} x {args.window:g} s after {args.warmup:g} s warm-up; fresh testpmd per row")
+    configs = configurations(devarg)
+    results = {}  # (name, size) -> rates, or a string saying why it failed
+    with tempfile.TemporaryDirectory(prefix="cna-bench-") as tmp:
+        for size in SIZES:
+            for config in configs:
+                if args.only and not any(o in config.name for o in args.only):
+                    continue
+                try:
+                    results[(config.name, size)] = measure(eal, config, size, tmp, args)
+                except BenchError as e:
+                    results[(config.name, size)] = str(e)
+                except (pexpect.ExceptionPexpect, OSError) as e:
+                    results[(config.name, size)] = f"{type(e).__name__}: {e}"
+    if devarg:
+        print(f"net_cna adapter engine: pinned to CPU {MAIN_CPU} ({devarg[1:]}); forwarding lcore on CPU 1")
+    else:
+        print("net_cna adapter engine: NOT pinned (the PMD has no engine_cpu devarg yet); "
+              "the scheduler places it")
+    print_table(configs, results)
+    return results
+
+
+def print_table(configs, results):
+    mhz = cpu_mhz()
+    print()
+    print(f"{'configuration':<22}{'frame':>6}{'median':>9}{'min':>8}{'max':>8}"
+          f"{'/memif':>8}{'fwd-core cyc/pkt':>18}   (Mpps, aggregate of both ports)")
+    for size in SIZES:
+        memif = results.get(("memif", size))
+        for config in configs:
+            r = results.get((config.name, size))
+            if r is None:
+                continue
+            if isinstance(r, str):
+                print(f"{config.name:<22}{size:>6}  failed: {r}")
+                continue
+            med = statistics.median(r)
+            ratio = f"{med / statistics.median(memif):.2f}" if isinstance(memif, list) else "-"
+            # Cycles of the forwarding core per packet forwarded (one port's
+            # Rx and the other's Tx): net_cna's adapter engine runs elsewhere.
+            cyc = f"{mhz * 1e6 / med:.0f}" if mhz else "-"
+            print(f"{config.name:<22}{size:>6}{med / 1e6:>9.2f}{min(r) / 1e6:>8.2f}{max(r) / 1e6:>8.2f}"
+                  f"{ratio:>8}{cyc:>18}")
+    notes = [f"{c.name}: {c.note}" for c in configs if c.note]
+    print("start: tx_first (one 32-packet burst per port) except " + "; ".join(notes))
+
+
+# ---- callgrind: instructions per packet in the PMD's fastpath ---------------
+
+def run_callgrind(args, pmd):
+    harness = os.path.join(args.build, "app", "bench", "fastpath_harness")
+    if not os.access(harness, os.X_OK):
+        print(f"callgrind: skipped, {harness} not built")
+        return
+    with tempfile.TemporaryDirectory(prefix="cna-callgrind-") as tmp:
+        out_file = os.path.join(tmp, "callgrind.out")
+        cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_file}",
+               "--toggle-collect=cna::pmd::recv_pkts*", "--toggle-collect=cna::pmd::xmit_pkts*",
+               harness, "-l", "0", "--no-huge", "-m", "256", "--no-pci", "--no-shconf",
+               "--no-telemetry", "--log-level=lib.*:warning", "-d", pmd, "--vdev", "net_cna0,wire=loopback",
+               "--", str(args.iterations)]
+        try:
+            run = subprocess.run(cmd, capture_output=True, text=True, timeout=args.callgrind_timeout)
+        except subprocess.TimeoutExpired:
+            print(f"callgrind: failed, harness did not finish within {args.callgrind_timeout} s")
+            return
+        m = re.search(r"checksum\s+(\S+)\s+packets\s+(\d+)\s+rx_calls\s+(\d+)\s+tx_calls\s+(\d+)", run.stdout)
+        if run.returncode != 0 or not m or not os.path.exists(out_file):
+            print("callgrind: failed: " + last_lines(run.stdout + run.stderr, 5))
+            return
+        packets = int(m.group(2))
+        ann = subprocess.run(["callgrind_annotate", "--inclusive=yes", out_file],
+                             capture_output=True, text=True).stdout
+    per_fn = {}
+    for name in ("recv_pkts", "xmit_pkts"):
+        fm = re.search(r"^\s*([\d,]+)\s+\([^)]*\)\s+\S*cna::pmd::" + name + r"\(", ann, re.M)
+        if not fm:
+            print(f"callgrind: no inclusive count for {name} in callgrind_annotate's output")
+            return
+        per_fn[name] = int(fm.group(1).replace(",", ""))
+    print(f"callgrind: {packets} packets of 64 B in bursts of 32 on a loopback port "
+          f"(rx_burst calls {m.group(3)}, tx_burst calls {m.group(4)}), checksum {m.group(1)}")
+    for name, ir in per_fn.items():
+        print(f"  {name:<10} {ir / packets:8.1f} instructions/packet (inclusive)")
+    print(f"  {'sum':<10} {sum(per_fn.values()) / packets:8.1f} instructions/packet")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--build", default=os.path.join(ROOT, "build-bench"), help="meson build directory (release)")
+    p.add_argument("--windows", type=int, default=5)
+    p.add_argument("--window", type=float, default=1.0, help="seconds per window")
+    p.add_argument("--warmup", type=float, default=1.0, help="seconds before the first window")
+    p.add_argument("--only", nargs="*", help="configurations whose name contains one of these")
+    p.add_argument("--iterations", type=int, default=2000, help="harness bursts under callgrind")
+    p.add_argument("--callgrind-timeout", type=int, default=600)
+    p.add_argument("--no-callgrind", action="store_true")
+    args = p.parse_args()
+
+    so = os.path.join(args.build, "pmd", "net", "librte_net_cna.so")
+    if not os.path.exists(so):
+        sys.exit(f"{so} not found: build first (meson setup {args.build} -Dbuildtype=release)")
+    pmd = pmd_path(args.build)
+    # Other work on a 2-core machine skews every figure: say how busy it was.
+    print(f"cna benchmark, {time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} CPUs, "
+          f"load average {os.getloadavg()[0]:.2f} at start")
+    if not args.no_callgrind and shutil.which("valgrind"):
+        run_callgrind(args, pmd)
+    results = run_throughput(args, pmd)
+    print(f"load average {os.getloadavg()[0]:.2f} at the end")
+
+    cna, memif = results.get(("net_cna", 64)), results.get(("memif", 64))
+    if isinstance(cna, list) and isinstance(memif, list):
+        print(f"net_cna/memif: {statistics.median(cna) / statistics.median(memif):.2f}")
+    else:
+        print("net_cna/memif: n/a")
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
