@@ -164,6 +164,13 @@ std::unique_ptr<PciFunction> embedded_attach(const PciAttachParams& params, int*
                 *msg = "cannot create adapter " + params.adapter + ": " + error;
                 return nullptr;
             }
+            if (const int cpu = params.embedded.engine_cpu; cpu >= 0) {
+                if (const int rc = adapter->set_engine_affinity(cpu); rc != 0) {
+                    *err = rc;
+                    *msg = "cannot pin the engine of adapter " + params.adapter + " to CPU " + std::to_string(cpu);
+                    return nullptr;
+                }
+            }
             auto control = std::make_unique<EmbeddedControl>(adapter->control());
             it = g_adapters.emplace(params.adapter, AdapterEntry{std::move(adapter), std::move(control), 0}).first;
         } else if (params.embedded.layout_given && !same_layout(it->second.adapter->config(), wanted)) {

@@ -8,6 +8,8 @@
 #include <memory>
 #include <string_view>
 
+#include <sched.h>
+
 #include <rte_kvargs.h>
 
 namespace cna::pmd {
@@ -72,6 +74,11 @@ std::string apply(std::string_view key, std::string_view value, Devargs* d)
         if (value.empty())
             return bad_value(key, value, "a file path");
         d->fw_file = value;
+    } else if (key == "engine_cpu") {
+        uint32_t cpu;
+        if (!parse_u32(value, &cpu) || cpu >= CPU_SETSIZE)
+            return bad_value(key, value, "a CPU number");
+        d->engine_cpu = static_cast<int>(cpu);
     } else if (key == "fault") {
         if (value == "mfw_silent")
             d->fault = AdapterFault::mfw_silent;

@@ -23,12 +23,13 @@ struct Devargs {
     std::string tap_name;    /* wire=tap:<ifname>: the TAP interface of this ethdev's port */
     std::string fw_file;     /* firmware image file; empty: the compiled-in image */
     AdapterFault fault = AdapterFault::none;
+    int engine_cpu = -1;     /* pin the engine thread of a newly created adapter */
 };
 
 /* The devargs keys, for RTE_PMD_REGISTER_PARAM_STRING and the user guide. */
 #define CNA_DEVARGS_PARAM_STRING                                                                  \
     "adapter=<name> ports=<1|2|4> port=<int> wire=<loopback|cable|tap:<ifname>> fw_file=<path> " \
-    "fault=<mfw_silent|fw_assert|lose_ramrod>"
+    "fault=<mfw_silent|fw_assert|lose_ramrod> engine_cpu=<int>"
 
 /* Parses args (may be null or empty). On error returns -EINVAL with a message
  * naming the offending key and value in *error. */

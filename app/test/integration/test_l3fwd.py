@@ -1,7 +1,6 @@
 """Debian's unmodified l3fwd example routes between two kernel hosts over
 net_cna ports with TAP wires (l3fwd.py): ping both ways and a TCP transfer
 whose checksum matches."""
-import re
 import unittest
 
 from l3fwd import HOSTS, L3fwdRig
