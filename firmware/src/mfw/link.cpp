@@ -4,6 +4,7 @@
 #include <bit>
 
 #include "wire/nig.h"
+#include "wire/tap.h"
 
 namespace cna::fw {
 
@@ -113,6 +114,8 @@ void Link::set_link(uint32_t port, LinkSpeed speed)
     }
     Port& p = nig_.port(port);
     p.link_up.store(speed != LinkSpeed::none);
+    if (TapWire* tap = p.tap())
+        tap->set_carrier(speed != LinkSpeed::none);
     p.count_link_change();
     shmem_.port[port].link_status = status;
     shmem_.port[port].link_change_count++;

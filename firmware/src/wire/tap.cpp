@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "util/log.h"
 #include "wire/port.h"
 
 namespace cna::fw {
@@ -42,6 +43,13 @@ std::unique_ptr<TapWire> TapWire::open(const std::string& ifname, std::string* e
 TapWire::~TapWire()
 {
     ::close(fd_);
+}
+
+void TapWire::set_carrier(bool up)
+{
+    int on = up ? 1 : 0;
+    if (ioctl(fd_, TUNSETCARRIER, &on) != 0)
+        log(LogLevel::warning, "TAP interface %s: cannot set its carrier (%s)", name_.c_str(), std::strerror(errno));
 }
 
 bool TapWire::send(const uint8_t* frame, uint32_t len)

@@ -36,6 +36,9 @@ public:
     const std::string& name() const { return name_; }
     int fd() const { return fd_; }
 
+    /* Shows the port's link to the kernel as the interface's carrier, so the
+     * partner sees the link go down as it would on a real cable. */
+    void set_carrier(bool up);
     /* Engine thread: hands one frame to the kernel; false when it was
      * dropped (the interface's queue is full, or it is gone). */
     bool send(const uint8_t* frame, uint32_t len);
