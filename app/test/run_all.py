@@ -50,6 +50,17 @@ def run_integration(build, label, env_extra):
     return passed, failed
 
 
+def run_fuzz(build, seconds):
+    """libFuzzer targets (clang, ASan+UBSan) on the parsers facing untrusted input."""
+    script = os.path.join(HERE, "fuzz", "run_fuzz.sh")
+    proc = subprocess.run([script, build, str(seconds)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    print(proc.stdout)
+    m = re.search(r"fuzz: (\d+) passed, (\d+) failed", proc.stdout)
+    if not m:
+        return 0, 1
+    return int(m.group(1)), int(m.group(2))
+
+
 def sanitizer_env():
     lib = subprocess.run(["gcc", "-print-file-name=libasan.so"], stdout=subprocess.PIPE, text=True).stdout.strip()
     ubsan = subprocess.run(["gcc", "-print-file-name=libubsan.so"], stdout=subprocess.PIPE, text=True).stdout.strip()
@@ -66,7 +77,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
     ap.add_argument("--sanitized-build")
-    ap.add_argument("--only", choices=["unit", "integration"])
+    ap.add_argument("--only", choices=["unit", "integration", "fuzz"])
+    ap.add_argument("--fuzz-seconds", type=int, default=0, help="run each fuzz target this long (0: no fuzzing)")
     args = ap.parse_args()
 
     t0 = time.monotonic()
@@ -75,14 +87,18 @@ def main():
     if args.sanitized_build:
         runs.append((args.sanitized_build, "asan+ubsan", sanitizer_env()))
     for build, label, env in runs:
-        if args.only != "integration":
+        if args.only in (None, "unit"):
             p, f = run_unit(build, label, env)
             totals[0] += p
             totals[1] += f
-        if args.only != "unit":
+        if args.only in (None, "integration"):
             p, f = run_integration(build, label, env)
             totals[0] += p
             totals[1] += f
+    if args.fuzz_seconds and args.only in (None, "fuzz"):
+        p, f = run_fuzz(args.build, args.fuzz_seconds)
+        totals[0] += p
+        totals[1] += f
     print(f"all suites took {time.monotonic() - t0:.0f} s")
     print(f"{totals[0]} passed, {totals[1]} failed")
     return 1 if totals[1] else 0

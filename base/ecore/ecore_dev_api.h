@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "ecore.h"
 #include "ecore_hw.h"
@@ -47,6 +48,8 @@ struct HwInitParams {
     /* The firmware image: empty for the one compiled into the driver, or
      * the bytes of a binary image file (plain or zipped variant). */
     std::span<const uint8_t> fw_image;
+    /* Where fw_image came from (a path), for messages; empty: compiled-in. */
+    std::string_view fw_name;
 };
 
 /* Validates the firmware image, then LOAD_REQ, runs the init phases the MFW

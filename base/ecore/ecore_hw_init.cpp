@@ -166,16 +166,18 @@ Status hw_init(Dev& dev, const HwInitParams& params)
     std::span<const uint8_t> bytes = params.fw_image;
     if (bytes.empty())
         bytes = std::span<const uint8_t>(builtin_image, builtin_image_size);
+    const std::string name = params.fw_name.empty() ? "compiled-in image" : std::string(params.fw_name);
     InitImage image;
     std::string why;
     ImageError err = init_image_parse(bytes, &image, &why);
     if (err != ImageError::none) {
-        DP_ERR(hwfn, "firmware image rejected (%s): %s", image_error_name(err), why.c_str());
+        DP_ERR(hwfn, "firmware %s rejected (%s): %s", name.c_str(), image_error_name(err), why.c_str());
         return Status::inval;
     }
     const ImageHeader& h = image.header;
-    DP_INFO(hwfn, "firmware %u.%u.%u.%u for HSI %u.%u%s, %u ops", h.fw_major, h.fw_minor, h.fw_rev, h.fw_eng,
-            h.hsi_major, h.hsi_minor, (h.flags & IMAGE_FLAG_ZIPPED) ? " (zipped)" : "", h.op_count);
+    DP_INFO(hwfn, "firmware %s: %u.%u.%u.%u for HSI %u.%u%s, %u ops", name.c_str(), h.fw_major, h.fw_minor,
+            h.fw_rev, h.fw_eng, h.hsi_major, h.hsi_minor, (h.flags & IMAGE_FLAG_ZIPPED) ? " (zipped)" : "",
+            h.op_count);
 
     hwfn.hw_info.fw_version = (uint32_t{h.fw_major} << 24) | (uint32_t{h.fw_minor} << 16) |
                               (uint32_t{h.fw_rev} << 8) | h.fw_eng;

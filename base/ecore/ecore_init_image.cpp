@@ -158,6 +158,9 @@ ImageError init_image_parse(std::span<const uint8_t> bytes, InitImage* image, st
     img.blob.assign(p, p + h.data_len);
     img.inflated.resize(h.op_count);
 
+    /* Every op belongs to exactly one phase: an op no phase runs would be
+     * unchecked data that later code could still trust. */
+    std::vector<bool> owned(h.op_count);
     for (uint32_t phase = 0; phase < PHASE_COUNT; phase++) {
         const PhaseIndex& ph = img.phases[phase];
         if (!within(ph.first_op, ph.op_count, h.op_count)) {
@@ -165,9 +168,20 @@ ImageError init_image_parse(std::span<const uint8_t> bytes, InitImage* image, st
             return ImageError::bad_phase;
         }
         for (uint32_t i = ph.first_op; i < ph.first_op + ph.op_count; i++) {
+            if (owned[i]) {
+                *why = format("op %u belongs to two phases", i);
+                return ImageError::bad_phase;
+            }
+            owned[i] = true;
             ImageError err = check_op(img, i, ph.first_op + ph.op_count, why);
             if (err != ImageError::none)
                 return err;
+        }
+    }
+    for (uint32_t i = 0; i < h.op_count; i++) {
+        if (!owned[i]) {
+            *why = format("op %u belongs to no phase", i);
+            return ImageError::bad_phase;
         }
     }
     *image = std::move(img);

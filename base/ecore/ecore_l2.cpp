@@ -14,19 +14,19 @@ namespace cna::ecore {
 
 using namespace hsi::eth;
 
-namespace {
-
-Status post_eth(Hwfn& hwfn, EthCmd cmd, const void* data, std::size_t len, uint32_t cid = hsi::CID_SPQ)
-{
-    return spq_post(hwfn, SpqRequest{hsi::ProtocolId::eth, static_cast<uint8_t>(cmd), cid, data, len});
-}
-
 bool check_vport(Hwfn& hwfn, uint8_t vport_id)
 {
     if (vport_id < hwfn.hw_info.resc.num_vports)
         return true;
     DP_ERR(hwfn, "vport %u is beyond the %u granted to this PF", vport_id, hwfn.hw_info.resc.num_vports);
     return false;
+}
+
+namespace {
+
+Status post_eth(Hwfn& hwfn, EthCmd cmd, const void* data, std::size_t len, uint32_t cid = hsi::CID_SPQ)
+{
+    return spq_post(hwfn, SpqRequest{hsi::ProtocolId::eth, static_cast<uint8_t>(cmd), cid, data, len});
 }
 
 bool check_ring(Hwfn& hwfn, const char* what, uint32_t size)

@@ -27,4 +27,7 @@ struct L2Info {
 Status l2_alloc(Hwfn& hwfn);
 void l2_free(Hwfn& hwfn);
 
+/* false (and logged) for a vport id beyond the PF's grant. */
+bool check_vport(Hwfn& hwfn, uint8_t vport_id);
+
 } // namespace cna::ecore

@@ -127,6 +127,8 @@ const char* ramrod_name(uint8_t protocol_id, uint8_t cmd_id)
         case EthCmd::tx_queue_start: return "TX_QUEUE_START";
         case EthCmd::tx_queue_stop: return "TX_QUEUE_STOP";
         case EthCmd::filters_update: return "FILTERS_UPDATE";
+        case EthCmd::flow_rule_add: return "FLOW_RULE_ADD";
+        case EthCmd::flow_rule_del: return "FLOW_RULE_DEL";
         }
     }
     return "UNKNOWN";

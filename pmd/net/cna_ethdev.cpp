@@ -13,15 +13,15 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 
 #include <bus_vdev_driver.h>
 #include <ethdev_vdev.h>
 #include <rte_malloc.h>
 
 #include "cna_ethdev_ops.h"
+#include "cna_firmware.h"
 #include "cna_log.h"
+#include "cna_mp.h"
 #include "cna_rxtx.h"
 #include "ecore_dev_api.h"
 #include "ecore_l2_api.h"
@@ -31,19 +31,6 @@ namespace cna::pmd {
 RTE_LOG_REGISTER(logtype_pmd, pmd.net.cna, NOTICE);
 
 namespace {
-
-int read_fw_file(Port* port)
-{
-    const std::string& path = port->devargs.fw_file;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        PMD_LOG(ERR, port, "cannot read firmware file '%s': %s", path.c_str(), strerror(errno));
-        return -ENOENT;
-    }
-    port->fw_image.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    PMD_LOG(INFO, port, "firmware image '%s' (%zu bytes)", path.c_str(), port->fw_image.size());
-    return 0;
-}
 
 void slowpath_isr(void* arg)
 {
@@ -76,10 +63,9 @@ osal::PciAttachParams attach_params(const Port* port)
 /* Attaches the PF and brings ecore up to a started PF; undoes it all on failure. */
 int hw_bring_up(Port* port)
 {
-    if (!port->devargs.fw_file.empty()) {
-        if (int rc = read_fw_file(port); rc != 0)
-            return rc;
-    }
+    std::string fw_source;
+    if (int rc = load_firmware(port, &fw_source); rc != 0)
+        return rc;
     int err = 0;
     std::string msg;
     port->pci = osal::pci_attach(attach_params(port), &err, &msg);
@@ -106,6 +92,7 @@ int hw_bring_up(Port* port)
             ecore::HwInitParams params;
             params.int_mode = ecore::IntMode::msix;
             params.fw_image = port->fw_image;
+            params.fw_name = fw_source;
             st = ecore::hw_init(edev, params);
             if (st == ecore::Status::success) {
                 port->hw_initialized = true;
@@ -258,6 +245,8 @@ int dev_start(rte_eth_dev* dev)
     if (rc == 0)
         rc = rss_apply(dev);
     if (rc == 0)
+        rc = restore_flows(dev);
+    if (rc == 0)
         rc = rx_intr_setup(dev);
     if (rc == 0)
         rc = set_link(port, true);
@@ -295,6 +284,7 @@ int dev_close(rte_eth_dev* dev)
     dev->data->nb_rx_queues = dev->data->nb_tx_queues = 0;
     free_fastpath_sbs(port);
     hw_tear_down(port);
+    mp_primary_release();
     PMD_LOG(INFO, port, "closed");
     port->~Port();
     dev->data->dev_private = nullptr;
@@ -320,10 +310,8 @@ void set_fastpath_ops(rte_eth_dev* dev)
 int cna_probe(rte_vdev_device* vdev)
 {
     const char* name = rte_vdev_device_name(vdev);
-    if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
-        PMD_DRV_LOG(ERR, "%s: secondary processes are not supported yet", name);
-        return -ENOTSUP;
-    }
+    if (rte_eal_process_type() == RTE_PROC_SECONDARY)
+        return mp_secondary_probe(vdev);
     Devargs devargs;
     std::string error;
     if (parse_devargs(name, rte_vdev_device_args(vdev), &devargs, &error) != 0) {
@@ -361,6 +349,7 @@ int cna_probe(rte_vdev_device* vdev)
     dev->data->dev_flags |= RTE_ETH_DEV_INTR_LSC;
     dev->dev_ops = &cna_dev_ops;
     set_fastpath_ops(dev);
+    mp_primary_hold();
     rte_eth_dev_probing_finish(dev);
     PMD_LOG(INFO, port, "PF %u on port %u of adapter %s, MAC " RTE_ETHER_ADDR_PRT_FMT, info.pf_id, info.port_id,
             port->devargs.adapter.c_str(), RTE_ETHER_ADDR_BYTES(&dev->data->mac_addrs[0]));

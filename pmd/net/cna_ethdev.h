@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cna_devargs.h"
+#include "cna_flow.h"
 #include "ecore.h"
 #include "ecore_int_api.h"
 #include "hsi_eth.h"
@@ -59,6 +60,8 @@ struct Port {
      * the port keeps the multicast list. */
     std::vector<rte_ether_addr> mc_addrs;
     RssConf rss;
+    /* rte_flow rules, replayed into every new vport; freed with the port. */
+    std::vector<std::unique_ptr<rte_flow>> flows;
     rte_intr_handle* rx_intr = nullptr;   /* Rx queue interrupts (eventfd per queue) */
 
     /* The adapter's counters cannot be cleared: stats_reset records them and

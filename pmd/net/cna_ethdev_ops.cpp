@@ -174,6 +174,7 @@ eth_dev_ops make_ops()
     ops.rx_queue_release = rx_queue_release;
     ops.tx_queue_setup = tx_queue_setup;
     ops.tx_queue_release = tx_queue_release;
+    ops.flow_ops_get = flow_ops_get;
     return ops;
 }
 

@@ -48,6 +48,8 @@ int rx_queue_intr_disable(rte_eth_dev* dev, uint16_t queue_id);
 
 /* cna_rss.cpp */
 uint64_t rss_offloads_supported();
+/* The adapter's hash types (hsi::eth::rss::*) for ethdev's rss_hf bits. */
+uint16_t rss_hash_types(uint64_t rss_hf);
 /* Takes ethdev's RSS configuration (dev_configure); rss_apply programs it. */
 void rss_configure(rte_eth_dev* dev);
 int rss_apply(rte_eth_dev* dev);
@@ -81,6 +83,11 @@ int promiscuous_disable(rte_eth_dev* dev);
 int allmulticast_enable(rte_eth_dev* dev);
 int allmulticast_disable(rte_eth_dev* dev);
 int mac_addr_set(rte_eth_dev* dev, rte_ether_addr* addr);
+
+/* cna_flow.cpp: rte_flow */
+int flow_ops_get(rte_eth_dev* dev, const rte_flow_ops** ops);
+/* Replays the port's rules into a new vport. */
+int restore_flows(rte_eth_dev* dev);
 
 /* cna_stats.cpp */
 int stats_get(rte_eth_dev* dev, rte_eth_stats* stats);

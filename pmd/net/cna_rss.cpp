@@ -36,7 +36,14 @@ constexpr HashTypeMap HASH_TYPES[] = {
     {RTE_ETH_RSS_NONFRAG_IPV6_UDP, rss::UDP_IPV6},
 };
 
-uint16_t hash_types_of(uint64_t rss_hf)
+bool rss_active(const rte_eth_dev* dev)
+{
+    return (dev->data->dev_conf.rxmode.mq_mode & RTE_ETH_MQ_RX_RSS_FLAG) && port_of(dev)->rss.rss_hf != 0;
+}
+
+} // namespace
+
+uint16_t rss_hash_types(uint64_t rss_hf)
 {
     uint16_t types = 0;
     for (const HashTypeMap& m : HASH_TYPES)
@@ -44,13 +51,6 @@ uint16_t hash_types_of(uint64_t rss_hf)
             types |= m.hash_type;
     return types;
 }
-
-bool rss_active(const rte_eth_dev* dev)
-{
-    return (dev->data->dev_conf.rxmode.mq_mode & RTE_ETH_MQ_RX_RSS_FLAG) && port_of(dev)->rss.rss_hf != 0;
-}
-
-} // namespace
 
 uint64_t rss_offloads_supported()
 {
@@ -81,7 +81,7 @@ int rss_apply(rte_eth_dev* dev)
         return 0;
     ecore::RssParams params;
     params.enable = rss_active(dev);
-    params.hash_types = hash_types_of(port->rss.rss_hf);
+    params.hash_types = rss_hash_types(port->rss.rss_hf);
     std::memcpy(params.key.data(), port->rss.key.data(), port->rss.key.size());
     params.reta = port->rss.reta;
     ecore::SpVportUpdateParams p;

@@ -177,6 +177,10 @@ uint16_t recv_pkts(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts)
             m->ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
             m->hash.rss = cqe.rss_hash;
         }
+        if (unlikely(flags & pars::FLOW_MARK)) {
+            m->ol_flags |= RTE_MBUF_F_RX_FDIR | RTE_MBUF_F_RX_FDIR_ID;
+            m->hash.fdir.hi = cqe.flow_mark;
+        }
         rx_pkts[nb_rx++] = m;
     }
     if (nb_rx == 0)

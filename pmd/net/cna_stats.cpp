@@ -35,6 +35,7 @@ constexpr VportXstat VPORT_XSTATS[] = {
     {"rx_no_buffer_packets", &VportStats::rx_no_buffer_pkts},
     {"rx_oversize_packets", &VportStats::rx_oversize_pkts},
     {"rx_error_packets", &VportStats::rx_error_pkts},
+    {"rx_flow_drop_packets", &VportStats::rx_flow_drop_pkts},
     {"tx_unicast_packets", &VportStats::tx_ucast_pkts},
     {"tx_multicast_packets", &VportStats::tx_mcast_pkts},
     {"tx_broadcast_packets", &VportStats::tx_bcast_pkts},

@@ -50,12 +50,21 @@ def pmd_path(build=None):
     return staged
 
 
-def eal_args(vdevs, build=None, lcores="0-1", memory_mb=512):
-    args = ["-l", lcores, "--no-huge", "-m", str(memory_mb), "--no-pci", "--no-shconf",
-            "--log-level=pmd.net.cna*:info", "-d", pmd_path(build)]
+def eal_args(vdevs, build=None, lcores="0-1", memory_mb=512, file_prefix=None):
+    """EAL arguments of a primary. By default its memory and runtime state are
+    private (--no-huge, --no-shconf); with file_prefix they are shared under
+    that prefix, on hugepages, so secondary processes can attach."""
+    memory = ["--file-prefix", file_prefix] if file_prefix else ["--no-huge", "-m", str(memory_mb), "--no-shconf"]
+    args = ["-l", lcores] + memory + ["--no-pci", "--log-level=pmd.net.cna*:info", "-d", pmd_path(build)]
     for v in vdevs:
         args += ["--vdev", v]
     return args
+
+
+def secondary_eal_args(file_prefix, build=None):
+    """EAL arguments of a secondary process (dpdk-proc-info, dpdk-dumpcap)
+    attaching to the primary started with file_prefix: it loads the PMD too."""
+    return ["--file-prefix", file_prefix, "--no-pci", "--log-level=pmd.net.cna*:info", "-d", pmd_path(build)]
 
 
 class TestPmdError(AssertionError):
@@ -65,8 +74,9 @@ class TestPmdError(AssertionError):
 class TestPmd:
     """An interactive testpmd session. Use as a context manager."""
 
-    def __init__(self, vdevs, app_args=(), build=None, timeout=30, env=None, eal_extra=()):
-        self.args = eal_args(vdevs, build) + list(eal_extra) + ["--", "-i"] + APP_DEFAULTS + list(app_args)
+    def __init__(self, vdevs, app_args=(), build=None, timeout=30, env=None, eal_extra=(), file_prefix=None):
+        self.args = (eal_args(vdevs, build, file_prefix=file_prefix) + list(eal_extra) + ["--", "-i"] + APP_DEFAULTS
+                     + list(app_args))
         self.timeout = timeout
         self.env = dict(os.environ, **(env or {}))
         self.child = None
@@ -210,10 +220,11 @@ def forward_stats(stop_output):
     return result
 
 
-def run_testpmd_once(vdevs, commands=(), build=None, timeout=30, eal_extra=()):
+def run_testpmd_once(vdevs, commands=(), build=None, timeout=30, eal_extra=(), env=None):
     """Start testpmd non-interactively expecting it may fail; return (status, output)."""
     args = eal_args(vdevs, build) + list(eal_extra) + ["--", "-i"] + APP_DEFAULTS
-    child = pexpect.spawn(TESTPMD, args, encoding="utf-8", timeout=timeout, codec_errors="replace")
+    child = pexpect.spawn(TESTPMD, args, encoding="utf-8", timeout=timeout, codec_errors="replace",
+                          env=dict(os.environ, **(env or {})))
     idx = child.expect([PROMPT, pexpect.EOF, pexpect.TIMEOUT])
     out = child.before
     if idx == 0:

@@ -218,6 +218,14 @@ inline constexpr uint32_t tx_queue_stats(uint32_t pf, uint32_t q)
 {
     return rx_queue_stats(pf, q) + QUEUE_STATS_SIZE;
 }
+/* Per PF, per flow rule id (hsi_eth.h FLOW_MAX_RULES of them): eth::FlowCounters. */
+inline constexpr uint32_t FLOW_COUNTERS_BASE = tx_queue_stats(MAX_PFS - 1, MAX_QUEUES_PER_PF - 1) + QUEUE_STATS_SIZE;
+inline constexpr uint32_t FLOW_COUNTERS_SIZE = 16;
+inline constexpr uint32_t FLOW_RULES_PER_PF = 64;
+inline constexpr uint32_t flow_counters(uint32_t pf, uint32_t rule)
+{
+    return FLOW_COUNTERS_BASE + (pf * FLOW_RULES_PER_PF + rule) * FLOW_COUNTERS_SIZE;
+}
 } // namespace iro
 static_assert(iro::EQ_CONS_BASE + MAX_PFS * 8 <= GTT_SIZE, "producers must be GTT-mapped");
 static_assert(iro::tx_queue_stats(MAX_PFS - 1, MAX_QUEUES_PER_PF - 1) + iro::QUEUE_STATS_SIZE <=

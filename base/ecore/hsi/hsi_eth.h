@@ -23,6 +23,8 @@ enum class EthCmd : uint8_t {
     tx_queue_start = 6,
     tx_queue_stop = 7,
     filters_update = 8,
+    flow_rule_add = 9,   /* FlowRuleAddRamrodData; EQE data: the rule id */
+    flow_rule_del = 10,  /* FlowRuleDelRamrodData */
 };
 
 inline constexpr uint32_t MIN_RING_SIZE = 64;
@@ -76,6 +78,7 @@ inline constexpr uint16_t L4_CSUM_CHECKED = 1u << 8;
 inline constexpr uint16_t L4_CSUM_BAD = 1u << 9;
 inline constexpr uint16_t RSS_HASH_VALID = 1u << 10;
 inline constexpr uint16_t IP_FRAGMENT = 1u << 11;
+inline constexpr uint16_t FLOW_MARK = 1u << 12;     /* a flow rule's MARK: RxCqe::flow_mark */
 } // namespace pars
 
 struct RxCqe {
@@ -88,7 +91,8 @@ struct RxCqe {
     uint8_t rss_hash_type;    /* RssHashType */
     uint8_t placement_offset; /* frame starts this many bytes into the first buffer */
     uint16_t pars_flags;      /* pars::* */
-    uint32_t reserved[4];
+    uint32_t flow_mark;       /* valid with pars::FLOW_MARK */
+    uint32_t reserved[3];
 };
 static_assert(sizeof(RxCqe) == 32);
 
@@ -215,7 +219,8 @@ struct VportStats {
     uint64_t tx_ucast_bytes, tx_mcast_bytes, tx_bcast_bytes;
     uint64_t tx_error_pkts;        /* malformed BD chains, DMA faults */
     uint64_t tx_oversize_pkts;
-    uint64_t reserved[14];
+    uint64_t rx_flow_drop_pkts;    /* dropped by a flow rule's DROP action */
+    uint64_t reserved[13];
 };
 static_assert(sizeof(VportStats) == iro::VPORT_STATS_SIZE);
 
@@ -226,5 +231,84 @@ struct QueueStats {
     uint64_t reserved[5];
 };
 static_assert(sizeof(QueueStats) == iro::QUEUE_STATS_SIZE);
+
+/* ---- Flow rules (doc/hsi.md section 7) -------------------------------------
+ * A per-PF table of FLOW_MAX_RULES classification rules, evaluated after a
+ * vport accepted a frame and before RSS. A frame matches a rule when it
+ * carries every header in `headers` and (field & mask) == spec for every
+ * byte of FlowMatch; first match in (priority, age) order wins. */
+inline constexpr uint32_t FLOW_MAX_RULES = iro::FLOW_RULES_PER_PF;
+
+namespace flow_hdr {                       /* headers the frame must carry */
+inline constexpr uint16_t VLAN = 1u << 0;  /* an 802.1Q/802.1ad tag (the outer one is matched) */
+inline constexpr uint16_t IPV4 = 1u << 1;
+inline constexpr uint16_t IPV6 = 1u << 2;
+inline constexpr uint16_t TCP = 1u << 3;   /* never an IP fragment */
+inline constexpr uint16_t UDP = 1u << 4;   /* never an IP fragment */
+inline constexpr uint16_t ALL = VLAN | IPV4 | IPV6 | TCP | UDP;
+} // namespace flow_hdr
+
+namespace flow_action {
+inline constexpr uint8_t DROP = 1u << 0;   /* excludes QUEUE, RSS and MARK */
+inline constexpr uint8_t QUEUE = 1u << 1;  /* to FlowRuleAddRamrodData::queue */
+inline constexpr uint8_t RSS = 1u << 2;    /* over the rule's own key, types and queue set */
+inline constexpr uint8_t MARK = 1u << 3;   /* RxCqe::flow_mark + pars::FLOW_MARK */
+inline constexpr uint8_t COUNT = 1u << 4;  /* FlowCounters at iro::flow_counters */
+inline constexpr uint8_t ALL = DROP | QUEUE | RSS | MARK | COUNT;
+} // namespace flow_action
+
+/* Match fields. Numbers are little-endian like every HSI field; addresses
+ * are bytes in wire order (an IPv4 address in the first 4 bytes). */
+struct FlowMatch {
+    uint8_t dst_mac[6];
+    uint8_t src_mac[6];
+    uint16_t ethertype;       /* the one after the VLAN tags */
+    uint16_t vlan_tci;        /* outer tag; needs flow_hdr::VLAN */
+    uint8_t ip_proto;         /* IPv4 protocol / IPv6 next header; needs IPV4 or IPV6 */
+    uint8_t ip_tos;           /* IPv4 type of service; needs IPV4 */
+    uint16_t reserved;        /* mask must be 0 */
+    uint8_t src_ip[16];       /* needs IPV4 or IPV6 */
+    uint8_t dst_ip[16];
+    uint16_t src_port;        /* needs TCP or UDP */
+    uint16_t dst_port;
+};
+static_assert(sizeof(FlowMatch) == 56);
+
+inline constexpr uint32_t FLOW_MAX_RSS_QUEUES = 32;
+
+struct FlowRuleAddRamrodData {
+    uint8_t vport_id;
+    uint8_t actions;          /* flow_action::* */
+    uint16_t priority;        /* 0 is evaluated first; equal priorities: older rule first */
+    uint16_t headers;         /* flow_hdr::* */
+    uint16_t queue;           /* QUEUE: PF-relative Rx queue */
+    uint32_t mark;            /* MARK */
+    uint16_t rss_hash_types;  /* RSS: rss::* */
+    uint8_t rss_queue_count;  /* RSS: 1..FLOW_MAX_RSS_QUEUES */
+    uint8_t reserved;
+    uint32_t rss_key[rss::KEY_DWORDS];            /* RSS: Toeplitz key */
+    uint8_t rss_queues[FLOW_MAX_RSS_QUEUES];      /* RSS: PF-relative Rx queues */
+    FlowMatch spec;
+    FlowMatch mask;
+};
+static_assert(sizeof(FlowRuleAddRamrodData) == 16 + 40 + 32 + 2 * 56);
+
+struct FlowRuleDelRamrodData {
+    uint8_t vport_id;
+    uint8_t reserved;
+    uint16_t rule_id;         /* as FLOW_RULE_ADD returned it */
+    uint32_t reserved2;
+};
+static_assert(sizeof(FlowRuleDelRamrodData) == 8);
+
+/* Per rule, at iro::flow_counters(pf, rule_id): kept with COUNT, each a
+ * single 64-bit store like the other statistics. */
+struct FlowCounters {
+    uint64_t hits;
+    uint64_t bytes;
+};
+static_assert(sizeof(FlowCounters) == iro::FLOW_COUNTERS_SIZE);
+static_assert(iro::flow_counters(MAX_PFS - 1, FLOW_MAX_RULES - 1) + iro::FLOW_COUNTERS_SIZE <=
+              reg::STORM_MICROCODE - reg::STORM_RAM_BASE);
 
 } // namespace cna::hsi::eth

@@ -8,6 +8,7 @@
 
 #include "l2/checksum.h"
 #include "l2/classify.h"
+#include "l2/flow_key.h"
 #include "l2/rss.h"
 #include "l2/stats.h"
 #include "pci/function.h"
@@ -44,28 +45,45 @@ void RxEngine::deliver(PfStorm& pf, uint32_t vport_id, const uint8_t* frame, uin
     case RxVerdict::oversize: counter_add(vport.stats->rx_oversize_pkts, 1); return;
     case RxVerdict::accept: break;
     }
-    uint32_t hash = 0;
-    uint8_t hash_type = 0;
-    RxQueue* q = steer(pf, vport_id, frame, layout, hash, hash_type);
+    /* Flow rules see what the vport accepted, before RSS (hsi.md section 7). */
+    const FlowRule* rule = pf.flows().empty(vport_id) ? nullptr : pf.flows().match(vport_id, flow_key(frame, layout));
+    if (rule != nullptr) {
+        if (rule->actions & flow_action::COUNT)
+            count_frame(rule->counters->hits, rule->counters->bytes, len);
+        if (rule->actions & flow_action::DROP) {
+            counter_add(vport.stats->rx_flow_drop_pkts, 1);
+            return;
+        }
+    }
+    Steering s;
+    RxQueue* q = steer(pf, vport_id, rule, frame, layout, s);
     if (q == nullptr) {
         counter_add(vport.stats->rx_no_buffer_pkts, 1);
         return;
     }
     uint32_t queue_id = static_cast<uint32_t>(q - pf.l2().rxqs.data());
-    if (place(pf, vport, *q, queue_id, frame, len, layout, hash, hash_type))
+    if (place(pf, vport, *q, queue_id, frame, len, layout, s))
         count_rx(*vport.stats, dst, len);
 }
 
-RxQueue* RxEngine::steer(PfStorm& pf, uint32_t vport_id, const uint8_t* frame, const FrameLayout& layout,
-                         uint32_t& hash, uint8_t& hash_type)
+RxQueue* RxEngine::steer(PfStorm& pf, uint32_t vport_id, const FlowRule* rule, const uint8_t* frame,
+                         const FrameLayout& layout, Steering& s)
 {
     Vport& vport = pf.l2().vports[vport_id];
+    /* A rule's QUEUE or RSS replaces the vport's steering; MARK rides along. */
+    const Rss& rss = rule != nullptr && (rule->actions & flow_action::RSS) ? rule->rss : vport.rss;
+    if (rule != nullptr && (rule->actions & flow_action::MARK)) {
+        s.marked = true;
+        s.mark = rule->mark;
+    }
     uint32_t queue_id;
-    if (vport.rss.enabled) {
-        RssResult rss = rss_hash(vport.rss, frame, layout);
-        hash = rss.hash;
-        hash_type = static_cast<uint8_t>(rss.type);
-        queue_id = vport.rss.reta[rss.hash % rss::RETA_SIZE];
+    if (rule != nullptr && (rule->actions & flow_action::QUEUE)) {
+        queue_id = rule->queue;
+    } else if (rss.enabled) {
+        RssResult result = rss_hash(rss, frame, layout);
+        s.hash = result.hash;
+        s.hash_type = static_cast<uint8_t>(result.type);
+        queue_id = rss.reta[result.hash % rss::RETA_SIZE];
     } else {
         if (vport.rx_queues == 0)
             return nullptr;
@@ -104,7 +122,7 @@ uint16_t RxEngine::parsing_flags(const uint8_t* frame, const FrameLayout& layout
 }
 
 bool RxEngine::place(PfStorm& pf, Vport& vport, RxQueue& q, uint32_t queue_id, const uint8_t* frame, uint32_t len,
-                     const FrameLayout& layout, uint32_t hash, uint8_t hash_type)
+                     const FrameLayout& layout, const Steering& s)
 {
     RxCqe cqe{};
     cqe.type = static_cast<uint8_t>(CqeType::regular);
@@ -118,10 +136,14 @@ bool RxEngine::place(PfStorm& pf, Vport& vport, RxQueue& q, uint32_t queue_id, c
         cqe.vlan_tag = layout.vlan_tci;
         cqe.pars_flags |= pars::VLAN_STRIPPED;
     }
-    if (hash_type != 0) {
-        cqe.rss_hash = hash;
-        cqe.rss_hash_type = hash_type;
+    if (s.hash_type != 0) {
+        cqe.rss_hash = s.hash;
+        cqe.rss_hash_type = s.hash_type;
         cqe.pars_flags |= pars::RSS_HASH_VALID;
+    }
+    if (s.marked) {
+        cqe.flow_mark = s.mark;
+        cqe.pars_flags |= pars::FLOW_MARK;
     }
 
     RxProdData prod = pf.ram().rx_prod(pf.pf(), queue_id);

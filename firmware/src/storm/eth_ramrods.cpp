@@ -54,6 +54,8 @@ FwReturn PfStorm::eth_ramrod(uint8_t cmd, uint64_t ptr)
     case EthCmd::tx_queue_start: return run_eth(ptr, &PfStorm::tx_queue_start);
     case EthCmd::tx_queue_stop: return run_eth(ptr, &PfStorm::tx_queue_stop);
     case EthCmd::filters_update: return run_eth(ptr, &PfStorm::filters_update);
+    case EthCmd::flow_rule_add: return run_eth(ptr, &PfStorm::flow_rule_add);
+    case EthCmd::flow_rule_del: return run_eth(ptr, &PfStorm::flow_rule_del);
     }
     return FwReturn::invalid_command;
 }
@@ -137,6 +139,7 @@ FwReturn PfStorm::vport_stop(const VportStopRamrodData& d)
     if (v.rx_queues != 0 || v.tx_queues != 0)
         return FwReturn::bad_state;
     filters_.clear(v);
+    flows_.clear(d.vport_id);
     v.started = v.active_rx = v.active_tx = false;
     v.rss = Rss{};
     l2_.active_rx_vports &= ~(1u << d.vport_id);
@@ -258,6 +261,31 @@ FwReturn PfStorm::filters_update(const FiltersUpdateRamrodData& d)
         if (FwReturn rc = check_vport(d.dst_vport_id, true); rc != FwReturn::ok)
             return rc;
     return filters_.update(d);
+}
+
+FwReturn PfStorm::flow_rule_add(const FlowRuleAddRamrodData& d)
+{
+    if (FwReturn rc = check_vport(d.vport_id, true); rc != FwReturn::ok)
+        return rc;
+    if (d.actions & flow_action::QUEUE)
+        if (FwReturn rc = check_id(d.queue, MAX_QUEUES_PER_PF, grant_.num_rx_queues); rc != FwReturn::ok)
+            return rc;
+    if (d.actions & flow_action::RSS)
+        for (uint32_t i = 0; i < d.rss_queue_count && i < FLOW_MAX_RSS_QUEUES; i++)
+            if (FwReturn rc = check_id(d.rss_queues[i], MAX_QUEUES_PER_PF, grant_.num_rx_queues); rc != FwReturn::ok)
+                return rc;
+    uint32_t rule_id = 0;
+    FwReturn rc = flows_.add(d, &rule_id);
+    if (rc == FwReturn::ok)
+        completion_data_ = rule_id;
+    return rc;
+}
+
+FwReturn PfStorm::flow_rule_del(const FlowRuleDelRamrodData& d)
+{
+    if (FwReturn rc = check_vport(d.vport_id, true); rc != FwReturn::ok)
+        return rc;
+    return flows_.remove(d);
 }
 
 } // namespace cna::fw

@@ -15,6 +15,7 @@
 #include "hsi_spq.h"
 #include "mfw/resources.h"
 #include "storm/filters.h"
+#include "storm/flow_table.h"
 #include "storm/l2_state.h"
 
 namespace cna::fw {
@@ -33,6 +34,7 @@ public:
     const Grant& grant() const { return grant_; }
     bool started() const { return eq_.exists; }
     L2State& l2() { return l2_; }
+    const FlowTable& flows() const { return flows_; }
 
     /* GRC STORM_PF block (slowpath lock held). */
     bool read(uint32_t addr, uint32_t& value) const;
@@ -63,7 +65,7 @@ private:
     /* spq.cpp */
     bool eq_full() const;
     void execute(const hsi::SlowPathElement& elem);
-    void post_eqe(const hsi::RamrodHeader& hdr, hsi::FwReturn rc);
+    void post_eqe(const hsi::RamrodHeader& hdr, hsi::FwReturn rc, uint64_t data = 0);
     bool read_data(uint64_t data_ptr, void* data, std::size_t len);
     /* common_ramrods.cpp */
     void pf_start(const hsi::SlowPathElement& elem);
@@ -83,6 +85,8 @@ private:
     hsi::FwReturn tx_queue_start(const hsi::eth::TxQueueStartRamrodData& d);
     hsi::FwReturn tx_queue_stop(const hsi::eth::QueueStopRamrodData& d);
     hsi::FwReturn filters_update(const hsi::eth::FiltersUpdateRamrodData& d);
+    hsi::FwReturn flow_rule_add(const hsi::eth::FlowRuleAddRamrodData& d);
+    hsi::FwReturn flow_rule_del(const hsi::eth::FlowRuleDelRamrodData& d);
 
     const uint32_t pf_;
     FunctionHw& hw_;
@@ -92,8 +96,10 @@ private:
     Registers regs_;
     uint16_t spq_cons_ = 0;
     EventQueue eq_;
+    uint64_t completion_data_ = 0; /* EQE data of the ramrod being executed */
     L2State l2_;
     FilterTable filters_{l2_, grant_};
+    FlowTable flows_{ram_, pf_};
 };
 
 } // namespace cna::fw

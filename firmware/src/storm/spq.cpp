@@ -105,19 +105,21 @@ void PfStorm::execute(const SlowPathElement& elem)
         return;
     }
     FwReturn rc = FwReturn::invalid_command;
+    completion_data_ = 0;
     if (protocol == ProtocolId::common)
         rc = common_ramrod(elem.hdr.cmd_id);
     else if (protocol == ProtocolId::eth)
         rc = eth_ramrod(elem.hdr.cmd_id, from_regpair(elem.data_ptr));
-    post_eqe(elem.hdr, rc);
+    post_eqe(elem.hdr, rc, completion_data_);
     if (protocol == ProtocolId::common && elem.hdr.cmd_id == static_cast<uint8_t>(CommonCmd::pf_stop) &&
         rc == FwReturn::ok)
         eq_.exists = false; /* the PF_STOP completion is the last EQE */
 }
 
-void PfStorm::post_eqe(const RamrodHeader& hdr, FwReturn rc)
+void PfStorm::post_eqe(const RamrodHeader& hdr, FwReturn rc, uint64_t data)
 {
     EventRingElement eqe{};
+    eqe.data = data;
     eqe.opcode = hdr.cmd_id;
     eqe.protocol_id = hdr.protocol_id;
     eqe.fw_return_code = static_cast<uint8_t>(rc);
@@ -142,6 +144,7 @@ void PfStorm::reset()
 {
     for (Vport& vport : l2_.vports)
         filters_.clear(vport);
+    flows_.reset();
     l2_ = L2State{};
     regs_ = Registers{};
     eq_ = EventQueue{};

@@ -66,4 +66,9 @@ eth::QueueStats& StormRam::tx_queue_stats(uint32_t pf, uint32_t queue)
     return *reinterpret_cast<eth::QueueStats*>(base_ + iro::tx_queue_stats(pf, queue));
 }
 
+eth::FlowCounters& StormRam::flow_counters(uint32_t pf, uint32_t rule)
+{
+    return *reinterpret_cast<eth::FlowCounters*>(base_ + iro::flow_counters(pf, rule));
+}
+
 } // namespace cna::fw

@@ -37,6 +37,7 @@ public:
     hsi::eth::VportStats& vport_stats(uint32_t pf, uint32_t vport);
     hsi::eth::QueueStats& rx_queue_stats(uint32_t pf, uint32_t queue);
     hsi::eth::QueueStats& tx_queue_stats(uint32_t pf, uint32_t queue);
+    hsi::eth::FlowCounters& flow_counters(uint32_t pf, uint32_t rule);
 
 private:
     uint8_t* base_;

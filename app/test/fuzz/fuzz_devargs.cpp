@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * libFuzzer: net_cna's devargs parser. Any string either parses into values
+ * within their documented ranges or fails with a message.
+ */
+#include <cstdlib>
+#include <string>
+
+#include "cna_devargs.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
+{
+    const std::string args(reinterpret_cast<const char*>(data), size);
+    if (args.find('\0') != std::string::npos)
+        return 0;
+    cna::pmd::Devargs d;
+    std::string error;
+    if (cna::pmd::parse_devargs("net_cna0", args.c_str(), &d, &error) != 0) {
+        if (error.empty())
+            std::abort();
+        return 0;
+    }
+    if ((d.ports != 1 && d.ports != 2 && d.ports != 4) || d.port > 3 || d.adapter.empty())
+        std::abort();
+    return 0;
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang (ASan + UBSan) and runs each for a
+# bounded time from a seed corpus. Exit status: non-zero if any target found
+# a crash, a sanitizer error or a broken invariant.
+#   run_fuzz.sh BUILD_DIR [SECONDS]
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
+BUILD=$(cd "$1" && pwd)
+SECONDS_EACH=${2:-20}
+OUT=$BUILD/fuzz
+mkdir -p "$OUT"
+
+CXX="clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all"
+INC="-I$ROOT/base/ecore -I$ROOT/base/ecore/hsi -I$ROOT/osal/dpdk -I$ROOT/firmware/src -I$ROOT/pmd/net"
+DPDK_INC=$(pkg-config --cflags-only-I libdpdk | sed 's/-I/-isystem /g')
+
+build() { # name sources... -- libs...
+    local name=$1; shift
+    local srcs=() libs=()
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do srcs+=("$1"); shift; done
+    [ $# -gt 0 ] && shift
+    libs=("$@")
+    $CXX $INC $DPDK_INC -include rte_config.h "${srcs[@]}" -o "$OUT/$name" "${libs[@]}" 2>"$OUT/$name.build.log"
+}
+
+seed() { # dir files...
+    local dir=$1; shift
+    rm -rf "$dir" && mkdir -p "$dir"
+    for f in "$@"; do cp "$f" "$dir/"; done
+}
+
+failed=0
+passed=0
+run() { # name corpus-dir
+    local name=$1 corpus=$2
+    if [ ! -x "$OUT/$name" ]; then
+        echo "fuzz $name: build failed"; cat "$OUT/$name.build.log"; failed=$((failed + 1)); return
+    fi
+    if (cd "$OUT" && "./$name" -max_total_time="$SECONDS_EACH" -print_final_stats=1 "$corpus" >"$OUT/$name.log" 2>&1); then
+        echo "fuzz $name: ok, $(grep -o 'stat::number_of_executed_units: *[0-9]*' "$OUT/$name.log" | grep -o '[0-9]*$') inputs in ${SECONDS_EACH} s"
+        passed=$((passed + 1))
+    else
+        echo "fuzz $name: FAILED"; tail -40 "$OUT/$name.log"; failed=$((failed + 1))
+    fi
+}
+
+build fuzz_init_image "$ROOT/app/test/fuzz/fuzz_init_image.cpp" "$ROOT/base/ecore/ecore_init_image.cpp" \
+    "$ROOT/osal/dpdk/osal_util.cpp" -- -lz
+build fuzz_frame "$ROOT/app/test/fuzz/fuzz_frame.cpp" "$ROOT/firmware/src/l2/frame.cpp"
+build fuzz_devargs "$ROOT/app/test/fuzz/fuzz_devargs.cpp" "$ROOT/pmd/net/cna_devargs.cpp" -- -lrte_kvargs
+
+seed "$OUT/corpus_image" "$BUILD/firmware/cna_fw.bin" "$BUILD/firmware/cna_fw_zipped.bin"
+seed "$OUT/corpus_frame" "$ROOT"/app/test/fuzz/seeds/frame_*
+seed "$OUT/corpus_devargs" "$ROOT"/app/test/fuzz/seeds/devargs_*
+
+run fuzz_init_image "$OUT/corpus_image"
+run fuzz_frame "$OUT/corpus_frame"
+run fuzz_devargs "$OUT/corpus_devargs"
+echo "fuzz: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,89 @@
+"""Secondary DPDK processes (Debian's dpdk-proc-info, dpdk-dumpcap) attached
+to a testpmd primary that shares its memory under a file prefix.
+"""
+import os
+import re
+import subprocess
+
+from testpmd import TESTPMD, TestPmdError, pmd_path, secondary_eal_args, unique_tag
+
+PROC_INFO = "/usr/bin/dpdk-proc-info"
+DUMPCAP = "/usr/bin/dpdk-dumpcap"
+HUGEPAGES_NEEDED = 256  # 2 MiB pages: one primary's memory and a secondary's pools
+
+
+def file_prefix():
+    return f"cna{unique_tag()}"
+
+
+def require_hugepages(test):
+    """Fails (does not skip) without hugepages: `./cna test` reserves them."""
+    with open("/proc/meminfo") as f:
+        free = int(re.search(r"HugePages_Free:\s+(\d+)", f.read()).group(1))
+    with open("/proc/mounts") as f:
+        mounted = any(line.split()[2] == "hugetlbfs" for line in f)
+    if free < HUGEPAGES_NEEDED or not mounted:
+        test.fail(f"multi-process tests need {HUGEPAGES_NEEDED} free hugepages and a hugetlbfs mount "
+                  f"(free: {free}, mounted: {mounted}); `./cna test` sets them up")
+
+
+def run(argv, env=None, timeout=30):
+    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout,
+                          env=dict(os.environ, **(env or {})))
+    return proc.returncode, proc.stdout
+
+
+def proc_info(prefix, *app_args, build=None):
+    """dpdk-proc-info's output; raises when it fails."""
+    rc, out = run([PROC_INFO] + secondary_eal_args(prefix, build) + ["--"] + list(app_args))
+    if rc != 0:
+        raise TestPmdError(f"dpdk-proc-info failed ({rc}):\n{out}")
+    return out
+
+
+def proc_info_stats(out):
+    """{port: {name: value}} of `--stats` (NIC statistics blocks)."""
+    result = {}
+    for port, body in re.findall(r"NIC statistics for port (\d+)\s*#+\n(.*?)#{10,}", out, re.S):
+        stats = result.setdefault(int(port), {})
+        for key, val in re.findall(r"([A-Za-z]+-[A-Za-z]+):\s+(\d+)", body):
+            stats.setdefault(key, int(val))  # the port's, before the per-queue lines
+    return result
+
+
+def proc_info_xstats(out):
+    """{port: {name: value}} of `--xstats`."""
+    result = {}
+    for port, body in re.findall(r"NIC extended statistics for port (\d+)(.*?)(?=NIC extended|\Z)", out, re.S):
+        result[int(port)] = {k: int(v) for k, v in re.findall(r"^\s*(\w+):\s+(\d+)\s*$", body, re.M)}
+    return result
+
+
+def _mempool_drivers_linked_by(binary):
+    out = subprocess.run(["ldd", binary], stdout=subprocess.PIPE, text=True).stdout
+    return re.findall(r"=>\s+(\S*librte_mempool_\w+\.so[.\d]*)", out)
+
+
+def dumpcap(prefix, interface, count, path, build=None, timeout=30):
+    """Captures `count` packets of a primary's port into a pcapng file.
+
+    dpdk-dumpcap takes no EAL options: the PMD is preloaded instead of -d.
+    The mempool drivers testpmd links directly are preloaded too: mempool ops
+    are numbered in registration order, per process, and the primary copies
+    packets into the secondary's pool by that number; Debian's testpmd links
+    librte_mempool_dpaa, which dumpcap otherwise registers later."""
+    preload = [os.environ.get("LD_PRELOAD", "")] + _mempool_drivers_linked_by(TESTPMD) + [pmd_path(build)]
+    rc, out = run([DUMPCAP, f"--file-prefix={prefix}", "-i", interface, "-p", "-c", str(count), "-w", path],
+                  env={"LD_PRELOAD": " ".join(p for p in preload if p)}, timeout=timeout)
+    if rc != 0:
+        raise TestPmdError(f"dpdk-dumpcap failed ({rc}):\n{out}")
+    return out
+
+
+def tshark_frames(path):
+    """[(length, src, dst)] of every frame tshark reads from a capture file."""
+    rc, out = run(["tshark", "-r", path, "-T", "fields", "-e", "frame.len", "-e", "eth.src", "-e", "eth.dst"])
+    if rc != 0:
+        raise TestPmdError(f"tshark cannot read {path} ({rc}):\n{out}")
+    return [(int(n), s.lower(), d.lower()) for n, s, d in
+            (line.split("\t") for line in out.splitlines() if line.count("\t") == 2)]

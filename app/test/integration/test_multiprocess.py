@@ -1,0 +1,81 @@
+"""Multi-process: Debian's secondary tools attached to a testpmd primary that
+drives net_cna ports. A secondary reads the adapter's counters through the
+primary (the adapter lives there), so dpdk-proc-info must print exactly what
+testpmd prints; dpdk-dumpcap must capture the frames testpmd sends.
+"""
+import os
+import re
+import tempfile
+import time
+import unittest
+
+from secondary import (dumpcap, file_prefix, proc_info, proc_info_stats, proc_info_xstats, require_hugepages,
+                       tshark_frames)
+from testpmd import TestPmd, port_mac, xstats
+
+CABLED = ["net_cna0,adapter=mp,ports=2,wire=cable", "net_cna1,adapter=mp,port=1"]
+STAT_KEYS = ("RX-packets", "RX-bytes", "RX-errors", "TX-packets", "TX-bytes", "TX-errors")
+
+
+class MultiProcessTest(unittest.TestCase):
+    def setUp(self):
+        require_hugepages(self)
+        self.prefix = file_prefix()
+
+    def quiesced(self, tp):
+        """Forward for a while on both cabled ports, then stop: the counters
+        settle once the adapter has delivered what is in flight."""
+        tp.run_forwarding(0.5)
+        time.sleep(0.3)
+
+    def test_proc_info_prints_the_primarys_stats_and_xstats(self):
+        with TestPmd(CABLED, file_prefix=self.prefix) as tp:
+            self.quiesced(tp)
+            # one report per run: --stats wins over --xstats
+            out = proc_info(self.prefix, "--stats")
+            stats, xs = proc_info_stats(out), proc_info_xstats(proc_info(self.prefix, "--xstats"))
+            self.assertEqual(sorted(stats), [0, 1], out)  # both ports probed in the secondary
+            for port in (0, 1):
+                mine = tp.port_stats(port)
+                self.assertGreater(mine["RX-packets"], 100)
+                self.assertEqual({k: stats[port][k] for k in STAT_KEYS}, {k: mine[k] for k in STAT_KEYS},
+                                 f"port {port}:\n{out}")
+                self.assertEqual(xs[port], xstats(tp, port), f"port {port}")
+            tp.quit()
+
+    def test_secondary_sees_resets_and_new_traffic(self):
+        with TestPmd(CABLED, file_prefix=self.prefix) as tp:
+            self.quiesced(tp)
+            tp.cmd("clear port stats all")
+            zero = proc_info_stats(proc_info(self.prefix, "--stats"))
+            self.assertEqual(zero[0]["RX-packets"], 0)
+            self.quiesced(tp)
+            again = proc_info_stats(proc_info(self.prefix, "--stats"))
+            self.assertEqual(again[1]["TX-packets"], tp.port_stats(1)["TX-packets"])
+            self.assertGreater(again[1]["TX-packets"], 0)
+            tp.quit()
+
+    def test_dumpcap_captures_txonly_frames(self):
+        size = 200
+        with TestPmd(["net_cna0"], file_prefix=self.prefix) as tp, tempfile.TemporaryDirectory() as tmp:
+            mac = port_mac(tp, 0)
+            tp.cmd("set fwd txonly")
+            tp.cmd(f"set txpkts {size}")
+            tp.cmd("start")
+            try:
+                cap = os.path.join(tmp, "cna.pcapng")
+                out = dumpcap(self.prefix, "net_cna0", 64, cap)
+            finally:
+                tp.cmd("stop")
+            frames = tshark_frames(cap)
+            self.assertEqual(len(frames), 64, out)
+            # the loopback wire returns each frame: Tx and Rx copies look alike
+            self.assertEqual({f[0] for f in frames}, {size}, frames[:4])
+            self.assertEqual({f[1] for f in frames}, {mac}, frames[:4])
+            peer = re.search(r"peer=([0-9A-Fa-f:]{17})", tp.cmd("show config fwd")).group(1).lower()
+            self.assertEqual({f[2] for f in frames}, {peer}, frames[:4])
+            tp.quit()
+
+
+if __name__ == "__main__":
+    unittest.main()
