@@ -123,3 +123,28 @@ TEST(InitImage, UnknownOp)
     b.op(Phase::pf, static_cast<OpType>(42), 0x20, 1);
     EXPECT_EQ(parse(b.build()), ImageError::bad_op);
 }
+
+/* Found by fuzzing: an op outside every phase escaped validation. */
+TEST(InitImage, OpsOutsideEveryPhaseAreRejected)
+{
+    auto bytes = test::sample_image(false);
+    PhaseIndex pf;
+    const std::size_t at = sizeof(ImageHeader) + sizeof(PhaseIndex) * static_cast<int>(Phase::pf);
+    memcpy(&pf, bytes.data() + at, sizeof(pf));
+    ASSERT_GT(pf.op_count, 0u);
+    pf.op_count--; /* the last op now belongs to no phase */
+    memcpy(bytes.data() + at, &pf, sizeof(pf));
+    restamp(bytes);
+    EXPECT_EQ(parse(bytes), ImageError::bad_phase);
+}
+
+TEST(InitImage, OverlappingPhasesAreRejected)
+{
+    auto bytes = test::sample_image(false);
+    PhaseIndex engine;
+    memcpy(&engine, bytes.data() + sizeof(ImageHeader), sizeof(engine));
+    PhaseIndex port{engine.first_op, engine.op_count};
+    memcpy(bytes.data() + sizeof(ImageHeader) + sizeof(PhaseIndex), &port, sizeof(port));
+    restamp(bytes);
+    EXPECT_EQ(parse(bytes), ImageError::bad_phase);
+}
