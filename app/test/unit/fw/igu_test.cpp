@@ -24,18 +24,11 @@ uint64_t interrupts(DeviceFunction& fn, uint32_t vector)
     return count;
 }
 
-class Igu : public ::testing::Test {
+class Igu : public L2PortTest {
 protected:
     void SetUp() override
     {
-        AdapterConfig config;
-        config.name = "igu";
-        config.link_up_delay_ms = 0;
-        adapter = Adapter::create(config, nullptr);
-        ASSERT_NE(adapter, nullptr);
-        drv = std::make_unique<FakeDriver>(*adapter, 0);
-        bring_up_l2(*drv);
-        ASSERT_TRUE(wait_link(*drv));
+        ASSERT_NO_FATAL_FAILURE(bring_up("igu"));
         interrupts(drv->fn(), 1);
         interrupts(drv->fn(), 0);
     }
@@ -45,8 +38,6 @@ protected:
         drv->send(0, eth_frame(BCAST, PEER_MAC, 0x88b5, 100));
         ASSERT_TRUE(wait_until([&] { return drv->sb(0).pi_array[L2_PI_RX] != before; }));
     }
-    std::unique_ptr<Adapter> adapter;
-    std::unique_ptr<FakeDriver> drv;
 };
 
 TEST_F(Igu, SbStartsDisarmedAndFiresOncePerArm)

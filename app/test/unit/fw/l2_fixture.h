@@ -4,6 +4,8 @@
  */
 #pragma once
 
+#include <memory>
+
 #include <gtest/gtest.h>
 
 #include "fake_driver.h"
@@ -37,5 +39,24 @@ inline bool wait_link(FakeDriver& drv)
         return drv.rd(port_addr(drv.fn().port_id()) + offsetof(PublicPort, link_status)) & LINK_STATUS_LINK_UP;
     });
 }
+
+/* A one-port adapter on a loopback wire with its PF brought up for traffic. */
+class L2PortTest : public ::testing::Test {
+protected:
+    void bring_up(const char* adapter_name)
+    {
+        AdapterConfig config;
+        config.name = adapter_name;
+        config.link_up_delay_ms = 0;
+        adapter = Adapter::create(config, nullptr);
+        ASSERT_NE(adapter, nullptr);
+        drv = std::make_unique<FakeDriver>(*adapter, 0);
+        bring_up_l2(*drv);
+        ASSERT_TRUE(wait_link(*drv));
+    }
+
+    std::unique_ptr<Adapter> adapter;
+    std::unique_ptr<FakeDriver> drv;
+};
 
 } // namespace cna::fw::test

@@ -13,21 +13,9 @@ namespace {
 using namespace hsi;
 using namespace hsi::eth;
 
-class Offload : public ::testing::Test {
+class Offload : public L2PortTest {
 protected:
-    void SetUp() override
-    {
-        AdapterConfig config;
-        config.name = "offload";
-        config.link_up_delay_ms = 0;
-        adapter = Adapter::create(config, nullptr);
-        ASSERT_NE(adapter, nullptr);
-        drv = std::make_unique<FakeDriver>(*adapter, 0);
-        bring_up_l2(*drv);
-        ASSERT_TRUE(wait_link(*drv));
-    }
-    std::unique_ptr<Adapter> adapter;
-    std::unique_ptr<FakeDriver> drv;
+    void SetUp() override { ASSERT_NO_FATAL_FAILURE(bring_up("offload")); }
 };
 
 uint16_t be16(const std::vector<uint8_t>& f, size_t at) { return static_cast<uint16_t>(f[at] << 8 | f[at + 1]); }
