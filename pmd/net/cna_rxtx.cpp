@@ -112,13 +112,29 @@ inline void rx_refill(RxQueue* rxq)
     ecore::eth_rx_prod_update(rxq->rx_prod_addr, bd_prod, rxq->cqe_cons);
 }
 
-/* Frees the segments of every BD the adapter has consumed. */
+/* Returns the segments of every BD the adapter has consumed to their pools:
+ * consecutive segments of one pool go back with a single bulk put. */
 inline void tx_reclaim(TxQueue* txq)
 {
     const uint16_t hw_cons = __atomic_load_n(txq->hw_bd_cons, __ATOMIC_ACQUIRE);
     uint16_t bd_cons = txq->bd_cons;
-    while (bd_cons != hw_cons)
-        rte_pktmbuf_free_seg(txq->sw_ring[bd_cons++ & txq->mask]);
+    void* bulk[TX_FREE_BULK];
+    unsigned n = 0;
+    rte_mempool* pool = nullptr;
+    while (bd_cons != hw_cons) {
+        rte_mbuf* m = rte_pktmbuf_prefree_seg(txq->sw_ring[bd_cons++ & txq->mask]);
+        if (m == nullptr)
+            continue; /* still referenced elsewhere */
+        if (unlikely(m->pool != pool || n == TX_FREE_BULK)) {
+            if (n != 0)
+                rte_mempool_put_bulk(pool, bulk, n);
+            pool = m->pool;
+            n = 0;
+        }
+        bulk[n++] = m;
+    }
+    if (n != 0)
+        rte_mempool_put_bulk(pool, bulk, n);
     txq->bd_cons = bd_cons;
 }
 
@@ -136,14 +152,27 @@ inline uint8_t tx_offload_flags(uint64_t ol)
     return flags;
 }
 
-inline void write_tx_bd(TxBd* bd, const rte_mbuf* seg)
+/* A BD is two quadwords: the buffer address, then length, BD count, flags,
+ * VLAN tag and MSS; each is written with one store. */
+inline void write_tx_bd(TxBd* bd, const rte_mbuf* seg, uint64_t first_bd_fields)
 {
-    bd->addr = hsi::make_regpair(rte_mbuf_data_iova(seg));
-    bd->nbytes = seg->data_len;
-    bd->nbds = 0;
-    bd->flags = 0;
-    bd->vlan = 0;
-    bd->mss = 0;
+    static_assert(offsetof(TxBd, nbytes) == 8 && offsetof(TxBd, nbds) == 10 && offsetof(TxBd, flags) == 11 &&
+                  offsetof(TxBd, vlan) == 12 && offsetof(TxBd, mss) == 14);
+    auto* q = reinterpret_cast<uint64_t*>(bd);
+    q[0] = rte_mbuf_data_iova(seg);
+    q[1] = seg->data_len | first_bd_fields;
+}
+
+/* nbds, flags, VLAN tag and MSS of a packet's first BD, in place. */
+inline uint64_t first_bd_fields(const rte_mbuf* m)
+{
+    constexpr uint64_t OFFLOADS = RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK | RTE_MBUF_F_TX_TCP_SEG |
+                                  RTE_MBUF_F_TX_VLAN;
+    uint64_t fields = uint64_t{m->nb_segs} << 16;
+    if (likely((m->ol_flags & OFFLOADS) == 0))
+        return fields | uint64_t{txbd::START} << 24;
+    return fields | uint64_t{tx_offload_flags(m->ol_flags)} << 24 | uint64_t{m->vlan_tci} << 32 |
+           uint64_t{m->tso_segsz} << 48;
 }
 
 } // namespace
@@ -205,15 +234,10 @@ uint16_t xmit_pkts(void* tx_queue, rte_mbuf** tx_pkts, uint16_t nb_pkts)
             break;
         free = static_cast<uint16_t>(free - m->nb_segs);
 
-        TxBd* first = &txq->bd_ring[bd_prod & txq->mask];
+        write_tx_bd(&txq->bd_ring[bd_prod & txq->mask], m, first_bd_fields(m));
         txq->sw_ring[bd_prod++ & txq->mask] = m;
-        write_tx_bd(first, m);
-        first->nbds = static_cast<uint8_t>(m->nb_segs);
-        first->flags = tx_offload_flags(m->ol_flags);
-        first->vlan = m->vlan_tci;
-        first->mss = m->tso_segsz;
-        for (rte_mbuf* seg = m->next; seg != nullptr; seg = seg->next) {
-            write_tx_bd(&txq->bd_ring[bd_prod & txq->mask], seg);
+        for (rte_mbuf* seg = m->next; unlikely(seg != nullptr); seg = seg->next) {
+            write_tx_bd(&txq->bd_ring[bd_prod & txq->mask], seg, 0);
             txq->sw_ring[bd_prod++ & txq->mask] = seg;
         }
     }

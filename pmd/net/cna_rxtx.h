@@ -23,6 +23,8 @@ namespace cna::pmd {
 
 /* Rx buffers are posted in bulks of this many (refill and mempool gets). */
 inline constexpr uint16_t RX_REFILL_BULK = 32;
+/* Transmitted mbufs go back to their pool in bulks of at most this many. */
+inline constexpr unsigned TX_FREE_BULK = 64;
 
 struct RxQueue {
     /* fastpath, in the order rx_burst touches it */
