@@ -152,9 +152,12 @@ ImageError init_image_parse(std::span<const uint8_t> bytes, InitImage* image, st
     const uint8_t* p = bytes.data() + sizeof(ImageHeader);
     memcpy(img.phases.data(), p, sizeof(PhaseIndex) * PHASE_COUNT);
     p += sizeof(PhaseIndex) * PHASE_COUNT;
+    /* Copied element-wise: an image without ops must not memcpy from a null vector. */
     img.ops.resize(h.op_count);
-    memcpy(img.ops.data(), p, std::size_t{h.op_count} * sizeof(InitOp));
-    p += std::size_t{h.op_count} * sizeof(InitOp);
+    for (InitOp& op : img.ops) {
+        memcpy(&op, p, sizeof(op));
+        p += sizeof(op);
+    }
     img.blob.assign(p, p + h.data_len);
     img.inflated.resize(h.op_count);
 

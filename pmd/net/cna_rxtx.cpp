@@ -30,29 +30,35 @@ using hsi::eth::TxBd;
 namespace pars = hsi::eth::pars;
 namespace txbd = hsi::eth::txbd;
 
-/* Packet type by the CQE's L3/L4 bits (pars_flags & 0xf). */
-constexpr std::array<uint32_t, 16> ptype_table = [] {
-    std::array<uint32_t, 16> t{};
+/* What the mbuf gets for the CQE's parse results: packet type and checksum
+ * flags, looked up by the L3/L4 bits (pars_flags 3..0) and the checksum bits
+ * (pars_flags 9..6) together. */
+struct RxParseResult {
+    uint64_t ol_flags;
+    uint32_t packet_type;
+};
+
+constexpr unsigned parse_index(uint16_t pars_flags)
+{
+    return (pars_flags & 0xfu) | ((pars_flags >> 2) & 0xf0u);
+}
+
+constexpr std::array<RxParseResult, 256> parse_table = [] {
+    std::array<RxParseResult, 256> t{};
     const uint32_t l3[4] = {0, RTE_PTYPE_L3_IPV4_EXT_UNKNOWN, RTE_PTYPE_L3_IPV6_EXT_UNKNOWN, 0};
     const uint32_t l4[4] = {0, RTE_PTYPE_L4_TCP, RTE_PTYPE_L4_UDP, RTE_PTYPE_L4_NONFRAG};
-    for (uint32_t i = 0; i < 16; i++) {
-        const uint32_t l3_type = l3[i & pars::L3_MASK];
-        t[i] = RTE_PTYPE_L2_ETHER | l3_type | (l3_type ? l4[(i & pars::L4_MASK) >> pars::L4_SHIFT] : 0);
-    }
-    return t;
-}();
-
-/* Checksum flags by the CQE's checked/bad bits ((pars_flags >> 6) & 0xf). */
-constexpr std::array<uint64_t, 16> csum_table = [] {
-    std::array<uint64_t, 16> t{};
-    for (uint32_t i = 0; i < 16; i++) {
-        const uint16_t f = static_cast<uint16_t>(i << 6);
-        uint64_t ol = 0;
-        if (f & pars::IP_CSUM_CHECKED)
-            ol |= (f & pars::IP_CSUM_BAD) ? RTE_MBUF_F_RX_IP_CKSUM_BAD : RTE_MBUF_F_RX_IP_CKSUM_GOOD;
-        if (f & pars::L4_CSUM_CHECKED)
-            ol |= (f & pars::L4_CSUM_BAD) ? RTE_MBUF_F_RX_L4_CKSUM_BAD : RTE_MBUF_F_RX_L4_CKSUM_GOOD;
-        t[i] = ol;
+    for (uint32_t layers = 0; layers < 16; layers++) {
+        for (uint32_t csum = 0; csum < 16; csum++) {
+            const uint16_t f = static_cast<uint16_t>(layers | csum << 6);
+            const uint32_t l3_type = l3[f & pars::L3_MASK];
+            uint64_t ol = 0;
+            if (f & pars::IP_CSUM_CHECKED)
+                ol |= (f & pars::IP_CSUM_BAD) ? RTE_MBUF_F_RX_IP_CKSUM_BAD : RTE_MBUF_F_RX_IP_CKSUM_GOOD;
+            if (f & pars::L4_CSUM_CHECKED)
+                ol |= (f & pars::L4_CSUM_BAD) ? RTE_MBUF_F_RX_L4_CKSUM_BAD : RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+            t[parse_index(f)] = RxParseResult{
+                ol, RTE_PTYPE_L2_ETHER | l3_type | (l3_type ? l4[(f & pars::L4_MASK) >> pars::L4_SHIFT] : 0)};
+        }
     }
     return t;
 }();
@@ -181,35 +187,43 @@ uint16_t recv_pkts(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts)
 {
     auto* rxq = static_cast<RxQueue*>(rx_queue);
     const uint16_t hw_prod = __atomic_load_n(rxq->hw_cqe_prod, __ATOMIC_ACQUIRE);
+    /* Locals, so the stores into mbufs cannot make the compiler reload them. */
+    const RxCqe* const cqe_ring = rxq->cqe_ring;
+    rte_mbuf* const* const sw_ring = rxq->sw_ring;
+    const uint16_t mask = rxq->mask;
+    const uint64_t initializer = rxq->mbuf_initializer;
     uint16_t cqe_cons = rxq->cqe_cons;
     uint16_t bd_cons = rxq->bd_cons;
     uint16_t nb_rx = 0;
 
     while (cqe_cons != hw_prod && nb_rx < nb_pkts) {
-        const RxCqe& cqe = rxq->cqe_ring[cqe_cons++ & rxq->mask];
-        rte_mbuf* m = rxq->sw_ring[bd_cons++ & rxq->mask];
+        const RxCqe& cqe = cqe_ring[cqe_cons++ & mask];
+        rte_mbuf* m = sw_ring[bd_cons++ & mask];
         const uint16_t flags = cqe.pars_flags;
+        const RxParseResult& parsed = parse_table[parse_index(flags)];
 
-        rearm(m, rxq->mbuf_initializer);
-        m->data_off = static_cast<uint16_t>(m->data_off + cqe.placement_offset);
+        /* data_off is the low half-word of the rearm word: the placement
+         * offset adds to it in the same store. */
+        rearm(m, initializer + cqe.placement_offset);
         m->pkt_len = cqe.pkt_len;
         m->data_len = cqe.pkt_len;
         if (unlikely(cqe.bd_num > 1))
             bd_cons = rx_chain_segments(rxq, m, cqe, bd_cons);
-        m->packet_type = ptype_table[flags & 0xf];
-        m->ol_flags = csum_table[(flags >> 6) & 0xf];
+        m->packet_type = parsed.packet_type;
+        uint64_t ol_flags = parsed.ol_flags;
         if (flags & pars::VLAN_STRIPPED) {
-            m->ol_flags |= RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED;
+            ol_flags |= RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED;
             m->vlan_tci = cqe.vlan_tag;
         }
         if (flags & pars::RSS_HASH_VALID) {
-            m->ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
+            ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
             m->hash.rss = cqe.rss_hash;
         }
         if (unlikely(flags & pars::FLOW_MARK)) {
-            m->ol_flags |= RTE_MBUF_F_RX_FDIR | RTE_MBUF_F_RX_FDIR_ID;
+            ol_flags |= RTE_MBUF_F_RX_FDIR | RTE_MBUF_F_RX_FDIR_ID;
             m->hash.fdir.hi = cqe.flow_mark;
         }
+        m->ol_flags = ol_flags;
         rx_pkts[nb_rx++] = m;
     }
     if (nb_rx == 0)

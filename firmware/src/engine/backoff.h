@@ -12,14 +12,29 @@
 #include <chrono>
 #include <cstdint>
 #include <span>
+#include <thread>
 
 namespace cna::fw {
 
 class Backoff {
 public:
     void work() { idle_passes_ = 0; }
-    /* wake: fds whose POLLIN ends a sleep early (may be empty). */
-    void idle(std::span<pollfd> wake);
+    /* After an idle pass: spins (true) for the first passes, inline so
+     * that a doorbell right behind costs only a pause; false once it is
+     * time to sleep instead. */
+    bool spin()
+    {
+        if (++idle_passes_ > SPIN_PASSES)
+            return false;
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#else
+        std::this_thread::yield();
+#endif
+        return true;
+    }
+    /* wake: fds whose POLLIN ends the sleep early (may be empty). */
+    void sleep(std::span<pollfd> wake);
 
 private:
     static constexpr uint32_t SPIN_PASSES = 256;

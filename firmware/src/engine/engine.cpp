@@ -43,8 +43,8 @@ void Engine::run()
     while (!stop_.load(std::memory_order_acquire)) {
         if (target_.poll())
             backoff.work();
-        else
-            backoff.idle(target_.wake_fds());
+        else if (!backoff.spin())
+            backoff.sleep(target_.wake_fds());
     }
 }
 

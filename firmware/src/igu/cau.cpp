@@ -44,22 +44,6 @@ int Cau::vector(uint32_t sb) const
     return static_cast<int>((conf >> CAU_SB_CONF_VECTOR_SHIFT) & 0xff);
 }
 
-void Cau::mark_dirty(uint32_t sb)
-{
-    if (!sbs_[sb].dirty) {
-        sbs_[sb].dirty = true;
-        dirty_list_[dirty_count_++] = static_cast<uint8_t>(sb);
-    }
-}
-
-void Cau::set_pi(uint32_t sb, uint32_t pi, uint16_t value)
-{
-    if (sb >= SB_COUNT || pi >= hsi::PIS_PER_SB)
-        return;
-    sbs_[sb].shadow.pi_array[pi] = value;
-    mark_dirty(sb);
-}
-
 void Cau::bump_pi(uint32_t sb, uint32_t pi)
 {
     if (sb >= SB_COUNT || pi >= hsi::PIS_PER_SB)

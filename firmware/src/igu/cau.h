@@ -31,8 +31,18 @@ public:
     /* The MSI-X vector ecore bound to the SB, or -1 while it is not valid. */
     int vector(uint32_t sb) const;
 
-    /* Engine thread: change a protocol index; takes effect at flush(). */
-    void set_pi(uint32_t sb, uint32_t pi, uint16_t value);
+    /* Engine thread: change a protocol index; takes effect at flush().
+     * Inline: every placed frame moves its queue's index. */
+    void set_pi(uint32_t sb, uint32_t pi, uint16_t value)
+    {
+        if (sb >= SB_COUNT || pi >= hsi::PIS_PER_SB)
+            return;
+        sbs_[sb].shadow.pi_array[pi] = value;
+        if (!sbs_[sb].dirty) {
+            sbs_[sb].dirty = true;
+            dirty_list_[dirty_count_++] = static_cast<uint8_t>(sb);
+        }
+    }
     void bump_pi(uint32_t sb, uint32_t pi);
     /* Engine thread: write back every changed SB and tell the IGU. */
     void flush(Igu& igu);
@@ -44,7 +54,6 @@ private:
         hsi::StatusBlock shadow{};                              /* engine-owned */
         bool dirty = false;
     };
-    void mark_dirty(uint32_t sb);
 
     Dma& dma_;
     std::array<Sb, SB_COUNT> sbs_;

@@ -20,16 +20,20 @@ namespace cna::fw {
 using namespace hsi;
 using namespace hsi::eth;
 
-void RxEngine::receive(std::span<PfStorm* const> pfs, const uint8_t* frame, uint32_t len)
+void RxEngine::receive(std::span<PfStorm* const> pfs, const uint8_t* frame, uint32_t len, const FrameLayout* layout)
 {
-    FrameLayout layout;
-    bool parsed = parse_frame(frame, len, layout);
+    FrameLayout parsed_here;
+    bool parsed = true;
+    if (layout == nullptr) {
+        parsed = parse_frame(frame, len, parsed_here);
+        layout = &parsed_here;
+    }
     for (PfStorm* pf : pfs) {
         uint32_t vports = pf->started() ? pf->l2().active_rx_vports : 0;
         for (; vports != 0; vports &= vports - 1) {
             uint32_t vport_id = std::countr_zero(vports);
             if (parsed)
-                deliver(*pf, vport_id, frame, len, layout);
+                deliver(*pf, vport_id, frame, len, *layout);
             else
                 counter_add(pf->l2().vports[vport_id].stats->rx_error_pkts, 1); /* runt */
         }
@@ -147,7 +151,8 @@ bool RxEngine::place(PfStorm& pf, Vport& vport, RxQueue& q, uint32_t queue_id, c
     }
 
     RxProdData prod = pf.ram().rx_prod(pf.pf(), queue_id);
-    uint32_t nbds = std::max<uint32_t>(1, (len + q.bd_max_bytes - 1) / q.bd_max_bytes);
+    /* Most frames fit one buffer: no division for them. */
+    uint32_t nbds = len <= q.bd_max_bytes ? 1 : (len + q.bd_max_bytes - 1) / q.bd_max_bytes;
     uint16_t bds_posted = static_cast<uint16_t>(prod.bd_prod - q.bd_cons);
     uint16_t cqes_pending = static_cast<uint16_t>(q.cqe_prod - prod.cqe_cons);
     if (nbds > vport.max_bds_per_packet || nbds > bds_posted || cqes_pending >= q.cqe_mask) {

@@ -21,7 +21,8 @@ struct Vport;
 
 class RxEngine {
 public:
-    void receive(std::span<PfStorm* const> pfs, const uint8_t* frame, uint32_t len);
+    /* layout: the frame's parse if the sender made one, else nullptr. */
+    void receive(std::span<PfStorm* const> pfs, const uint8_t* frame, uint32_t len, const FrameLayout* layout);
 
 private:
     /* Where a frame goes and what its CQE says about why. */

@@ -2,7 +2,6 @@
 #include "l2/tx.h"
 
 #include <algorithm>
-#include <bit>
 #include <cstring>
 
 #include "l2/checksum.h"
@@ -19,15 +18,6 @@ namespace cna::fw {
 using namespace hsi;
 using namespace hsi::eth;
 
-uint32_t TxEngine::poll(PfStorm& pf, Port& port)
-{
-    uint32_t consumed = 0;
-    for (uint32_t queues = pf.l2().started_txqs; queues != 0; queues &= queues - 1) {
-        consumed += poll_queue(pf, pf.l2().txqs[std::countr_zero(queues)], port);
-    }
-    return consumed;
-}
-
 bool TxEngine::fetch_bds(PfStorm& pf, const TxQueue& q, uint16_t index, uint32_t count)
 {
     Dma& dma = pf.hw().dma();
@@ -37,9 +27,8 @@ bool TxEngine::fetch_bds(PfStorm& pf, const TxQueue& q, uint16_t index, uint32_t
            (run == count || dma.read(q.bd_base, bds_ + run, (count - run) * sizeof(TxBd)));
 }
 
-uint32_t TxEngine::poll_queue(PfStorm& pf, TxQueue& q, Port& port)
+uint32_t TxEngine::poll_queue(PfStorm& pf, TxQueue& q, uint16_t prod, Port& port)
 {
-    uint16_t prod = pf.hw().doorbell_prod(q.cid);
     uint16_t start = q.bd_cons;
     Vport& vport = pf.l2().vports[q.vport];
     auto skip = [&](uint32_t nbds) {
@@ -80,18 +69,9 @@ uint32_t TxEngine::poll_queue(PfStorm& pf, TxQueue& q, Port& port)
 void TxEngine::transmit_packet(PfStorm& pf, Vport& vport, TxQueue& q, const TxBd* bds, Port& port)
 {
     const TxBd& first = bds[0];
-    uint8_t* frame = packet_ + HEADROOM;
     uint32_t len = 0;
-    Dma& dma = pf.hw().dma();
-    for (uint32_t i = 0; i < first.nbds; i++) {
-        if (len + bds[i].nbytes > MAX_PACKET || !dma.read(from_regpair(bds[i].addr), frame + len, bds[i].nbytes)) {
-            counter_add(vport.stats->tx_error_pkts, 1);
-            counter_add(q.stats->drops, 1);
-            return;
-        }
-        len += bds[i].nbytes;
-    }
-    if (len < ETH_HLEN) {
+    uint8_t* frame = gather(pf.hw().dma(), bds, len);
+    if (frame == nullptr || len < ETH_HLEN) {
         counter_add(vport.stats->tx_error_pkts, 1);
         counter_add(q.stats->drops, 1);
         return;
@@ -116,7 +96,7 @@ void TxEngine::transmit_packet(PfStorm& pf, Vport& vport, TxQueue& q, const TxBd
         }
         LsoSegmenter segmenter(frame, len, layout, first.mss);
         while (uint32_t seg_len = segmenter.next(segment_))
-            send(vport, q, segment_, seg_len, port);
+            send(vport, q, segment_, seg_len, nullptr, port);
         return;
     }
     if (len > max_frame_len(vport.mtu, layout.vlan_tags)) {
@@ -128,17 +108,38 @@ void TxEngine::transmit_packet(PfStorm& pf, Vport& vport, TxQueue& q, const TxBd
         ipv4_insert_checksum(frame, layout);
     if ((first.flags & txbd::L4_CSUM) && (layout.l4 == L4::tcp || layout.l4 == L4::udp))
         l4_insert_checksum(frame, layout);
-    send(vport, q, frame, len, port);
+    send(vport, q, frame, len, &layout, port);
 }
 
-void TxEngine::send(Vport& vport, TxQueue& q, const uint8_t* frame, uint32_t len, Port& port)
+uint8_t* TxEngine::gather(Dma& dma, const TxBd* bds, uint32_t& len)
+{
+    const TxBd& first = bds[0];
+    if (first.nbds == 1 && !(first.flags & (txbd::VLAN_INSERT | txbd::IP_CSUM | txbd::L4_CSUM))) {
+        /* Nothing will be written into it: the frame goes on the wire
+         * from the host buffer itself, without a copy. */
+        static_assert(UINT16_MAX <= MAX_PACKET, "one BD never exceeds MAX_PACKET");
+        len = first.nbytes;
+        return dma.map(from_regpair(first.addr), len);
+    }
+    uint8_t* frame = packet_ + HEADROOM;
+    len = 0;
+    for (uint32_t i = 0; i < first.nbds; i++) {
+        if (len + bds[i].nbytes > MAX_PACKET || !dma.read(from_regpair(bds[i].addr), frame + len, bds[i].nbytes))
+            return nullptr;
+        len += bds[i].nbytes;
+    }
+    return frame;
+}
+
+void TxEngine::send(Vport& vport, TxQueue& q, const uint8_t* frame, uint32_t len, const FrameLayout* layout,
+                    Port& port)
 {
     /* An inactive vport consumes its BDs without sending: its queues drain. */
     if (!vport.active_tx)
         return;
     count_tx(*vport.stats, destination(frame), len);
     count_frame(q.stats->pkts, q.stats->bytes, len);
-    port.transmit(frame, len);
+    port.transmit(frame, len, layout);
 }
 
 } // namespace cna::fw

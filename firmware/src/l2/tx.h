@@ -7,21 +7,33 @@
  */
 #pragma once
 
+#include <bit>
 #include <cstdint>
 
 #include "hsi_eth.h"
+#include "storm/pf_storm.h"
 
 namespace cna::fw {
 
-class PfStorm;
+class Dma;
 class Port;
-struct TxQueue;
-struct Vport;
+struct FrameLayout;
 
 class TxEngine {
 public:
-    /* Returns the number of BDs consumed. */
-    uint32_t poll(PfStorm& pf, Port& port);
+    /* Returns the number of BDs consumed. Inline: every engine pass walks
+     * the started queues, and most passes find no doorbell rung. */
+    uint32_t poll(PfStorm& pf, Port& port)
+    {
+        uint32_t consumed = 0;
+        for (uint32_t queues = pf.l2().started_txqs; queues != 0; queues &= queues - 1) {
+            TxQueue& q = pf.l2().txqs[std::countr_zero(queues)];
+            uint16_t prod = pf.hw().doorbell_prod(q.cid);
+            if (prod != q.bd_cons)
+                consumed += poll_queue(pf, q, prod, port);
+        }
+        return consumed;
+    }
 
 private:
     /* BDs fetched per DMA read, and the most a queue sends per poll so
@@ -33,10 +45,16 @@ private:
     static constexpr uint32_t MAX_PACKET = 256 * 1024;
     static constexpr uint32_t MAX_SEGMENT = hsi::eth::MAX_MTU + 64;
 
-    uint32_t poll_queue(PfStorm& pf, TxQueue& q, Port& port);
+    /* prod: the queue's doorbell, already seen to differ from its consumer. */
+    uint32_t poll_queue(PfStorm& pf, TxQueue& q, uint16_t prod, Port& port);
     bool fetch_bds(PfStorm& pf, const TxQueue& q, uint16_t index, uint32_t count);
     void transmit_packet(PfStorm& pf, Vport& vport, TxQueue& q, const hsi::eth::TxBd* bds, Port& port);
-    void send(Vport& vport, TxQueue& q, const uint8_t* frame, uint32_t len, Port& port);
+    /* The packet's bytes, *len long: its one host buffer when no offload
+     * writes into it, else a copy gathered in packet_. nullptr when a
+     * buffer does not translate (DMA fault) or the packet is too long. */
+    uint8_t* gather(Dma& dma, const hsi::eth::TxBd* bds, uint32_t& len);
+    /* layout: the frame's parse, handed to the wire; nullptr if none. */
+    void send(Vport& vport, TxQueue& q, const uint8_t* frame, uint32_t len, const FrameLayout* layout, Port& port);
 
     hsi::eth::TxBd bds_[BD_BATCH];
     alignas(64) uint8_t packet_[HEADROOM + MAX_PACKET];

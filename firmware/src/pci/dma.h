@@ -2,16 +2,19 @@
  * DMA of one function: every host access is translated by the IOMMU. A miss
  * abandons the access and is reported to PGLUE, which latches the IOVA and
  * raises the DMA-fault attention; nothing is ever dereferenced untranslated.
+ * Inline: the fastpath makes several accesses per frame, and a call per
+ * access cost more than the translation that hits the IOMMU's cache.
  */
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+
+#include "pci/iommu.h"
+#include "pci/pglue.h"
 
 namespace cna::fw {
-
-class Iommu;
-class Pglue;
 
 class Dma {
 public:
@@ -19,9 +22,33 @@ public:
 
     /* Host memory backing [iova, iova + len), or nullptr (fault reported, or
      * the function is not master-enabled). Engine thread only. */
-    uint8_t* map(uint64_t iova, std::size_t len);
-    bool read(uint64_t iova, void* dst, std::size_t len);
-    bool write(uint64_t iova, const void* src, std::size_t len);
+    uint8_t* map(uint64_t iova, std::size_t len)
+    {
+        if (!pglue_.master_enabled())
+            return nullptr;
+        uint8_t* va = iommu_.translate(iova, len);
+        if (va == nullptr)
+            pglue_.dma_fault(iova);
+        return va;
+    }
+
+    bool read(uint64_t iova, void* dst, std::size_t len)
+    {
+        const uint8_t* src = map(iova, len);
+        if (src == nullptr)
+            return false;
+        std::memcpy(dst, src, len);
+        return true;
+    }
+
+    bool write(uint64_t iova, const void* src, std::size_t len)
+    {
+        uint8_t* dst = map(iova, len);
+        if (dst == nullptr)
+            return false;
+        std::memcpy(dst, src, len);
+        return true;
+    }
 
 private:
     Iommu& iommu_;

@@ -3,7 +3,6 @@
 
 #include <sys/mman.h>
 
-#include <cstring>
 
 namespace cna::fw {
 
@@ -67,15 +66,6 @@ void FunctionHw::bar0_write(uint32_t offset, uint32_t value)
         return;
     }
     std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(gtt_ + offset - BAR0_GTT_BASE)).store(value);
-}
-
-uint16_t FunctionHw::doorbell_prod(uint32_t cid) const
-{
-    uint32_t raw = std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(doorbells_ + db_offset(cid)))
-                       .load(std::memory_order_acquire);
-    DoorbellData db;
-    std::memcpy(&db, &raw, sizeof(db));
-    return db.prod;
 }
 
 void FunctionHw::clear_doorbell(uint32_t cid)

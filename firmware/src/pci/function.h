@@ -13,6 +13,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 
 #include "cna_fw/adapter.h"
 #include "hsi_common.h"
@@ -59,8 +60,16 @@ public:
     uint32_t pf_id() const override { return pf_; }
     uint32_t port_id() const override { return port_; }
 
-    /* Engine: the producer last rung on a connection's doorbell. */
-    uint16_t doorbell_prod(uint32_t cid) const;
+    /* Engine: the producer last rung on a connection's doorbell. Inline:
+     * every engine pass reads one per started queue. */
+    uint16_t doorbell_prod(uint32_t cid) const
+    {
+        uint32_t raw = std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(doorbells_ + hsi::db_offset(cid)))
+                           .load(std::memory_order_acquire);
+        hsi::DoorbellData db;
+        std::memcpy(&db, &raw, sizeof(db));
+        return db.prod;
+    }
     /* Engine: the doorbell queue forgets a connection (connection start,
      * function reset) so a stale producer is never acted on. */
     void clear_doorbell(uint32_t cid);

@@ -34,16 +34,6 @@ int Iommu::unmap(uint64_t iova, std::size_t len)
     return 0;
 }
 
-uint8_t* Iommu::translate(uint64_t iova, std::size_t len)
-{
-    if (cache_generation_ == generation_.load(std::memory_order_acquire)) {
-        for (const Range& r : cache_)
-            if (r.va != nullptr && r.covers(iova, len))
-                return r.va + (iova - r.iova);
-    }
-    return lookup_slow(iova, len);
-}
-
 uint8_t* Iommu::lookup_slow(uint64_t iova, std::size_t len)
 {
     /* The generation is read before the table: a change racing with this

@@ -14,13 +14,13 @@
 #include "hsi_eth.h"
 #include "hsi_spq.h"
 #include "mfw/resources.h"
+#include "pci/function.h"
 #include "storm/filters.h"
 #include "storm/flow_table.h"
 #include "storm/l2_state.h"
 
 namespace cna::fw {
 
-class FunctionHw;
 class StormRam;
 class Storms;
 
@@ -40,8 +40,10 @@ public:
     bool read(uint32_t addr, uint32_t& value) const;
     bool write(uint32_t addr, uint32_t value);
 
-    /* Engine, lock-free: is there an SPQ element the storm would take now? */
-    bool spq_pending() const;
+    /* Engine, lock-free: is there an SPQ element the storm would take now?
+     * Inline up to the doorbell compare, all that an engine pass pays while
+     * no ramrod is posted. */
+    bool spq_pending() const { return hw_.doorbell_prod(hsi::CID_SPQ) != spq_cons_ && spq_can_take(); }
     /* Engine, slowpath lock held: execute pending ramrods. */
     void poll_spq();
     /* Back to power-on state (function unloaded). */
@@ -64,6 +66,7 @@ private:
 
     /* spq.cpp */
     bool eq_full() const;
+    bool spq_can_take() const;
     void execute(const hsi::SlowPathElement& elem);
     void post_eqe(const hsi::RamrodHeader& hdr, hsi::FwReturn rc, uint64_t data = 0);
     bool read_data(uint64_t data_ptr, void* data, std::size_t len);

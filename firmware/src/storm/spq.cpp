@@ -53,9 +53,9 @@ bool PfStorm::eq_full() const
     return static_cast<uint16_t>(eq_.prod - ram_.eq_cons(pf_)) >= eq_.mask;
 }
 
-bool PfStorm::spq_pending() const
+bool PfStorm::spq_can_take() const
 {
-    return hw_.doorbell_prod(CID_SPQ) != spq_cons_ && !(eq_.exists && eq_full()) && storms_.running();
+    return !(eq_.exists && eq_full()) && storms_.running();
 }
 
 void PfStorm::poll_spq()

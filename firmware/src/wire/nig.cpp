@@ -56,7 +56,7 @@ bool Nig::attach_tap(uint32_t port, const std::string& ifname, std::string* erro
     return true;
 }
 
-bool Nig::poll_taps()
+bool Nig::receive_taps()
 {
     bool work = false;
     uint32_t count = tap_count_.load(std::memory_order_acquire);

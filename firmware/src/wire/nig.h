@@ -35,12 +35,15 @@ public:
     /* Slowpath lock held: opens the TAP ifname and makes it the port's wire.
      * false with a message in *error when it cannot be opened. */
     bool attach_tap(uint32_t port, const std::string& ifname, std::string* error);
-    /* Engine thread: frames the kernel sent on every TAP; true if any. */
-    bool poll_taps();
+    /* Engine thread: frames the kernel sent on every TAP; true if any.
+     * Inline up to the count: most adapters have no TAP at all. */
+    bool poll_taps() { return tap_count_.load(std::memory_order_acquire) != 0 && receive_taps(); }
     /* Engine thread: the TAP fds, for the idle back-off to wake on. */
     std::span<pollfd> tap_pollfds() { return {tap_pollfds_.data(), tap_count_.load(std::memory_order_acquire)}; }
 
 private:
+    bool receive_taps();
+
     std::atomic<uint32_t> port_mode_{0};
     std::vector<std::unique_ptr<Port>> ports_;
     /* TAPs in the order they were attached: entry i is published to the

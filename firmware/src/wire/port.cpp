@@ -19,30 +19,30 @@ void Port::attach_tap(TapWire& tap)
     tap_.store(&tap, std::memory_order_release);
 }
 
-void Port::transmit(const uint8_t* frame, uint32_t len)
+void Port::transmit(const uint8_t* frame, uint32_t len, const FrameLayout* layout)
 {
     if (!link_up.load(std::memory_order_relaxed) || !nig_tx_enable.load(std::memory_order_relaxed))
         return;
     add(tx_frames_, 1);
     add(tx_bytes_, len);
     if (mac_loopback.load(std::memory_order_relaxed))
-        return deliver(frame, len);
+        return deliver(frame, len, layout);
     if (TapWire* t = tap()) {
         if (!t->send(frame, len))
             add(tx_drops_, 1);
         return;
     }
     if (wire_peer_ != nullptr)
-        wire_peer_->deliver(frame, len);
+        wire_peer_->deliver(frame, len, layout);
 }
 
-void Port::deliver(const uint8_t* frame, uint32_t len)
+void Port::deliver(const uint8_t* frame, uint32_t len, const FrameLayout* layout)
 {
     if (!link_up.load(std::memory_order_relaxed) || !nig_rx_enable.load(std::memory_order_relaxed))
         return;
     add(rx_frames_, 1);
     add(rx_bytes_, len);
-    receiver_.receive(*this, frame, len);
+    receiver_.receive(*this, frame, len, layout);
 }
 
 void Port::count_rx_error()

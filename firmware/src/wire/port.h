@@ -15,13 +15,17 @@
 
 namespace cna::fw {
 
+struct FrameLayout;
 class Port;
 class TapWire;
 
-/* Where a port hands the frames its wire delivers (the storms' Rx). */
+/* Where a port hands the frames its wire delivers (the storms' Rx).
+ * layout: the sender's parse of these very bytes when it has one (a frame
+ * from our own storms' Tx), so the receiver need not parse again; nullptr
+ * for frames from elsewhere (TAP). */
 class FrameReceiver {
 public:
-    virtual void receive(Port& port, const uint8_t* frame, uint32_t len) = 0;
+    virtual void receive(Port& port, const uint8_t* frame, uint32_t len, const FrameLayout* layout) = 0;
 
 protected:
     ~FrameReceiver() = default;
@@ -40,10 +44,10 @@ public:
     Port* wire_peer() const { return wire_peer_; }
     TapWire* tap() const { return tap_.load(std::memory_order_acquire); }
 
-    /* Engine thread: put a frame on the wire. */
-    void transmit(const uint8_t* frame, uint32_t len);
+    /* Engine thread: put a frame on the wire (layout: as for FrameReceiver). */
+    void transmit(const uint8_t* frame, uint32_t len, const FrameLayout* layout);
     /* Engine thread: a frame arrives from the wire, or one the MAC rejects. */
-    void deliver(const uint8_t* frame, uint32_t len);
+    void deliver(const uint8_t* frame, uint32_t len, const FrameLayout* layout = nullptr);
     void count_rx_error();
 
     /* NIG registers of the port (host threads through BAR0). */

@@ -148,3 +148,12 @@ TEST(InitImage, OverlappingPhasesAreRejected)
     restamp(bytes);
     EXPECT_EQ(parse(bytes), ImageError::bad_phase);
 }
+
+/* Found by fuzzing (UBSan): an image with no ops at all. */
+TEST(InitImage, ImageWithoutOpsParses)
+{
+    test::ImageBuilder b;
+    InitImage image;
+    EXPECT_EQ(parse(b.build(), &image), ImageError::none);
+    EXPECT_TRUE(image.ops.empty());
+}
