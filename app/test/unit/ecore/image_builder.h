@@ -64,7 +64,8 @@ public:
         h.data_len = static_cast<uint32_t>(blob_.size());
         std::vector<uint8_t> body(sizeof(idx) + all.size() * sizeof(InitOp) + blob_.size());
         memcpy(body.data(), idx, sizeof(idx));
-        memcpy(body.data() + sizeof(idx), all.data(), all.size() * sizeof(InitOp));
+        if (!all.empty())
+            memcpy(body.data() + sizeof(idx), all.data(), all.size() * sizeof(InitOp));
         if (!blob_.empty())
             memcpy(body.data() + sizeof(idx) + all.size() * sizeof(InitOp), blob_.data(), blob_.size());
         h.crc32 = static_cast<uint32_t>(crc32(0, body.data(), static_cast<uInt>(body.size())));
