@@ -78,7 +78,12 @@ uint64_t fnv1a(uint64_t h, const uint8_t* p, uint32_t len)
 
 void setup_port(uint16_t port, rte_mempool* pool)
 {
+    /* Like testpmd: mbufs of one pool, never shared, so the PMD may free
+     * them in bulk where it can. */
+    rte_eth_dev_info info;
     rte_eth_conf conf{};
+    if (rte_eth_dev_info_get(port, &info) == 0)
+        conf.txmode.offloads = info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
     if (rte_eth_dev_configure(port, 1, 1, &conf) != 0 ||
         rte_eth_rx_queue_setup(port, 0, RING, rte_socket_id(), nullptr, pool) != 0 ||
         rte_eth_tx_queue_setup(port, 0, RING, rte_socket_id(), nullptr) != 0 || rte_eth_dev_start(port) != 0)

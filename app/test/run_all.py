@@ -13,6 +13,11 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 INTEGRATION = os.path.join(HERE, "integration")
+# The regular build's integration suites that run a second time on the
+# scalar fastpath (EAL limited to 64-bit vectors): the default run takes the
+# vector path where the CPU has AVX2.
+SCALAR_SUITES = ["test_foundation", "test_classification", "test_l2_acceptance"]
+SCALAR_EAL = {"CNA_TESTPMD_EAL_EXTRA": "--force-max-simd-bitwidth=64"}
 
 
 def run_unit(build, label, env_extra):
@@ -36,11 +41,14 @@ def run_unit(build, label, env_extra):
     return passed, failed
 
 
-def run_integration(build, label, env_extra):
+def run_integration(build, label, env_extra, modules=None):
     os.environ.update(env_extra)
     os.environ["CNA_BUILD"] = build
     sys.path.insert(0, INTEGRATION)
-    suite = unittest.defaultTestLoader.discover(INTEGRATION, pattern="test_*.py", top_level_dir=INTEGRATION)
+    if modules:
+        suite = unittest.defaultTestLoader.loadTestsFromNames(modules)
+    else:
+        suite = unittest.defaultTestLoader.discover(INTEGRATION, pattern="test_*.py", top_level_dir=INTEGRATION)
     result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(suite)
     failed = len(result.failures) + len(result.errors)
     passed = result.testsRun - failed - len(result.skipped)
@@ -95,6 +103,10 @@ def main():
             p, f = run_integration(build, label, env)
             totals[0] += p
             totals[1] += f
+            if label == "regular":
+                p, f = run_integration(build, "scalar", SCALAR_EAL, SCALAR_SUITES)
+                totals[0] += p
+                totals[1] += f
     if args.fuzz_seconds and args.only in (None, "fuzz"):
         p, f = run_fuzz(args.build, args.fuzz_seconds)
         totals[0] += p

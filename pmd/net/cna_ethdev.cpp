@@ -250,6 +250,8 @@ int dev_start(rte_eth_dev* dev)
         rc = rx_intr_setup(dev);
     if (rc == 0)
         rc = set_link(port, true);
+    if (rc == 0)
+        select_fastpath(dev);
     if (rc != 0) {
         PMD_LOG(ERR, port, "start failed: %s", strerror(-rc));
         vport_teardown(port);

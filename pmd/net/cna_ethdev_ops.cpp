@@ -22,7 +22,8 @@ constexpr uint64_t RX_OFFLOADS = RTE_ETH_RX_OFFLOAD_SCATTER | RTE_ETH_RX_OFFLOAD
                                  RTE_ETH_RX_OFFLOAD_RSS_HASH;
 constexpr uint64_t TX_OFFLOADS = RTE_ETH_TX_OFFLOAD_MULTI_SEGS | RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
                                  RTE_ETH_TX_OFFLOAD_UDP_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM |
-                                 RTE_ETH_TX_OFFLOAD_TCP_TSO | RTE_ETH_TX_OFFLOAD_VLAN_INSERT;
+                                 RTE_ETH_TX_OFFLOAD_TCP_TSO | RTE_ETH_TX_OFFLOAD_VLAN_INSERT |
+                                 RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
 
 uint32_t ethdev_speed_capa(uint32_t mfw_caps)
 {
@@ -97,9 +98,15 @@ const uint32_t* supported_ptypes_get(rte_eth_dev*)
     return ptypes;
 }
 
-int burst_mode_get(rte_eth_dev*, uint16_t, rte_eth_burst_mode* mode)
+int rx_burst_mode_get(rte_eth_dev* dev, uint16_t, rte_eth_burst_mode* mode)
 {
-    snprintf(mode->info, sizeof(mode->info), "%s", "Scalar");
+    snprintf(mode->info, sizeof(mode->info), "%s", rx_burst_mode_name(dev));
+    return 0;
+}
+
+int tx_burst_mode_get(rte_eth_dev* dev, uint16_t, rte_eth_burst_mode* mode)
+{
+    snprintf(mode->info, sizeof(mode->info), "%s", tx_burst_mode_name(dev));
     return 0;
 }
 
@@ -154,8 +161,8 @@ eth_dev_ops make_ops()
     ops.flow_ctrl_set = flow_ctrl_set;
     ops.fw_version_get = fw_version_get;
     ops.dev_supported_ptypes_get = supported_ptypes_get;
-    ops.rx_burst_mode_get = burst_mode_get;
-    ops.tx_burst_mode_get = burst_mode_get;
+    ops.rx_burst_mode_get = rx_burst_mode_get;
+    ops.tx_burst_mode_get = tx_burst_mode_get;
     ops.rx_queue_start = rx_queue_start;
     ops.rx_queue_stop = rx_queue_stop;
     ops.tx_queue_start = tx_queue_start;

@@ -9,179 +9,26 @@
  * burst with the absolute BD producer. The adapter reports its BD consumer
  * in the status block, and the segments behind it are freed on the next burst.
  */
+/* DPDK 22.11's rte_vect.h declares its functions without C linkage, and
+ * rte_mbuf.h includes it: it comes first, wrapped. */
+extern "C" {
+#include <rte_vect.h>
+}
+
 #include "cna_rxtx.h"
 
-#include <array>
 #include <cerrno>
 
 #include <ethdev_driver.h>
 #include <rte_errno.h>
+#include <rte_cpuflags.h>
 #include <rte_malloc.h>
 
 #include "cna_ethdev.h"
 #include "cna_log.h"
+#include "cna_rxtx_common.h"
 
 namespace cna::pmd {
-namespace {
-
-using hsi::eth::RxBd;
-using hsi::eth::RxCqe;
-using hsi::eth::TxBd;
-namespace pars = hsi::eth::pars;
-namespace txbd = hsi::eth::txbd;
-
-/* What the mbuf gets for the CQE's parse results: packet type and checksum
- * flags, looked up by the L3/L4 bits (pars_flags 3..0) and the checksum bits
- * (pars_flags 9..6) together. */
-struct RxParseResult {
-    uint64_t ol_flags;
-    uint32_t packet_type;
-};
-
-constexpr unsigned parse_index(uint16_t pars_flags)
-{
-    return (pars_flags & 0xfu) | ((pars_flags >> 2) & 0xf0u);
-}
-
-constexpr std::array<RxParseResult, 256> parse_table = [] {
-    std::array<RxParseResult, 256> t{};
-    const uint32_t l3[4] = {0, RTE_PTYPE_L3_IPV4_EXT_UNKNOWN, RTE_PTYPE_L3_IPV6_EXT_UNKNOWN, 0};
-    const uint32_t l4[4] = {0, RTE_PTYPE_L4_TCP, RTE_PTYPE_L4_UDP, RTE_PTYPE_L4_NONFRAG};
-    for (uint32_t layers = 0; layers < 16; layers++) {
-        for (uint32_t csum = 0; csum < 16; csum++) {
-            const uint16_t f = static_cast<uint16_t>(layers | csum << 6);
-            const uint32_t l3_type = l3[f & pars::L3_MASK];
-            uint64_t ol = 0;
-            if (f & pars::IP_CSUM_CHECKED)
-                ol |= (f & pars::IP_CSUM_BAD) ? RTE_MBUF_F_RX_IP_CKSUM_BAD : RTE_MBUF_F_RX_IP_CKSUM_GOOD;
-            if (f & pars::L4_CSUM_CHECKED)
-                ol |= (f & pars::L4_CSUM_BAD) ? RTE_MBUF_F_RX_L4_CKSUM_BAD : RTE_MBUF_F_RX_L4_CKSUM_GOOD;
-            t[parse_index(f)] = RxParseResult{
-                ol, RTE_PTYPE_L2_ETHER | l3_type | (l3_type ? l4[(f & pars::L4_MASK) >> pars::L4_SHIFT] : 0)};
-        }
-    }
-    return t;
-}();
-
-/* data_off, refcnt, nb_segs and port: the 8 bytes at the rearm_data
- * marker, set with one store. (The marker is a zero-length array: going
- * through an integer keeps the compiler's bounds checks out of it.) */
-inline uint64_t* rearm_word(rte_mbuf* m)
-{
-    return reinterpret_cast<uint64_t*>(reinterpret_cast<uintptr_t>(&m->rearm_data));
-}
-
-inline void rearm(rte_mbuf* m, uint64_t initializer)
-{
-    *rearm_word(m) = initializer;
-}
-
-/* The rest of a frame spread over several buffers. Returns the new BD consumer. */
-uint16_t rx_chain_segments(RxQueue* rxq, rte_mbuf* head, const RxCqe& cqe, uint16_t bd_cons)
-{
-    head->data_len = cqe.len_on_first_bd;
-    head->nb_segs = cqe.bd_num;
-    uint32_t left = cqe.pkt_len - cqe.len_on_first_bd;
-    rte_mbuf* prev = head;
-    for (uint8_t i = 1; i < cqe.bd_num; i++) {
-        rte_mbuf* seg = rxq->sw_ring[bd_cons++ & rxq->mask];
-        rearm(seg, rxq->mbuf_initializer);
-        seg->data_len = static_cast<uint16_t>(RTE_MIN(left, uint32_t{rxq->buf_size}));
-        left -= seg->data_len;
-        prev->next = seg;
-        prev = seg;
-    }
-    prev->next = nullptr;
-    return bd_cons;
-}
-
-/* Posts buffers on free BDs in bulks, then publishes BD producer and CQE
- * consumer in one store. */
-inline void rx_refill(RxQueue* rxq)
-{
-    uint16_t bd_prod = rxq->bd_prod;
-    uint16_t free = static_cast<uint16_t>(rxq->mask - static_cast<uint16_t>(bd_prod - rxq->bd_cons));
-    while (free >= RX_REFILL_BULK) {
-        rte_mbuf* bufs[RX_REFILL_BULK];
-        if (unlikely(rte_mempool_get_bulk(rxq->mp, reinterpret_cast<void**>(bufs), RX_REFILL_BULK) != 0)) {
-            rxq->alloc_failures += RX_REFILL_BULK;
-            break;
-        }
-        for (rte_mbuf* m : bufs) {
-            const uint16_t slot = bd_prod++ & rxq->mask;
-            rxq->sw_ring[slot] = m;
-            rxq->bd_ring[slot].addr = hsi::make_regpair(rte_mbuf_data_iova_default(m));
-        }
-        free -= RX_REFILL_BULK;
-    }
-    rxq->bd_prod = bd_prod;
-    ecore::eth_rx_prod_update(rxq->rx_prod_addr, bd_prod, rxq->cqe_cons);
-}
-
-/* Returns the segments of every BD the adapter has consumed to their pools:
- * consecutive segments of one pool go back with a single bulk put. */
-inline void tx_reclaim(TxQueue* txq)
-{
-    const uint16_t hw_cons = __atomic_load_n(txq->hw_bd_cons, __ATOMIC_ACQUIRE);
-    uint16_t bd_cons = txq->bd_cons;
-    void* bulk[TX_FREE_BULK];
-    unsigned n = 0;
-    rte_mempool* pool = nullptr;
-    while (bd_cons != hw_cons) {
-        rte_mbuf* m = rte_pktmbuf_prefree_seg(txq->sw_ring[bd_cons++ & txq->mask]);
-        if (m == nullptr)
-            continue; /* still referenced elsewhere */
-        if (unlikely(m->pool != pool || n == TX_FREE_BULK)) {
-            if (n != 0)
-                rte_mempool_put_bulk(pool, bulk, n);
-            pool = m->pool;
-            n = 0;
-        }
-        bulk[n++] = m;
-    }
-    if (n != 0)
-        rte_mempool_put_bulk(pool, bulk, n);
-    txq->bd_cons = bd_cons;
-}
-
-inline uint8_t tx_offload_flags(uint64_t ol)
-{
-    uint8_t flags = txbd::START;
-    if (ol & RTE_MBUF_F_TX_IP_CKSUM)
-        flags |= txbd::IP_CSUM;
-    if (ol & (RTE_MBUF_F_TX_L4_MASK | RTE_MBUF_F_TX_TCP_SEG))
-        flags |= txbd::L4_CSUM;
-    if (ol & RTE_MBUF_F_TX_VLAN)
-        flags |= txbd::VLAN_INSERT;
-    if (ol & RTE_MBUF_F_TX_TCP_SEG)
-        flags |= txbd::LSO;
-    return flags;
-}
-
-/* A BD is two quadwords: the buffer address, then length, BD count, flags,
- * VLAN tag and MSS; each is written with one store. */
-inline void write_tx_bd(TxBd* bd, const rte_mbuf* seg, uint64_t first_bd_fields)
-{
-    static_assert(offsetof(TxBd, nbytes) == 8 && offsetof(TxBd, nbds) == 10 && offsetof(TxBd, flags) == 11 &&
-                  offsetof(TxBd, vlan) == 12 && offsetof(TxBd, mss) == 14);
-    auto* q = reinterpret_cast<uint64_t*>(bd);
-    q[0] = rte_mbuf_data_iova(seg);
-    q[1] = seg->data_len | first_bd_fields;
-}
-
-/* nbds, flags, VLAN tag and MSS of a packet's first BD, in place. */
-inline uint64_t first_bd_fields(const rte_mbuf* m)
-{
-    constexpr uint64_t OFFLOADS = RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK | RTE_MBUF_F_TX_TCP_SEG |
-                                  RTE_MBUF_F_TX_VLAN;
-    uint64_t fields = uint64_t{m->nb_segs} << 16;
-    if (likely((m->ol_flags & OFFLOADS) == 0))
-        return fields | uint64_t{txbd::START} << 24;
-    return fields | uint64_t{tx_offload_flags(m->ol_flags)} << 24 | uint64_t{m->vlan_tci} << 32 |
-           uint64_t{m->tso_segsz} << 48;
-}
-
-} // namespace
 
 uint16_t recv_pkts(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts)
 {
@@ -199,31 +46,7 @@ uint16_t recv_pkts(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts)
     while (cqe_cons != hw_prod && nb_rx < nb_pkts) {
         const RxCqe& cqe = cqe_ring[cqe_cons++ & mask];
         rte_mbuf* m = sw_ring[bd_cons++ & mask];
-        const uint16_t flags = cqe.pars_flags;
-        const RxParseResult& parsed = parse_table[parse_index(flags)];
-
-        /* data_off is the low half-word of the rearm word: the placement
-         * offset adds to it in the same store. */
-        rearm(m, initializer + cqe.placement_offset);
-        m->pkt_len = cqe.pkt_len;
-        m->data_len = cqe.pkt_len;
-        if (unlikely(cqe.bd_num > 1))
-            bd_cons = rx_chain_segments(rxq, m, cqe, bd_cons);
-        m->packet_type = parsed.packet_type;
-        uint64_t ol_flags = parsed.ol_flags;
-        if (flags & pars::VLAN_STRIPPED) {
-            ol_flags |= RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED;
-            m->vlan_tci = cqe.vlan_tag;
-        }
-        if (flags & pars::RSS_HASH_VALID) {
-            ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
-            m->hash.rss = cqe.rss_hash;
-        }
-        if (unlikely(flags & pars::FLOW_MARK)) {
-            ol_flags |= RTE_MBUF_F_RX_FDIR | RTE_MBUF_F_RX_FDIR_ID;
-            m->hash.fdir.hi = cqe.flow_mark;
-        }
-        m->ol_flags = ol_flags;
+        bd_cons = rx_complete(rxq, cqe, m, bd_cons, initializer);
         rx_pkts[nb_rx++] = m;
     }
     if (nb_rx == 0)
@@ -237,7 +60,7 @@ uint16_t recv_pkts(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts)
 uint16_t xmit_pkts(void* tx_queue, rte_mbuf** tx_pkts, uint16_t nb_pkts)
 {
     auto* txq = static_cast<TxQueue*>(tx_queue);
-    tx_reclaim(txq);
+    tx_reclaim(txq, __atomic_load_n(txq->hw_bd_cons, __ATOMIC_ACQUIRE));
 
     uint16_t bd_prod = txq->bd_prod;
     uint16_t free = static_cast<uint16_t>(txq->mask - static_cast<uint16_t>(bd_prod - txq->bd_cons));
@@ -247,19 +70,59 @@ uint16_t xmit_pkts(void* tx_queue, rte_mbuf** tx_pkts, uint16_t nb_pkts)
         if (unlikely(m->nb_segs > free))
             break;
         free = static_cast<uint16_t>(free - m->nb_segs);
-
-        write_tx_bd(&txq->bd_ring[bd_prod & txq->mask], m, first_bd_fields(m));
-        txq->sw_ring[bd_prod++ & txq->mask] = m;
-        for (rte_mbuf* seg = m->next; unlikely(seg != nullptr); seg = seg->next) {
-            write_tx_bd(&txq->bd_ring[bd_prod & txq->mask], seg, 0);
-            txq->sw_ring[bd_prod++ & txq->mask] = seg;
-        }
+        bd_prod = tx_packet(txq, m, bd_prod);
     }
     if (nb_tx != 0) {
         txq->bd_prod = bd_prod;
         ecore::eth_tx_doorbell(txq->doorbell_addr, bd_prod);
     }
     return nb_tx;
+}
+
+/* ---- burst function choice ---------------------------------------------- */
+
+namespace {
+
+/* The vector functions exist where the build has them, run where the CPU has
+ * AVX2 and EAL allows 256-bit vectors (--force-max-simd-bitwidth=64 forces
+ * the scalar path). */
+bool avx2_usable()
+{
+#ifdef CNA_HAVE_AVX2
+    return rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) > 0 && rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_256;
+#else
+    return false;
+#endif
+}
+
+} // namespace
+
+void select_fastpath(rte_eth_dev* dev)
+{
+    const rte_eth_conf& conf = dev->data->dev_conf;
+    const bool vector = avx2_usable();
+    /* Scattered frames need chaining, Tx offloads the general BD: the vector
+     * functions would hand nearly every packet to the scalar handling. */
+    const bool rx_vector = vector && !(conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_SCATTER);
+    const bool tx_vector = vector && !(conf.txmode.offloads & ~uint64_t{RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE});
+#ifdef CNA_HAVE_AVX2
+    dev->rx_pkt_burst = rx_vector ? recv_pkts_avx2 : recv_pkts;
+    dev->tx_pkt_burst = tx_vector ? xmit_pkts_avx2 : xmit_pkts;
+#else
+    dev->rx_pkt_burst = recv_pkts;
+    dev->tx_pkt_burst = xmit_pkts;
+#endif
+    PMD_LOG(INFO, port_of(dev), "Rx burst: %s, Tx burst: %s", rx_burst_mode_name(dev), tx_burst_mode_name(dev));
+}
+
+const char* rx_burst_mode_name(const rte_eth_dev* dev)
+{
+    return dev->rx_pkt_burst == recv_pkts ? "Scalar" : "Vector AVX2";
+}
+
+const char* tx_burst_mode_name(const rte_eth_dev* dev)
+{
+    return dev->tx_pkt_burst == xmit_pkts ? "Scalar" : "Vector AVX2";
 }
 
 /* Checks what the adapter cannot do for a packet before tx_burst sees it. */
@@ -453,6 +316,7 @@ int tx_queue_setup(rte_eth_dev* dev, uint16_t queue_id, uint16_t nb_desc, unsign
     txq->queue_id = queue_id;
     txq->nb_desc = size;
     txq->deferred_start = conf->tx_deferred_start;
+    txq->fast_free = (conf->offloads | dev->data->dev_conf.txmode.offloads) & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
     dev->data->tx_queues[queue_id] = txq;
     PMD_LOG(DEBUG, port_of(dev), "Tx queue %u: %u descriptors", queue_id, size);
     return 0;

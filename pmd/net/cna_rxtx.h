@@ -62,6 +62,7 @@ struct TxQueue {
     uint16_t bd_cons;                     /* BDs the adapter is done with */
     uint16_t bd_prod;
     volatile uint32_t* doorbell_addr;
+    bool fast_free;                       /* RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE: one pool, refcnt 1, direct */
 
     /* slowpath */
     uint16_t queue_id;
@@ -95,5 +96,18 @@ uint32_t rx_queue_count(void* rx_queue);
 int rx_descriptor_status(void* rx_queue, uint16_t offset);
 int tx_descriptor_status(void* tx_queue, uint16_t offset);
 uint16_t xmit_pkts(void* tx_queue, rte_mbuf** tx_pkts, uint16_t nb_pkts);
+
+/* The AVX2 burst functions (cna_rxtx_avx2.cpp) for single-buffer frames and
+ * packets without Tx offloads; anything else they hand to the scalar
+ * handling, packet by packet. */
+uint16_t recv_pkts_avx2(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts);
+uint16_t xmit_pkts_avx2(void* tx_queue, rte_mbuf** tx_pkts, uint16_t nb_pkts);
+
+/* Chooses the Rx and Tx burst functions for the port's configuration and
+ * the CPU (dev_start). */
+void select_fastpath(rte_eth_dev* dev);
+/* The name of the chosen burst function, for burst_mode_get. */
+const char* rx_burst_mode_name(const rte_eth_dev* dev);
+const char* tx_burst_mode_name(const rte_eth_dev* dev);
 
 } // namespace cna::pmd

@@ -56,6 +56,8 @@ def eal_args(vdevs, build=None, lcores="0-1", memory_mb=512, file_prefix=None):
     that prefix, on hugepages, so secondary processes can attach."""
     memory = ["--file-prefix", file_prefix] if file_prefix else ["--no-huge", "-m", str(memory_mb), "--no-shconf"]
     args = ["-l", lcores] + memory + ["--no-pci", "--log-level=pmd.net.cna*:info", "-d", pmd_path(build)]
+    # e.g. --force-max-simd-bitwidth=64: the suite on net_cna's scalar fastpath
+    args += os.environ.get("CNA_TESTPMD_EAL_EXTRA", "").split()
     for v in vdevs:
         args += ["--vdev", v]
     return args

@@ -165,8 +165,8 @@ bool RxEngine::place(PfStorm& pf, Vport& vport, RxQueue& q, uint32_t queue_id, c
     RxBd bds[MAX_BDS_PER_PACKET];
     uint32_t first = q.bd_cons & q.bd_mask;
     uint32_t run = std::min(nbds, uint32_t{q.bd_mask} + 1 - first); /* up to the ring's end */
-    bool ok = dma.read(q.bd_base + first * sizeof(RxBd), bds, run * sizeof(RxBd)) &&
-              (run == nbds || dma.read(q.bd_base, bds + run, (nbds - run) * sizeof(RxBd)));
+    bool ok = dma.read(q.bds, first * sizeof(RxBd), bds, run * sizeof(RxBd)) &&
+              (run == nbds || dma.read(q.bds, 0, bds + run, (nbds - run) * sizeof(RxBd)));
     for (uint32_t i = 0, off = 0; ok && i < nbds; i++) {
         uint32_t chunk = std::min<uint32_t>(q.bd_max_bytes, len - off);
         ok = dma.write(from_regpair(bds[i].addr), frame + off, chunk);
@@ -175,7 +175,7 @@ bool RxEngine::place(PfStorm& pf, Vport& vport, RxQueue& q, uint32_t queue_id, c
     cqe.bd_num = static_cast<uint8_t>(nbds);
     cqe.pkt_len = static_cast<uint16_t>(len);
     cqe.len_on_first_bd = static_cast<uint16_t>(std::min<uint32_t>(len, q.bd_max_bytes));
-    ok = ok && dma.write(q.cqe_base + uint64_t{static_cast<uint16_t>(q.cqe_prod & q.cqe_mask)} * sizeof(cqe), &cqe,
+    ok = ok && dma.write(q.cqes, uint64_t{static_cast<uint16_t>(q.cqe_prod & q.cqe_mask)} * sizeof(cqe), &cqe,
                          sizeof(cqe));
     if (!ok) {
         counter_add(vport.stats->rx_error_pkts, 1); /* DMA fault raised; buffers stay posted */

@@ -18,13 +18,13 @@ namespace cna::fw {
 using namespace hsi;
 using namespace hsi::eth;
 
-bool TxEngine::fetch_bds(PfStorm& pf, const TxQueue& q, uint16_t index, uint32_t count)
+bool TxEngine::fetch_bds(PfStorm& pf, TxQueue& q, uint16_t index, uint32_t count)
 {
     Dma& dma = pf.hw().dma();
     uint32_t first = index & q.bd_mask;
     uint32_t run = std::min(count, uint32_t{q.bd_mask} + 1 - first);
-    return dma.read(q.bd_base + first * sizeof(TxBd), bds_, run * sizeof(TxBd)) &&
-           (run == count || dma.read(q.bd_base, bds_ + run, (count - run) * sizeof(TxBd)));
+    return dma.read(q.bds, first * sizeof(TxBd), bds_, run * sizeof(TxBd)) &&
+           (run == count || dma.read(q.bds, 0, bds_ + run, (count - run) * sizeof(TxBd)));
 }
 
 uint32_t TxEngine::poll_queue(PfStorm& pf, TxQueue& q, uint16_t prod, Port& port)

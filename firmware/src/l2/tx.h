@@ -47,7 +47,7 @@ private:
 
     /* prod: the queue's doorbell, already seen to differ from its consumer. */
     uint32_t poll_queue(PfStorm& pf, TxQueue& q, uint16_t prod, Port& port);
-    bool fetch_bds(PfStorm& pf, const TxQueue& q, uint16_t index, uint32_t count);
+    bool fetch_bds(PfStorm& pf, TxQueue& q, uint16_t index, uint32_t count);
     void transmit_packet(PfStorm& pf, Vport& vport, TxQueue& q, const hsi::eth::TxBd* bds, Port& port);
     /* The packet's bytes, *len long: its one host buffer when no offload
      * writes into it, else a copy gathered in packet_. nullptr when a

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "pci/dma_ring.h"
 #include "pci/iommu.h"
 #include "pci/pglue.h"
 
@@ -50,7 +51,45 @@ public:
         return true;
     }
 
+    /* [offset, offset + len) of a ring (inside it): as map(ring.iova +
+     * offset, len), through the ring's own translation while it holds. */
+    uint8_t* map(DmaRing& ring, uint64_t offset, std::size_t len)
+    {
+        if (ring.generation != iommu_.generation())
+            refresh(ring);
+        if (ring.va == nullptr || !pglue_.master_enabled())
+            return map(ring.iova + offset, len); /* not enabled, or per access with its own fault */
+        return ring.va + offset;
+    }
+
+    bool read(DmaRing& ring, uint64_t offset, void* dst, std::size_t len)
+    {
+        const uint8_t* src = map(ring, offset, len);
+        if (src == nullptr)
+            return false;
+        std::memcpy(dst, src, len);
+        return true;
+    }
+
+    bool write(DmaRing& ring, uint64_t offset, const void* src, std::size_t len)
+    {
+        uint8_t* dst = map(ring, offset, len);
+        if (dst == nullptr)
+            return false;
+        std::memcpy(dst, src, len);
+        return true;
+    }
+
 private:
+    /* The generation is read before the table, so a change racing with the
+     * translation leaves the entry stale rather than wrong. A ring no range
+     * covers whole is no fault (yet): its accesses decide. */
+    void refresh(DmaRing& ring)
+    {
+        ring.generation = iommu_.generation();
+        ring.va = iommu_.translate(ring.iova, ring.bytes);
+    }
+
     Iommu& iommu_;
     Pglue& pglue_;
 };

@@ -34,6 +34,9 @@ public:
         }
         return lookup_slow(iova, len);
     }
+    /* Changes with every map and unmap: a translation kept outside the
+     * cache (DmaRing) is valid while this stays what it was. */
+    uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
 
 private:
     struct Range {

@@ -168,8 +168,8 @@ FwReturn PfStorm::rx_queue_start(const RxQueueStartRamrodData& d)
                 static_cast<uint16_t>(d.cqe_ring_size - 1),
                 0,
                 0,
-                from_regpair(d.bd_base),
-                from_regpair(d.cqe_base),
+                DmaRing{from_regpair(d.bd_base), uint64_t{d.bd_ring_size} * sizeof(RxBd)},
+                DmaRing{from_regpair(d.cqe_base), uint64_t{d.cqe_ring_size} * sizeof(RxCqe)},
                 &ram_.rx_queue_stats(pf_, d.queue_id)};
     l2_.vports[d.vport_id].rx_queues |= 1u << d.queue_id;
     hw_.cau().set_pi(d.sb_id, d.sb_pi, 0);
@@ -225,7 +225,8 @@ FwReturn PfStorm::tx_queue_start(const TxQueueStartRamrodData& d)
 
     hw_.clear_doorbell(d.cid);
     q = TxQueue{true,     d.vport_id, d.sb_pi, d.sb_id, static_cast<uint16_t>(d.bd_ring_size - 1),
-                0,        d.cid,      from_regpair(d.bd_base), &ram_.tx_queue_stats(pf_, d.queue_id)};
+                0,        d.cid,      DmaRing{from_regpair(d.bd_base), uint64_t{d.bd_ring_size} * sizeof(TxBd)},
+                &ram_.tx_queue_stats(pf_, d.queue_id)};
     l2_.vports[d.vport_id].tx_queues |= 1u << d.queue_id;
     l2_.started_txqs |= 1u << d.queue_id;
     hw_.cau().set_pi(d.sb_id, d.sb_pi, 0);

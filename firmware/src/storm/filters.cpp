@@ -45,6 +45,12 @@ bool FilterTable::table_full(const Filter& filter) const
                                            : l2_.mac_filters_used >= grant_.num_mac_filters;
 }
 
+void FilterTable::index(Vport& vport)
+{
+    bool sole_mac = vport.filters.size() == 1 && vport.filters[0].type == FilterType::mac;
+    vport.sole_mac = sole_mac ? mac_key(vport.filters[0].mac) : Vport::WALK_FILTERS;
+}
+
 FwReturn FilterTable::add(Vport& vport, const Filter& filter)
 {
     if (std::any_of(vport.filters.begin(), vport.filters.end(), [&](const Filter& f) { return same(f, filter); }))
@@ -55,6 +61,7 @@ FwReturn FilterTable::add(Vport& vport, const Filter& filter)
     vport.filters.push_back(filter);
     vport.vlan_filters += counts_as_vlan(filter.type);
     account(filter, +1);
+    index(vport);
     return FwReturn::ok;
 }
 
@@ -66,6 +73,7 @@ FwReturn FilterTable::remove(Vport& vport, const Filter& filter)
     vport.filters.erase(it);
     vport.vlan_filters -= counts_as_vlan(filter.type);
     account(filter, -1);
+    index(vport);
     return FwReturn::ok;
 }
 
@@ -92,6 +100,7 @@ FwReturn FilterTable::update(const hsi::eth::FiltersUpdateRamrodData& data)
             vport.vlan_filters -= counts_as_vlan(type);
             it = vport.filters.erase(it);
         }
+        index(vport); /* in case add() finds the table full */
         return add(vport, filter);
     }
     case FilterOpcode::move: {
@@ -109,9 +118,10 @@ void FilterTable::clear(Vport& vport)
         account(f, -1);
     vport.filters.clear();
     vport.vlan_filters = 0;
+    index(vport);
 }
 
-bool mac_filter_match(const Vport& vport, const uint8_t* dst_mac, bool tagged, uint16_t vid)
+bool mac_filter_walk(const Vport& vport, const uint8_t* dst_mac, bool tagged, uint16_t vid)
 {
     for (const Filter& f : vport.filters) {
         if (f.type == FilterType::vlan || std::memcmp(f.mac, dst_mac, sizeof(f.mac)) != 0)

@@ -12,6 +12,7 @@
 
 #include "hsi_eth.h"
 #include "l2/toeplitz.h"
+#include "pci/dma_ring.h"
 
 namespace cna::fw {
 
@@ -40,6 +41,10 @@ struct Vport {
     uint32_t tx_queues = 0;   /* bit per started Tx queue attached */
     uint32_t vlan_filters = 0; /* VLAN and MAC+VLAN entries */
     std::vector<Filter> filters;
+    /* When the only filter is one MAC (the common case), its address as a
+     * mac_key(), so that the Rx lookup is one compare; else WALK_FILTERS. */
+    uint64_t sole_mac = WALK_FILTERS;
+    static constexpr uint64_t WALK_FILTERS = UINT64_MAX;
     Rss rss;
     hsi::eth::VportStats* stats = nullptr;
 };
@@ -54,8 +59,8 @@ struct RxQueue {
     uint16_t cqe_mask = 0;
     uint16_t bd_cons = 0;     /* absolute, u16 like the driver's producer */
     uint16_t cqe_prod = 0;
-    uint64_t bd_base = 0;
-    uint64_t cqe_base = 0;
+    DmaRing bds;
+    DmaRing cqes;
     hsi::eth::QueueStats* stats = nullptr;
 };
 
@@ -67,7 +72,7 @@ struct TxQueue {
     uint16_t bd_mask = 0;
     uint16_t bd_cons = 0;
     uint32_t cid = 0;
-    uint64_t bd_base = 0;
+    DmaRing bds;
     hsi::eth::QueueStats* stats = nullptr;
 };
 

@@ -3,8 +3,6 @@
 
 #include <sys/mman.h>
 
-#include <cstring>
-
 namespace cna::fw {
 
 using namespace hsi;
@@ -22,11 +20,6 @@ StormRam::~StormRam()
         ::munmap(base_, reg::STORM_RAM_SIZE);
 }
 
-uint32_t StormRam::read32(uint32_t offset) const
-{
-    return std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(base_ + offset)).load(std::memory_order_acquire);
-}
-
 void StormRam::write32(uint32_t offset, uint32_t value)
 {
     std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(base_ + offset)).store(value, std::memory_order_release);
@@ -36,14 +29,6 @@ void StormRam::zero(uint32_t offset, uint32_t len)
 {
     for (uint32_t o = offset; o < offset + len; o += 4)
         write32(o, 0);
-}
-
-RxProdData StormRam::rx_prod(uint32_t pf, uint32_t queue) const
-{
-    uint32_t raw = read32(iro::rx_prod(pf, queue));
-    RxProdData data;
-    std::memcpy(&data, &raw, sizeof(data));
-    return data;
 }
 
 uint16_t StormRam::eq_cons(uint32_t pf) const

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 
 #include "hsi_common.h"
 #include "hsi_eth.h"
@@ -26,13 +27,23 @@ public:
     uint8_t* gtt() { return base_; }
 
     /* GRC accesses (offset relative to STORM_RAM_BASE). */
-    uint32_t read32(uint32_t offset) const;
+    /* Inline: the Rx path reads a queue's producers for every frame. */
+    uint32_t read32(uint32_t offset) const
+    {
+        return std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(base_ + offset)).load(std::memory_order_acquire);
+    }
     void write32(uint32_t offset, uint32_t value);
     uint8_t* at(uint32_t offset) { return base_ + offset; }
     const uint8_t* at(uint32_t offset) const { return base_ + offset; }
     void zero(uint32_t offset, uint32_t len);
 
-    hsi::RxProdData rx_prod(uint32_t pf, uint32_t queue) const;
+    hsi::RxProdData rx_prod(uint32_t pf, uint32_t queue) const
+    {
+        uint32_t raw = read32(hsi::iro::rx_prod(pf, queue));
+        hsi::RxProdData data;
+        std::memcpy(&data, &raw, sizeof(data));
+        return data;
+    }
     uint16_t eq_cons(uint32_t pf) const;
     hsi::eth::VportStats& vport_stats(uint32_t pf, uint32_t vport);
     hsi::eth::QueueStats& rx_queue_stats(uint32_t pf, uint32_t queue);

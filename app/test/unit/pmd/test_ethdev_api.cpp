@@ -225,7 +225,7 @@ TEST_F(EthdevApi, TxPrepareRefusesWhatTheAdapterCannotSend)
         rte_pktmbuf_free(m);
 }
 
-TEST_F(EthdevApi, FirmwareVersionAndBurstMode)
+TEST_F(EthdevApi, FirmwareVersion)
 {
     open_port("", 1, rte_eth_conf{});
     char version[64];
@@ -233,9 +233,6 @@ TEST_F(EthdevApi, FirmwareVersionAndBurstMode)
     EXPECT_TRUE(std::regex_match(version, std::regex(R"(fw \d+\.\d+\.\d+\.\d+ mfw \d+\.\d+\.\d+\.\d+)"))) << version;
     char tiny[4];
     EXPECT_EQ(rte_eth_dev_fw_version_get(port_, tiny, sizeof(tiny)), static_cast<int>(std::strlen(version) + 1));
-    rte_eth_burst_mode mode;
-    ASSERT_EQ(rte_eth_rx_burst_mode_get(port_, 0, &mode), 0);
-    EXPECT_STREQ(mode.info, "Scalar");
 }
 
 } // namespace

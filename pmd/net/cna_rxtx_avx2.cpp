@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * net_cna AVX2 fastpath (compiled with -mavx2; select_fastpath calls it only
+ * on a CPU with AVX2).
+ *
+ * Rx: four CQEs per iteration, two per 256-bit register (the first 16 bytes
+ * of a CQE are all it needs). Packet type and checksum flags come from
+ * pshufb lookups into byte tables derived from the scalar parse table; each
+ * mbuf gets its rearm word, ol_flags and rx_descriptor_fields1 in one 32-byte
+ * store. A group holding a stripped VLAN tag, a flow mark or a multi-buffer
+ * frame is handled frame by frame like the scalar path. Buffers are posted
+ * four BDs per store, straight from the pool into the software ring.
+ * Tx: four packets per iteration, two BDs per store; a packet with several
+ * segments or Tx offload flags goes the scalar way. With MBUF_FAST_FREE
+ * completed mbufs go back to their pool straight from the software ring.
+ */
+#include <immintrin.h>
+
+#include "cna_rxtx_common.h"
+
+namespace cna::pmd {
+namespace {
+
+/* rte_mbuf fields the 32-byte Rx store and the Tx loads cover. */
+static_assert(offsetof(rte_mbuf, buf_iova) == 8 && offsetof(rte_mbuf, rearm_data) == 16 &&
+              offsetof(rte_mbuf, ol_flags) == 24 && offsetof(rte_mbuf, packet_type) == 32 &&
+              offsetof(rte_mbuf, pkt_len) == 36 && offsetof(rte_mbuf, data_len) == 40 &&
+              offsetof(rte_mbuf, vlan_tci) == 42 && offsetof(rte_mbuf, hash) == 44);
+static_assert(offsetof(RxCqe, pkt_len) == 2 && offsetof(RxCqe, vlan_tag) == 6 && offsetof(RxCqe, rss_hash) == 8 &&
+              offsetof(RxCqe, placement_offset) == 13 && offsetof(RxCqe, pars_flags) == 14);
+static_assert(offsetof(RxCqe, bd_num) == 1);
+
+/* The parse table split by nibble for pshufb: the packet type depends on the
+ * L3/L4 nibble only and fits 16 bits; the checksum flags depend on the
+ * checksum nibble only and, halved, fit a byte (bit 0 is left for the RSS
+ * flag, also halved). */
+constexpr bool parse_table_splits()
+{
+    for (unsigned i = 0; i < 256; i++) {
+        const RxParseResult& r = parse_table.entry[i];
+        if (r.packet_type > 0xffff || r.packet_type != parse_table.entry[i & 0xf].packet_type ||
+            r.ol_flags > 0x1ff || (r.ol_flags & 1) || r.ol_flags != parse_table.entry[i & 0xf0].ol_flags)
+            return false;
+    }
+    return parse_table.entry[0].ol_flags == 0;
+}
+static_assert(parse_table_splits());
+static_assert(RTE_MBUF_F_RX_RSS_HASH == 2 && pars::RSS_HASH_VALID == 1u << 10 && pars::IP_CSUM_CHECKED == 1u << 6 &&
+              pars::L4_CSUM_BAD == 1u << 9);
+
+struct ByteTables {
+    uint8_t ptype_lo[16]; /* by pars_flags 3..0 */
+    uint8_t ptype_hi[16];
+    uint8_t csum[16];     /* ol_flags >> 1, by pars_flags 9..6 */
+};
+
+constexpr ByteTables byte_tables = [] {
+    ByteTables t{};
+    for (unsigned i = 0; i < 16; i++) {
+        t.ptype_lo[i] = static_cast<uint8_t>(parse_table.entry[i].packet_type);
+        t.ptype_hi[i] = static_cast<uint8_t>(parse_table.entry[i].packet_type >> 8);
+        t.csum[i] = static_cast<uint8_t>(parse_table.entry[i << 4].ol_flags >> 1);
+    }
+    return t;
+}();
+
+inline __m256i both_lanes(const uint8_t (&table)[16])
+{
+    return _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(table)));
+}
+
+inline __m256i load_cqe_pair(const RxCqe* c0, const RxCqe* c1)
+{
+    return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(c0))),
+                                   _mm_loadu_si128(reinterpret_cast<const __m128i*>(c1)), 1);
+}
+
+constexpr char Z = static_cast<char>(0x80); /* pshufb: zero this byte */
+
+/* Everything the Rx loop keeps in registers. */
+struct RxConsts {
+    /* CQE -> packet_type (left 0), pkt_len, data_len, vlan_tci, hash.rss */
+    __m256i desc = _mm256_setr_epi8(Z, Z, Z, Z, 2, 3, Z, Z, 2, 3, 6, 7, 8, 9, 10, 11,
+                                    Z, Z, Z, Z, 2, 3, Z, Z, 2, 3, 6, 7, 8, 9, 10, 11);
+    /* pars_flags' low byte to byte 0 */
+    __m256i flags_lo = _mm256_setr_epi8(14, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z,
+                                        14, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z);
+    /* placement_offset to byte 0 */
+    __m256i offset = _mm256_setr_epi8(13, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z,
+                                      13, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z);
+    __m256i nibble0 = _mm256_setr_epi64x(0xf, 0, 0xf, 0);
+    __m256i nibble14 = _mm256_setr_epi64x(0, 0xfLL << 48, 0, 0xfLL << 48);
+    __m256i bit0_of_14 = _mm256_setr_epi64x(0, 1LL << 48, 0, 1LL << 48);
+    __m256i ptype_lo = both_lanes(byte_tables.ptype_lo);
+    __m256i ptype_hi = both_lanes(byte_tables.ptype_hi);
+    __m256i csum = both_lanes(byte_tables.csum);
+    __m256i initializer;
+    /* what makes a group of CQEs go the scalar way: bd_num above 1, a
+     * stripped tag, a mark (tested on the OR of the group's CQEs) */
+    __m256i rare = _mm256_setr_epi64x(0xfe00, int64_t{pars::VLAN_STRIPPED | pars::FLOW_MARK} << 48, 0xfe00,
+                                      int64_t{pars::VLAN_STRIPPED | pars::FLOW_MARK} << 48);
+
+    explicit RxConsts(uint64_t init) : initializer(_mm256_setr_epi64x(static_cast<int64_t>(init), 0,
+                                                                      static_cast<int64_t>(init), 0)) {}
+};
+
+/* Two CQEs (one per 128-bit lane) into their mbufs. */
+inline void rx_pair(const RxConsts& k, __m256i cqes, rte_mbuf* m0, rte_mbuf* m1)
+{
+    /* bytes 32..47 of the mbuf: packet_type, pkt_len, data_len, vlan_tci, hash */
+    const __m256i pidx = _mm256_and_si256(_mm256_shuffle_epi8(cqes, k.flags_lo), k.nibble0);
+    const __m256i ptype =
+        _mm256_unpacklo_epi8(_mm256_shuffle_epi8(k.ptype_lo, pidx), _mm256_shuffle_epi8(k.ptype_hi, pidx));
+    const __m256i desc = _mm256_blend_epi16(_mm256_shuffle_epi8(cqes, k.desc), ptype, 0x01);
+
+    /* bytes 16..31: the rearm word (placement offset added to data_off) and
+     * ol_flags: the checksum byte and the RSS bit meet in byte 14, are
+     * doubled into place and moved to bytes 8..9 */
+    const __m256i f6 = _mm256_srli_epi16(cqes, 6);
+    const __m256i csum = _mm256_shuffle_epi8(k.csum, _mm256_and_si256(f6, k.nibble14));
+    const __m256i rss = _mm256_and_si256(_mm256_srli_epi16(f6, 4), k.bit0_of_14);
+    const __m256i ol = _mm256_srli_si256(_mm256_slli_epi16(_mm256_or_si256(csum, rss), 1), 6);
+    const __m256i rearm = _mm256_add_epi64(_mm256_or_si256(_mm256_shuffle_epi8(cqes, k.offset), ol), k.initializer);
+
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(rearm_word(m0)), _mm256_permute2x128_si256(rearm, desc, 0x20));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(rearm_word(m1)), _mm256_permute2x128_si256(rearm, desc, 0x31));
+}
+
+/* rx_refill, posting each bulk straight into the software ring and four BDs
+ * per store; a bulk that would wrap the ring is left to rx_refill. */
+inline void rx_refill_avx2(RxQueue* rxq)
+{
+    static_assert(sizeof(RxBd) == 8 && RX_REFILL_BULK % 4 == 0);
+    const __m256i headroom = _mm256_set1_epi64x(RTE_PKTMBUF_HEADROOM);
+    uint16_t bd_prod = rxq->bd_prod;
+    uint16_t free = static_cast<uint16_t>(rxq->mask - static_cast<uint16_t>(bd_prod - rxq->bd_cons));
+    while (free >= RX_REFILL_BULK) {
+        const uint16_t slot = bd_prod & rxq->mask;
+        if (slot + RX_REFILL_BULK > rxq->mask + 1) {
+            rxq->bd_prod = bd_prod;
+            rx_refill(rxq);
+            return;
+        }
+        rte_mbuf** bufs = &rxq->sw_ring[slot];
+        if (unlikely(rte_mempool_get_bulk(rxq->mp, reinterpret_cast<void**>(bufs), RX_REFILL_BULK) != 0)) {
+            rxq->alloc_failures += RX_REFILL_BULK;
+            break;
+        }
+        for (unsigned i = 0; i < RX_REFILL_BULK; i += 4) {
+            auto iova_pair = [&](unsigned j) {
+                const __m128i lo = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(&bufs[j]->buf_iova));
+                return _mm_castpd_si128(
+                    _mm_loadh_pd(_mm_castsi128_pd(lo), reinterpret_cast<const double*>(&bufs[j + 1]->buf_iova)));
+            };
+            const __m256i iova = _mm256_inserti128_si256(_mm256_castsi128_si256(iova_pair(i)), iova_pair(i + 2), 1);
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(&rxq->bd_ring[slot + i]),
+                                _mm256_add_epi64(iova, headroom));
+        }
+        bd_prod = static_cast<uint16_t>(bd_prod + RX_REFILL_BULK);
+        free = static_cast<uint16_t>(free - RX_REFILL_BULK);
+    }
+    rxq->bd_prod = bd_prod;
+    ecore::eth_rx_prod_update(rxq->rx_prod_addr, bd_prod, rxq->cqe_cons);
+}
+
+/* With MBUF_FAST_FREE the application promises one pool, refcnt 1 and
+ * direct single-segment mbufs: the software ring goes back to the pool as it
+ * is. Otherwise as the scalar path. */
+inline void tx_reclaim_avx2(TxQueue* txq)
+{
+    const uint16_t hw_cons = __atomic_load_n(txq->hw_bd_cons, __ATOMIC_ACQUIRE);
+    if (!txq->fast_free) {
+        tx_reclaim(txq, hw_cons);
+        return;
+    }
+    uint16_t bd_cons = txq->bd_cons;
+    while (bd_cons != hw_cons) {
+        const uint16_t slot = bd_cons & txq->mask;
+        const unsigned n = RTE_MIN(static_cast<uint16_t>(hw_cons - bd_cons), txq->mask + 1u - slot);
+        rte_mbuf** run = &txq->sw_ring[slot];
+        rte_mempool_put_bulk(run[0]->pool, reinterpret_cast<void**>(run), n);
+        bd_cons = static_cast<uint16_t>(bd_cons + n);
+    }
+    txq->bd_cons = bd_cons;
+}
+
+/* Everything the Tx loop keeps in registers. */
+struct TxConsts {
+    /* after the unpack: data_off of both packets (low lane), pkt_len's low
+     * half (high lane), each zero-extended to 64 bits */
+    __m256i lengths = _mm256_setr_epi8(0, 1, Z, Z, Z, Z, Z, Z, 8, 9, Z, Z, Z, Z, Z, Z,
+                                       4, 5, Z, Z, Z, Z, Z, Z, 12, 13, Z, Z, Z, Z, Z, Z);
+    /* nbds 1 and START: the second quadword of a single-BD packet's BD */
+    __m256i bd_fields = _mm256_set1_epi64x(int64_t{1} << 16 | int64_t{txbd::START} << 24);
+    /* rearm words (nb_segs 1) and ol_flags (no offloads) the vector path takes */
+    __m256i expect = _mm256_setr_epi64x(int64_t{1} << 32, int64_t{1} << 32, 0, 0);
+    __m256i check = _mm256_setr_epi64x(int64_t{0xffff} << 32, int64_t{0xffff} << 32,
+                                       static_cast<int64_t>(TX_BD_OFFLOADS), static_cast<int64_t>(TX_BD_OFFLOADS));
+};
+
+} // namespace
+
+uint16_t recv_pkts_avx2(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts)
+{
+    auto* rxq = static_cast<RxQueue*>(rx_queue);
+    const uint16_t hw_prod = __atomic_load_n(rxq->hw_cqe_prod, __ATOMIC_ACQUIRE);
+    uint16_t cqe_cons = rxq->cqe_cons;
+    const uint16_t nb = RTE_MIN(static_cast<uint16_t>(hw_prod - cqe_cons), nb_pkts);
+    if (nb == 0)
+        return 0;
+    const RxCqe* const cqe_ring = rxq->cqe_ring;
+    rte_mbuf* const* const sw_ring = rxq->sw_ring;
+    const uint16_t mask = rxq->mask;
+    const RxConsts k(rxq->mbuf_initializer);
+    uint16_t bd_cons = rxq->bd_cons;
+    uint16_t nb_rx = 0;
+
+    while (nb_rx < nb) {
+        const uint16_t cslot = cqe_cons & mask;
+        const uint16_t bslot = bd_cons & mask;
+        unsigned scalar = 1;
+        if (nb - nb_rx >= 4 && cslot <= mask - 3 && bslot <= mask - 3) {
+            const RxCqe* c = &cqe_ring[cslot];
+            const __m256i c01 = load_cqe_pair(c, c + 1);
+            const __m256i c23 = load_cqe_pair(c + 2, c + 3);
+            if (likely(_mm256_testz_si256(_mm256_or_si256(c01, c23), k.rare))) {
+                rte_mbuf* const* m = &sw_ring[bslot];
+                rx_pair(k, c01, m[0], m[1]);
+                rx_pair(k, c23, m[2], m[3]);
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(&rx_pkts[nb_rx]),
+                                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(m)));
+                cqe_cons = static_cast<uint16_t>(cqe_cons + 4);
+                bd_cons = static_cast<uint16_t>(bd_cons + 4);
+                nb_rx = static_cast<uint16_t>(nb_rx + 4);
+                continue;
+            }
+            scalar = 4;
+        }
+        for (; scalar != 0; scalar--) {
+            const RxCqe& cqe = cqe_ring[cqe_cons++ & mask];
+            rte_mbuf* m = sw_ring[bd_cons++ & mask];
+            bd_cons = rx_complete(rxq, cqe, m, bd_cons, rxq->mbuf_initializer);
+            rx_pkts[nb_rx++] = m;
+        }
+    }
+    rxq->cqe_cons = cqe_cons;
+    rxq->bd_cons = bd_cons;
+    rx_refill_avx2(rxq);
+    return nb_rx;
+}
+
+uint16_t xmit_pkts_avx2(void* tx_queue, rte_mbuf** tx_pkts, uint16_t nb_pkts)
+{
+    auto* txq = static_cast<TxQueue*>(tx_queue);
+    tx_reclaim_avx2(txq);
+
+    const TxConsts k;
+    const uint16_t mask = txq->mask;
+    uint16_t bd_prod = txq->bd_prod;
+    uint16_t free = static_cast<uint16_t>(mask - static_cast<uint16_t>(bd_prod - txq->bd_cons));
+    uint16_t nb_tx = 0;
+    while (nb_tx < nb_pkts) {
+        const uint16_t slot = bd_prod & mask;
+        if (nb_pkts - nb_tx >= 4 && free >= 4 && slot <= mask - 3) {
+            rte_mbuf* const* m = &tx_pkts[nb_tx];
+            auto load = [](const rte_mbuf* p) {
+                /* buf_iova, rearm word, ol_flags, packet_type and pkt_len */
+                return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(&p->buf_iova));
+            };
+            const __m256i v0 = load(m[0]), v1 = load(m[1]), v2 = load(m[2]), v3 = load(m[3]);
+            /* [iova0, iova1 | ol_flags0, ol_flags1], [rearm0, rearm1 | len0, len1] */
+            const __m256i u01 = _mm256_unpacklo_epi64(v0, v1), w01 = _mm256_unpackhi_epi64(v0, v1);
+            const __m256i u23 = _mm256_unpacklo_epi64(v2, v3), w23 = _mm256_unpackhi_epi64(v2, v3);
+            const __m256i odd = _mm256_or_si256(_mm256_xor_si256(_mm256_blend_epi32(w01, u01, 0xf0), k.expect),
+                                                _mm256_xor_si256(_mm256_blend_epi32(w23, u23, 0xf0), k.expect));
+            if (likely(_mm256_testz_si256(odd, k.check))) {
+                /* a single segment's pkt_len is its data_len */
+                auto bd_pair = [&](__m256i u, __m256i w) {
+                    const __m256i r = _mm256_add_epi64(_mm256_blend_epi32(u, k.bd_fields, 0xf0),
+                                                       _mm256_shuffle_epi8(w, k.lengths));
+                    return _mm256_permute4x64_epi64(r, _MM_SHUFFLE(3, 1, 2, 0));
+                };
+                auto* bd = reinterpret_cast<__m256i*>(&txq->bd_ring[slot]);
+                _mm256_storeu_si256(bd, bd_pair(u01, w01));
+                _mm256_storeu_si256(bd + 1, bd_pair(u23, w23));
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(&txq->sw_ring[slot]),
+                                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(m)));
+                bd_prod = static_cast<uint16_t>(bd_prod + 4);
+                free = static_cast<uint16_t>(free - 4);
+                nb_tx = static_cast<uint16_t>(nb_tx + 4);
+                continue;
+            }
+        }
+        rte_mbuf* m = tx_pkts[nb_tx];
+        if (unlikely(m->nb_segs > free))
+            break;
+        /* A chain breaks the promise MBUF_FAST_FREE reclaim relies on (its
+         * head's next): from now on this queue reclaims segment by segment. */
+        if (unlikely(m->nb_segs > 1))
+            txq->fast_free = false;
+        free = static_cast<uint16_t>(free - m->nb_segs);
+        bd_prod = tx_packet(txq, m, bd_prod);
+        nb_tx++;
+    }
+    if (nb_tx != 0) {
+        txq->bd_prod = bd_prod;
+        ecore::eth_tx_doorbell(txq->doorbell_addr, bd_prod);
+    }
+    return nb_tx;
+}
+
+} // namespace cna::pmd

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * What the scalar and the vector burst functions share: the CQE parse table,
+ * the per-frame Rx and per-packet Tx handling the vector path falls back to,
+ * refill and reclaim.
+ *
+ * cna_rxtx_avx2.cpp includes this with -mavx2: everything here has internal
+ * linkage (unnamed namespace), so the linker can never merge an AVX2-compiled
+ * copy into the scalar path that must run on any x86-64.
+ */
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "cna_rxtx.h"
+
+namespace cna::pmd {
+namespace {
+
+using hsi::eth::RxBd;
+using hsi::eth::RxCqe;
+using hsi::eth::TxBd;
+namespace pars = hsi::eth::pars;
+namespace txbd = hsi::eth::txbd;
+
+/* What the mbuf gets for the CQE's parse results: packet type and checksum
+ * flags, looked up by the L3/L4 bits (pars_flags 3..0) and the checksum bits
+ * (pars_flags 9..6) together. */
+struct RxParseResult {
+    uint64_t ol_flags;
+    uint32_t packet_type;
+};
+
+constexpr unsigned parse_index(uint16_t pars_flags)
+{
+    return (pars_flags & 0xfu) | ((pars_flags >> 2) & 0xf0u);
+}
+
+/* A plain array (no std::array member functions): see the file comment. */
+struct ParseTable {
+    RxParseResult entry[256];
+};
+
+constexpr ParseTable parse_table = [] {
+    ParseTable t{};
+    const uint32_t l3[4] = {0, RTE_PTYPE_L3_IPV4_EXT_UNKNOWN, RTE_PTYPE_L3_IPV6_EXT_UNKNOWN, 0};
+    const uint32_t l4[4] = {0, RTE_PTYPE_L4_TCP, RTE_PTYPE_L4_UDP, RTE_PTYPE_L4_NONFRAG};
+    for (uint32_t layers = 0; layers < 16; layers++) {
+        for (uint32_t csum = 0; csum < 16; csum++) {
+            const uint16_t f = static_cast<uint16_t>(layers | csum << 6);
+            const uint32_t l3_type = l3[f & pars::L3_MASK];
+            uint64_t ol = 0;
+            if (f & pars::IP_CSUM_CHECKED)
+                ol |= (f & pars::IP_CSUM_BAD) ? RTE_MBUF_F_RX_IP_CKSUM_BAD : RTE_MBUF_F_RX_IP_CKSUM_GOOD;
+            if (f & pars::L4_CSUM_CHECKED)
+                ol |= (f & pars::L4_CSUM_BAD) ? RTE_MBUF_F_RX_L4_CKSUM_BAD : RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+            t.entry[parse_index(f)] = RxParseResult{
+                ol, RTE_PTYPE_L2_ETHER | l3_type | (l3_type ? l4[(f & pars::L4_MASK) >> pars::L4_SHIFT] : 0)};
+        }
+    }
+    return t;
+}();
+
+/* data_off, refcnt, nb_segs and port: the 8 bytes at the rearm_data
+ * marker, set with one store. (The marker is a zero-length array: going
+ * through an integer keeps the compiler's bounds checks out of it.) */
+inline uint64_t* rearm_word(rte_mbuf* m)
+{
+    return reinterpret_cast<uint64_t*>(reinterpret_cast<uintptr_t>(&m->rearm_data));
+}
+
+inline void rearm(rte_mbuf* m, uint64_t initializer)
+{
+    *rearm_word(m) = initializer;
+}
+
+/* The rest of a frame spread over several buffers. Returns the new BD consumer. */
+inline uint16_t rx_chain_segments(RxQueue* rxq, rte_mbuf* head, const RxCqe& cqe, uint16_t bd_cons)
+{
+    head->data_len = cqe.len_on_first_bd;
+    head->nb_segs = cqe.bd_num;
+    uint32_t left = cqe.pkt_len - cqe.len_on_first_bd;
+    rte_mbuf* prev = head;
+    for (uint8_t i = 1; i < cqe.bd_num; i++) {
+        rte_mbuf* seg = rxq->sw_ring[bd_cons++ & rxq->mask];
+        rearm(seg, rxq->mbuf_initializer);
+        seg->data_len = static_cast<uint16_t>(RTE_MIN(left, uint32_t{rxq->buf_size}));
+        left -= seg->data_len;
+        prev->next = seg;
+        prev = seg;
+    }
+    prev->next = nullptr;
+    return bd_cons;
+}
+
+/* Fills the mbuf m (the buffer of the frame's first BD, bd_cons - 1) from its
+ * CQE. Returns the new BD consumer. */
+inline uint16_t rx_complete(RxQueue* rxq, const RxCqe& cqe, rte_mbuf* m, uint16_t bd_cons, uint64_t initializer)
+{
+    const uint16_t flags = cqe.pars_flags;
+    const RxParseResult& parsed = parse_table.entry[parse_index(flags)];
+
+    /* data_off is the low half-word of the rearm word: the placement
+     * offset adds to it in the same store. */
+    rearm(m, initializer + cqe.placement_offset);
+    m->pkt_len = cqe.pkt_len;
+    m->data_len = cqe.pkt_len;
+    if (unlikely(cqe.bd_num > 1))
+        bd_cons = rx_chain_segments(rxq, m, cqe, bd_cons);
+    m->packet_type = parsed.packet_type;
+    uint64_t ol_flags = parsed.ol_flags;
+    if (flags & pars::VLAN_STRIPPED) {
+        ol_flags |= RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED;
+        m->vlan_tci = cqe.vlan_tag;
+    }
+    if (flags & pars::RSS_HASH_VALID) {
+        ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
+        m->hash.rss = cqe.rss_hash;
+    }
+    if (unlikely(flags & pars::FLOW_MARK)) {
+        ol_flags |= RTE_MBUF_F_RX_FDIR | RTE_MBUF_F_RX_FDIR_ID;
+        m->hash.fdir.hi = cqe.flow_mark;
+    }
+    m->ol_flags = ol_flags;
+    return bd_cons;
+}
+
+/* Posts buffers on free BDs in bulks, then publishes BD producer and CQE
+ * consumer in one store. */
+inline void rx_refill(RxQueue* rxq)
+{
+    uint16_t bd_prod = rxq->bd_prod;
+    uint16_t free = static_cast<uint16_t>(rxq->mask - static_cast<uint16_t>(bd_prod - rxq->bd_cons));
+    while (free >= RX_REFILL_BULK) {
+        rte_mbuf* bufs[RX_REFILL_BULK];
+        if (unlikely(rte_mempool_get_bulk(rxq->mp, reinterpret_cast<void**>(bufs), RX_REFILL_BULK) != 0)) {
+            rxq->alloc_failures += RX_REFILL_BULK;
+            break;
+        }
+        for (rte_mbuf* m : bufs) {
+            const uint16_t slot = bd_prod++ & rxq->mask;
+            rxq->sw_ring[slot] = m;
+            rxq->bd_ring[slot].addr = hsi::make_regpair(rte_mbuf_data_iova_default(m));
+        }
+        free -= RX_REFILL_BULK;
+    }
+    rxq->bd_prod = bd_prod;
+    ecore::eth_rx_prod_update(rxq->rx_prod_addr, bd_prod, rxq->cqe_cons);
+}
+
+/* Returns the segments of every BD the adapter has consumed to their pools:
+ * consecutive segments of one pool go back with a single bulk put. */
+inline void tx_reclaim(TxQueue* txq, uint16_t hw_cons)
+{
+    uint16_t bd_cons = txq->bd_cons;
+    void* bulk[TX_FREE_BULK];
+    unsigned n = 0;
+    rte_mempool* pool = nullptr;
+    while (bd_cons != hw_cons) {
+        rte_mbuf* m = rte_pktmbuf_prefree_seg(txq->sw_ring[bd_cons++ & txq->mask]);
+        if (m == nullptr)
+            continue; /* still referenced elsewhere */
+        if (unlikely(m->pool != pool || n == TX_FREE_BULK)) {
+            if (n != 0)
+                rte_mempool_put_bulk(pool, bulk, n);
+            pool = m->pool;
+            n = 0;
+        }
+        bulk[n++] = m;
+    }
+    if (n != 0)
+        rte_mempool_put_bulk(pool, bulk, n);
+    txq->bd_cons = bd_cons;
+}
+
+/* The mbuf Tx offloads a first BD carries. */
+constexpr uint64_t TX_BD_OFFLOADS = RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK | RTE_MBUF_F_TX_TCP_SEG |
+                                    RTE_MBUF_F_TX_VLAN;
+
+inline uint8_t tx_offload_flags(uint64_t ol)
+{
+    uint8_t flags = txbd::START;
+    if (ol & RTE_MBUF_F_TX_IP_CKSUM)
+        flags |= txbd::IP_CSUM;
+    if (ol & (RTE_MBUF_F_TX_L4_MASK | RTE_MBUF_F_TX_TCP_SEG))
+        flags |= txbd::L4_CSUM;
+    if (ol & RTE_MBUF_F_TX_VLAN)
+        flags |= txbd::VLAN_INSERT;
+    if (ol & RTE_MBUF_F_TX_TCP_SEG)
+        flags |= txbd::LSO;
+    return flags;
+}
+
+/* A BD is two quadwords: the buffer address, then length, BD count, flags,
+ * VLAN tag and MSS; each is written with one store. */
+inline void write_tx_bd(TxBd* bd, const rte_mbuf* seg, uint64_t first_bd_fields)
+{
+    static_assert(offsetof(TxBd, nbytes) == 8 && offsetof(TxBd, nbds) == 10 && offsetof(TxBd, flags) == 11 &&
+                  offsetof(TxBd, vlan) == 12 && offsetof(TxBd, mss) == 14);
+    auto* q = reinterpret_cast<uint64_t*>(bd);
+    q[0] = rte_mbuf_data_iova(seg);
+    q[1] = seg->data_len | first_bd_fields;
+}
+
+/* nbds, flags, VLAN tag and MSS of a packet's first BD, in place. */
+inline uint64_t first_bd_fields(const rte_mbuf* m)
+{
+    uint64_t fields = uint64_t{m->nb_segs} << 16;
+    if (likely((m->ol_flags & TX_BD_OFFLOADS) == 0))
+        return fields | uint64_t{txbd::START} << 24;
+    return fields | uint64_t{tx_offload_flags(m->ol_flags)} << 24 | uint64_t{m->vlan_tci} << 32 |
+           uint64_t{m->tso_segsz} << 48;
+}
+
+/* Writes the BDs of packet m from bd_prod on. Returns the new BD producer. */
+inline uint16_t tx_packet(TxQueue* txq, rte_mbuf* m, uint16_t bd_prod)
+{
+    write_tx_bd(&txq->bd_ring[bd_prod & txq->mask], m, first_bd_fields(m));
+    txq->sw_ring[bd_prod++ & txq->mask] = m;
+    for (rte_mbuf* seg = m->next; unlikely(seg != nullptr); seg = seg->next) {
+        write_tx_bd(&txq->bd_ring[bd_prod & txq->mask], seg, 0);
+        txq->sw_ring[bd_prod++ & txq->mask] = seg;
+    }
+    return bd_prod;
+}
+
+} // namespace
+} // namespace cna::pmd
