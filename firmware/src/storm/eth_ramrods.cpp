@@ -4,6 +4,7 @@
  * invalid_param, ids past the PF's grant no_resource, objects in the wrong
  * state bad_state.
  */
+#include <array>
 #include <bit>
 #include <cstring>
 
@@ -30,6 +31,22 @@ FwReturn check_id(uint32_t id, uint32_t chip_limit, uint32_t granted)
     if (id >= chip_limit)
         return FwReturn::invalid_param;
     return id < granted ? FwReturn::ok : FwReturn::no_resource;
+}
+
+/* The started queue of `queues` a QUEUE_STOP names, in *queue; otherwise why
+ * the ramrod fails. Rx and Tx queues are stopped under the same rules. */
+template <class Queue, std::size_t N>
+FwReturn queue_to_stop(std::array<Queue, N>& queues, const QueueStopRamrodData& d, uint32_t granted, Queue** queue)
+{
+    if (FwReturn rc = check_id(d.queue_id, N, granted); rc != FwReturn::ok)
+        return rc;
+    Queue& q = queues[d.queue_id];
+    if (!q.started)
+        return FwReturn::bad_state;
+    if (q.vport != d.vport_id)
+        return FwReturn::invalid_param;
+    *queue = &q;
+    return FwReturn::ok;
 }
 
 } // namespace
@@ -178,13 +195,10 @@ FwReturn PfStorm::rx_queue_start(const RxQueueStartRamrodData& d)
 
 FwReturn PfStorm::rx_queue_stop(const QueueStopRamrodData& d)
 {
-    if (FwReturn rc = check_id(d.queue_id, MAX_QUEUES_PER_PF, grant_.num_rx_queues); rc != FwReturn::ok)
+    RxQueue* rxq = nullptr;
+    if (FwReturn rc = queue_to_stop(l2_.rxqs, d, grant_.num_rx_queues, &rxq); rc != FwReturn::ok)
         return rc;
-    RxQueue& q = l2_.rxqs[d.queue_id];
-    if (!q.started)
-        return FwReturn::bad_state;
-    if (q.vport != d.vport_id)
-        return FwReturn::invalid_param;
+    RxQueue& q = *rxq;
     q.started = false;
     l2_.vports[q.vport].rx_queues &= ~(1u << d.queue_id);
     ram_.write32(iro::rx_prod(pf_, d.queue_id), 0);
@@ -235,13 +249,10 @@ FwReturn PfStorm::tx_queue_start(const TxQueueStartRamrodData& d)
 
 FwReturn PfStorm::tx_queue_stop(const QueueStopRamrodData& d)
 {
-    if (FwReturn rc = check_id(d.queue_id, MAX_QUEUES_PER_PF, grant_.num_tx_queues); rc != FwReturn::ok)
+    TxQueue* txq = nullptr;
+    if (FwReturn rc = queue_to_stop(l2_.txqs, d, grant_.num_tx_queues, &txq); rc != FwReturn::ok)
         return rc;
-    TxQueue& q = l2_.txqs[d.queue_id];
-    if (!q.started)
-        return FwReturn::bad_state;
-    if (q.vport != d.vport_id)
-        return FwReturn::invalid_param;
+    TxQueue& q = *txq;
     ConnContext ctx{};
     ctx.cid = q.cid;
     ctx.type = static_cast<uint8_t>(ConnType::eth_tx);
