@@ -132,10 +132,10 @@ void AdapterImpl::run_slowpath()
         pf->poll_spq();
 }
 
-void AdapterImpl::receive(Port& port, const uint8_t* frame, uint32_t len, const FrameLayout* layout)
+void AdapterImpl::receive(Port& port, const FrameBurst& burst)
 {
     if (storms_.running())
-        rx_->receive(pfs_on_port_[port.id()], frame, len, layout);
+        rx_->receive(pfs_on_port_[port.id()], burst);
 }
 
 void AdapterImpl::mfw_event(uint32_t pf)

@@ -62,7 +62,7 @@ private:
     bool wire_tap(uint32_t port, const std::string& ifname, std::string* error);
     void run_slowpath();
     /* FrameReceiver */
-    void receive(Port& port, const uint8_t* frame, uint32_t len, const FrameLayout* layout) override;
+    void receive(Port& port, const FrameBurst& burst) override;
     /* MfwEvents */
     void mfw_event(uint32_t pf) override;
     void function_unloaded(uint32_t pf) override;

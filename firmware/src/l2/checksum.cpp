@@ -75,29 +75,15 @@ void ipv4_insert_checksum(uint8_t* frame, const FrameLayout& layout)
     store_be16(ip + 10, csum_fold(csum_add(0, ip, layout.l3_len)));
 }
 
-bool ipv4_checksum_ok(const uint8_t* frame, const FrameLayout& layout)
+uint64_t ipv4_options_sum(const uint8_t* ip, uint32_t header_len)
 {
-    /* Every received IPv4 frame comes here. The header is whole 32-bit
-     * words (IHL), and a valid one sums to all ones in either byte order,
-     * so its native words are added without csum_add's tail handling and
-     * byte swap; the 20 bytes every header has in a loop the compiler
-     * unrolls, options after them. */
-    const uint8_t* ip = frame + layout.l2_len;
     uint64_t sum = 0;
-    for (uint32_t off = 0; off < 20; off += 4) {
+    for (uint32_t off = 20; off < header_len; off += 4) {
         uint32_t word;
         std::memcpy(&word, ip + off, 4);
         sum += word;
     }
-    for (uint32_t off = 20; off < layout.l3_len; off += 4) {
-        uint32_t word;
-        std::memcpy(&word, ip + off, 4);
-        sum += word;
-    }
-    sum = (sum & 0xffffffff) + (sum >> 32);
-    sum = (sum & 0xffff) + (sum >> 16);
-    sum = (sum & 0xffff) + (sum >> 16);
-    return ((sum & 0xffff) + (sum >> 16)) == 0xffff;
+    return sum;
 }
 
 void l4_insert_checksum(uint8_t* frame, const FrameLayout& layout)
@@ -109,11 +95,6 @@ void l4_insert_checksum(uint8_t* frame, const FrameLayout& layout)
     if (csum == 0 && layout.l4 == L4::udp)
         csum = 0xffff; /* zero means "no checksum" for UDP */
     store_be16(field, csum);
-}
-
-bool l4_checksum_present(const uint8_t* frame, const FrameLayout& layout)
-{
-    return !(layout.l4 == L4::udp && layout.l3 == L3::ipv4 && load_be16(frame + layout.l4_off + 6) == 0);
 }
 
 bool l4_checksum_ok(const uint8_t* frame, const FrameLayout& layout)

@@ -20,60 +20,97 @@ namespace cna::fw {
 using namespace hsi;
 using namespace hsi::eth;
 
-void RxEngine::receive(std::span<PfStorm* const> pfs, const uint8_t* frame, uint32_t len, const FrameLayout* layout)
+void RxEngine::receive(std::span<PfStorm* const> pfs, const FrameBurst& burst)
 {
-    FrameLayout parsed_here;
-    bool parsed = true;
-    if (layout == nullptr) {
-        parsed = parse_frame(frame, len, parsed_here);
-        layout = &parsed_here;
-    }
     for (PfStorm* pf : pfs) {
         uint32_t vports = pf->started() ? pf->l2().active_rx_vports : 0;
-        for (; vports != 0; vports &= vports - 1) {
-            uint32_t vport_id = std::countr_zero(vports);
-            if (parsed)
-                deliver(*pf, vport_id, frame, len, *layout);
-            else
-                counter_add(pf->l2().vports[vport_id].stats->rx_error_pkts, 1); /* runt */
-        }
+        for (; vports != 0; vports &= vports - 1)
+            receive_vport(*pf, std::countr_zero(vports), burst);
     }
 }
 
-void RxEngine::deliver(PfStorm& pf, uint32_t vport_id, const uint8_t* frame, uint32_t len, const FrameLayout& layout)
+[[gnu::flatten]] void RxEngine::receive_vport(PfStorm& pf, uint32_t vport_id, const FrameBurst& burst)
 {
     Vport& vport = pf.l2().vports[vport_id];
-    Destination dst = destination(frame);
-    switch (classify(vport, frame, len, layout, dst)) {
+    for (uint32_t i = 0; i < burst.count; i++) {
+        const WireFrame& f = burst.frames[i];
+        if (f.parsed)
+            deliver(pf, vport, vport_id, f);
+        else
+            counter_add(vport.stats->rx_error_pkts, 1); /* runt */
+    }
+    vport_tally_.flush_rx(*vport.stats);
+    close_cursors(pf);
+}
+
+RxEngine::RxCursor& RxEngine::cursor(PfStorm& pf, RxQueue& q, uint32_t queue_id)
+{
+    RxCursor& c = cursors_[queue_id];
+    if (open_queues_ & (1u << queue_id))
+        return c;
+    open_queues_ |= 1u << queue_id;
+    read_producers(pf, q, queue_id, c);
+    Dma& dma = pf.hw().dma();
+    c.bds = dma.map_ring(q.bds);
+    c.cqes = dma.map_ring(q.cqes);
+    return c;
+}
+
+void RxEngine::read_producers(PfStorm& pf, const RxQueue& q, uint32_t queue_id, RxCursor& c)
+{
+    RxProdData prod = pf.ram().rx_prod(pf.pf(), queue_id);
+    c.bds_posted = static_cast<uint16_t>(prod.bd_prod - q.bd_cons);
+    /* One CQE stays unused: a full ring would look empty to the driver. A
+     * consumer ahead of the producer (a confused driver) leaves no room. */
+    uint32_t cqes_pending = static_cast<uint16_t>(q.cqe_prod - prod.cqe_cons);
+    c.cqes_free = cqes_pending < q.cqe_mask ? q.cqe_mask - cqes_pending : 0;
+}
+
+void RxEngine::close_cursors(PfStorm& pf)
+{
+    for (; open_queues_ != 0; open_queues_ &= open_queues_ - 1) {
+        uint32_t queue_id = std::countr_zero(open_queues_);
+        RxCursor& c = cursors_[queue_id];
+        if (c.tally.pkts == 0)
+            continue;
+        RxQueue& q = pf.l2().rxqs[queue_id];
+        c.tally.flush(*q.stats);
+        pf.hw().cau().set_pi(q.sb_id, q.sb_pi, q.cqe_prod);
+    }
+}
+
+void RxEngine::deliver(PfStorm& pf, Vport& vport, uint32_t vport_id, const WireFrame& f)
+{
+    Destination dst = destination(f.data);
+    switch (classify(vport, f.data, f.len, f.layout, dst)) {
+    case RxVerdict::accept: break;
     case RxVerdict::filtered: counter_add(vport.stats->rx_filtered_pkts, 1); return;
     case RxVerdict::oversize: counter_add(vport.stats->rx_oversize_pkts, 1); return;
-    case RxVerdict::accept: break;
     }
     /* Flow rules see what the vport accepted, before RSS (hsi.md section 7). */
-    const FlowRule* rule = pf.flows().empty(vport_id) ? nullptr : pf.flows().match(vport_id, flow_key(frame, layout));
-    if (rule != nullptr) {
-        if (rule->actions & flow_action::COUNT)
-            count_frame(rule->counters->hits, rule->counters->bytes, len);
-        if (rule->actions & flow_action::DROP) {
+    const FlowRule* rule = nullptr;
+    if (!pf.flows().empty(vport_id)) [[unlikely]] {
+        rule = pf.flows().match(vport_id, flow_key(f.data, f.layout));
+        if (rule != nullptr && (rule->actions & flow_action::COUNT))
+            count_frame(rule->counters->hits, rule->counters->bytes, f.len);
+        if (rule != nullptr && (rule->actions & flow_action::DROP)) {
             counter_add(vport.stats->rx_flow_drop_pkts, 1);
             return;
         }
     }
     Steering s;
-    RxQueue* q = steer(pf, vport_id, rule, frame, layout, s);
+    RxQueue* q = steer(pf, vport, vport_id, rule, f, s);
     if (q == nullptr) {
         counter_add(vport.stats->rx_no_buffer_pkts, 1);
         return;
     }
-    uint32_t queue_id = static_cast<uint32_t>(q - pf.l2().rxqs.data());
-    if (place(pf, vport, *q, queue_id, frame, len, layout, s))
-        count_rx(*vport.stats, dst, len);
+    if (place(pf, vport, *q, static_cast<uint32_t>(q - pf.l2().rxqs.data()), f, s))
+        vport_tally_.add(dst, f.len);
 }
 
-RxQueue* RxEngine::steer(PfStorm& pf, uint32_t vport_id, const FlowRule* rule, const uint8_t* frame,
-                         const FrameLayout& layout, Steering& s)
+RxQueue* RxEngine::steer(PfStorm& pf, const Vport& vport, uint32_t vport_id, const FlowRule* rule,
+                         const WireFrame& f, Steering& s)
 {
-    Vport& vport = pf.l2().vports[vport_id];
     /* A rule's QUEUE or RSS replaces the vport's steering; MARK rides along. */
     const Rss& rss = rule != nullptr && (rule->actions & flow_action::RSS) ? rule->rss : vport.rss;
     if (rule != nullptr && (rule->actions & flow_action::MARK)) {
@@ -84,7 +121,7 @@ RxQueue* RxEngine::steer(PfStorm& pf, uint32_t vport_id, const FlowRule* rule, c
     if (rule != nullptr && (rule->actions & flow_action::QUEUE)) {
         queue_id = rule->queue;
     } else if (rss.enabled) {
-        RssResult result = rss_hash(rss, frame, layout);
+        RssResult result = rss_hash(rss, f.data, f.layout);
         s.hash = result.hash;
         s.hash_type = static_cast<uint8_t>(result.type);
         queue_id = rss.reta[result.hash % rss::RETA_SIZE];
@@ -125,43 +162,15 @@ uint16_t RxEngine::parsing_flags(const uint8_t* frame, const FrameLayout& layout
     return flags;
 }
 
-bool RxEngine::place(PfStorm& pf, Vport& vport, RxQueue& q, uint32_t queue_id, const uint8_t* frame, uint32_t len,
-                     const FrameLayout& layout, const Steering& s)
+bool RxEngine::write_buffer(Dma& dma, const uint8_t* bd, const uint8_t* frame, uint32_t len)
 {
-    RxCqe cqe{};
-    cqe.type = static_cast<uint8_t>(CqeType::regular);
-    cqe.pars_flags = parsing_flags(frame, layout);
-    if (vport.vlan_strip && layout.vlan_tags != 0) {
-        /* The outer tag moves into the CQE: MAC addresses, then the rest. */
-        std::memcpy(stripped_, frame, 12);
-        std::memcpy(stripped_ + 12, frame + 12 + VLAN_HLEN, len - 12 - VLAN_HLEN);
-        frame = stripped_;
-        len -= VLAN_HLEN;
-        cqe.vlan_tag = layout.vlan_tci;
-        cqe.pars_flags |= pars::VLAN_STRIPPED;
-    }
-    if (s.hash_type != 0) {
-        cqe.rss_hash = s.hash;
-        cqe.rss_hash_type = s.hash_type;
-        cqe.pars_flags |= pars::RSS_HASH_VALID;
-    }
-    if (s.marked) {
-        cqe.flow_mark = s.mark;
-        cqe.pars_flags |= pars::FLOW_MARK;
-    }
+    RxBd posted;
+    std::memcpy(&posted, bd, sizeof(posted)); /* read once: the host may rewrite it */
+    return dma.write(from_regpair(posted.addr), frame, len);
+}
 
-    RxProdData prod = pf.ram().rx_prod(pf.pf(), queue_id);
-    /* Most frames fit one buffer: no division for them. */
-    uint32_t nbds = len <= q.bd_max_bytes ? 1 : (len + q.bd_max_bytes - 1) / q.bd_max_bytes;
-    uint16_t bds_posted = static_cast<uint16_t>(prod.bd_prod - q.bd_cons);
-    uint16_t cqes_pending = static_cast<uint16_t>(q.cqe_prod - prod.cqe_cons);
-    if (nbds > vport.max_bds_per_packet || nbds > bds_posted || cqes_pending >= q.cqe_mask) {
-        counter_add(vport.stats->rx_no_buffer_pkts, 1);
-        counter_add(q.stats->drops, 1);
-        return false;
-    }
-
-    Dma& dma = pf.hw().dma();
+bool RxEngine::write_buffers(Dma& dma, RxQueue& q, const uint8_t* frame, uint32_t len, uint32_t nbds)
+{
     RxBd bds[MAX_BDS_PER_PACKET];
     uint32_t first = q.bd_cons & q.bd_mask;
     uint32_t run = std::min(nbds, uint32_t{q.bd_mask} + 1 - first); /* up to the ring's end */
@@ -172,19 +181,72 @@ bool RxEngine::place(PfStorm& pf, Vport& vport, RxQueue& q, uint32_t queue_id, c
         ok = dma.write(from_regpair(bds[i].addr), frame + off, chunk);
         off += chunk;
     }
+    return ok;
+}
+
+bool RxEngine::place(PfStorm& pf, Vport& vport, RxQueue& q, uint32_t queue_id, const WireFrame& f,
+                     const Steering& s)
+{
+    const uint8_t* frame = f.data;
+    uint32_t len = f.len;
+    const FrameLayout& layout = f.layout;
+    bool strip = vport.vlan_strip && layout.vlan_tags != 0;
+    if (strip)
+        len -= VLAN_HLEN;
+
+    /* Most frames fit one buffer: no division for them. */
+    uint32_t nbds = len <= q.bd_max_bytes ? 1 : (len + q.bd_max_bytes - 1) / q.bd_max_bytes;
+    RxCursor& c = cursor(pf, q, queue_id);
+    if (nbds > c.bds_posted || c.cqes_free == 0)
+        read_producers(pf, q, queue_id, c); /* the host may have posted since */
+    if (nbds > vport.max_bds_per_packet || nbds > c.bds_posted || c.cqes_free == 0) {
+        counter_add(vport.stats->rx_no_buffer_pkts, 1);
+        counter_add(q.stats->drops, 1);
+        return false;
+    }
+
+    RxCqe cqe{};
+    cqe.type = static_cast<uint8_t>(CqeType::regular);
     cqe.bd_num = static_cast<uint8_t>(nbds);
     cqe.pkt_len = static_cast<uint16_t>(len);
     cqe.len_on_first_bd = static_cast<uint16_t>(std::min<uint32_t>(len, q.bd_max_bytes));
-    ok = ok && dma.write(q.cqes, uint64_t{static_cast<uint16_t>(q.cqe_prod & q.cqe_mask)} * sizeof(cqe), &cqe,
-                         sizeof(cqe));
+    cqe.pars_flags = parsing_flags(frame, layout);
+    if (strip) [[unlikely]] {
+        /* The outer tag moves into the CQE: MAC addresses, then the rest. */
+        std::memcpy(stripped_, frame, 12);
+        std::memcpy(stripped_ + 12, frame + 12 + VLAN_HLEN, len - 12);
+        frame = stripped_;
+        cqe.vlan_tag = layout.vlan_tci;
+        cqe.pars_flags |= pars::VLAN_STRIPPED;
+    }
+    if (s.hash_type != 0) {
+        cqe.rss_hash = s.hash;
+        cqe.rss_hash_type = s.hash_type;
+        cqe.pars_flags |= pars::RSS_HASH_VALID;
+    }
+    if (s.marked) [[unlikely]] {
+        cqe.flow_mark = s.mark;
+        cqe.pars_flags |= pars::FLOW_MARK;
+    }
+
+    Dma& dma = pf.hw().dma();
+    bool ok = nbds == 1 && c.bds != nullptr
+                  ? write_buffer(dma, c.bds + (q.bd_cons & q.bd_mask) * sizeof(RxBd), frame, len)
+                  : write_buffers(dma, q, frame, len, nbds);
+    uint64_t cqe_offset = uint64_t{static_cast<uint16_t>(q.cqe_prod & q.cqe_mask)} * sizeof(cqe);
+    if (ok && c.cqes != nullptr)
+        std::memcpy(c.cqes + cqe_offset, &cqe, sizeof(cqe));
+    else
+        ok = ok && dma.write(q.cqes, cqe_offset, &cqe, sizeof(cqe));
     if (!ok) {
         counter_add(vport.stats->rx_error_pkts, 1); /* DMA fault raised; buffers stay posted */
         return false;
     }
     q.bd_cons = static_cast<uint16_t>(q.bd_cons + nbds);
     q.cqe_prod++;
-    pf.hw().cau().set_pi(q.sb_id, q.sb_pi, q.cqe_prod);
-    count_frame(q.stats->pkts, q.stats->bytes, len);
+    c.bds_posted -= nbds;
+    c.cqes_free--;
+    c.tally.add(len);
     return true;
 }
 

@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Counting frames in the statistics the storms keep in storm RAM.
+ * Counting frames in the statistics the storms keep in storm RAM. The
+ * fastpath tallies a burst in registers and adds the tally to storm RAM
+ * once: each counter update is a single-copy-atomic store (host threads
+ * read them), too dear to pay several times per frame.
  */
 #pragma once
+
+#include <array>
 
 #include "hsi_eth.h"
 #include "l2/frame.h"
@@ -15,22 +20,59 @@ inline void count_frame(uint64_t& pkts, uint64_t& bytes, uint64_t len)
     counter_add(bytes, len);
 }
 
-inline void count_rx(hsi::eth::VportStats& s, Destination dst, uint64_t len)
-{
-    switch (dst) {
-    case Destination::unicast: return count_frame(s.rx_ucast_pkts, s.rx_ucast_bytes, len);
-    case Destination::multicast: return count_frame(s.rx_mcast_pkts, s.rx_mcast_bytes, len);
-    case Destination::broadcast: return count_frame(s.rx_bcast_pkts, s.rx_bcast_bytes, len);
+/* Frames and bytes of a burst by destination, for a vport's statistics. */
+struct DestinationTally {
+    void add(Destination dst, uint64_t len)
+    {
+        pkts[static_cast<uint32_t>(dst)]++;
+        bytes[static_cast<uint32_t>(dst)] += len;
     }
-}
+    /* Adds the tally to the vport's rx_* or tx_* counters and clears it. */
+    void flush_rx(hsi::eth::VportStats& s)
+    {
+        flush({&s.rx_ucast_pkts, &s.rx_mcast_pkts, &s.rx_bcast_pkts},
+              {&s.rx_ucast_bytes, &s.rx_mcast_bytes, &s.rx_bcast_bytes});
+    }
+    void flush_tx(hsi::eth::VportStats& s)
+    {
+        flush({&s.tx_ucast_pkts, &s.tx_mcast_pkts, &s.tx_bcast_pkts},
+              {&s.tx_ucast_bytes, &s.tx_mcast_bytes, &s.tx_bcast_bytes});
+    }
 
-inline void count_tx(hsi::eth::VportStats& s, Destination dst, uint64_t len)
-{
-    switch (dst) {
-    case Destination::unicast: return count_frame(s.tx_ucast_pkts, s.tx_ucast_bytes, len);
-    case Destination::multicast: return count_frame(s.tx_mcast_pkts, s.tx_mcast_bytes, len);
-    case Destination::broadcast: return count_frame(s.tx_bcast_pkts, s.tx_bcast_bytes, len);
+    std::array<uint64_t, 3> pkts{}; /* indexed by Destination */
+    std::array<uint64_t, 3> bytes{};
+
+private:
+    void flush(std::array<uint64_t*, 3> pkt_counters, std::array<uint64_t*, 3> byte_counters)
+    {
+        for (uint32_t d = 0; d < 3; d++) {
+            if (pkts[d] != 0) {
+                counter_add(*pkt_counters[d], pkts[d]);
+                counter_add(*byte_counters[d], bytes[d]);
+            }
+        }
+        pkts = {};
+        bytes = {};
     }
-}
+};
+
+/* Frames and bytes of a burst for one queue's statistics. */
+struct QueueTally {
+    void add(uint64_t len)
+    {
+        pkts++;
+        bytes += len;
+    }
+    void flush(hsi::eth::QueueStats& s)
+    {
+        counter_add(s.pkts, pkts);
+        counter_add(s.bytes, bytes);
+        pkts = 0;
+        bytes = 0;
+    }
+
+    uint64_t pkts = 0;
+    uint64_t bytes = 0;
+};
 
 } // namespace cna::fw

@@ -27,7 +27,7 @@ bool TxEngine::fetch_bds(PfStorm& pf, TxQueue& q, uint16_t index, uint32_t count
            (run == count || dma.read(q.bds, 0, bds_ + run, (count - run) * sizeof(TxBd)));
 }
 
-uint32_t TxEngine::poll_queue(PfStorm& pf, TxQueue& q, uint16_t prod, Port& port)
+[[gnu::flatten]] uint32_t TxEngine::poll_queue(PfStorm& pf, TxQueue& q, uint16_t prod, Port& port)
 {
     uint16_t start = q.bd_cons;
     Vport& vport = pf.l2().vports[q.vport];
@@ -60,6 +60,10 @@ uint32_t TxEngine::poll_queue(PfStorm& pf, TxQueue& q, uint16_t prod, Port& port
             }
         }
     }
+    /* Delivered before the consumer moves: the burst points at host buffers. */
+    flush(port);
+    vport_tally_.flush_tx(*vport.stats);
+    queue_tally_.flush(*q.stats);
     if (q.bd_cons == start)
         return 0;
     pf.hw().cau().set_pi(q.sb_id, q.sb_pi, q.bd_cons);
@@ -84,7 +88,8 @@ void TxEngine::transmit_packet(PfStorm& pf, Vport& vport, TxQueue& q, const TxBd
         len += VLAN_HLEN;
     }
 
-    FrameLayout layout;
+    /* Parsed where the burst keeps it: no copy when it joins. */
+    FrameLayout& layout = burst_.next_layout();
     bool lso = first.flags & txbd::LSO;
     parse_frame(frame, len, layout, lso);
     if (lso) {
@@ -94,9 +99,11 @@ void TxEngine::transmit_packet(PfStorm& pf, Vport& vport, TxQueue& q, const TxBd
             counter_add(q.stats->drops, 1);
             return;
         }
+        /* The segmenter copies the layout: segments joining the burst
+         * overwrite it. */
         LsoSegmenter segmenter(frame, len, layout, first.mss);
         while (uint32_t seg_len = segmenter.next(segment_))
-            send(vport, q, segment_, seg_len, nullptr, port);
+            send(vport, segment_, seg_len, false, true, port);
         return;
     }
     if (len > max_frame_len(vport.mtu, layout.vlan_tags)) {
@@ -108,15 +115,13 @@ void TxEngine::transmit_packet(PfStorm& pf, Vport& vport, TxQueue& q, const TxBd
         ipv4_insert_checksum(frame, layout);
     if ((first.flags & txbd::L4_CSUM) && (layout.l4 == L4::tcp || layout.l4 == L4::udp))
         l4_insert_checksum(frame, layout);
-    send(vport, q, frame, len, &layout, port);
+    send(vport, frame, len, true, !zero_copy(first), port);
 }
 
 uint8_t* TxEngine::gather(Dma& dma, const TxBd* bds, uint32_t& len)
 {
     const TxBd& first = bds[0];
-    if (first.nbds == 1 && !(first.flags & (txbd::VLAN_INSERT | txbd::IP_CSUM | txbd::L4_CSUM))) {
-        /* Nothing will be written into it: the frame goes on the wire
-         * from the host buffer itself, without a copy. */
+    if (zero_copy(first)) {
         static_assert(UINT16_MAX <= MAX_PACKET, "one BD never exceeds MAX_PACKET");
         len = first.nbytes;
         return dma.map(from_regpair(first.addr), len);
@@ -131,15 +136,27 @@ uint8_t* TxEngine::gather(Dma& dma, const TxBd* bds, uint32_t& len)
     return frame;
 }
 
-void TxEngine::send(Vport& vport, TxQueue& q, const uint8_t* frame, uint32_t len, const FrameLayout* layout,
-                    Port& port)
+void TxEngine::send(Vport& vport, const uint8_t* frame, uint32_t len, bool parsed, bool scratch, Port& port)
 {
     /* An inactive vport consumes its BDs without sending: its queues drain. */
     if (!vport.active_tx)
         return;
-    count_tx(*vport.stats, destination(frame), len);
-    count_frame(q.stats->pkts, q.stats->bytes, len);
-    port.transmit(frame, len, layout);
+    vport_tally_.add(destination(frame), len);
+    queue_tally_.add(len);
+    if (parsed)
+        burst_.add_parsed(frame, len);
+    else
+        burst_.add(frame, len);
+    if (scratch || burst_.full())
+        flush(port);
+}
+
+void TxEngine::flush(Port& port)
+{
+    if (burst_.count == 0)
+        return;
+    port.transmit(burst_);
+    burst_.clear();
 }
 
 } // namespace cna::fw

@@ -2,8 +2,10 @@
  * The storms' Tx: for every started Tx queue of a PF, take the BDs up to
  * the producer rung on the queue's doorbell, gather each packet by DMA,
  * apply its first BD's offloads (VLAN insert, IPv4 header and TCP/UDP
- * checksums, LSO), put it on the port's wire and report the BD consumer in
- * the queue's SB index. Engine thread only; no locks, no allocation.
+ * checksums, LSO), put it on the port's wire in bursts and report the BD
+ * consumer in the queue's SB index once the burst is delivered (the host
+ * may then reuse the buffers it points at). Engine thread only; no locks,
+ * no allocation.
  */
 #pragma once
 
@@ -11,6 +13,8 @@
 #include <cstdint>
 
 #include "hsi_eth.h"
+#include "l2/frame_burst.h"
+#include "l2/stats.h"
 #include "storm/pf_storm.h"
 
 namespace cna::fw {
@@ -49,14 +53,27 @@ private:
     uint32_t poll_queue(PfStorm& pf, TxQueue& q, uint16_t prod, Port& port);
     bool fetch_bds(PfStorm& pf, TxQueue& q, uint16_t index, uint32_t count);
     void transmit_packet(PfStorm& pf, Vport& vport, TxQueue& q, const hsi::eth::TxBd* bds, Port& port);
-    /* The packet's bytes, *len long: its one host buffer when no offload
-     * writes into it, else a copy gathered in packet_. nullptr when a
-     * buffer does not translate (DMA fault) or the packet is too long. */
+    /* Whether the packet goes on the wire from its one host buffer: no
+     * offload writes into it. Else it is gathered into packet_. */
+    static bool zero_copy(const hsi::eth::TxBd& first)
+    {
+        return first.nbds == 1 && !(first.flags & (hsi::eth::txbd::VLAN_INSERT | hsi::eth::txbd::IP_CSUM |
+                                                     hsi::eth::txbd::L4_CSUM));
+    }
+    /* The packet's bytes, len long. nullptr when a buffer does not
+     * translate (DMA fault) or the packet is too long. */
     uint8_t* gather(Dma& dma, const hsi::eth::TxBd* bds, uint32_t& len);
-    /* layout: the frame's parse, handed to the wire; nullptr if none. */
-    void send(Vport& vport, TxQueue& q, const uint8_t* frame, uint32_t len, const FrameLayout* layout, Port& port);
+    /* Adds a frame to the burst. parsed: its parse is in the burst's next
+     * layout already; scratch: its bytes are in packet_ or segment_, which
+     * the next packet overwrites, so it leaves at once. */
+    void send(Vport& vport, const uint8_t* frame, uint32_t len, bool parsed, bool scratch, Port& port);
+    void flush(Port& port);
 
     hsi::eth::TxBd bds_[BD_BATCH];
+    FrameBurst burst_;
+    /* What the queue being polled sent, added to its statistics at the end. */
+    DestinationTally vport_tally_;
+    QueueTally queue_tally_;
     alignas(64) uint8_t packet_[HEADROOM + MAX_PACKET];
     alignas(64) uint8_t segment_[MAX_SEGMENT];
 };

@@ -62,6 +62,14 @@ public:
         return ring.va + offset;
     }
 
+    /* The whole ring's host address, for a burst of accesses to it; nullptr
+     * when its accesses must be translated one by one (map(ring, ...)). */
+    uint8_t* map_ring(DmaRing& ring)
+    {
+        if (ring.generation != iommu_.generation())
+            refresh(ring);
+        return pglue_.master_enabled() ? ring.va : nullptr;
+    }
     bool read(DmaRing& ring, uint64_t offset, void* dst, std::size_t len)
     {
         const uint8_t* src = map(ring, offset, len);

@@ -52,6 +52,7 @@ uint8_t* Iommu::lookup_slow(uint64_t iova, std::size_t len)
     if (!r.covers(iova, len))
         return nullptr;
     cache_[cache_next_] = r;
+    cache_last_ = cache_next_;
     cache_next_ = (cache_next_ + 1) % CACHE_WAYS;
     return r.va + (iova - r.iova);
 }

@@ -28,9 +28,17 @@ public:
     uint8_t* translate(uint64_t iova, std::size_t len)
     {
         if (cache_generation_ == generation_.load(std::memory_order_acquire)) {
-            for (const Range& r : cache_)
-                if (r.va != nullptr && r.covers(iova, len))
+            /* The range hit last first: a burst's buffers share one. */
+            const Range& last = cache_[cache_last_];
+            if (iova - last.iova < last.len && len <= last.len - (iova - last.iova))
+                return last.va + (iova - last.iova);
+            for (unsigned way = 0; way < CACHE_WAYS; way++) {
+                const Range& r = cache_[way];
+                if (r.va != nullptr && r.covers(iova, len)) {
+                    cache_last_ = way;
                     return r.va + (iova - r.iova);
+                }
+            }
         }
         return lookup_slow(iova, len);
     }
@@ -57,6 +65,7 @@ private:
     uint64_t cache_generation_ = 0;
     Range cache_[CACHE_WAYS]{};
     unsigned cache_next_ = 0;
+    unsigned cache_last_ = 0; /* an empty entry (len 0) matches nothing */
 };
 
 } // namespace cna::fw

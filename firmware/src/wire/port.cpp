@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "wire/port.h"
 
+#include "l2/frame_burst.h"
 #include "wire/tap.h"
 
 namespace cna::fw {
@@ -19,30 +20,31 @@ void Port::attach_tap(TapWire& tap)
     tap_.store(&tap, std::memory_order_release);
 }
 
-void Port::transmit(const uint8_t* frame, uint32_t len, const FrameLayout* layout)
+void Port::transmit(const FrameBurst& burst)
 {
     if (!link_up.load(std::memory_order_relaxed) || !nig_tx_enable.load(std::memory_order_relaxed))
         return;
-    add(tx_frames_, 1);
-    add(tx_bytes_, len);
+    add(tx_frames_, burst.count);
+    add(tx_bytes_, burst.bytes);
     if (mac_loopback.load(std::memory_order_relaxed))
-        return deliver(frame, len, layout);
+        return deliver(burst);
     if (TapWire* t = tap()) {
-        if (!t->send(frame, len))
-            add(tx_drops_, 1);
+        for (uint32_t i = 0; i < burst.count; i++)
+            if (!t->send(burst.frames[i].data, burst.frames[i].len))
+                add(tx_drops_, 1);
         return;
     }
     if (wire_peer_ != nullptr)
-        wire_peer_->deliver(frame, len, layout);
+        wire_peer_->deliver(burst);
 }
 
-void Port::deliver(const uint8_t* frame, uint32_t len, const FrameLayout* layout)
+void Port::deliver(const FrameBurst& burst)
 {
     if (!link_up.load(std::memory_order_relaxed) || !nig_rx_enable.load(std::memory_order_relaxed))
         return;
-    add(rx_frames_, 1);
-    add(rx_bytes_, len);
-    receiver_.receive(*this, frame, len, layout);
+    add(rx_frames_, burst.count);
+    add(rx_bytes_, burst.bytes);
+    receiver_.receive(*this, burst);
 }
 
 void Port::count_rx_error()

@@ -15,17 +15,15 @@
 
 namespace cna::fw {
 
-struct FrameLayout;
+struct FrameBurst;
 class Port;
 class TapWire;
 
-/* Where a port hands the frames its wire delivers (the storms' Rx).
- * layout: the sender's parse of these very bytes when it has one (a frame
- * from our own storms' Tx), so the receiver need not parse again; nullptr
- * for frames from elsewhere (TAP). */
+/* Where a port hands the frames its wire delivers (the storms' Rx). Every
+ * frame of the burst comes parsed: the receiver never parses again. */
 class FrameReceiver {
 public:
-    virtual void receive(Port& port, const uint8_t* frame, uint32_t len, const FrameLayout* layout) = 0;
+    virtual void receive(Port& port, const FrameBurst& burst) = 0;
 
 protected:
     ~FrameReceiver() = default;
@@ -44,10 +42,10 @@ public:
     Port* wire_peer() const { return wire_peer_; }
     TapWire* tap() const { return tap_.load(std::memory_order_acquire); }
 
-    /* Engine thread: put a frame on the wire (layout: as for FrameReceiver). */
-    void transmit(const uint8_t* frame, uint32_t len, const FrameLayout* layout);
-    /* Engine thread: a frame arrives from the wire, or one the MAC rejects. */
-    void deliver(const uint8_t* frame, uint32_t len, const FrameLayout* layout = nullptr);
+    /* Engine thread: put frames on the wire. */
+    void transmit(const FrameBurst& burst);
+    /* Engine thread: frames arrive from the wire, or one the MAC rejects. */
+    void deliver(const FrameBurst& burst);
     void count_rx_error();
 
     /* NIG registers of the port (host threads through BAR0). */

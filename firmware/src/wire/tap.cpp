@@ -57,6 +57,14 @@ bool TapWire::send(const uint8_t* frame, uint32_t len)
     return ::write(fd_, frame, len) == static_cast<ssize_t>(len);
 }
 
+void TapWire::deliver_one(Port& port, uint32_t len)
+{
+    /* One at a time: every read reuses frame_. */
+    burst_.clear();
+    burst_.add(frame_, len);
+    port.deliver(burst_);
+}
+
 int TapWire::receive(Port& port)
 {
     int frames = 0;
@@ -70,7 +78,7 @@ int TapWire::receive(Port& port)
         if (n < static_cast<ssize_t>(ETH_HLEN) || n > static_cast<ssize_t>(MAX_FRAME))
             port.count_rx_error();
         else
-            port.deliver(frame_, static_cast<uint32_t>(n));
+            deliver_one(port, static_cast<uint32_t>(n));
     }
     return frames;
 }

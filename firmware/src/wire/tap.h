@@ -13,6 +13,7 @@
 
 #include "hsi_eth.h"
 #include "l2/frame.h"
+#include "l2/frame_burst.h"
 
 namespace cna::fw {
 
@@ -49,11 +50,13 @@ public:
 
 private:
     TapWire(std::string name, int fd) : name_(std::move(name)), fd_(fd) {}
+    void deliver_one(Port& port, uint32_t len);
 
     const std::string name_;
     const int fd_;
     /* One byte more than MAX_FRAME: a frame filling it was truncated. */
     alignas(64) uint8_t frame_[MAX_FRAME + 1];
+    FrameBurst burst_;
 };
 
 } // namespace cna::fw
