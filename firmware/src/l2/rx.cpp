@@ -29,11 +29,17 @@ void RxEngine::receive(std::span<PfStorm* const> pfs, const FrameBurst& burst)
     }
 }
 
+/* Flattened: the per-frame steps inline into one loop, the price of a call
+ * and its argument shuffling being a good part of a frame's cost. */
 [[gnu::flatten]] void RxEngine::receive_vport(PfStorm& pf, uint32_t vport_id, const FrameBurst& burst)
 {
     Vport& vport = pf.l2().vports[vport_id];
+    RxCursor* plain = plain_queue(pf, vport, vport_id);
+    Dma& dma = pf.hw().dma();
     for (uint32_t i = 0; i < burst.count; i++) {
         const WireFrame& f = burst.frames[i];
+        if (plain != nullptr && deliver_plain(vport, *plain, dma, f))
+            continue;
         if (f.parsed)
             deliver(pf, vport, vport_id, f);
         else
@@ -43,40 +49,34 @@ void RxEngine::receive(std::span<PfStorm* const> pfs, const FrameBurst& burst)
     close_cursors(pf);
 }
 
-RxEngine::RxCursor& RxEngine::cursor(PfStorm& pf, RxQueue& q, uint32_t queue_id)
+RxEngine::RxCursor* RxEngine::plain_queue(PfStorm& pf, const Vport& vport, uint32_t vport_id)
 {
-    RxCursor& c = cursors_[queue_id];
-    if (open_queues_ & (1u << queue_id))
-        return c;
-    open_queues_ |= 1u << queue_id;
-    read_producers(pf, q, queue_id, c);
-    Dma& dma = pf.hw().dma();
-    c.bds = dma.map_ring(q.bds);
-    c.cqes = dma.map_ring(q.cqes);
-    return c;
+    if (!pf.flows().empty(vport_id) || vport.rss.enabled || vport.vlan_strip || vport.rx_queues == 0)
+        return nullptr;
+    uint32_t queue_id = std::countr_zero(vport.rx_queues);
+    const RxQueue& q = pf.l2().rxqs[queue_id];
+    if (!q.started || q.vport != vport_id)
+        return nullptr;
+    RxCursor& c = cursor(pf, queue_id);
+    return c.bds != nullptr && c.cqes != nullptr ? &c : nullptr;
 }
 
-void RxEngine::read_producers(PfStorm& pf, const RxQueue& q, uint32_t queue_id, RxCursor& c)
+bool RxEngine::deliver_plain(Vport& vport, RxCursor& c, Dma& dma, const WireFrame& f)
 {
-    RxProdData prod = pf.ram().rx_prod(pf.pf(), queue_id);
-    c.bds_posted = static_cast<uint16_t>(prod.bd_prod - q.bd_cons);
-    /* One CQE stays unused: a full ring would look empty to the driver. A
-     * consumer ahead of the producer (a confused driver) leaves no room. */
-    uint32_t cqes_pending = static_cast<uint16_t>(q.cqe_prod - prod.cqe_cons);
-    c.cqes_free = cqes_pending < q.cqe_mask ? q.cqe_mask - cqes_pending : 0;
-}
-
-void RxEngine::close_cursors(PfStorm& pf)
-{
-    for (; open_queues_ != 0; open_queues_ &= open_queues_ - 1) {
-        uint32_t queue_id = std::countr_zero(open_queues_);
-        RxCursor& c = cursors_[queue_id];
-        if (c.tally.pkts == 0)
-            continue;
-        RxQueue& q = pf.l2().rxqs[queue_id];
-        c.tally.flush(*q.stats);
-        pf.hw().cau().set_pi(q.sb_id, q.sb_pi, q.cqe_prod);
+    if (!f.parsed || f.len > c.bd_max_bytes || c.bds_posted == 0 || c.cqes_free == 0)
+        return false;
+    Destination dst = destination(f.data);
+    if (classify(vport, f.data, f.len, f.layout, dst) != RxVerdict::accept)
+        return false;
+    RxCqe cqe = completion(f.data, f.len, f.layout, 1, c.bd_max_bytes);
+    if (!write_buffer(dma, c.bds + (c.bd_cons & c.bd_mask) * sizeof(RxBd), f.data, f.len)) {
+        counter_add(vport.stats->rx_error_pkts, 1); /* DMA fault raised; the buffer stays posted */
+        return true;
     }
+    std::memcpy(c.cqes + (c.cqe_prod & c.cqe_mask) * sizeof(cqe), &cqe, sizeof(cqe));
+    consume(c, 1, f.len);
+    vport_tally_.add(dst, f.len);
+    return true;
 }
 
 void RxEngine::deliver(PfStorm& pf, Vport& vport, uint32_t vport_id, const WireFrame& f)
@@ -99,16 +99,16 @@ void RxEngine::deliver(PfStorm& pf, Vport& vport, uint32_t vport_id, const WireF
         }
     }
     Steering s;
-    RxQueue* q = steer(pf, vport, vport_id, rule, f, s);
-    if (q == nullptr) {
+    uint32_t queue_id = steer(pf, vport, vport_id, rule, f, s);
+    if (queue_id == NO_QUEUE) {
         counter_add(vport.stats->rx_no_buffer_pkts, 1);
         return;
     }
-    if (place(pf, vport, *q, static_cast<uint32_t>(q - pf.l2().rxqs.data()), f, s))
+    if (place(pf, vport, cursor(pf, queue_id), f, s))
         vport_tally_.add(dst, f.len);
 }
 
-RxQueue* RxEngine::steer(PfStorm& pf, const Vport& vport, uint32_t vport_id, const FlowRule* rule,
+uint32_t RxEngine::steer(PfStorm& pf, const Vport& vport, uint32_t vport_id, const FlowRule* rule,
                          const WireFrame& f, Steering& s)
 {
     /* A rule's QUEUE or RSS replaces the vport's steering; MARK rides along. */
@@ -127,11 +127,11 @@ RxQueue* RxEngine::steer(PfStorm& pf, const Vport& vport, uint32_t vport_id, con
         queue_id = rss.reta[result.hash % rss::RETA_SIZE];
     } else {
         if (vport.rx_queues == 0)
-            return nullptr;
+            return NO_QUEUE;
         queue_id = std::countr_zero(vport.rx_queues);
     }
-    RxQueue& q = pf.l2().rxqs[queue_id];
-    return q.started && q.vport == vport_id ? &q : nullptr;
+    const RxQueue& q = pf.l2().rxqs[queue_id];
+    return q.started && q.vport == vport_id ? queue_id : NO_QUEUE;
 }
 
 uint16_t RxEngine::parsing_flags(const uint8_t* frame, const FrameLayout& layout)
@@ -162,6 +162,50 @@ uint16_t RxEngine::parsing_flags(const uint8_t* frame, const FrameLayout& layout
     return flags;
 }
 
+RxEngine::RxCursor& RxEngine::cursor(PfStorm& pf, uint32_t queue_id)
+{
+    RxCursor& c = cursors_[queue_id];
+    if (open_queues_ & (1u << queue_id))
+        return c;
+    open_queues_ |= 1u << queue_id;
+    RxQueue& q = pf.l2().rxqs[queue_id];
+    Dma& dma = pf.hw().dma();
+    c.q = &q;
+    c.id = queue_id;
+    c.bds = dma.map_ring(q.bds);
+    c.cqes = dma.map_ring(q.cqes);
+    c.bd_cons = q.bd_cons;
+    c.cqe_prod = q.cqe_prod;
+    c.bd_mask = q.bd_mask;
+    c.cqe_mask = q.cqe_mask;
+    c.bd_max_bytes = q.bd_max_bytes;
+    read_producers(pf, c);
+    return c;
+}
+
+void RxEngine::read_producers(PfStorm& pf, RxCursor& c)
+{
+    RxProdData prod = pf.ram().rx_prod(pf.pf(), c.id);
+    c.bds_posted = static_cast<uint16_t>(prod.bd_prod - c.bd_cons);
+    /* One CQE stays unused: a full ring would look empty to the driver. A
+     * consumer ahead of the producer (a confused driver) leaves no room. */
+    uint32_t cqes_pending = static_cast<uint16_t>(c.cqe_prod - prod.cqe_cons);
+    c.cqes_free = cqes_pending < c.cqe_mask ? c.cqe_mask - cqes_pending : 0;
+}
+
+void RxEngine::close_cursors(PfStorm& pf)
+{
+    for (; open_queues_ != 0; open_queues_ &= open_queues_ - 1) {
+        RxCursor& c = cursors_[std::countr_zero(open_queues_)];
+        if (c.tally.pkts == 0)
+            continue;
+        c.q->bd_cons = c.bd_cons;
+        c.q->cqe_prod = c.cqe_prod;
+        c.tally.flush(*c.q->stats);
+        pf.hw().cau().set_pi(c.q->sb_id, c.q->sb_pi, c.cqe_prod);
+    }
+}
+
 bool RxEngine::write_buffer(Dma& dma, const uint8_t* bd, const uint8_t* frame, uint32_t len)
 {
     RxBd posted;
@@ -169,23 +213,22 @@ bool RxEngine::write_buffer(Dma& dma, const uint8_t* bd, const uint8_t* frame, u
     return dma.write(from_regpair(posted.addr), frame, len);
 }
 
-bool RxEngine::write_buffers(Dma& dma, RxQueue& q, const uint8_t* frame, uint32_t len, uint32_t nbds)
+bool RxEngine::write_buffers(Dma& dma, RxCursor& c, const uint8_t* frame, uint32_t len, uint32_t nbds)
 {
     RxBd bds[MAX_BDS_PER_PACKET];
-    uint32_t first = q.bd_cons & q.bd_mask;
-    uint32_t run = std::min(nbds, uint32_t{q.bd_mask} + 1 - first); /* up to the ring's end */
-    bool ok = dma.read(q.bds, first * sizeof(RxBd), bds, run * sizeof(RxBd)) &&
-              (run == nbds || dma.read(q.bds, 0, bds + run, (nbds - run) * sizeof(RxBd)));
+    uint32_t first = c.bd_cons & c.bd_mask;
+    uint32_t run = std::min(nbds, uint32_t{c.bd_mask} + 1 - first); /* up to the ring's end */
+    bool ok = dma.read(c.q->bds, first * sizeof(RxBd), bds, run * sizeof(RxBd)) &&
+              (run == nbds || dma.read(c.q->bds, 0, bds + run, (nbds - run) * sizeof(RxBd)));
     for (uint32_t i = 0, off = 0; ok && i < nbds; i++) {
-        uint32_t chunk = std::min<uint32_t>(q.bd_max_bytes, len - off);
+        uint32_t chunk = std::min<uint32_t>(c.bd_max_bytes, len - off);
         ok = dma.write(from_regpair(bds[i].addr), frame + off, chunk);
         off += chunk;
     }
     return ok;
 }
 
-bool RxEngine::place(PfStorm& pf, Vport& vport, RxQueue& q, uint32_t queue_id, const WireFrame& f,
-                     const Steering& s)
+bool RxEngine::place(PfStorm& pf, Vport& vport, RxCursor& c, const WireFrame& f, const Steering& s)
 {
     const uint8_t* frame = f.data;
     uint32_t len = f.len;
@@ -195,22 +238,16 @@ bool RxEngine::place(PfStorm& pf, Vport& vport, RxQueue& q, uint32_t queue_id, c
         len -= VLAN_HLEN;
 
     /* Most frames fit one buffer: no division for them. */
-    uint32_t nbds = len <= q.bd_max_bytes ? 1 : (len + q.bd_max_bytes - 1) / q.bd_max_bytes;
-    RxCursor& c = cursor(pf, q, queue_id);
+    uint32_t nbds = len <= c.bd_max_bytes ? 1 : (len + c.bd_max_bytes - 1) / c.bd_max_bytes;
     if (nbds > c.bds_posted || c.cqes_free == 0)
-        read_producers(pf, q, queue_id, c); /* the host may have posted since */
+        read_producers(pf, c); /* the host may have posted since */
     if (nbds > vport.max_bds_per_packet || nbds > c.bds_posted || c.cqes_free == 0) {
         counter_add(vport.stats->rx_no_buffer_pkts, 1);
-        counter_add(q.stats->drops, 1);
+        counter_add(c.q->stats->drops, 1);
         return false;
     }
 
-    RxCqe cqe{};
-    cqe.type = static_cast<uint8_t>(CqeType::regular);
-    cqe.bd_num = static_cast<uint8_t>(nbds);
-    cqe.pkt_len = static_cast<uint16_t>(len);
-    cqe.len_on_first_bd = static_cast<uint16_t>(std::min<uint32_t>(len, q.bd_max_bytes));
-    cqe.pars_flags = parsing_flags(frame, layout);
+    RxCqe cqe = completion(frame, len, layout, nbds, c.bd_max_bytes);
     if (strip) [[unlikely]] {
         /* The outer tag moves into the CQE: MAC addresses, then the rest. */
         std::memcpy(stripped_, frame, 12);
@@ -231,23 +268,40 @@ bool RxEngine::place(PfStorm& pf, Vport& vport, RxQueue& q, uint32_t queue_id, c
 
     Dma& dma = pf.hw().dma();
     bool ok = nbds == 1 && c.bds != nullptr
-                  ? write_buffer(dma, c.bds + (q.bd_cons & q.bd_mask) * sizeof(RxBd), frame, len)
-                  : write_buffers(dma, q, frame, len, nbds);
-    uint64_t cqe_offset = uint64_t{static_cast<uint16_t>(q.cqe_prod & q.cqe_mask)} * sizeof(cqe);
+                  ? write_buffer(dma, c.bds + (c.bd_cons & c.bd_mask) * sizeof(RxBd), frame, len)
+                  : write_buffers(dma, c, frame, len, nbds);
+    uint64_t cqe_offset = uint64_t{static_cast<uint16_t>(c.cqe_prod & c.cqe_mask)} * sizeof(cqe);
     if (ok && c.cqes != nullptr)
         std::memcpy(c.cqes + cqe_offset, &cqe, sizeof(cqe));
     else
-        ok = ok && dma.write(q.cqes, cqe_offset, &cqe, sizeof(cqe));
+        ok = ok && dma.write(c.q->cqes, cqe_offset, &cqe, sizeof(cqe));
     if (!ok) {
         counter_add(vport.stats->rx_error_pkts, 1); /* DMA fault raised; buffers stay posted */
         return false;
     }
-    q.bd_cons = static_cast<uint16_t>(q.bd_cons + nbds);
-    q.cqe_prod++;
+    consume(c, nbds, len);
+    return true;
+}
+
+RxCqe RxEngine::completion(const uint8_t* frame, uint32_t len, const FrameLayout& layout, uint32_t nbds,
+                           uint32_t bd_max_bytes)
+{
+    RxCqe cqe{};
+    cqe.type = static_cast<uint8_t>(CqeType::regular);
+    cqe.bd_num = static_cast<uint8_t>(nbds);
+    cqe.pkt_len = static_cast<uint16_t>(len);
+    cqe.len_on_first_bd = static_cast<uint16_t>(std::min(len, bd_max_bytes));
+    cqe.pars_flags = parsing_flags(frame, layout);
+    return cqe;
+}
+
+void RxEngine::consume(RxCursor& c, uint32_t nbds, uint32_t len)
+{
+    c.bd_cons = static_cast<uint16_t>(c.bd_cons + nbds);
+    c.cqe_prod++;
     c.bds_posted -= nbds;
     c.cqes_free--;
     c.tally.add(len);
-    return true;
 }
 
 } // namespace cna::fw

@@ -14,6 +14,7 @@
 #include <span>
 
 #include "hsi_common.h"
+#include "hsi_eth.h"
 #include "l2/frame.h"
 #include "l2/frame_burst.h"
 #include "l2/stats.h"
@@ -39,31 +40,52 @@ private:
         uint32_t mark = 0;
     };
 
+    /* A queue as the burst being delivered sees it, opened at the queue's
+     * first frame: the host's producers read once (again only when they
+     * look exhausted), the rings translated once, the ring indices worked
+     * on here and written back with the statistics when the burst is done. */
+    struct RxCursor {
+        RxQueue* q;
+        uint32_t id;
+        uint8_t* bds; /* the rings' host addresses; nullptr: per access */
+        uint8_t* cqes;
+        uint16_t bd_cons, cqe_prod;
+        uint16_t bd_mask, cqe_mask, bd_max_bytes;
+        uint32_t bds_posted; /* posted buffers beyond bd_cons */
+        uint32_t cqes_free;  /* CQEs that may be written before the ring is full */
+        QueueTally tally;
+    };
+    static constexpr uint32_t NO_QUEUE = UINT32_MAX;
+
     /* One vport's share of a burst, and its statistics and SB updates. */
     void receive_vport(PfStorm& pf, uint32_t vport_id, const FrameBurst& burst);
+    /* The cursor of the vport's first queue when every frame the vport
+     * accepts goes there as it is (no flow rules, RSS or VLAN stripping)
+     * and its rings are mapped whole; else nullptr. */
+    RxCursor* plain_queue(PfStorm& pf, const Vport& vport, uint32_t vport_id);
+    /* The frames most bursts are made of, into the plain queue: accepted,
+     * one buffer each, rings with room. The outcome deliver() would have,
+     * with what cannot change within a burst decided once. false, having
+     * done nothing, for a frame deliver() must take. */
+    bool deliver_plain(Vport& vport, RxCursor& c, Dma& dma, const WireFrame& f);
     void deliver(PfStorm& pf, Vport& vport, uint32_t vport_id, const WireFrame& f);
-    RxQueue* steer(PfStorm& pf, const Vport& vport, uint32_t vport_id, const FlowRule* rule, const WireFrame& f,
-                   Steering& s);
-    bool place(PfStorm& pf, Vport& vport, RxQueue& q, uint32_t queue_id, const WireFrame& f, const Steering& s);
+    /* The frame's Rx queue, NO_QUEUE when it has none. */
+    static uint32_t steer(PfStorm& pf, const Vport& vport, uint32_t vport_id, const FlowRule* rule,
+                          const WireFrame& f, Steering& s);
+    bool place(PfStorm& pf, Vport& vport, RxCursor& c, const WireFrame& f, const Steering& s);
     /* The frame into the queue's next posted buffer(s), from bd_cons on;
      * false on a DMA fault. One buffer is the case to make fast. */
     static bool write_buffer(Dma& dma, const uint8_t* bd, const uint8_t* frame, uint32_t len);
-    static bool write_buffers(Dma& dma, RxQueue& q, const uint8_t* frame, uint32_t len, uint32_t nbds);
+    static bool write_buffers(Dma& dma, RxCursor& c, const uint8_t* frame, uint32_t len, uint32_t nbds);
     static uint16_t parsing_flags(const uint8_t* frame, const FrameLayout& layout);
-
-    /* A queue as the burst being delivered sees it, opened at the queue's
-     * first frame: the host's producers read once (again only when they
-     * look exhausted), the rings translated once, the statistics tallied. */
-    struct RxCursor {
-        uint32_t bds_posted; /* posted buffers beyond bd_cons */
-        uint32_t cqes_free;  /* CQEs that may be written before the ring is full */
-        uint8_t* bds;        /* the rings' host addresses; nullptr: per access */
-        uint8_t* cqes;
-        QueueTally tally;
-    };
-    RxCursor& cursor(PfStorm& pf, RxQueue& q, uint32_t queue_id);
-    static void read_producers(PfStorm& pf, const RxQueue& q, uint32_t queue_id, RxCursor& c);
-    /* Statistics and SB index of every queue the burst opened. */
+    /* The CQE of a frame placed as it is (steering and stripping add to it). */
+    static hsi::eth::RxCqe completion(const uint8_t* frame, uint32_t len, const FrameLayout& layout, uint32_t nbds,
+                                      uint32_t bd_max_bytes);
+    /* The frame took nbds buffers and a CQE. */
+    static void consume(RxCursor& c, uint32_t nbds, uint32_t len);
+    RxCursor& cursor(PfStorm& pf, uint32_t queue_id);
+    static void read_producers(PfStorm& pf, RxCursor& c);
+    /* Ring indices, statistics and SB index of every queue the burst opened. */
     void close_cursors(PfStorm& pf);
 
     /* What the vport being served received. */

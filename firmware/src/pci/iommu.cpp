@@ -41,6 +41,7 @@ uint8_t* Iommu::lookup_slow(uint64_t iova, std::size_t len)
     uint64_t generation = generation_.load(std::memory_order_acquire);
     if (cache_generation_ != generation) {
         std::fill(std::begin(cache_), std::end(cache_), Range{});
+        last_ = Range{};
         cache_generation_ = generation;
     }
     std::lock_guard lock(mutex_);
@@ -52,7 +53,7 @@ uint8_t* Iommu::lookup_slow(uint64_t iova, std::size_t len)
     if (!r.covers(iova, len))
         return nullptr;
     cache_[cache_next_] = r;
-    cache_last_ = cache_next_;
+    last_ = r;
     cache_next_ = (cache_next_ + 1) % CACHE_WAYS;
     return r.va + (iova - r.iova);
 }

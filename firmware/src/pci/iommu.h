@@ -29,13 +29,11 @@ public:
     {
         if (cache_generation_ == generation_.load(std::memory_order_acquire)) {
             /* The range hit last first: a burst's buffers share one. */
-            const Range& last = cache_[cache_last_];
-            if (iova - last.iova < last.len && len <= last.len - (iova - last.iova))
-                return last.va + (iova - last.iova);
-            for (unsigned way = 0; way < CACHE_WAYS; way++) {
-                const Range& r = cache_[way];
+            if (iova - last_.iova < last_.len && len <= last_.len - (iova - last_.iova))
+                return last_.va + (iova - last_.iova);
+            for (const Range& r : cache_) {
                 if (r.va != nullptr && r.covers(iova, len)) {
-                    cache_last_ = way;
+                    last_ = r;
                     return r.va + (iova - r.iova);
                 }
             }
@@ -65,7 +63,7 @@ private:
     uint64_t cache_generation_ = 0;
     Range cache_[CACHE_WAYS]{};
     unsigned cache_next_ = 0;
-    unsigned cache_last_ = 0; /* an empty entry (len 0) matches nothing */
+    Range last_{}; /* a copy of the entry hit last; empty (len 0) matches nothing */
 };
 
 } // namespace cna::fw
