@@ -285,14 +285,18 @@ FwReturn FakeDriver::vport_activate(uint8_t vport, uint16_t accept)
     return eth(EthCmd::vport_update, &d, sizeof(d));
 }
 
-FwReturn FakeDriver::rx_queue_start(uint16_t queue, uint8_t vport, uint16_t sb, uint16_t bd_max_bytes, uint16_t ring)
+FwReturn FakeDriver::rx_queue_start(uint16_t queue, uint8_t vport, uint16_t sb, uint16_t bd_max_bytes, uint16_t ring,
+                                    uint16_t cqe_ring)
 {
+    if (cqe_ring == 0)
+        cqe_ring = ring;
     RxRing& r = rx_[queue];
     r = RxRing{};
     r.bds = alloc(ring * sizeof(RxBd));
-    r.cqes = alloc(ring * sizeof(RxCqe));
+    r.cqes = alloc(cqe_ring * sizeof(RxCqe));
     r.buffers = alloc(std::size_t{ring} * bd_max_bytes);
     r.size = ring;
+    r.cqe_size = cqe_ring;
     r.bd_max = bd_max_bytes;
     r.sb = sb;
     setup_sb(sb, msix_vector_of_sb(sb));
@@ -305,7 +309,7 @@ FwReturn FakeDriver::rx_queue_start(uint16_t queue, uint8_t vport, uint16_t sb, 
     d.bd_base = make_regpair(r.bds.iova);
     d.cqe_base = make_regpair(r.cqes.iova);
     d.bd_ring_size = ring;
-    d.cqe_ring_size = ring;
+    d.cqe_ring_size = cqe_ring;
     return eth(EthCmd::rx_queue_start, &d, sizeof(d));
 }
 
@@ -329,6 +333,14 @@ void FakeDriver::rx_post(uint16_t queue, uint16_t posted)
     publish_rx(queue);
 }
 
+void FakeDriver::rx_set_bd(uint16_t queue, uint16_t ahead, uint64_t iova)
+{
+    RxRing& r = rx_[queue];
+    uint16_t slot = static_cast<uint16_t>(r.bd_cons + ahead) & (r.size - 1);
+    r.bds.at<RxBd>()[slot].addr = make_regpair(iova != 0 ? iova : r.buffers.iova + uint64_t{slot} * r.bd_max);
+    std::atomic_thread_fence(std::memory_order_release);
+}
+
 std::vector<FakeDriver::RxFrame> FakeDriver::rx_poll(uint16_t queue)
 {
     RxRing& r = rx_[queue];
@@ -337,7 +349,7 @@ std::vector<FakeDriver::RxFrame> FakeDriver::rx_poll(uint16_t queue)
     std::atomic_thread_fence(std::memory_order_acquire);
     while (r.cqe_cons != prod) {
         RxFrame f;
-        std::memcpy(&f.cqe, r.cqes.va + (r.cqe_cons & (r.size - 1)) * sizeof(RxCqe), sizeof(RxCqe));
+        std::memcpy(&f.cqe, r.cqes.va + (r.cqe_cons & (r.cqe_size - 1)) * sizeof(RxCqe), sizeof(RxCqe));
         for (uint32_t i = 0, left = f.cqe.pkt_len; i < f.cqe.bd_num; i++) {
             uint16_t slot = (r.bd_cons + i) & (r.size - 1);
             uint32_t chunk = std::min<uint32_t>(left, r.bd_max);

@@ -77,13 +77,17 @@ public:
     /* L2 helpers. */
     hsi::FwReturn vport_start(uint8_t vport, uint16_t mtu = 1500, uint8_t max_bds = 1, bool strip = false);
     hsi::FwReturn vport_activate(uint8_t vport, uint16_t accept);
+    /* cqe_ring: the CQE ring's size, 0 for the BD ring's. */
     hsi::FwReturn rx_queue_start(uint16_t queue, uint8_t vport, uint16_t sb, uint16_t bd_max_bytes = 2048,
-                                 uint16_t ring = 64);
+                                 uint16_t ring = 64, uint16_t cqe_ring = 0);
     hsi::FwReturn tx_queue_start(uint16_t queue, uint8_t vport, uint16_t sb, uint16_t ring = 64);
     hsi::FwReturn filter(hsi::eth::FilterOpcode op, hsi::eth::FilterType type, uint8_t vport, const uint8_t* mac,
                          uint16_t vlan = 0, uint8_t dst_vport = 0);
     /* Posts `posted` Rx buffers on the queue. */
     void rx_post(uint16_t queue, uint16_t posted);
+    /* Points the posted Rx BD `ahead` buffers past the driver's consumer at
+     * iova (0: back at its own buffer), without moving the producer. */
+    void rx_set_bd(uint16_t queue, uint16_t ahead, uint64_t iova = 0);
 
     struct TxOptions {
         uint8_t flags = 0;      /* txbd:: besides START */
@@ -119,7 +123,7 @@ public:
 private:
     struct RxRing {
         HostMem bds, cqes, buffers;
-        uint16_t size = 0, bd_max = 0, bd_prod = 0, bd_cons = 0, cqe_cons = 0;
+        uint16_t size = 0, cqe_size = 0, bd_max = 0, bd_prod = 0, bd_cons = 0, cqe_cons = 0;
         uint16_t sb = 0;
     };
     struct TxRing {
