@@ -18,6 +18,13 @@
  * for each Tx queue i a UDP flow that RSS puts on Rx queue i (found by
  * sending probe frames, so the bench does not depend on how the adapter
  * hashes). Each Tx queue thus feeds its own Rx queue.
+ *
+ * Rx buffers: by default each Rx queue has its own ring of buffers, as a
+ * driver with one mbuf per descriptor would, so N queues write N rings'
+ * worth of memory and 1518 B rows also measure the caches. The `shared`
+ * rows make every queue's slot i name queue 0's buffer i (the host never
+ * reads the frames), keeping that footprint at one ring whatever N: the
+ * difference between the two is the cost of memory, not of queues.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -61,6 +68,7 @@ struct Options {
      * the row loop already iterates over this list. */
     std::vector<uint32_t> engine_threads{1};
     WireKind wire = WireKind::loopback;
+    std::vector<bool> shared_rx_buffers{false, true}; /* see the file's header */
     uint32_t windows = 5;
     double window_s = 0.5;
     double warmup_s = 0.5;
@@ -76,6 +84,7 @@ struct Options {
         std::fprintf(stderr, "engine_bench: %s\n", error.c_str());
     std::fprintf(stderr,
                  "usage: %s [--sizes 64,1518] [--queues 1,2,4,8] [--engine-threads 1] [--wire loopback|cable]\n"
+                 "          [--rx-buffers queue,shared]\n"
                  "          [--windows 5] [--window 0.5] [--warmup 0.5] [--ring 1024] [--burst 32]\n"
                  "          [--engine-cpu 0] [--host-cpu 1]\n",
                  argv0);
@@ -133,6 +142,16 @@ Options parse(int argc, char** argv)
                 o.wire = WireKind::cable;
             else
                 usage(argv[0], "--wire is loopback or cable");
+        } else if (arg == "--rx-buffers") {
+            std::string v = value();
+            if (v == "queue")
+                o.shared_rx_buffers = {false};
+            else if (v == "shared")
+                o.shared_rx_buffers = {true};
+            else if (v == "queue,shared")
+                o.shared_rx_buffers = {false, true};
+            else
+                usage(argv[0], "--rx-buffers is queue, shared or queue,shared");
         } else if (arg == "--windows")
             o.windows = static_cast<uint32_t>(number(1, 1000));
         else if (arg == "--window")
@@ -199,6 +218,7 @@ struct Side {
 
 struct Row {
     uint32_t engine_threads = 1, queues = 1, size = 64;
+    bool shared_rx_buffers = false;
     std::vector<double> pps;        /* per window */
     double no_buffer_share = 0;     /* Rx drops for want of a buffer / frames delivered */
     double queue_balance = 1;       /* least / most delivered over the Rx queues */
@@ -440,12 +460,13 @@ void drain(std::vector<Side>& sides, uint32_t queues, uint16_t ring)
         throw BenchError("Tx rings did not drain within 2 s after the measurement");
 }
 
-Row measure(const Options& o, uint32_t engine_threads, uint32_t queues, uint32_t size)
+Row measure(const Options& o, uint32_t engine_threads, uint32_t queues, uint32_t size, bool shared_rx_buffers)
 {
     Row row;
     row.engine_threads = engine_threads;
     row.queues = queues;
     row.size = size;
+    row.shared_rx_buffers = shared_rx_buffers;
 
     std::string error;
     std::unique_ptr<Adapter> adapter = Adapter::create(make_config(o, engine_threads), &error);
@@ -474,6 +495,11 @@ Row measure(const Options& o, uint32_t engine_threads, uint32_t queues, uint32_t
             throw BenchError("PF " + std::to_string(s.drv->pf()) + ": link not up within 2 s");
     for (Side& s : sides)
         fill_tx_rings(s, probe_flows(sides, s, queues, size), size);
+    /* After the probes, whose rx_poll reposts each queue's own buffers. */
+    if (shared_rx_buffers)
+        for (Side& s : sides)
+            for (uint16_t q = 1; q < queues; q++)
+                s.drv->rx_share_buffers(q, 0);
     if (std::string e = setup_errors(sides); !e.empty())
         throw BenchError("adapter counted drops during setup:" + e);
 
@@ -528,8 +554,8 @@ void print_row(const Row& r, double mhz)
     char cyc[16] = "-";
     if (mhz > 0)
         std::snprintf(cyc, sizeof(cyc), "%.0f", mhz * 1e6 / med);
-    std::printf("%7u %7u %6u %8.3f %7.3f %7.3f %8.2f %10s %8.3f%% %8.2f\n", r.engine_threads, r.queues, r.size,
-                med / 1e6, *lo / 1e6, *hi / 1e6, med * r.size * 8 / 1e9, cyc, 100 * r.no_buffer_share,
+    std::printf("%7u %7u %7s %6u %8.3f %7.3f %7.3f %8.2f %10s %8.3f%% %8.2f\n", r.engine_threads, r.queues,
+                r.shared_rx_buffers ? "shared" : "queue", r.size, med / 1e6, *lo / 1e6, *hi / 1e6, med * r.size * 8 / 1e9, cyc, 100 * r.no_buffer_share,
                 r.queue_balance);
 }
 
@@ -571,25 +597,30 @@ int main(int argc, char** argv)
     std::printf("engine: %u x %g s windows after %g s warm-up; fresh adapter per row; Mpps = Rx CQEs/s%s; "
                 "Gbit/s of frame bytes (no FCS)\n",
                 o.windows, o.window_s, o.warmup_s, cable ? " of both PFs" : "");
-    std::printf("%7s %7s %6s %8s %7s %7s %8s %10s %9s %8s\n", "engines", "queues", "frame", "median", "min", "max",
-                "Gbit/s", "cyc/pkt", "no-buf", "q-bal");
+    std::printf("%7s %7s %7s %6s %8s %7s %7s %8s %10s %9s %8s\n", "engines", "queues", "rx-bufs", "frame", "median",
+                "min", "max", "Gbit/s", "cyc/pkt", "no-buf", "q-bal");
     std::fflush(stdout);
 
     int failures = 0;
+    /* The axes, outermost first; engine threads is the lead's to add. */
     for (uint32_t engines : o.engine_threads)
-        for (uint32_t size : o.sizes)
-            for (uint32_t queues : o.queues) {
-                try {
-                    print_row(measure(o, engines, queues, size), mhz);
-                } catch (const BenchError& e) {
-                    std::printf("%7u %7u %6u  failed: %s\n", engines, queues, size, e.what());
-                    failures++;
+        for (bool shared : o.shared_rx_buffers)
+            for (uint32_t size : o.sizes)
+                for (uint32_t queues : o.queues) {
+                    if (shared && queues == 1 && o.shared_rx_buffers.size() > 1)
+                        continue; /* the same as its own buffers */
+                    try {
+                        print_row(measure(o, engines, queues, size, shared), mhz);
+                    } catch (const BenchError& e) {
+                        std::printf("%7u %7u %7s %6u  failed: %s\n", engines, queues, shared ? "shared" : "queue", size,
+                                    e.what());
+                        failures++;
+                    }
+                    std::fflush(stdout);
                 }
-                std::fflush(stdout);
-            }
     std::printf("engine: cyc/pkt = nominal clock / median rate, of the engine core; no-buf = Rx drops for want of "
                 "a posted buffer (the host falling behind) per delivered frame; q-bal = least/most CQEs over the "
-                "Rx queues\n");
+                "Rx queues; rx-bufs: each Rx queue its own ring of buffers (queue) or all on queue 0's (shared)\n");
     if (failures != 0)
         std::printf("engine: %d row(s) failed\n", failures);
     return failures == 0 ? 0 : 1;

@@ -392,6 +392,14 @@ void FakeDriver::send_bds(uint16_t queue, const std::vector<TxBd>& bds)
     ring_tx_doorbell(t);
 }
 
+void FakeDriver::rx_share_buffers(uint16_t queue, uint16_t with)
+{
+    RxRing& r = rx_[queue];
+    const RxRing& w = rx_[with];
+    for (uint16_t slot = 0; slot < r.size && slot < w.size; slot++)
+        r.bds.at<RxBd>()[slot].addr = make_regpair(w.buffers.iova + uint64_t{slot} * w.bd_max);
+}
+
 void FakeDriver::tx_fill_ring(uint16_t queue, const TxBd& bd)
 {
     TxRing& t = tx_[queue];

@@ -135,6 +135,12 @@ public:
         r.bd_prod = static_cast<uint16_t>(r.bd_prod + count);
         publish_rx(queue);
     }
+    /* Makes every BD slot of Rx queue `queue` name the buffer of the same
+     * slot of queue `with` (same ring size and buffer size), so that the
+     * buffers the adapter writes stay one ring's worth whatever the number
+     * of queues. Only for a reader that never looks at the frames; undone
+     * by rx_post. */
+    void rx_share_buffers(uint16_t queue, uint16_t with);
     /* Writes `bd` into every slot of the Tx ring: each later producer
      * increment sends it once more. */
     void tx_fill_ring(uint16_t queue, const hsi::eth::TxBd& bd);
