@@ -26,6 +26,7 @@
  * reads the frames), keeping that footprint at one ring whatever N: the
  * difference between the two is the cost of memory, not of queues.
  */
+#include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
 #include <unistd.h>
@@ -186,10 +187,12 @@ Options parse(int argc, char** argv)
     return o;
 }
 
+constexpr const char* ADAPTER_NAME = "enginebench";
+
 AdapterConfig make_config(const Options& o, uint32_t engine_threads)
 {
     AdapterConfig config;
-    config.name = "enginebench";
+    config.name = ADAPTER_NAME;
     config.wire = o.wire;
     config.ports = o.wire == WireKind::cable ? 2 : 1;
     config.link_up_delay_ms = 0;
@@ -222,6 +225,8 @@ struct Row {
     std::vector<double> pps;        /* per window */
     double no_buffer_share = 0;     /* Rx drops for want of a buffer / frames delivered */
     double queue_balance = 1;       /* least / most delivered over the Rx queues */
+    double engine_cpu_share = -1;   /* engine CPU time / wall time; negative if unknown */
+    double engine_cpu_per_pkt = 0;  /* engine CPU seconds per delivered frame */
 };
 
 constexpr uint32_t SIP = 0x0a000001, DIP = 0x0a000002; /* 10.0.0.1 -> 10.0.0.2 */
@@ -375,8 +380,40 @@ inline void pause()
 #endif
 }
 
+/* CPU time the adapter's engine thread(s) got so far, in seconds, from
+ * /proc: threads named "cna-<adapter name>" (engine.cpp names them so).
+ * On a shared 2-core machine the engine does not get its core all the
+ * time; this says how much of it it had. Negative if unavailable. */
+double engine_cpu_seconds(const std::string& adapter_name)
+{
+    std::string want = ("cna-" + adapter_name).substr(0, 15);
+    DIR* dir = opendir("/proc/self/task");
+    if (dir == nullptr)
+        return -1;
+    double total = 0;
+    bool found = false;
+    while (dirent* e = readdir(dir)) {
+        if (e->d_name[0] == '.')
+            continue;
+        std::string task = std::string("/proc/self/task/") + e->d_name;
+        std::string comm;
+        std::getline(std::ifstream(task + "/comm"), comm);
+        if (comm != want)
+            continue;
+        unsigned long long run_ns = 0;
+        if (std::ifstream(task + "/schedstat") >> run_ns) {
+            total += static_cast<double>(run_ns) / 1e9;
+            found = true;
+        }
+    }
+    closedir(dir);
+    return found ? total : -1;
+}
+
 struct Measured {
     std::vector<double> pps;        /* per window */
+    double wall_s = 0;              /* over all windows */
+    double engine_cpu_s = -1;       /* over all windows; negative if unknown */
     uint64_t delivered = 0;         /* over all windows */
     uint64_t no_buffer = 0;         /* over all windows */
     uint64_t adapter_rx = 0;        /* over all windows, by the adapter's counters */
@@ -426,7 +463,8 @@ Measured drive(std::vector<Side>& sides, uint32_t queues, const Options& o)
         std::fill(s.delivered.begin(), s.delivered.end(), 0);
     uint64_t first_count = delivered, edge_count = delivered;
     uint64_t drops_before = no_buffer_drops(sides), rx_before = adapter_rx(sides);
-    auto edge_time = Clock::now();
+    double cpu_before = engine_cpu_seconds(ADAPTER_NAME);
+    auto edge_time = Clock::now(), first_time = edge_time;
     for (uint32_t w = 0; w < o.windows; w++) {
         run_until(edge_time + duration_cast<Clock::duration>(duration<double>(o.window_s)));
         auto now = Clock::now();
@@ -434,6 +472,9 @@ Measured drive(std::vector<Side>& sides, uint32_t queues, const Options& o)
         edge_count = delivered;
         edge_time = now;
     }
+    m.wall_s = duration<double>(edge_time - first_time).count();
+    if (double cpu_after = engine_cpu_seconds(ADAPTER_NAME); cpu_before >= 0 && cpu_after >= 0)
+        m.engine_cpu_s = cpu_after - cpu_before;
     m.no_buffer = no_buffer_drops(sides) - drops_before;
     m.adapter_rx = adapter_rx(sides) - rx_before;
     m.delivered = delivered - first_count;
@@ -525,6 +566,10 @@ Row measure(const Options& o, uint32_t engine_threads, uint32_t queues, uint32_t
         throw BenchError("CQEs consumed (" + std::to_string(m.delivered) + ") and the adapter's rx_ucast_pkts (" +
                          std::to_string(m.adapter_rx) + ") disagree");
     row.no_buffer_share = static_cast<double>(m.no_buffer) / static_cast<double>(m.delivered);
+    if (m.engine_cpu_s >= 0) {
+        row.engine_cpu_share = m.engine_cpu_s / m.wall_s;
+        row.engine_cpu_per_pkt = m.engine_cpu_s / static_cast<double>(m.delivered);
+    }
     row.queue_balance = most == 0 ? 0 : static_cast<double>(least) / static_cast<double>(most);
     return row;
 }
@@ -551,12 +596,20 @@ void print_row(const Row& r, double mhz)
 {
     double med = median(r.pps);
     auto [lo, hi] = std::minmax_element(r.pps.begin(), r.pps.end());
-    char cyc[16] = "-";
-    if (mhz > 0)
+    /* Cycles per packet from the CPU time the engine actually had, when
+     * known: the figure that survives other work on the machine. */
+    char cyc[16] = "-", share[16] = "-", per_core[16] = "-";
+    if (mhz > 0 && r.engine_cpu_share >= 0)
+        std::snprintf(cyc, sizeof(cyc), "%.0f", mhz * 1e6 * r.engine_cpu_per_pkt);
+    else if (mhz > 0)
         std::snprintf(cyc, sizeof(cyc), "%.0f", mhz * 1e6 / med);
-    std::printf("%7u %7u %7s %6u %8.3f %7.3f %7.3f %8.2f %10s %8.3f%% %8.2f\n", r.engine_threads, r.queues,
-                r.shared_rx_buffers ? "shared" : "queue", r.size, med / 1e6, *lo / 1e6, *hi / 1e6, med * r.size * 8 / 1e9, cyc, 100 * r.no_buffer_share,
-                r.queue_balance);
+    if (r.engine_cpu_share >= 0) {
+        std::snprintf(share, sizeof(share), "%.0f%%", 100 * r.engine_cpu_share);
+        std::snprintf(per_core, sizeof(per_core), "%.3f", 1e-6 / r.engine_cpu_per_pkt);
+    }
+    std::printf("%7u %7u %7s %6u %8.3f %7.3f %7.3f %8.2f %8s %9s %8s %8.3f%% %6.2f\n", r.engine_threads, r.queues,
+                r.shared_rx_buffers ? "shared" : "queue", r.size, med / 1e6, *lo / 1e6, *hi / 1e6,
+                med * r.size * 8 / 1e9, share, per_core, cyc, 100 * r.no_buffer_share, r.queue_balance);
 }
 
 } // namespace
@@ -597,8 +650,8 @@ int main(int argc, char** argv)
     std::printf("engine: %u x %g s windows after %g s warm-up; fresh adapter per row; Mpps = Rx CQEs/s%s; "
                 "Gbit/s of frame bytes (no FCS)\n",
                 o.windows, o.window_s, o.warmup_s, cable ? " of both PFs" : "");
-    std::printf("%7s %7s %7s %6s %8s %7s %7s %8s %10s %9s %8s\n", "engines", "queues", "rx-bufs", "frame", "median",
-                "min", "max", "Gbit/s", "cyc/pkt", "no-buf", "q-bal");
+    std::printf("%7s %7s %7s %6s %8s %7s %7s %8s %8s %9s %8s %9s %6s\n", "engines", "queues", "rx-bufs", "frame",
+                "median", "min", "max", "Gbit/s", "eng-cpu", "Mpps/cpu", "cyc/pkt", "no-buf", "q-bal");
     std::fflush(stdout);
 
     int failures = 0;
@@ -618,7 +671,9 @@ int main(int argc, char** argv)
                     }
                     std::fflush(stdout);
                 }
-    std::printf("engine: cyc/pkt = nominal clock / median rate, of the engine core; no-buf = Rx drops for want of "
+    std::printf("engine: eng-cpu = CPU time the engine thread got / wall time (/proc schedstat, as the kernel "
+                "counts it); Mpps/cpu = frames per second of engine CPU time, over all windows; cyc/pkt = nominal "
+                "clock x engine CPU time / frames (clock / median rate if eng-cpu is unknown); no-buf = Rx drops for want of "
                 "a posted buffer (the host falling behind) per delivered frame; q-bal = least/most CQEs over the "
                 "Rx queues; rx-bufs: each Rx queue its own ring of buffers (queue) or all on queue 0's (shared)\n");
     if (failures != 0)
