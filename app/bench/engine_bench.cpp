@@ -311,8 +311,8 @@ std::vector<uint16_t> probe_flows(std::vector<Side>& sides, Side& side, uint32_t
     return sport_of;
 }
 
-/* Brings a side's PF up for the row: queues, filter, RSS, the fixed frames
- * in its Tx rings. Throws BenchError naming the step that failed. */
+/* Brings a side's PF up for the row: queues, its MAC filter, RSS. Throws
+ * BenchError naming the step that failed. */
 void set_up(Side& side, uint32_t queues, uint32_t size, const Options& o)
 {
     FakeDriver& drv = *side.drv;
@@ -324,7 +324,7 @@ void set_up(Side& side, uint32_t queues, uint32_t size, const Options& o)
      * which the adapter enforces (as run_bench.py does for testpmd). */
     setup.mtu = static_cast<uint16_t>(std::max<uint32_t>(1500, size - 14));
     setup.max_bds = 1; /* rx_recycle's condition: one buffer per frame */
-    setup.bd_max_bytes = 2048;
+    setup.bd_max_bytes = static_cast<uint16_t>(std::max<uint32_t>(2048, (size + 63) & ~63u));
     setup.ring = o.ring;
     if (std::string error = bring_up_l2(drv, setup); !error.empty())
         throw BenchError("PF " + std::to_string(drv.pf()) + " bring-up: " + error);
