@@ -14,6 +14,12 @@ xmit_pkts; the inclusive counts divided by the packets give instructions per
 packet, the figure to compare between commits (wall-clock rates on a
 2-core machine are noisy; instruction counts are not).
 
+Adapter engine: engine_bench (engine_bench.cpp) measures the software
+adapter's engine thread alone, driven through the HSI by a host loop that
+does no per-packet work, for 64 and 1518 B over 1, 2, 4 and 8 queue pairs;
+its table is printed as its own section. `--only engine` (or
+`--engine-only`) runs just that section, `--no-engine` skips it.
+
 The last line is `net_cna/memif: R`, R the ratio of the median aggregate
 rates at 64 B.
 """
@@ -298,17 +304,61 @@ def run_callgrind(args, pmd):
     print(f"  {'sum':<14} {sum(per_fn.values()) / packets:8.1f} instructions/packet")
 
 
+# ---- the adapter engine alone ----------------------------------------------
+
+def run_engine(args):
+    """engine_bench's section, printed as it comes; False if it failed."""
+    bench = os.path.join(args.build, "app", "bench", "engine_bench")
+    if not os.access(bench, os.X_OK):
+        print(f"engine: failed, {bench} not built")
+        return False
+    cmd = [bench, "--windows", str(args.windows), "--window", f"{args.engine_window:g}",
+           "--warmup", f"{args.engine_warmup:g}", "--wire", args.engine_wire,
+           "--engine-cpu", str(MAIN_CPU), "--host-cpu", "1"]
+    rows = 2 * (4 + 3)  # sizes x (queue counts, own and shared Rx buffers): engine_bench's defaults
+    # Every wait inside is bounded; this only catches a wedged adapter.
+    timeout = 60 + rows * (args.engine_warmup + args.windows * args.engine_window + 10)
+    print()
+    try:
+        run = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        print(out, end="")
+        print(f"engine: failed, engine_bench did not finish within {timeout:.0f} s")
+        return False
+    print(run.stdout, end="")
+    if run.returncode != 0:
+        print(f"engine: failed (exit {run.returncode}): " + last_lines(run.stderr, 5))
+        return False
+    return True
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--build", default=os.path.join(ROOT, "build-bench"), help="meson build directory (release)")
     p.add_argument("--windows", type=int, default=5)
     p.add_argument("--window", type=float, default=1.0, help="seconds per window")
     p.add_argument("--warmup", type=float, default=1.0, help="seconds before the first window")
-    p.add_argument("--only", nargs="*", help="configurations whose name contains one of these")
+    p.add_argument("--only", nargs="*",
+                   help="configurations whose name contains one of these; `engine` selects the engine section")
+    p.add_argument("--engine-only", action="store_true", help="only the adapter engine section (engine_bench)")
+    p.add_argument("--no-engine", action="store_true", help="skip the adapter engine section")
+    p.add_argument("--engine-window", type=float, default=0.5, help="seconds per engine_bench window")
+    p.add_argument("--engine-warmup", type=float, default=0.5, help="seconds before engine_bench's first window")
+    p.add_argument("--engine-wire", choices=("loopback", "cable"), default="loopback",
+                   help="engine_bench: one loopback port, or two cabled ports sending to each other")
     p.add_argument("--iterations", type=int, default=2000, help="harness bursts under callgrind")
     p.add_argument("--callgrind-timeout", type=int, default=600)
     p.add_argument("--no-callgrind", action="store_true")
     args = p.parse_args()
+    if args.engine_only and args.no_engine:
+        p.error("--engine-only and --no-engine exclude each other")
+    only = [o for o in (args.only or []) if o != "engine"]
+    # testpmd and callgrind unless only the engine was asked for; the engine
+    # unless skipped or --only names configurations but not it.
+    with_testpmd = not args.engine_only and (not args.only or bool(only))
+    with_engine = not args.no_engine and (args.engine_only or not args.only or "engine" in args.only)
+    args.only = only
 
     so = os.path.join(args.build, "pmd", "net", "librte_net_cna.so")
     if not os.path.exists(so):
@@ -317,16 +367,23 @@ def main():
     # Other work on a 2-core machine skews every figure: say how busy it was.
     print(f"cna benchmark, {time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} CPUs, "
           f"load average {os.getloadavg()[0]:.2f} at start")
-    if not args.no_callgrind and shutil.which("valgrind"):
-        run_callgrind(args, pmd)
-    results = run_throughput(args, pmd)
+    results = {}
+    if with_testpmd:
+        if not args.no_callgrind and shutil.which("valgrind"):
+            run_callgrind(args, pmd)
+        results = run_throughput(args, pmd)
+    engine_ok = run_engine(args) if with_engine else True
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
 
+    # The last line, whatever ran.
     cna, memif = results.get(("net_cna", 64)), results.get(("memif", 64))
     if isinstance(cna, list) and isinstance(memif, list):
         print(f"net_cna/memif: {statistics.median(cna) / statistics.median(memif):.2f}")
     else:
         print("net_cna/memif: n/a")
+        if with_testpmd:
+            sys.exit(1)
+    if not engine_ok:
         sys.exit(1)
 
 

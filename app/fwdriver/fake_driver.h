@@ -1,16 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * A tiny driver for the adapter unit tests: register access through a PTT,
- * host memory mapped into the function's IOMMU, the MFW mailbox, an init
- * tool for the firmware image, the SPQ/EQ and minimal L2 rings. It only
- * uses the four PCI-function resources, as the real driver does.
+ * A tiny driver for the adapter unit tests and the engine benchmark:
+ * register access through a PTT, host memory mapped into the function's
+ * IOMMU, the MFW mailbox, an init tool for the firmware image, the SPQ/EQ
+ * and minimal L2 rings. It only uses the four PCI-function resources, as the
+ * real driver does. No googletest: the benchmark links it in builds without
+ * tests.
  */
 #pragma once
 
+#include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "cna_fw/adapter.h"
@@ -112,6 +117,55 @@ public:
     std::vector<RxFrame> rx_wait(uint16_t queue, std::size_t count,
                                  std::chrono::milliseconds timeout = std::chrono::milliseconds(500));
 
+    /* Benchmark fastpath (app/bench/engine_bench): the rings keep fixed
+     * buffers and no frame is read or copied, so the host's work per packet
+     * is nil and the adapter's engine is what is measured. Only for queues
+     * whose frames fit one Rx buffer (a vport with max_bds 1), as then every
+     * CQE stands for exactly one BD. */
+    /* CQEs the adapter completed that were not consumed yet. */
+    uint16_t rx_completed(uint16_t queue) const
+    {
+        const RxRing& r = rx_[queue];
+        uint16_t prod = *reinterpret_cast<const volatile uint16_t*>(&sb(r.sb).pi_array[hsi::L2_PI_RX]);
+        return static_cast<uint16_t>(prod - r.cqe_cons);
+    }
+    /* Consumes `count` CQEs and posts their buffers again (every slot of the
+     * BD ring always names the same buffer, written at rx_queue_start). */
+    void rx_recycle(uint16_t queue, uint16_t count)
+    {
+        RxRing& r = rx_[queue];
+        r.cqe_cons = static_cast<uint16_t>(r.cqe_cons + count);
+        r.bd_cons = static_cast<uint16_t>(r.bd_cons + count);
+        r.bd_prod = static_cast<uint16_t>(r.bd_prod + count);
+        publish_rx(queue);
+    }
+    /* Makes every BD slot of Rx queue `queue` name the buffer of the same
+     * slot of queue `with` (same ring size and buffer size), so that the
+     * buffers the adapter writes stay one ring's worth whatever the number
+     * of queues. Only for a reader that never looks at the frames; undone
+     * by rx_post. */
+    void rx_share_buffers(uint16_t queue, uint16_t with);
+    /* Writes `bd` into every slot of the Tx ring: each later producer
+     * increment sends it once more. */
+    void tx_fill_ring(uint16_t queue, const hsi::eth::TxBd& bd);
+    /* Slots of the Tx ring the adapter has consumed (free for producing). */
+    uint16_t tx_free(uint16_t queue) const
+    {
+        const TxRing& t = tx_[queue];
+        uint16_t cons = *reinterpret_cast<const volatile uint16_t*>(&sb(t.sb).pi_array[hsi::L2_PI_TX]);
+        return static_cast<uint16_t>(t.size - static_cast<uint16_t>(t.prod - cons));
+    }
+    /* Produces `count` more of the BDs already in the ring: one doorbell. */
+    void tx_produce(uint16_t queue, uint16_t count)
+    {
+        TxRing& t = tx_[queue];
+        t.prod = static_cast<uint16_t>(t.prod + count);
+        ring_tx_doorbell(t);
+    }
+
+    /* The PF's MAC address, as the MFW publishes it in SHMEM. */
+    std::array<uint8_t, 6> mac();
+
     hsi::eth::VportStats vport_stats(uint32_t vport);
     hsi::eth::QueueStats rx_queue_stats(uint32_t queue);
     uint64_t stat64(uint32_t storm_ram_offset);
@@ -131,7 +185,24 @@ private:
         uint16_t size = 0, prod = 0, sb = 0;
         uint32_t cid = 0;
     };
-    void publish_rx(uint16_t queue);
+    void publish_rx(uint16_t queue)
+    {
+        RxRing& r = rx_[queue];
+        hsi::RxProdData p{r.bd_prod, r.cqe_cons};
+        uint32_t raw;
+        std::memcpy(&raw, &p, sizeof(raw));
+        std::atomic_thread_fence(std::memory_order_release);
+        *reinterpret_cast<volatile uint32_t*>(fn_.gtt_memory() + hsi::iro::rx_prod(pf_, queue)) = raw;
+    }
+    static void ring_doorbell(DeviceFunction& fn, uint32_t cid, uint16_t prod)
+    {
+        hsi::DoorbellData db{prod, 0, 0};
+        uint32_t raw;
+        std::memcpy(&raw, &db, sizeof(raw));
+        std::atomic_thread_fence(std::memory_order_release);
+        *reinterpret_cast<volatile uint32_t*>(fn.doorbell_memory() + hsi::db_offset(cid)) = raw;
+    }
+    void ring_tx_doorbell(const TxRing& t) { ring_doorbell(fn_, t.cid, t.prod); }
 
     Adapter& adapter_;
     DeviceFunction& fn_;
@@ -146,6 +217,25 @@ private:
     std::vector<RxRing> rx_;
     std::vector<TxRing> tx_;
 };
+
+/* What bring_up_l2 sets up: a PF loaded and started, the PHY initialised,
+ * vport 0 started with Rx queues 0..rx_queues-1 on SBs 0..rx_queues-1 (each
+ * with ring-1 buffers posted) and Tx queues 0..tx_queues-1 on SBs
+ * rx_queues.., then activated with `accept`. */
+struct L2Setup {
+    uint16_t rx_queues = 1;
+    uint16_t tx_queues = 1;
+    uint16_t accept = 0;           /* 0: unmatched unicast and multicast, broadcast */
+    uint16_t mtu = 1500;
+    uint8_t max_bds = 1;
+    bool strip = false;
+    uint16_t bd_max_bytes = 2048;
+    uint16_t ring = 64;            /* elements of every Rx and Tx ring */
+};
+/* Empty on success, else which step failed. Does not wait for the link. */
+std::string bring_up_l2(FakeDriver& drv, const L2Setup& setup);
+/* Waits (bounded) for the MFW to report the PF's port link up. */
+bool wait_link(FakeDriver& drv, std::chrono::milliseconds timeout = std::chrono::seconds(2));
 
 /* Frame builders. */
 std::vector<uint8_t> eth_frame(const uint8_t* dst, const uint8_t* src, uint16_t ethertype, std::size_t payload_len);

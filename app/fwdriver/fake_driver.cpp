@@ -243,11 +243,7 @@ EventRingElement FakeDriver::ramrod(ProtocolId protocol, uint8_t cmd, const void
     elem.data_ptr = make_regpair(data_iova_override ? data_iova_override : spq_data_.iova + slot * RAMROD_DATA_MAX);
     std::memcpy(spq_.va + slot * sizeof(elem), &elem, sizeof(elem));
     spq_prod_++;
-    DoorbellData db{spq_prod_, 0, 0};
-    uint32_t raw;
-    std::memcpy(&raw, &db, sizeof(raw));
-    std::atomic_thread_fence(std::memory_order_release);
-    *reinterpret_cast<volatile uint32_t*>(fn_.doorbell_memory() + db_offset(CID_SPQ)) = raw;
+    ring_doorbell(fn_, CID_SPQ, spq_prod_);
 
     EventRingElement eqe{};
     eqe_timed_out_ = false;
@@ -299,6 +295,10 @@ FwReturn FakeDriver::rx_queue_start(uint16_t queue, uint8_t vport, uint16_t sb, 
     r.cqe_size = cqe_ring;
     r.bd_max = bd_max_bytes;
     r.sb = sb;
+    /* Slot i always holds buffer i: rx_post writes the same address again,
+     * and rx_recycle needs no BD write at all. */
+    for (uint16_t slot = 0; slot < ring; slot++)
+        r.bds.at<RxBd>()[slot].addr = make_regpair(r.buffers.iova + uint64_t{slot} * bd_max_bytes);
     setup_sb(sb, msix_vector_of_sb(sb));
     RxQueueStartRamrodData d{};
     d.vport_id = vport;
@@ -311,16 +311,6 @@ FwReturn FakeDriver::rx_queue_start(uint16_t queue, uint8_t vport, uint16_t sb, 
     d.bd_ring_size = ring;
     d.cqe_ring_size = cqe_ring;
     return eth(EthCmd::rx_queue_start, &d, sizeof(d));
-}
-
-void FakeDriver::publish_rx(uint16_t queue)
-{
-    RxRing& r = rx_[queue];
-    RxProdData p{r.bd_prod, r.cqe_cons};
-    uint32_t raw;
-    std::memcpy(&raw, &p, sizeof(raw));
-    std::atomic_thread_fence(std::memory_order_release);
-    *reinterpret_cast<volatile uint32_t*>(fn_.gtt_memory() + iro::rx_prod(pf_, queue)) = raw;
 }
 
 void FakeDriver::rx_post(uint16_t queue, uint16_t posted)
@@ -411,11 +401,22 @@ void FakeDriver::send_bds(uint16_t queue, const std::vector<TxBd>& bds)
         t.bds.at<TxBd>()[t.prod & (t.size - 1)] = bd;
         t.prod++;
     }
-    DoorbellData db{t.prod, 0, 0};
-    uint32_t raw;
-    std::memcpy(&raw, &db, sizeof(raw));
-    std::atomic_thread_fence(std::memory_order_release);
-    *reinterpret_cast<volatile uint32_t*>(fn_.doorbell_memory() + db_offset(t.cid)) = raw;
+    ring_tx_doorbell(t);
+}
+
+void FakeDriver::rx_share_buffers(uint16_t queue, uint16_t with)
+{
+    RxRing& r = rx_[queue];
+    const RxRing& w = rx_[with];
+    for (uint16_t slot = 0; slot < r.size && slot < w.size; slot++)
+        r.bds.at<RxBd>()[slot].addr = make_regpair(w.buffers.iova + uint64_t{slot} * w.bd_max);
+}
+
+void FakeDriver::tx_fill_ring(uint16_t queue, const TxBd& bd)
+{
+    TxRing& t = tx_[queue];
+    for (uint16_t slot = 0; slot < t.size; slot++)
+        t.bds.at<TxBd>()[slot] = bd;
 }
 
 void FakeDriver::send(uint16_t queue, const std::vector<uint8_t>& frame, const TxOptions& o)
@@ -447,6 +448,14 @@ bool FakeDriver::wait_tx_done(uint16_t queue)
     TxRing& t = tx_[queue];
     const volatile uint16_t* cons = &sb(t.sb).pi_array[L2_PI_TX];
     return wait_until([&] { return *cons == t.prod; }, std::chrono::milliseconds(500));
+}
+
+std::array<uint8_t, 6> FakeDriver::mac()
+{
+    uint32_t upper = rd(mfw::func_addr(pf_) + offsetof(mfw::PublicFunc, mac_upper));
+    uint32_t lower = rd(mfw::func_addr(pf_) + offsetof(mfw::PublicFunc, mac_lower));
+    return {static_cast<uint8_t>(upper >> 8), static_cast<uint8_t>(upper),       static_cast<uint8_t>(lower >> 24),
+            static_cast<uint8_t>(lower >> 16), static_cast<uint8_t>(lower >> 8), static_cast<uint8_t>(lower)};
 }
 
 uint64_t FakeDriver::stat64(uint32_t offset)
@@ -490,6 +499,44 @@ FwReturn FakeDriver::filter(FilterOpcode op, FilterType type, uint8_t vport, con
         std::memcpy(d.mac, mac, 6);
     d.vlan = vlan;
     return eth(EthCmd::filters_update, &d, sizeof(d));
+}
+
+std::string bring_up_l2(FakeDriver& drv, const L2Setup& s)
+{
+    if (drv.load() == 0)
+        return "load: LOAD_REQ/the image's phases/LOAD_DONE failed or went unanswered";
+    if (FwReturn rc = drv.start_pf(); rc != FwReturn::ok)
+        return "PF_START ramrod: fw_return " + std::to_string(static_cast<int>(rc));
+    mfw::DrvPhyCfg cfg{};
+    drv.write_union(&cfg, sizeof(cfg));
+    if (uint32_t rc = drv.mcp_cmd(mfw::DRV_MSG_CODE_INIT_PHY); rc != mfw::FW_MSG_CODE_LINK_DONE)
+        return "INIT_PHY: MFW answered " + std::to_string(rc);
+    if (FwReturn rc = drv.vport_start(0, s.mtu, s.max_bds, s.strip); rc != FwReturn::ok)
+        return "VPORT_START: fw_return " + std::to_string(static_cast<int>(rc));
+    for (uint16_t q = 0; q < s.rx_queues; q++) {
+        if (FwReturn rc = drv.rx_queue_start(q, 0, q, s.bd_max_bytes, s.ring); rc != FwReturn::ok)
+            return "RX_QUEUE_START " + std::to_string(q) + ": fw_return " + std::to_string(static_cast<int>(rc));
+        drv.rx_post(q, static_cast<uint16_t>(s.ring - 1));
+    }
+    for (uint16_t q = 0; q < s.tx_queues; q++) {
+        uint16_t sb = static_cast<uint16_t>(s.rx_queues + q);
+        if (FwReturn rc = drv.tx_queue_start(q, 0, sb, s.ring); rc != FwReturn::ok)
+            return "TX_QUEUE_START " + std::to_string(q) + ": fw_return " + std::to_string(static_cast<int>(rc));
+    }
+    uint16_t accept = s.accept != 0 ? s.accept : accept::UCAST_UNMATCHED | accept::MCAST_UNMATCHED | accept::BCAST;
+    if (FwReturn rc = drv.vport_activate(0, accept); rc != FwReturn::ok)
+        return "VPORT_UPDATE (activate): fw_return " + std::to_string(static_cast<int>(rc));
+    return {};
+}
+
+bool wait_link(FakeDriver& drv, std::chrono::milliseconds timeout)
+{
+    return wait_until(
+        [&] {
+            return drv.rd(mfw::port_addr(drv.fn().port_id()) + offsetof(mfw::PublicPort, link_status)) &
+                   mfw::LINK_STATUS_LINK_UP;
+        },
+        timeout);
 }
 
 } // namespace cna::fw::test
