@@ -131,65 +131,49 @@ inline void rx_pair(const RxConsts& k, __m256i cqes, rte_mbuf* m0, rte_mbuf* m1)
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(rearm_word(m1)), _mm256_permute2x128_si256(rearm, desc, 0x31));
 }
 
-/* Writes RX_REFILL_BULK mbufs from src into the software ring sw and their
- * buffers into the BDs bd, four per store. */
-inline void rx_post_bulk(const RxQueue* rxq, void* const* src, rte_mbuf** sw, RxBd* bd)
+/* rx_refill for the common case: whole bulks taken straight off the lcore's
+ * mempool cache, contiguous in the rings, BD addresses computed from the
+ * mbuf pointers (IOVA as VA). Anything else goes to rx_refill. */
+[[gnu::always_inline]] inline void rx_refill_avx2(RxQueue* rxq)
 {
     static_assert(sizeof(RxBd) == 8 && RX_REFILL_BULK % 4 == 0);
-    if (likely(rxq->va_to_bd != 0)) {
-        /* the BD addresses are the mbuf pointers plus a constant */
-        const __m256i to_bd = _mm256_set1_epi64x(rxq->va_to_bd);
-        for (unsigned i = 0; i < RX_REFILL_BULK; i += 4) {
-            const __m256i p = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(&src[i]));
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(&sw[i]), p);
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(&bd[i]), _mm256_add_epi64(p, to_bd));
-        }
-        return;
-    }
-    const __m256i headroom = _mm256_set1_epi64x(RTE_PKTMBUF_HEADROOM);
-    for (unsigned i = 0; i < RX_REFILL_BULK; i += 4) {
-        auto* const* m = reinterpret_cast<rte_mbuf* const*>(&src[i]);
-        auto iova_pair = [&](unsigned j) {
-            const __m128i lo = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(&m[j]->buf_iova));
-            return _mm_castpd_si128(
-                _mm_loadh_pd(_mm_castsi128_pd(lo), reinterpret_cast<const double*>(&m[j + 1]->buf_iova)));
-        };
-        const __m256i iova = _mm256_inserti128_si256(_mm256_castsi128_si256(iova_pair(0)), iova_pair(2), 1);
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(&sw[i]),
-                            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(m)));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(&bd[i]), _mm256_add_epi64(iova, headroom));
-    }
-}
-
-/* rx_refill with whole bulks taken straight off the lcore's mempool cache.
- * A bulk that would wrap the ring (only until the producer first reaches
- * the ring's end: see rx_refill) is left to rx_refill. */
-inline void rx_refill_avx2(RxQueue* rxq)
-{
     const uint16_t mask = rxq->mask;
     uint16_t bd_prod = rxq->bd_prod;
     uint16_t free = static_cast<uint16_t>(mask - static_cast<uint16_t>(bd_prod - rxq->bd_cons));
-    for (; free >= RX_REFILL_BULK; free = static_cast<uint16_t>(free - RX_REFILL_BULK)) {
-        const uint16_t slot = bd_prod & mask;
-        if (unlikely(slot + unsigned{RX_REFILL_BULK} > mask + 1u)) {
-            rxq->bd_prod = bd_prod;
-            rx_refill(rxq);
-            return;
-        }
-        rte_mbuf** sw = &rxq->sw_ring[slot];
-        void* const* src = cache_take(rxq->mp, RX_REFILL_BULK);
-        if (unlikely(src == nullptr)) {
-            if (rte_mempool_get_bulk(rxq->mp, reinterpret_cast<void**>(sw), RX_REFILL_BULK) != 0) {
-                rxq->alloc_failures += RX_REFILL_BULK;
-                break;
+    if (free >= RX_REFILL_BULK) {
+        rte_mempool_cache* cache = lcore_cache(rxq->mp);
+        const __m256i to_bd = _mm256_set1_epi64x(rxq->va_to_bd);
+        do {
+            const uint16_t slot = bd_prod & mask;
+            if (unlikely(slot + unsigned{RX_REFILL_BULK} > mask + 1u || rxq->va_to_bd == 0 || cache == nullptr ||
+                         cache->len < RX_REFILL_BULK)) {
+                rxq->bd_prod = bd_prod;
+                rx_refill(rxq);
+                return;
             }
-            src = reinterpret_cast<void* const*>(sw);
-        }
-        rx_post_bulk(rxq, src, sw, &rxq->bd_ring[slot]);
-        bd_prod = static_cast<uint16_t>(bd_prod + RX_REFILL_BULK);
+            cache->len -= RX_REFILL_BULK;
+            void* const* src = &cache->objs[cache->len];
+            rte_mbuf** sw = &rxq->sw_ring[slot];
+            RxBd* bd = &rxq->bd_ring[slot];
+            for (unsigned i = 0; i < RX_REFILL_BULK; i += 4) {
+                const __m256i p = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(&src[i]));
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(&sw[i]), p);
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(&bd[i]), _mm256_add_epi64(p, to_bd));
+            }
+            bd_prod = static_cast<uint16_t>(bd_prod + RX_REFILL_BULK);
+            free = static_cast<uint16_t>(free - RX_REFILL_BULK);
+        } while (free >= RX_REFILL_BULK);
+        rxq->bd_prod = bd_prod;
     }
-    rxq->bd_prod = bd_prod;
     ecore::eth_rx_prod_update(rxq->rx_prod_addr, bd_prod, rxq->cqe_cons);
+}
+
+/* One frame the general way (a group's or the burst's odd frames): out of
+ * line, so the vector loop keeps its registers. Returns the new BD consumer. */
+template <bool OFFLOAD_RESULTS>
+[[gnu::noinline]] uint16_t rx_one(RxQueue* rxq, const RxCqe& cqe, rte_mbuf* m, uint16_t bd_cons)
+{
+    return rx_complete<OFFLOAD_RESULTS>(rxq, cqe, m, bd_cons, rxq->mbuf_initializer);
 }
 
 /* Everything the Tx loop keeps in registers. */
@@ -217,13 +201,12 @@ inline uint16_t recv_burst(RxQueue* rxq, rte_mbuf** rx_pkts, uint16_t nb_pkts)
     const RxCqe* const cqe_ring = rxq->cqe_ring;
     rte_mbuf* const* const sw_ring = rxq->sw_ring;
     const uint16_t mask = rxq->mask;
-    const uint64_t initializer = rxq->mbuf_initializer;
     uint16_t bd_cons = rxq->bd_cons;
     uint16_t i = 0;
     auto one = [&] {
         const RxCqe& cqe = cqe_ring[cqe_cons++ & mask];
         rte_mbuf* m = sw_ring[bd_cons++ & mask];
-        bd_cons = rx_complete<OFFLOAD_RESULTS>(rxq, cqe, m, bd_cons, initializer);
+        bd_cons = rx_one<OFFLOAD_RESULTS>(rxq, cqe, m, bd_cons);
         rx_pkts[i++] = m;
     };
 
@@ -233,7 +216,7 @@ inline uint16_t recv_burst(RxQueue* rxq, rte_mbuf** rx_pkts, uint16_t nb_pkts)
     while (i < nb && (cqe_cons & 3) != 0)
         one();
     if (likely(bd_cons == cqe_cons)) {
-        const RxConsts k(initializer);
+        const RxConsts k(rxq->mbuf_initializer);
         const uint16_t groups_end = static_cast<uint16_t>(i + ((nb - i) & ~3));
         while (i != groups_end) {
             const uint16_t slot = cqe_cons & mask;

@@ -188,7 +188,7 @@ inline uint64_t rx_bd_addr(const RxQueue* rxq, const rte_mbuf* m)
  * the rings' sizes are multiples of the bulk, so from then on every bulk
  * starts at a multiple of it and stays contiguous (the vector refill relies
  * on that). */
-inline void rx_refill(RxQueue* rxq)
+[[gnu::noinline]] inline void rx_refill(RxQueue* rxq)
 {
     uint16_t bd_prod = rxq->bd_prod;
     uint16_t free = static_cast<uint16_t>(rxq->mask - static_cast<uint16_t>(bd_prod - rxq->bd_cons));
@@ -215,7 +215,7 @@ inline void rx_refill(RxQueue* rxq)
 
 /* Returns the segments of every BD the adapter has consumed to their pools:
  * consecutive segments of one pool go back with a single bulk put. */
-inline void tx_reclaim(TxQueue* txq, uint16_t hw_cons)
+[[gnu::noinline]] inline void tx_reclaim(TxQueue* txq, uint16_t hw_cons)
 {
     uint16_t bd_cons = txq->bd_cons;
     void* bulk[TX_FREE_BULK];
