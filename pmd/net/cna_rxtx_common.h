@@ -66,6 +66,16 @@ constexpr ParseTable parse_table = [] {
     return t;
 }();
 
+/* The packet type depends on the L3/L4 bits (pars_flags 3..0) only. */
+constexpr bool ptype_from_low_nibble()
+{
+    for (unsigned i = 0; i < 256; i++)
+        if (parse_table.entry[i].packet_type != parse_table.entry[i & 0xf].packet_type)
+            return false;
+    return true;
+}
+static_assert(ptype_from_low_nibble());
+
 /* data_off, refcnt, nb_segs and port: the 8 bytes at the rearm_data
  * marker, set with one store. (The marker is a zero-length array: going
  * through an integer keeps the compiler's bounds checks out of it.) */
@@ -105,24 +115,31 @@ inline uint16_t rx_chain_segments(RxQueue* rxq, rte_mbuf* head, const RxCqe& cqe
 template <bool OFFLOAD_RESULTS>
 inline uint16_t rx_complete(RxQueue* rxq, const RxCqe& cqe, rte_mbuf* m, uint16_t bd_cons, uint64_t initializer)
 {
+    /* Read once: the build allows any store to alias, and the mbuf stores
+     * below would otherwise reload the CQE. */
     const uint16_t flags = cqe.pars_flags;
-    const RxParseResult& parsed = parse_table.entry[parse_index(flags)];
+    const uint16_t pkt_len = cqe.pkt_len;
+    const uint8_t bd_num = cqe.bd_num;
 
     /* data_off is the low half-word of the rearm word: the placement
      * offset adds to it in the same store. */
     rearm(m, initializer + cqe.placement_offset);
-    m->pkt_len = cqe.pkt_len;
-    m->data_len = cqe.pkt_len;
-    if (unlikely(cqe.bd_num > 1))
+    m->pkt_len = pkt_len;
+    m->data_len = pkt_len;
+    if (unlikely(bd_num > 1))
         bd_cons = rx_chain_segments(rxq, m, cqe, bd_cons);
-    m->packet_type = parsed.packet_type;
     uint64_t ol_flags = 0;
     if constexpr (OFFLOAD_RESULTS) {
+        const RxParseResult& parsed = parse_table.entry[parse_index(flags)];
+        m->packet_type = parsed.packet_type;
         ol_flags = parsed.ol_flags;
         if (flags & pars::RSS_HASH_VALID) {
             ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
             m->hash.rss = cqe.rss_hash;
         }
+    } else {
+        /* the packet type depends on the L3/L4 bits alone */
+        m->packet_type = parse_table.entry[flags & 0xfu].packet_type;
     }
     if (unlikely(flags & pars::VLAN_STRIPPED)) {
         ol_flags |= RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED;
