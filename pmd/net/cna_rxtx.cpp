@@ -20,6 +20,7 @@ extern "C" {
 #include <cerrno>
 
 #include <ethdev_driver.h>
+#include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_cpuflags.h>
 #include <rte_malloc.h>
@@ -30,37 +31,50 @@ extern "C" {
 
 namespace cna::pmd {
 
-uint16_t recv_pkts(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts)
+namespace {
+
+template <bool OFFLOAD_RESULTS>
+inline uint16_t recv_burst(RxQueue* rxq, rte_mbuf** rx_pkts, uint16_t nb_pkts)
 {
-    auto* rxq = static_cast<RxQueue*>(rx_queue);
     const uint16_t hw_prod = __atomic_load_n(rxq->hw_cqe_prod, __ATOMIC_ACQUIRE);
+    uint16_t cqe_cons = rxq->cqe_cons;
+    const uint16_t nb = RTE_MIN(static_cast<uint16_t>(hw_prod - cqe_cons), nb_pkts);
+    if (nb == 0)
+        return 0;
     /* Locals, so the stores into mbufs cannot make the compiler reload them. */
     const RxCqe* const cqe_ring = rxq->cqe_ring;
     rte_mbuf* const* const sw_ring = rxq->sw_ring;
     const uint16_t mask = rxq->mask;
     const uint64_t initializer = rxq->mbuf_initializer;
-    uint16_t cqe_cons = rxq->cqe_cons;
     uint16_t bd_cons = rxq->bd_cons;
-    uint16_t nb_rx = 0;
-
-    while (cqe_cons != hw_prod && nb_rx < nb_pkts) {
+    for (uint16_t i = 0; i < nb; i++) {
         const RxCqe& cqe = cqe_ring[cqe_cons++ & mask];
         rte_mbuf* m = sw_ring[bd_cons++ & mask];
-        bd_cons = rx_complete(rxq, cqe, m, bd_cons, initializer);
-        rx_pkts[nb_rx++] = m;
+        bd_cons = rx_complete<OFFLOAD_RESULTS>(rxq, cqe, m, bd_cons, initializer);
+        rx_pkts[i] = m;
     }
-    if (nb_rx == 0)
-        return 0;
     rxq->cqe_cons = cqe_cons;
     rxq->bd_cons = bd_cons;
     rx_refill(rxq);
-    return nb_rx;
+    return nb;
+}
+
+} // namespace
+
+uint16_t recv_pkts(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts)
+{
+    return recv_burst<false>(static_cast<RxQueue*>(rx_queue), rx_pkts, nb_pkts);
+}
+
+uint16_t recv_pkts_offload(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts)
+{
+    return recv_burst<true>(static_cast<RxQueue*>(rx_queue), rx_pkts, nb_pkts);
 }
 
 uint16_t xmit_pkts(void* tx_queue, rte_mbuf** tx_pkts, uint16_t nb_pkts)
 {
     auto* txq = static_cast<TxQueue*>(tx_queue);
-    tx_reclaim(txq, __atomic_load_n(txq->hw_bd_cons, __ATOMIC_ACQUIRE));
+    tx_complete(txq);
 
     uint16_t bd_prod = txq->bd_prod;
     uint16_t free = static_cast<uint16_t>(txq->mask - static_cast<uint16_t>(bd_prod - txq->bd_cons));
@@ -69,6 +83,10 @@ uint16_t xmit_pkts(void* tx_queue, rte_mbuf** tx_pkts, uint16_t nb_pkts)
         rte_mbuf* m = tx_pkts[nb_tx];
         if (unlikely(m->nb_segs > free))
             break;
+        /* A chain breaks the promise MBUF_FAST_FREE reclaim relies on (its
+         * head's next): from now on this queue reclaims segment by segment. */
+        if (unlikely(m->nb_segs > 1))
+            txq->fast_free = false;
         free = static_cast<uint16_t>(free - m->nb_segs);
         bd_prod = tx_packet(txq, m, bd_prod);
     }
@@ -105,19 +123,26 @@ void select_fastpath(rte_eth_dev* dev)
      * functions would hand nearly every packet to the scalar handling. */
     const bool rx_vector = vector && !(conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_SCATTER);
     const bool tx_vector = vector && !(conf.txmode.offloads & ~uint64_t{RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE});
-#ifdef CNA_HAVE_AVX2
-    dev->rx_pkt_burst = rx_vector ? recv_pkts_avx2 : recv_pkts;
-    dev->tx_pkt_burst = tx_vector ? xmit_pkts_avx2 : xmit_pkts;
-#else
-    dev->rx_pkt_burst = recv_pkts;
+    /* Checksum flags and the RSS hash only when asked for (per-queue
+     * offloads are never more than the port's: the queue capabilities are 0). */
+    const bool results = conf.rxmode.offloads & (RTE_ETH_RX_OFFLOAD_CHECKSUM | RTE_ETH_RX_OFFLOAD_RSS_HASH);
+    dev->rx_pkt_burst = results ? recv_pkts_offload : recv_pkts;
     dev->tx_pkt_burst = xmit_pkts;
+#ifdef CNA_HAVE_AVX2
+    if (rx_vector)
+        dev->rx_pkt_burst = results ? recv_pkts_avx2_offload : recv_pkts_avx2;
+    if (tx_vector)
+        dev->tx_pkt_burst = xmit_pkts_avx2;
+#else
+    (void)rx_vector;
+    (void)tx_vector;
 #endif
     PMD_LOG(INFO, port_of(dev), "Rx burst: %s, Tx burst: %s", rx_burst_mode_name(dev), tx_burst_mode_name(dev));
 }
 
 const char* rx_burst_mode_name(const rte_eth_dev* dev)
 {
-    return dev->rx_pkt_burst == recv_pkts ? "Scalar" : "Vector AVX2";
+    return dev->rx_pkt_burst == recv_pkts || dev->rx_pkt_burst == recv_pkts_offload ? "Scalar" : "Vector AVX2";
 }
 
 const char* tx_burst_mode_name(const rte_eth_dev* dev)
@@ -193,6 +218,17 @@ uint16_t ring_size_for(uint16_t nb_desc)
     return static_cast<uint16_t>(rte_align32pow2(RTE_MAX(uint32_t{nb_desc}, hsi::eth::MIN_RING_SIZE)));
 }
 
+/* With IOVA as VA, a pktmbuf's buffer starts right after the mbuf and its
+ * private area, unless the pool has pinned external buffers: the BD
+ * address of a posted mbuf is then the mbuf's address plus a constant
+ * (rx_queue_fill checks it on every buffer it posts). 0: read buf_iova. */
+uint32_t va_to_bd_for(rte_mempool* mp)
+{
+    if (rte_eal_iova_mode() != RTE_IOVA_VA || (rte_pktmbuf_priv_flags(mp) & RTE_PKTMBUF_POOL_F_PINNED_EXT_BUF))
+        return 0;
+    return static_cast<uint32_t>(sizeof(rte_mbuf) + rte_pktmbuf_priv_size(mp) + RTE_PKTMBUF_HEADROOM);
+}
+
 uint64_t mbuf_initializer_for(uint16_t port_id)
 {
     rte_mbuf m{};
@@ -259,6 +295,7 @@ int rx_queue_setup(rte_eth_dev* dev, uint16_t queue_id, uint16_t nb_desc, unsign
     rxq->port_id = dev->data->port_id;
     rxq->buf_size = buf_size;
     rxq->mbuf_initializer = mbuf_initializer_for(dev->data->port_id);
+    rxq->va_to_bd = va_to_bd_for(mp);
     rxq->queue_id = queue_id;
     rxq->nb_desc = size;
     rxq->deferred_start = conf->rx_deferred_start;
@@ -338,8 +375,12 @@ int rx_queue_fill(RxQueue* rxq)
     const uint16_t count = rxq->mask; /* one slot stays empty: full != empty */
     if (rte_mempool_get_bulk(rxq->mp, reinterpret_cast<void**>(rxq->sw_ring), count) != 0)
         return -ENOMEM;
-    for (uint16_t i = 0; i < count; i++)
-        rxq->bd_ring[i].addr = hsi::make_regpair(rte_mbuf_data_iova_default(rxq->sw_ring[i]));
+    for (uint16_t i = 0; i < count; i++) {
+        const rte_mbuf* m = rxq->sw_ring[i];
+        if (rxq->va_to_bd != 0 && reinterpret_cast<uintptr_t>(m) + rxq->va_to_bd != rte_mbuf_data_iova_default(m))
+            rxq->va_to_bd = 0; /* not the layout rte_pktmbuf_init makes: read buf_iova */
+        rxq->bd_ring[i].addr = hsi::make_regpair(rte_mbuf_data_iova_default(m));
+    }
     rxq->bd_prod = count;
     return 0;
 }

@@ -39,6 +39,7 @@ struct RxQueue {
     volatile uint32_t* rx_prod_addr;      /* GTT: RxProdData */
     uint64_t mbuf_initializer;            /* rearm_data template */
     rte_mempool* mp;
+    uint32_t va_to_bd;                    /* BD address - mbuf address, 0: read buf_iova (rx_bd_addr) */
     uint16_t port_id;
     uint16_t buf_size;                    /* bytes the adapter may write per buffer */
     uint64_t alloc_failures;              /* mbufs the refill could not get */
@@ -90,7 +91,11 @@ void tx_queue_drain(TxQueue* txq);
 void rxq_info_get(rte_eth_dev* dev, uint16_t queue_id, rte_eth_rxq_info* info);
 void txq_info_get(rte_eth_dev* dev, uint16_t queue_id, rte_eth_txq_info* info);
 
+/* The burst functions. Rx comes in two flavours, chosen by the port's
+ * offloads: *_offload reports checksum flags and the RSS hash (a checksum
+ * offload or RSS_HASH enabled), the others leave them out and cost less. */
 uint16_t recv_pkts(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts);
+uint16_t recv_pkts_offload(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts);
 uint16_t prep_pkts(void* tx_queue, rte_mbuf** tx_pkts, uint16_t nb_pkts);
 uint32_t rx_queue_count(void* rx_queue);
 int rx_descriptor_status(void* rx_queue, uint16_t offset);
@@ -101,6 +106,7 @@ uint16_t xmit_pkts(void* tx_queue, rte_mbuf** tx_pkts, uint16_t nb_pkts);
  * packets without Tx offloads; anything else they hand to the scalar
  * handling, packet by packet. */
 uint16_t recv_pkts_avx2(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts);
+uint16_t recv_pkts_avx2_offload(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts);
 uint16_t xmit_pkts_avx2(void* tx_queue, rte_mbuf** tx_pkts, uint16_t nb_pkts);
 
 /* Chooses the Rx and Tx burst functions for the port's configuration and

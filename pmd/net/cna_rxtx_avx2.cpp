@@ -88,22 +88,24 @@ struct RxConsts {
     __m256i offset = _mm256_setr_epi8(13, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z,
                                       13, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, Z);
     __m256i nibble0 = _mm256_setr_epi64x(0xf, 0, 0xf, 0);
-    __m256i nibble14 = _mm256_setr_epi64x(0, 0xfLL << 48, 0, 0xfLL << 48);
-    __m256i bit0_of_14 = _mm256_setr_epi64x(0, 1LL << 48, 0, 1LL << 48);
     __m256i ptype_lo = both_lanes(byte_tables.ptype_lo);
     __m256i ptype_hi = both_lanes(byte_tables.ptype_hi);
-    __m256i csum = both_lanes(byte_tables.csum);
     __m256i initializer;
     /* what makes a group of CQEs go the scalar way: bd_num above 1, a
      * stripped tag, a mark (tested on the OR of the group's CQEs) */
     __m256i rare = _mm256_setr_epi64x(0xfe00, int64_t{pars::VLAN_STRIPPED | pars::FLOW_MARK} << 48, 0xfe00,
                                       int64_t{pars::VLAN_STRIPPED | pars::FLOW_MARK} << 48);
+    /* checksum flags and RSS bit (recv_pkts_avx2_offload only) */
+    __m256i nibble14 = _mm256_setr_epi64x(0, 0xfLL << 48, 0, 0xfLL << 48);
+    __m256i bit0_of_14 = _mm256_setr_epi64x(0, 1LL << 48, 0, 1LL << 48);
+    __m256i csum = both_lanes(byte_tables.csum);
 
     explicit RxConsts(uint64_t init) : initializer(_mm256_setr_epi64x(static_cast<int64_t>(init), 0,
                                                                       static_cast<int64_t>(init), 0)) {}
 };
 
 /* Two CQEs (one per 128-bit lane) into their mbufs. */
+template <bool OFFLOAD_RESULTS>
 inline void rx_pair(const RxConsts& k, __m256i cqes, rte_mbuf* m0, rte_mbuf* m1)
 {
     /* bytes 32..47 of the mbuf: packet_type, pkt_len, data_len, vlan_tci, hash */
@@ -113,74 +115,65 @@ inline void rx_pair(const RxConsts& k, __m256i cqes, rte_mbuf* m0, rte_mbuf* m1)
     const __m256i desc = _mm256_blend_epi16(_mm256_shuffle_epi8(cqes, k.desc), ptype, 0x01);
 
     /* bytes 16..31: the rearm word (placement offset added to data_off) and
-     * ol_flags: the checksum byte and the RSS bit meet in byte 14, are
-     * doubled into place and moved to bytes 8..9 */
-    const __m256i f6 = _mm256_srli_epi16(cqes, 6);
-    const __m256i csum = _mm256_shuffle_epi8(k.csum, _mm256_and_si256(f6, k.nibble14));
-    const __m256i rss = _mm256_and_si256(_mm256_srli_epi16(f6, 4), k.bit0_of_14);
-    const __m256i ol = _mm256_srli_si256(_mm256_slli_epi16(_mm256_or_si256(csum, rss), 1), 6);
-    const __m256i rearm = _mm256_add_epi64(_mm256_or_si256(_mm256_shuffle_epi8(cqes, k.offset), ol), k.initializer);
+     * ol_flags */
+    __m256i rearm = _mm256_shuffle_epi8(cqes, k.offset);
+    if constexpr (OFFLOAD_RESULTS) {
+        /* the checksum byte and the RSS bit meet in byte 14, are doubled
+         * into place and moved to bytes 8..9 */
+        const __m256i f6 = _mm256_srli_epi16(cqes, 6);
+        const __m256i csum = _mm256_shuffle_epi8(k.csum, _mm256_and_si256(f6, k.nibble14));
+        const __m256i rss = _mm256_and_si256(_mm256_srli_epi16(f6, 4), k.bit0_of_14);
+        rearm = _mm256_or_si256(rearm, _mm256_srli_si256(_mm256_slli_epi16(_mm256_or_si256(csum, rss), 1), 6));
+    }
+    rearm = _mm256_add_epi64(rearm, k.initializer);
 
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(rearm_word(m0)), _mm256_permute2x128_si256(rearm, desc, 0x20));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(rearm_word(m1)), _mm256_permute2x128_si256(rearm, desc, 0x31));
 }
 
-/* rx_refill, posting each bulk straight into the software ring and four BDs
- * per store; a bulk that would wrap the ring is left to rx_refill. */
-inline void rx_refill_avx2(RxQueue* rxq)
+/* rx_refill for the common case: whole bulks taken straight off the lcore's
+ * mempool cache, contiguous in the rings, BD addresses computed from the
+ * mbuf pointers (IOVA as VA). Anything else goes to rx_refill. */
+[[gnu::always_inline]] inline void rx_refill_avx2(RxQueue* rxq)
 {
     static_assert(sizeof(RxBd) == 8 && RX_REFILL_BULK % 4 == 0);
-    const __m256i headroom = _mm256_set1_epi64x(RTE_PKTMBUF_HEADROOM);
+    const uint16_t mask = rxq->mask;
     uint16_t bd_prod = rxq->bd_prod;
-    uint16_t free = static_cast<uint16_t>(rxq->mask - static_cast<uint16_t>(bd_prod - rxq->bd_cons));
-    while (free >= RX_REFILL_BULK) {
-        const uint16_t slot = bd_prod & rxq->mask;
-        if (slot + RX_REFILL_BULK > rxq->mask + 1) {
-            rxq->bd_prod = bd_prod;
-            rx_refill(rxq);
-            return;
-        }
-        rte_mbuf** bufs = &rxq->sw_ring[slot];
-        if (unlikely(rte_mempool_get_bulk(rxq->mp, reinterpret_cast<void**>(bufs), RX_REFILL_BULK) != 0)) {
-            rxq->alloc_failures += RX_REFILL_BULK;
-            break;
-        }
-        for (unsigned i = 0; i < RX_REFILL_BULK; i += 4) {
-            auto iova_pair = [&](unsigned j) {
-                const __m128i lo = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(&bufs[j]->buf_iova));
-                return _mm_castpd_si128(
-                    _mm_loadh_pd(_mm_castsi128_pd(lo), reinterpret_cast<const double*>(&bufs[j + 1]->buf_iova)));
-            };
-            const __m256i iova = _mm256_inserti128_si256(_mm256_castsi128_si256(iova_pair(i)), iova_pair(i + 2), 1);
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(&rxq->bd_ring[slot + i]),
-                                _mm256_add_epi64(iova, headroom));
-        }
-        bd_prod = static_cast<uint16_t>(bd_prod + RX_REFILL_BULK);
-        free = static_cast<uint16_t>(free - RX_REFILL_BULK);
+    uint16_t free = static_cast<uint16_t>(mask - static_cast<uint16_t>(bd_prod - rxq->bd_cons));
+    if (free >= RX_REFILL_BULK) {
+        rte_mempool_cache* cache = lcore_cache(rxq->mp);
+        const __m256i to_bd = _mm256_set1_epi64x(rxq->va_to_bd);
+        do {
+            const uint16_t slot = bd_prod & mask;
+            if (unlikely(slot + unsigned{RX_REFILL_BULK} > mask + 1u || rxq->va_to_bd == 0 || cache == nullptr ||
+                         cache->len < RX_REFILL_BULK)) {
+                rxq->bd_prod = bd_prod;
+                rx_refill(rxq);
+                return;
+            }
+            cache->len -= RX_REFILL_BULK;
+            void* const* src = &cache->objs[cache->len];
+            rte_mbuf** sw = &rxq->sw_ring[slot];
+            RxBd* bd = &rxq->bd_ring[slot];
+            for (unsigned i = 0; i < RX_REFILL_BULK; i += 4) {
+                const __m256i p = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(&src[i]));
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(&sw[i]), p);
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(&bd[i]), _mm256_add_epi64(p, to_bd));
+            }
+            bd_prod = static_cast<uint16_t>(bd_prod + RX_REFILL_BULK);
+            free = static_cast<uint16_t>(free - RX_REFILL_BULK);
+        } while (free >= RX_REFILL_BULK);
+        rxq->bd_prod = bd_prod;
     }
-    rxq->bd_prod = bd_prod;
     ecore::eth_rx_prod_update(rxq->rx_prod_addr, bd_prod, rxq->cqe_cons);
 }
 
-/* With MBUF_FAST_FREE the application promises one pool, refcnt 1 and
- * direct single-segment mbufs: the software ring goes back to the pool as it
- * is. Otherwise as the scalar path. */
-inline void tx_reclaim_avx2(TxQueue* txq)
+/* One frame the general way (a group's or the burst's odd frames): out of
+ * line, so the vector loop keeps its registers. Returns the new BD consumer. */
+template <bool OFFLOAD_RESULTS>
+[[gnu::noinline]] uint16_t rx_one(RxQueue* rxq, const RxCqe& cqe, rte_mbuf* m, uint16_t bd_cons)
 {
-    const uint16_t hw_cons = __atomic_load_n(txq->hw_bd_cons, __ATOMIC_ACQUIRE);
-    if (!txq->fast_free) {
-        tx_reclaim(txq, hw_cons);
-        return;
-    }
-    uint16_t bd_cons = txq->bd_cons;
-    while (bd_cons != hw_cons) {
-        const uint16_t slot = bd_cons & txq->mask;
-        const unsigned n = RTE_MIN(static_cast<uint16_t>(hw_cons - bd_cons), txq->mask + 1u - slot);
-        rte_mbuf** run = &txq->sw_ring[slot];
-        rte_mempool_put_bulk(run[0]->pool, reinterpret_cast<void**>(run), n);
-        bd_cons = static_cast<uint16_t>(bd_cons + n);
-    }
-    txq->bd_cons = bd_cons;
+    return rx_complete<OFFLOAD_RESULTS>(rxq, cqe, m, bd_cons, rxq->mbuf_initializer);
 }
 
 /* Everything the Tx loop keeps in registers. */
@@ -191,17 +184,15 @@ struct TxConsts {
                                        4, 5, Z, Z, Z, Z, Z, Z, 12, 13, Z, Z, Z, Z, Z, Z);
     /* nbds 1 and START: the second quadword of a single-BD packet's BD */
     __m256i bd_fields = _mm256_set1_epi64x(int64_t{1} << 16 | int64_t{txbd::START} << 24);
-    /* rearm words (nb_segs 1) and ol_flags (no offloads) the vector path takes */
-    __m256i expect = _mm256_setr_epi64x(int64_t{1} << 32, int64_t{1} << 32, 0, 0);
-    __m256i check = _mm256_setr_epi64x(int64_t{0xffff} << 32, int64_t{0xffff} << 32,
-                                       static_cast<int64_t>(TX_BD_OFFLOADS), static_cast<int64_t>(TX_BD_OFFLOADS));
+    /* on the OR of four packets' bytes 8..39 (buf_iova, rearm word, ol_flags,
+     * packet_type and pkt_len): nb_segs other than 1 (it is never 0) and
+     * offload flags send the group the scalar way */
+    __m256i odd = _mm256_setr_epi64x(0, int64_t{0xfffe} << 32, static_cast<int64_t>(TX_BD_OFFLOADS), 0);
 };
 
-} // namespace
-
-uint16_t recv_pkts_avx2(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts)
+template <bool OFFLOAD_RESULTS>
+inline uint16_t recv_burst(RxQueue* rxq, rte_mbuf** rx_pkts, uint16_t nb_pkts)
 {
-    auto* rxq = static_cast<RxQueue*>(rx_queue);
     const uint16_t hw_prod = __atomic_load_n(rxq->hw_cqe_prod, __ATOMIC_ACQUIRE);
     uint16_t cqe_cons = rxq->cqe_cons;
     const uint16_t nb = RTE_MIN(static_cast<uint16_t>(hw_prod - cqe_cons), nb_pkts);
@@ -210,102 +201,135 @@ uint16_t recv_pkts_avx2(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts)
     const RxCqe* const cqe_ring = rxq->cqe_ring;
     rte_mbuf* const* const sw_ring = rxq->sw_ring;
     const uint16_t mask = rxq->mask;
-    const RxConsts k(rxq->mbuf_initializer);
     uint16_t bd_cons = rxq->bd_cons;
-    uint16_t nb_rx = 0;
+    uint16_t i = 0;
+    auto one = [&] {
+        const RxCqe& cqe = cqe_ring[cqe_cons++ & mask];
+        rte_mbuf* m = sw_ring[bd_cons++ & mask];
+        bd_cons = rx_one<OFFLOAD_RESULTS>(rxq, cqe, m, bd_cons);
+        rx_pkts[i++] = m;
+    };
 
-    while (nb_rx < nb) {
-        const uint16_t cslot = cqe_cons & mask;
-        const uint16_t bslot = bd_cons & mask;
-        unsigned scalar = 1;
-        if (nb - nb_rx >= 4 && cslot <= mask - 3 && bslot <= mask - 3) {
-            const RxCqe* c = &cqe_ring[cslot];
+    /* Groups of four start at a multiple of four, so they never straddle
+     * the rings' end; without scattered Rx every frame has one buffer, and
+     * BD and CQE consumers stay equal. */
+    while (i < nb && (cqe_cons & 3) != 0)
+        one();
+    if (likely(bd_cons == cqe_cons)) {
+        const RxConsts k(rxq->mbuf_initializer);
+        const uint16_t groups_end = static_cast<uint16_t>(i + ((nb - i) & ~3));
+        while (i != groups_end) {
+            const uint16_t slot = cqe_cons & mask;
+            const RxCqe* c = &cqe_ring[slot];
             const __m256i c01 = load_cqe_pair(c, c + 1);
             const __m256i c23 = load_cqe_pair(c + 2, c + 3);
-            if (likely(_mm256_testz_si256(_mm256_or_si256(c01, c23), k.rare))) {
-                rte_mbuf* const* m = &sw_ring[bslot];
-                rx_pair(k, c01, m[0], m[1]);
-                rx_pair(k, c23, m[2], m[3]);
-                _mm256_storeu_si256(reinterpret_cast<__m256i*>(&rx_pkts[nb_rx]),
-                                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(m)));
-                cqe_cons = static_cast<uint16_t>(cqe_cons + 4);
-                bd_cons = static_cast<uint16_t>(bd_cons + 4);
-                nb_rx = static_cast<uint16_t>(nb_rx + 4);
+            if (unlikely(!_mm256_testz_si256(_mm256_or_si256(c01, c23), k.rare))) {
+                one(), one(), one(), one();
+                if (unlikely(bd_cons != cqe_cons))
+                    break; /* a chained frame: the rest one by one */
                 continue;
             }
-            scalar = 4;
-        }
-        for (; scalar != 0; scalar--) {
-            const RxCqe& cqe = cqe_ring[cqe_cons++ & mask];
-            rte_mbuf* m = sw_ring[bd_cons++ & mask];
-            bd_cons = rx_complete(rxq, cqe, m, bd_cons, rxq->mbuf_initializer);
-            rx_pkts[nb_rx++] = m;
+            rte_mbuf* const* m = &sw_ring[slot];
+            rx_pair<OFFLOAD_RESULTS>(k, c01, m[0], m[1]);
+            rx_pair<OFFLOAD_RESULTS>(k, c23, m[2], m[3]);
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(&rx_pkts[i]),
+                                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(m)));
+            cqe_cons = bd_cons = static_cast<uint16_t>(cqe_cons + 4);
+            i = static_cast<uint16_t>(i + 4);
         }
     }
+    while (i < nb)
+        one();
     rxq->cqe_cons = cqe_cons;
     rxq->bd_cons = bd_cons;
     rx_refill_avx2(rxq);
-    return nb_rx;
+    return nb;
+}
+
+} // namespace
+
+uint16_t recv_pkts_avx2(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts)
+{
+    return recv_burst<false>(static_cast<RxQueue*>(rx_queue), rx_pkts, nb_pkts);
+}
+
+uint16_t recv_pkts_avx2_offload(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts)
+{
+    return recv_burst<true>(static_cast<RxQueue*>(rx_queue), rx_pkts, nb_pkts);
 }
 
 uint16_t xmit_pkts_avx2(void* tx_queue, rte_mbuf** tx_pkts, uint16_t nb_pkts)
 {
     auto* txq = static_cast<TxQueue*>(tx_queue);
-    tx_reclaim_avx2(txq);
+    tx_complete(txq);
 
-    const TxConsts k;
     const uint16_t mask = txq->mask;
+    TxBd* const bd_ring = txq->bd_ring;
+    rte_mbuf** const sw_ring = txq->sw_ring;
     uint16_t bd_prod = txq->bd_prod;
     uint16_t free = static_cast<uint16_t>(mask - static_cast<uint16_t>(bd_prod - txq->bd_cons));
-    uint16_t nb_tx = 0;
-    while (nb_tx < nb_pkts) {
-        const uint16_t slot = bd_prod & mask;
-        if (nb_pkts - nb_tx >= 4 && free >= 4 && slot <= mask - 3) {
-            rte_mbuf* const* m = &tx_pkts[nb_tx];
-            auto load = [](const rte_mbuf* p) {
-                /* buf_iova, rearm word, ol_flags, packet_type and pkt_len */
-                return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(&p->buf_iova));
-            };
-            const __m256i v0 = load(m[0]), v1 = load(m[1]), v2 = load(m[2]), v3 = load(m[3]);
-            /* [iova0, iova1 | ol_flags0, ol_flags1], [rearm0, rearm1 | len0, len1] */
-            const __m256i u01 = _mm256_unpacklo_epi64(v0, v1), w01 = _mm256_unpackhi_epi64(v0, v1);
-            const __m256i u23 = _mm256_unpacklo_epi64(v2, v3), w23 = _mm256_unpackhi_epi64(v2, v3);
-            const __m256i odd = _mm256_or_si256(_mm256_xor_si256(_mm256_blend_epi32(w01, u01, 0xf0), k.expect),
-                                                _mm256_xor_si256(_mm256_blend_epi32(w23, u23, 0xf0), k.expect));
-            if (likely(_mm256_testz_si256(odd, k.check))) {
-                /* a single segment's pkt_len is its data_len */
-                auto bd_pair = [&](__m256i u, __m256i w) {
-                    const __m256i r = _mm256_add_epi64(_mm256_blend_epi32(u, k.bd_fields, 0xf0),
-                                                       _mm256_shuffle_epi8(w, k.lengths));
-                    return _mm256_permute4x64_epi64(r, _MM_SHUFFLE(3, 1, 2, 0));
-                };
-                auto* bd = reinterpret_cast<__m256i*>(&txq->bd_ring[slot]);
-                _mm256_storeu_si256(bd, bd_pair(u01, w01));
-                _mm256_storeu_si256(bd + 1, bd_pair(u23, w23));
-                _mm256_storeu_si256(reinterpret_cast<__m256i*>(&txq->sw_ring[slot]),
-                                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(m)));
-                bd_prod = static_cast<uint16_t>(bd_prod + 4);
-                free = static_cast<uint16_t>(free - 4);
-                nb_tx = static_cast<uint16_t>(nb_tx + 4);
-                continue;
-            }
-        }
-        rte_mbuf* m = tx_pkts[nb_tx];
+    uint16_t i = 0;
+    /* one packet the general way; false when its BDs do not fit */
+    auto one = [&] {
+        rte_mbuf* m = tx_pkts[i];
         if (unlikely(m->nb_segs > free))
-            break;
+            return false;
         /* A chain breaks the promise MBUF_FAST_FREE reclaim relies on (its
          * head's next): from now on this queue reclaims segment by segment. */
         if (unlikely(m->nb_segs > 1))
             txq->fast_free = false;
         free = static_cast<uint16_t>(free - m->nb_segs);
         bd_prod = tx_packet(txq, m, bd_prod);
-        nb_tx++;
+        i++;
+        return true;
+    };
+
+    /* Groups of four BDs start at a multiple of four: they never straddle
+     * the ring's end. */
+    while (i < nb_pkts && (bd_prod & 3) != 0)
+        if (!one())
+            goto done;
+    {
+        const TxConsts k;
+        const uint16_t groups_end = static_cast<uint16_t>(i + (RTE_MIN(nb_pkts - i, int{free}) & ~3));
+        while (i != groups_end) {
+            rte_mbuf* const* m = &tx_pkts[i];
+            auto load = [](const rte_mbuf* p) {
+                /* buf_iova, rearm word, ol_flags, packet_type and pkt_len */
+                return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(&p->buf_iova));
+            };
+            const __m256i v0 = load(m[0]), v1 = load(m[1]), v2 = load(m[2]), v3 = load(m[3]);
+            if (unlikely(!_mm256_testz_si256(_mm256_or_si256(_mm256_or_si256(v0, v1), _mm256_or_si256(v2, v3)),
+                                             k.odd)))
+                break;
+            /* [iova0, iova1 | ol_flags0, ol_flags1], [rearm0, rearm1 | len0, len1]; a
+             * single segment's pkt_len is its data_len */
+            auto bd_pair = [&](__m256i a, __m256i b) {
+                const __m256i u = _mm256_unpacklo_epi64(a, b), w = _mm256_unpackhi_epi64(a, b);
+                const __m256i r =
+                    _mm256_add_epi64(_mm256_blend_epi32(u, k.bd_fields, 0xf0), _mm256_shuffle_epi8(w, k.lengths));
+                return _mm256_permute4x64_epi64(r, _MM_SHUFFLE(3, 1, 2, 0));
+            };
+            const uint16_t slot = bd_prod & mask;
+            auto* bd = reinterpret_cast<__m256i*>(&bd_ring[slot]);
+            _mm256_storeu_si256(bd, bd_pair(v0, v1));
+            _mm256_storeu_si256(bd + 1, bd_pair(v2, v3));
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(&sw_ring[slot]),
+                                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(m)));
+            bd_prod = static_cast<uint16_t>(bd_prod + 4);
+            free = static_cast<uint16_t>(free - 4);
+            i = static_cast<uint16_t>(i + 4);
+        }
     }
-    if (nb_tx != 0) {
+    while (i < nb_pkts)
+        if (!one())
+            break;
+done:
+    if (i != 0) {
         txq->bd_prod = bd_prod;
         ecore::eth_tx_doorbell(txq->doorbell_addr, bd_prod);
     }
-    return nb_tx;
+    return i;
 }
 
 } // namespace cna::pmd

@@ -11,7 +11,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
+#include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
@@ -64,6 +66,16 @@ constexpr ParseTable parse_table = [] {
     return t;
 }();
 
+/* The packet type depends on the L3/L4 bits (pars_flags 3..0) only. */
+constexpr bool ptype_from_low_nibble()
+{
+    for (unsigned i = 0; i < 256; i++)
+        if (parse_table.entry[i].packet_type != parse_table.entry[i & 0xf].packet_type)
+            return false;
+    return true;
+}
+static_assert(ptype_from_low_nibble());
+
 /* data_off, refcnt, nb_segs and port: the 8 bytes at the rearm_data
  * marker, set with one store. (The marker is a zero-length array: going
  * through an integer keeps the compiler's bounds checks out of it.) */
@@ -97,28 +109,41 @@ inline uint16_t rx_chain_segments(RxQueue* rxq, rte_mbuf* head, const RxCqe& cqe
 }
 
 /* Fills the mbuf m (the buffer of the frame's first BD, bd_cons - 1) from its
- * CQE. Returns the new BD consumer. */
+ * CQE. Returns the new BD consumer. Checksum flags and the RSS hash are
+ * reported only with OFFLOAD_RESULTS (the port enabled a checksum offload
+ * or RSS_HASH): without them their ol_flags stay 0, "unknown". */
+template <bool OFFLOAD_RESULTS>
 inline uint16_t rx_complete(RxQueue* rxq, const RxCqe& cqe, rte_mbuf* m, uint16_t bd_cons, uint64_t initializer)
 {
+    /* Read once: the build allows any store to alias, and the mbuf stores
+     * below would otherwise reload the CQE. */
     const uint16_t flags = cqe.pars_flags;
-    const RxParseResult& parsed = parse_table.entry[parse_index(flags)];
+    const uint16_t pkt_len = cqe.pkt_len;
+    const uint8_t bd_num = cqe.bd_num;
 
     /* data_off is the low half-word of the rearm word: the placement
      * offset adds to it in the same store. */
     rearm(m, initializer + cqe.placement_offset);
-    m->pkt_len = cqe.pkt_len;
-    m->data_len = cqe.pkt_len;
-    if (unlikely(cqe.bd_num > 1))
+    m->pkt_len = pkt_len;
+    m->data_len = pkt_len;
+    if (unlikely(bd_num > 1))
         bd_cons = rx_chain_segments(rxq, m, cqe, bd_cons);
-    m->packet_type = parsed.packet_type;
-    uint64_t ol_flags = parsed.ol_flags;
-    if (flags & pars::VLAN_STRIPPED) {
+    uint64_t ol_flags = 0;
+    if constexpr (OFFLOAD_RESULTS) {
+        const RxParseResult& parsed = parse_table.entry[parse_index(flags)];
+        m->packet_type = parsed.packet_type;
+        ol_flags = parsed.ol_flags;
+        if (flags & pars::RSS_HASH_VALID) {
+            ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
+            m->hash.rss = cqe.rss_hash;
+        }
+    } else {
+        /* the packet type depends on the L3/L4 bits alone */
+        m->packet_type = parse_table.entry[flags & 0xfu].packet_type;
+    }
+    if (unlikely(flags & pars::VLAN_STRIPPED)) {
         ol_flags |= RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED;
         m->vlan_tci = cqe.vlan_tag;
-    }
-    if (flags & pars::RSS_HASH_VALID) {
-        ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
-        m->hash.rss = cqe.rss_hash;
     }
     if (unlikely(flags & pars::FLOW_MARK)) {
         ol_flags |= RTE_MBUF_F_RX_FDIR | RTE_MBUF_F_RX_FDIR_ID;
@@ -128,32 +153,86 @@ inline uint16_t rx_complete(RxQueue* rxq, const RxCqe& cqe, rte_mbuf* m, uint16_
     return bd_cons;
 }
 
-/* Posts buffers on free BDs in bulks, then publishes BD producer and CQE
- * consumer in one store. */
-inline void rx_refill(RxQueue* rxq)
+/* ---- mbufs straight from and to the lcore's mempool cache ---------------- */
+
+/* The calling lcore's cache of mp; null on a non-EAL thread or for a pool
+ * without caches. (rte_lcore_id() is a TLS read: the PMD is built with TLS
+ * descriptors, so it costs a few instructions, not a __tls_get_addr call.) */
+inline rte_mempool_cache* lcore_cache(rte_mempool* mp)
+{
+    return rte_mempool_default_cache(mp, rte_lcore_id());
+}
+
+/* Takes the n most recently freed objects off the lcore's cache: returns
+ * where they are (valid until the next cache operation), or null if the
+ * cache holds fewer; the caller then goes through rte_mempool_get_bulk,
+ * which refills the cache from the pool. */
+inline void* const* cache_take(rte_mempool* mp, unsigned n)
+{
+    rte_mempool_cache* cache = lcore_cache(mp);
+    if (unlikely(cache == nullptr || cache->len < n))
+        return nullptr;
+    cache->len -= n;
+    return &cache->objs[cache->len];
+}
+
+/* Returns n mbufs (refcnt 1, direct, one segment, all of mp: what
+ * MBUF_FAST_FREE promises) to mp: onto the lcore's cache as they are while
+ * it stays under its flush threshold, else through rte_mempool_put_bulk. */
+inline void cache_put(rte_mempool* mp, rte_mbuf* const* mbufs, unsigned n)
+{
+    rte_mempool_cache* cache = lcore_cache(mp);
+    if (unlikely(cache == nullptr || cache->len + n > cache->flushthresh)) {
+        rte_mempool_put_bulk(mp, reinterpret_cast<void* const*>(mbufs), n);
+        return;
+    }
+    std::memcpy(&cache->objs[cache->len], mbufs, n * sizeof(void*));
+    cache->len += n;
+}
+
+/* ---- Rx refill ------------------------------------------------------------- */
+
+/* The BD address of a posted mbuf: its data at the default headroom. With
+ * IOVA as VA and plain pktmbufs (rxq->va_to_bd set) that is a fixed offset
+ * from the mbuf itself, so the mbuf need not be read at all. */
+inline uint64_t rx_bd_addr(const RxQueue* rxq, const rte_mbuf* m)
+{
+    return rxq->va_to_bd != 0 ? reinterpret_cast<uintptr_t>(m) + rxq->va_to_bd : rte_mbuf_data_iova_default(m);
+}
+
+/* Posts buffers on free BDs in bulks of RX_REFILL_BULK, then publishes BD
+ * producer and CQE consumer in one store. A bulk stops at the ring's end:
+ * the rings' sizes are multiples of the bulk, so from then on every bulk
+ * starts at a multiple of it and stays contiguous (the vector refill relies
+ * on that). */
+[[gnu::noinline]] inline void rx_refill(RxQueue* rxq)
 {
     uint16_t bd_prod = rxq->bd_prod;
     uint16_t free = static_cast<uint16_t>(rxq->mask - static_cast<uint16_t>(bd_prod - rxq->bd_cons));
     while (free >= RX_REFILL_BULK) {
-        rte_mbuf* bufs[RX_REFILL_BULK];
-        if (unlikely(rte_mempool_get_bulk(rxq->mp, reinterpret_cast<void**>(bufs), RX_REFILL_BULK) != 0)) {
-            rxq->alloc_failures += RX_REFILL_BULK;
+        const uint16_t slot = bd_prod & rxq->mask;
+        const uint16_t n = static_cast<uint16_t>(RTE_MIN(unsigned{RX_REFILL_BULK}, rxq->mask + 1u - slot));
+        rte_mbuf** bufs = &rxq->sw_ring[slot];
+        if (void* const* cached = cache_take(rxq->mp, n)) {
+            std::memcpy(bufs, cached, n * sizeof(void*));
+        } else if (unlikely(rte_mempool_get_bulk(rxq->mp, reinterpret_cast<void**>(bufs), n) != 0)) {
+            rxq->alloc_failures += n;
             break;
         }
-        for (rte_mbuf* m : bufs) {
-            const uint16_t slot = bd_prod++ & rxq->mask;
-            rxq->sw_ring[slot] = m;
-            rxq->bd_ring[slot].addr = hsi::make_regpair(rte_mbuf_data_iova_default(m));
-        }
-        free -= RX_REFILL_BULK;
+        for (uint16_t i = 0; i < n; i++)
+            rxq->bd_ring[slot + i].addr = hsi::make_regpair(rx_bd_addr(rxq, bufs[i]));
+        bd_prod = static_cast<uint16_t>(bd_prod + n);
+        free = static_cast<uint16_t>(free - n);
     }
     rxq->bd_prod = bd_prod;
     ecore::eth_rx_prod_update(rxq->rx_prod_addr, bd_prod, rxq->cqe_cons);
 }
 
+/* ---- Tx completion ------------------------------------------------------- */
+
 /* Returns the segments of every BD the adapter has consumed to their pools:
  * consecutive segments of one pool go back with a single bulk put. */
-inline void tx_reclaim(TxQueue* txq, uint16_t hw_cons)
+[[gnu::noinline]] inline void tx_reclaim(TxQueue* txq, uint16_t hw_cons)
 {
     uint16_t bd_cons = txq->bd_cons;
     void* bulk[TX_FREE_BULK];
@@ -173,6 +252,29 @@ inline void tx_reclaim(TxQueue* txq, uint16_t hw_cons)
     }
     if (n != 0)
         rte_mempool_put_bulk(pool, bulk, n);
+    txq->bd_cons = bd_cons;
+}
+
+/* With MBUF_FAST_FREE the application promises one pool, refcnt 1 and
+ * direct mbufs; a queue that ever sent a chain has fast_free cleared (the
+ * head would go back with its next pointer set). The software ring then
+ * goes back to the pool as it is, at most two runs (before and after the
+ * ring's end). Otherwise segment by segment. */
+inline void tx_complete(TxQueue* txq)
+{
+    const uint16_t hw_cons = __atomic_load_n(txq->hw_bd_cons, __ATOMIC_ACQUIRE);
+    if (!txq->fast_free) {
+        tx_reclaim(txq, hw_cons);
+        return;
+    }
+    uint16_t bd_cons = txq->bd_cons;
+    while (bd_cons != hw_cons) {
+        const uint16_t slot = bd_cons & txq->mask;
+        const unsigned n = RTE_MIN(static_cast<uint16_t>(hw_cons - bd_cons), txq->mask + 1u - slot);
+        rte_mbuf* const* run = &txq->sw_ring[slot];
+        cache_put(run[0]->pool, run, n);
+        bd_cons = static_cast<uint16_t>(bd_cons + n);
+    }
     txq->bd_cons = bd_cons;
 }
 

@@ -22,7 +22,8 @@ protected:
         name_ = "net_cna_t" + std::to_string(serial_++);
         ASSERT_EQ(rte_vdev_init(name_.c_str(), vdev_args.c_str()), 0);
         ASSERT_EQ(rte_eth_dev_get_port_by_name(name_.c_str(), &port_), 0);
-        pool_ = rte_pktmbuf_pool_create((name_ + "_pool").c_str(), POOL, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+        pool_ = rte_pktmbuf_pool_create((name_ + "_pool").c_str(), POOL, pool_cache_, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+                                        0);
         ASSERT_NE(pool_, nullptr);
         ASSERT_EQ(rte_eth_dev_configure(port_, nb_queues, nb_queues, &conf), 0);
         for (uint16_t q = 0; q < nb_queues; q++) {
@@ -95,5 +96,6 @@ protected:
     std::string name_;
     uint16_t port_ = 0;
     rte_mempool* pool_ = nullptr;
+    unsigned pool_cache_ = 0; /* per-lcore mempool cache of the next open_port's pool */
     static inline int serial_ = 0;
 };

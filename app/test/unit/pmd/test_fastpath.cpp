@@ -179,10 +179,13 @@ protected:
             EXPECT_EQ(m->port, port_);
             EXPECT_EQ(std::memcmp(rte_pktmbuf_mtod(m, const uint8_t*), w.bytes.data(), w.bytes.size()), 0);
             EXPECT_EQ(m->packet_type, w.packet_type);
-            EXPECT_EQ(m->ol_flags & (RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK), w.csum_flags);
-            if (w.hash) {
+            EXPECT_EQ(m->ol_flags & (RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK),
+                      csum_ ? w.csum_flags : 0);
+            if (w.hash && rss_) {
                 EXPECT_TRUE(m->ol_flags & RTE_MBUF_F_RX_RSS_HASH);
                 EXPECT_EQ(m->hash.rss, w.rss);
+            } else if (!rss_) {
+                EXPECT_EQ(m->ol_flags & RTE_MBUF_F_RX_RSS_HASH, 0u);
             }
             const uint64_t vlan_flags = RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED;
             if (w.vlan != 0 && strip_) {
@@ -210,6 +213,8 @@ protected:
     }
 
     bool strip_ = false;
+    bool csum_ = true; /* checksum flags expected (a checksum offload or RSS_HASH enabled) */
+    bool rss_ = true;  /* RSS hashes expected */
 };
 
 rte_eth_conf rss_conf(uint64_t rx_offloads = 0)
@@ -270,6 +275,28 @@ TEST_F(Fastpath, FramesComeBackWithTheirTypesChecksumsAndHash)
     /* enough to wrap the 512-entry rings twice, not a multiple of 4 */
     for (int round = 0; round < 3; round++)
         mixed_traffic(437, 0);
+}
+
+TEST_F(Fastpath, WithoutRxOffloadsPacketTypesOnly)
+{
+    /* no checksum flags, no hash; a pool with an lcore cache, which Rx
+     * refill and fast-free Tx completion then use directly */
+    csum_ = rss_ = false;
+    pool_cache_ = 256;
+    rte_eth_conf conf{};
+    conf.txmode.offloads = RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
+    open_port("", 1, conf);
+    for (int round = 0; round < 3; round++)
+        mixed_traffic(437, 0);
+}
+
+TEST_F(Fastpath, TheChecksumOffloadAloneBringsTheFlags)
+{
+    rss_ = false;
+    rte_eth_conf conf{};
+    conf.rxmode.offloads = RTE_ETH_RX_OFFLOAD_CHECKSUM;
+    open_port("", 1, conf);
+    mixed_traffic(437, 0);
 }
 
 TEST_F(Fastpath, StrippedTagsGoThroughTheScalarHandling)
