@@ -203,6 +203,27 @@ TEST_F(EthdevApi, DescriptorStatusAndQueueCount)
     EXPECT_EQ(rte_eth_rx_queue_count(port_, 0), 0);
 }
 
+/* Reconfiguring a stopped port (testpmd's "port config" does it) keeps its
+ * queues and must leave it receiving, with and without RSS. */
+TEST_F(EthdevApi, ReconfiguredPortReceivesAgain)
+{
+    for (const rte_eth_conf& conf : {rte_eth_conf{}, rss_conf()}) {
+        SCOPED_TRACE(conf.rxmode.mq_mode == RTE_ETH_MQ_RX_RSS ? "RSS" : "no RSS");
+        open_port("", 1, conf);
+        ASSERT_EQ(rte_eth_dev_stop(port_), 0);
+        ASSERT_EQ(rte_eth_dev_configure(port_, 1, 1, &conf), 0);
+        ASSERT_EQ(rte_eth_dev_start(port_), 0);
+        rte_eth_link link{};
+        ASSERT_EQ(rte_eth_link_get(port_, &link), 0); /* waits for the link, as a frame sent before it is lost */
+        ASSERT_EQ(link.link_status, RTE_ETH_LINK_UP);
+        rte_mbuf* m = udp_frame(7);
+        ASSERT_EQ(rte_eth_tx_burst(port_, 0, &m, 1), 1);
+        EXPECT_EQ(receive(0, 1), 1u);
+        TearDown();
+        pool_ = nullptr;
+    }
+}
+
 TEST_F(EthdevApi, TxPrepareRefusesWhatTheAdapterCannotSend)
 {
     open_port("", 1, rte_eth_conf{});
