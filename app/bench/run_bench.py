@@ -213,7 +213,8 @@ def run_throughput(args, pmd):
     eal = eal_args(pmd)
     devarg = engine_devarg(pmd)
     print("testpmd: " + " ".join([TESTPMD] + eal + ["--vdev ..."] + ["--"] + APP_ARGS))
-    print(f"windows: {args.windows} x {args.window:g} s after {args.warmup:g} s warm-up; fresh testpmd per row")
+    print(f"windows: {args.windows} x {args.window:g} s after {args.warmup:g} s warm-up, "
+          f"in each of {args.runs} fresh testpmd run(s) per row; median, min and max over all of them")
     configs = configurations(devarg)
     results = {}  # (name, size) -> rates, or a string saying why it failed
     with tempfile.TemporaryDirectory(prefix="cna-bench-") as tmp:
@@ -222,7 +223,11 @@ def run_throughput(args, pmd):
                 if args.only and not any(o in config.name for o in args.only):
                     continue
                 try:
-                    results[(config.name, size)] = measure(eal, config, size, tmp, args)
+                    # Several processes, not only several windows: net_cna's
+                    # rate depends on how the engine and the forwarding lcore
+                    # fall into step, which is settled once per process.
+                    results[(config.name, size)] = [
+                        rate for _ in range(args.runs) for rate in measure(eal, config, size, tmp, args)]
                 except BenchError as e:
                     results[(config.name, size)] = str(e)
                 except (pexpect.ExceptionPexpect, OSError) as e:
@@ -338,6 +343,7 @@ def main():
     p.add_argument("--build", default=os.path.join(ROOT, "build-bench"), help="meson build directory (release)")
     p.add_argument("--windows", type=int, default=5)
     p.add_argument("--window", type=float, default=1.0, help="seconds per window")
+    p.add_argument("--runs", type=int, default=3, help="fresh testpmd processes per configuration and size")
     p.add_argument("--warmup", type=float, default=1.0, help="seconds before the first window")
     p.add_argument("--only", nargs="*",
                    help="configurations whose name contains one of these; `engine` selects the engine section")

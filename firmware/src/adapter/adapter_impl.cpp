@@ -111,15 +111,24 @@ bool AdapterImpl::poll()
     if (nig_.poll_taps())
         work = true;
     if (storms_.running()) {
-        for (const auto& pf : pf_storms_)
-            if (pf->started() && tx_->poll(*pf, nig_.port(pf->hw().port_id())) != 0)
+        for (const auto& pf : pf_storms_) {
+            if (pf->started() && tx_->poll(*pf, nig_.port(pf->hw().port_id())) != 0) {
+                /* The frames this PF sent are in their Rx rings: the host
+                 * may take them while the next PF's queues are served. */
+                flush_status_blocks();
                 work = true;
+            }
+        }
     }
-    /* Status blocks are written once per pass, whatever changed them. */
+    flush_status_blocks(); /* whatever else changed them (slowpath, TAP) */
+    return work;
+}
+
+void AdapterImpl::flush_status_blocks()
+{
     for (const auto& fn : functions_)
         if (fn->cau().dirty())
             fn->cau().flush(fn->igu());
-    return work;
 }
 
 void AdapterImpl::run_slowpath()

@@ -58,6 +58,9 @@ private:
     bool poll() override;
     std::span<pollfd> wake_fds() override { return nig_.tap_pollfds(); }
     bool slowpath_pending() const;
+    /* Writes every changed status block and tells the IGU (CAU coalescing:
+     * once per Tx poll that sent frames, and once per pass). */
+    void flush_status_blocks();
     /* Slowpath lock held: the port's wire becomes the TAP ifname. */
     bool wire_tap(uint32_t port, const std::string& ifname, std::string* error);
     void run_slowpath();
