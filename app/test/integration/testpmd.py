@@ -46,7 +46,18 @@ def pmd_path(build=None):
                          hashlib.sha1(so.encode()).hexdigest()[:12])
     os.makedirs(stage, mode=0o700, exist_ok=True)
     staged = os.path.join(stage, os.path.basename(so))
-    shutil.copy2(so, staged)
+    # A running primary has the staged file mapped: never write into it. A
+    # new build goes to a new file renamed over the old name (a new inode).
+    src = os.stat(so)
+    try:
+        dst = os.stat(staged)
+        if (dst.st_size, dst.st_mtime_ns) == (src.st_size, src.st_mtime_ns):
+            return staged
+    except FileNotFoundError:
+        pass
+    tmp = staged + f".{os.getpid()}.tmp"
+    shutil.copy2(so, tmp)
+    os.replace(tmp, staged)
     return staged
 
 
