@@ -32,8 +32,7 @@ bool TxEngine::fetch_bds(PfStorm& pf, TxQueue& q, uint16_t index, uint32_t count
     uint16_t start = q.bd_cons;
     Vport& vport = pf.l2().vports[q.vport];
     auto skip = [&](uint32_t nbds) {
-        counter_add(vport.stats->tx_error_pkts, 1);
-        counter_add(q.stats->drops, 1);
+        drop(vport.stats->tx_error_pkts, q);
         q.bd_cons = static_cast<uint16_t>(q.bd_cons + nbds);
     };
     while (q.bd_cons != prod && static_cast<uint16_t>(q.bd_cons - start) < BD_BUDGET) {
@@ -70,16 +69,36 @@ bool TxEngine::fetch_bds(PfStorm& pf, TxQueue& q, uint16_t index, uint32_t count
     return static_cast<uint16_t>(q.bd_cons - start);
 }
 
+void TxEngine::drop(uint64_t& vport_counter, TxQueue& q)
+{
+    counter_add(vport_counter, 1);
+    counter_add(q.stats->drops, 1);
+}
+
 void TxEngine::transmit_packet(PfStorm& pf, Vport& vport, TxQueue& q, const TxBd* bds, Port& port)
+{
+    const TxBd& first = bds[0];
+    if (!zero_copy(first) || (first.flags & txbd::LSO)) [[unlikely]]
+        return transmit_offloaded(pf, vport, q, bds, port);
+    /* The common case, one buffer no offload writes into: the frame goes on
+     * the wire from the host buffer, parsed where the burst keeps it. */
+    uint32_t len = first.nbytes;
+    const uint8_t* frame = pf.hw().dma().map(from_regpair(first.addr), len);
+    FrameLayout& layout = burst_.next_layout();
+    if (frame == nullptr || !parse_frame(frame, len, layout))
+        return drop(vport.stats->tx_error_pkts, q); /* DMA fault, or a runt */
+    if (len > max_frame_len(vport.mtu, layout.vlan_tags))
+        return drop(vport.stats->tx_oversize_pkts, q);
+    send(vport, frame, len, true, false, port);
+}
+
+void TxEngine::transmit_offloaded(PfStorm& pf, Vport& vport, TxQueue& q, const TxBd* bds, Port& port)
 {
     const TxBd& first = bds[0];
     uint32_t len = 0;
     uint8_t* frame = gather(pf.hw().dma(), bds, len);
-    if (frame == nullptr || len < ETH_HLEN) {
-        counter_add(vport.stats->tx_error_pkts, 1);
-        counter_add(q.stats->drops, 1);
-        return;
-    }
+    if (frame == nullptr || len < ETH_HLEN)
+        return drop(vport.stats->tx_error_pkts, q);
     if (first.flags & txbd::VLAN_INSERT) {
         frame -= VLAN_HLEN;
         std::memmove(frame, frame + VLAN_HLEN, 12);
@@ -94,11 +113,8 @@ void TxEngine::transmit_packet(PfStorm& pf, Vport& vport, TxQueue& q, const TxBd
     parse_frame(frame, len, layout, lso);
     if (lso) {
         if (layout.l4 != L4::tcp || first.mss == 0 ||
-            uint32_t{layout.l4_off} + layout.l4_len + first.mss > max_frame_len(vport.mtu, layout.vlan_tags)) {
-            counter_add(vport.stats->tx_error_pkts, 1);
-            counter_add(q.stats->drops, 1);
-            return;
-        }
+            uint32_t{layout.l4_off} + layout.l4_len + first.mss > max_frame_len(vport.mtu, layout.vlan_tags))
+            return drop(vport.stats->tx_error_pkts, q);
         /* The segmenter copies the layout: segments joining the burst
          * overwrite it. */
         LsoSegmenter segmenter(frame, len, layout, first.mss);
@@ -106,11 +122,8 @@ void TxEngine::transmit_packet(PfStorm& pf, Vport& vport, TxQueue& q, const TxBd
             send(vport, segment_, seg_len, false, true, port);
         return;
     }
-    if (len > max_frame_len(vport.mtu, layout.vlan_tags)) {
-        counter_add(vport.stats->tx_oversize_pkts, 1);
-        counter_add(q.stats->drops, 1);
-        return;
-    }
+    if (len > max_frame_len(vport.mtu, layout.vlan_tags))
+        return drop(vport.stats->tx_oversize_pkts, q);
     if ((first.flags & txbd::IP_CSUM) && layout.l3 == L3::ipv4)
         ipv4_insert_checksum(frame, layout);
     if ((first.flags & txbd::L4_CSUM) && (layout.l4 == L4::tcp || layout.l4 == L4::udp))

@@ -53,8 +53,13 @@ private:
     uint32_t poll_queue(PfStorm& pf, TxQueue& q, uint16_t prod, Port& port);
     bool fetch_bds(PfStorm& pf, TxQueue& q, uint16_t index, uint32_t count);
     void transmit_packet(PfStorm& pf, Vport& vport, TxQueue& q, const hsi::eth::TxBd* bds, Port& port);
+    /* Several BDs, or offloads that write into the frame or cut it (LSO). */
+    void transmit_offloaded(PfStorm& pf, Vport& vport, TxQueue& q, const hsi::eth::TxBd* bds, Port& port);
+    /* A packet not sent: vport_counter says why, the queue counts a drop. */
+    static void drop(uint64_t& vport_counter, TxQueue& q);
     /* Whether the packet goes on the wire from its one host buffer: no
-     * offload writes into it. Else it is gathered into packet_. */
+     * offload writes into it (LSO reads it). Else it is gathered into
+     * packet_. */
     static bool zero_copy(const hsi::eth::TxBd& first)
     {
         return first.nbds == 1 && !(first.flags & (hsi::eth::txbd::VLAN_INSERT | hsi::eth::txbd::IP_CSUM |
