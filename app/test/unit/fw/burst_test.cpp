@@ -52,6 +52,17 @@ uint32_t seq_of(const std::vector<uint8_t>& f)
  * engine sees all of them in one poll (FakeDriver::send rings once per
  * packet, and the engine may poll between two rings). Each batch has its
  * own buffer space, left untouched until the test ends. */
+using Frames = std::vector<std::vector<uint8_t>>;
+
+/* count frames, frame i made by make(i). */
+template <typename Make> Frames make_frames(uint32_t count, Make make)
+{
+    Frames frames;
+    for (uint32_t i = 0; i < count; i++)
+        frames.push_back(make(i));
+    return frames;
+}
+
 class TxBatch {
 public:
     explicit TxBatch(FakeDriver& drv, std::size_t bytes = 1u << 20) : drv_(drv), mem_(drv.alloc(bytes)) {}
@@ -191,6 +202,26 @@ protected:
                << " (expected " << dropped << ": no buffer " << s.rx_no_buffer_pkts << ", error "
                << s.rx_error_pkts << ", filtered " << s.rx_filtered_pkts << ", oversize " << s.rx_oversize_pkts
                << "; tx error " << s.tx_error_pkts << ", tx oversize " << s.tx_oversize_pkts << ")";
+    }
+
+    /* The frames on Tx queue 0 behind one doorbell, all consumed by the
+     * adapter on return. */
+    void send_in_one_doorbell(const Frames& frames)
+    {
+        TxBatch batch(*drv);
+        for (const auto& f : frames)
+            ASSERT_NO_FATAL_FAILURE(batch.add(f));
+        batch.ring(0);
+        ASSERT_TRUE(drv->wait_tx_done(0));
+    }
+
+    /* The next n frames of Rx queue 0 are sent[0..n), in that order. */
+    void expect_arrival(const Frames& sent, std::size_t n)
+    {
+        auto frames = drv->rx_wait(0, n, RX_TIMEOUT);
+        ASSERT_EQ(frames.size(), n);
+        for (std::size_t i = 0; i < n; i++)
+            EXPECT_EQ(frames[i].data, sent[i]) << "frame " << i;
     }
 
     std::unique_ptr<Adapter> adapter;
@@ -391,14 +422,8 @@ TEST_F(Burst, RxRingRunsDryMidBurst)
     r.rx = 64;
     r.rx_posted = 10;
     ASSERT_NO_FATAL_FAILURE(bring_up(r));
-    std::vector<std::vector<uint8_t>> sent;
-    TxBatch batch(*drv);
-    for (uint32_t i = 0; i < 40; i++) {
-        sent.push_back(numbered(BCAST, i, 46 + i));
-        ASSERT_NO_FATAL_FAILURE(batch.add(sent.back()));
-    }
-    batch.ring(0);
-    ASSERT_TRUE(drv->wait_tx_done(0));
+    Frames sent = make_frames(40, [](uint32_t i) { return numbered(BCAST, i, 46 + i); });
+    ASSERT_NO_FATAL_FAILURE(send_in_one_doorbell(sent));
     ASSERT_TRUE(wait_rx_accounted(10, 30));
     auto frames = drv->rx_wait(0, 10, RX_TIMEOUT); /* re-posts the 10 buffers */
     ASSERT_EQ(frames.size(), 10u);
@@ -420,15 +445,10 @@ TEST_F(Burst, RxRingRunsDryMidBurst)
 
     /* 20 more buffers (30 posted): the next bursts read the new producer. */
     drv->rx_post(0, 20);
-    TxBatch next(*drv);
-    sent.clear();
-    for (uint32_t i = 0; i < 30; i++) {
-        sent.push_back(numbered(BCAST, 100 + i, 46 + i));
-        ASSERT_NO_FATAL_FAILURE(next.add(sent.back()));
-        tally.add(sent.back());
-    }
-    next.ring(0);
-    ASSERT_TRUE(drv->wait_tx_done(0));
+    sent = make_frames(30, [](uint32_t i) { return numbered(BCAST, 100 + i, 46 + i); });
+    for (const auto& f : sent)
+        tally.add(f);
+    ASSERT_NO_FATAL_FAILURE(send_in_one_doorbell(sent));
     frames = drv->rx_wait(0, 30, RX_TIMEOUT);
     ASSERT_EQ(frames.size(), 30u);
     for (uint32_t i = 0; i < 30; i++) {
@@ -485,14 +505,8 @@ TEST_F(Burst, CqeRingFullMidBurst)
     Rings r;
     r.cqe = 64;
     ASSERT_NO_FATAL_FAILURE(bring_up(r));
-    std::vector<std::vector<uint8_t>> sent;
-    TxBatch batch(*drv);
-    for (uint32_t i = 0; i < 100; i++) {
-        sent.push_back(numbered(i % 2 ? BCAST : OWN_MAC, i, 46 + i));
-        ASSERT_NO_FATAL_FAILURE(batch.add(sent.back()));
-    }
-    batch.ring(0);
-    ASSERT_TRUE(drv->wait_tx_done(0));
+    Frames sent = make_frames(100, [](uint32_t i) { return numbered(i % 2 ? BCAST : OWN_MAC, i, 46 + i); });
+    ASSERT_NO_FATAL_FAILURE(send_in_one_doorbell(sent));
     ASSERT_TRUE(wait_rx_accounted(63, 37));
     auto frames = drv->rx_wait(0, 63, RX_TIMEOUT);
     ASSERT_EQ(frames.size(), 63u);
@@ -511,18 +525,9 @@ TEST_F(Burst, CqeRingFullMidBurst)
 
     /* The CQEs are consumed (and the buffers re-posted): the next burst has
      * room for 63 again, and the CQE ring wraps. */
-    TxBatch next(*drv);
-    sent.clear();
-    for (uint32_t i = 0; i < 40; i++) {
-        sent.push_back(numbered(BCAST, 100 + i));
-        ASSERT_NO_FATAL_FAILURE(next.add(sent.back()));
-    }
-    next.ring(0);
-    ASSERT_TRUE(drv->wait_tx_done(0));
-    frames = drv->rx_wait(0, 40, RX_TIMEOUT);
-    ASSERT_EQ(frames.size(), 40u);
-    for (uint32_t i = 0; i < 40; i++)
-        EXPECT_EQ(frames[i].data, sent[i]);
+    sent = make_frames(40, [](uint32_t i) { return numbered(BCAST, 100 + i); });
+    ASSERT_NO_FATAL_FAILURE(send_in_one_doorbell(sent));
+    ASSERT_NO_FATAL_FAILURE(expect_arrival(sent, 40));
     ASSERT_TRUE(wait_rx_accounted(103, 37));
     EXPECT_EQ(drv->vport_stats(0).rx_no_buffer_pkts, 37u);
 }
@@ -641,14 +646,8 @@ TEST_F(Burst, DmaFaultMidBurstOnTheScatterPath)
     ASSERT_NO_FATAL_FAILURE(bring_up(r));
     EdgeBuffer edge(*drv, 512);
     drv->rx_set_bd(0, 4, edge.iova());
-    std::vector<std::vector<uint8_t>> sent;
-    TxBatch batch(*drv);
-    for (uint32_t i = 0; i < 8; i++) {
-        sent.push_back(numbered(OWN_MAC, i, i == 3 || i == 7 ? 1800 : 46));
-        ASSERT_NO_FATAL_FAILURE(batch.add(sent.back()));
-    }
-    batch.ring(0);
-    ASSERT_TRUE(drv->wait_tx_done(0));
+    Frames sent = make_frames(8, [](uint32_t i) { return numbered(OWN_MAC, i, i == 3 || i == 7 ? 1800 : 46); });
+    ASSERT_NO_FATAL_FAILURE(send_in_one_doorbell(sent));
     ASSERT_TRUE(wait_rx_accounted(7, 1));
 
     auto frames = drv->rx_wait(0, 7, RX_TIMEOUT);
@@ -683,19 +682,10 @@ TEST_F(Burst, UnmappedBufferStaysPostedUntilTheDriverMendsIt)
     EdgeBuffer edge(*drv, 128);
     uint64_t hole = edge.page.iova + edge.page.len + 64;
     drv->rx_set_bd(0, 4, hole);
-    std::vector<std::vector<uint8_t>> sent;
-    TxBatch batch(*drv);
-    for (uint32_t i = 0; i < 10; i++) {
-        sent.push_back(numbered(BCAST, i));
-        ASSERT_NO_FATAL_FAILURE(batch.add(sent.back()));
-    }
-    batch.ring(0);
-    ASSERT_TRUE(drv->wait_tx_done(0));
+    Frames sent = make_frames(10, [](uint32_t i) { return numbered(BCAST, i); });
+    ASSERT_NO_FATAL_FAILURE(send_in_one_doorbell(sent));
     ASSERT_TRUE(wait_rx_accounted(4, 6));
-    auto frames = drv->rx_wait(0, 4, RX_TIMEOUT);
-    ASSERT_EQ(frames.size(), 4u);
-    for (uint32_t i = 0; i < 4; i++)
-        EXPECT_EQ(frames[i].data, sent[i]);
+    ASSERT_NO_FATAL_FAILURE(expect_arrival(sent, 4));
     EXPECT_TRUE(drv->rx_poll(0).empty());
     EXPECT_EQ(drv->vport_stats(0).rx_error_pkts, 6u);
     EXPECT_EQ(drv->vport_stats(0).rx_no_buffer_pkts, 0u);
@@ -705,18 +695,9 @@ TEST_F(Burst, UnmappedBufferStaysPostedUntilTheDriverMendsIt)
     /* Mended (the driver's consumer is now at that buffer): frames flow. */
     drv->rx_set_bd(0, 0);
     drv->wr(reg::ATTN_ACK, attn::DMA_FAULT);
-    TxBatch next(*drv);
-    sent.clear();
-    for (uint32_t i = 0; i < 3; i++) {
-        sent.push_back(numbered(BCAST, 10 + i));
-        ASSERT_NO_FATAL_FAILURE(next.add(sent.back()));
-    }
-    next.ring(0);
-    ASSERT_TRUE(drv->wait_tx_done(0));
-    frames = drv->rx_wait(0, 3, RX_TIMEOUT);
-    ASSERT_EQ(frames.size(), 3u);
-    for (uint32_t i = 0; i < 3; i++)
-        EXPECT_EQ(frames[i].data, sent[i]);
+    sent = make_frames(3, [](uint32_t i) { return numbered(BCAST, 10 + i); });
+    ASSERT_NO_FATAL_FAILURE(send_in_one_doorbell(sent));
+    ASSERT_NO_FATAL_FAILURE(expect_arrival(sent, 3));
     EXPECT_EQ(adapter->control().dma_faults(0), 6u);
     EXPECT_EQ(drv->attn_status() & attn::DMA_FAULT, 0u);
 }
