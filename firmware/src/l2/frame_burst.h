@@ -32,25 +32,20 @@ struct FrameBurst {
 
     bool full() const { return count == MAX; }
     /* Where the sender parses the next frame (the storms' Tx parse once,
-     * in place); it joins the burst with add_parsed(). */
+     * in place) before it joins the burst. */
     FrameLayout& next_layout() { return frames[count].layout; }
-    void add_parsed(const uint8_t* data, uint32_t len)
+    /* The next frame joins, its parse in next_layout(); parsed false for a
+     * runt. */
+    void join(const uint8_t* data, uint32_t len, bool parsed = true)
     {
         WireFrame& f = frames[count++];
         f.data = data;
         f.len = len;
-        f.parsed = true;
+        f.parsed = parsed;
         bytes += len;
     }
     /* A frame nobody has parsed yet (from a TAP, or an LSO segment). */
-    void add(const uint8_t* data, uint32_t len)
-    {
-        WireFrame& f = frames[count++];
-        f.data = data;
-        f.len = len;
-        f.parsed = parse_frame(data, len, f.layout);
-        bytes += len;
-    }
+    void add(const uint8_t* data, uint32_t len) { join(data, len, parse_frame(data, len, next_layout())); }
     void clear()
     {
         count = 0;

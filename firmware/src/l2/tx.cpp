@@ -157,7 +157,7 @@ void TxEngine::send(Vport& vport, const uint8_t* frame, uint32_t len, bool parse
     vport_tally_.add(destination(frame), len);
     queue_tally_.add(len);
     if (parsed)
-        burst_.add_parsed(frame, len);
+        burst_.join(frame, len);
     else
         burst_.add(frame, len);
     if (scratch || burst_.full())

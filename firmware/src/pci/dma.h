@@ -55,11 +55,8 @@ public:
      * offset, len), through the ring's own translation while it holds. */
     uint8_t* map(DmaRing& ring, uint64_t offset, std::size_t len)
     {
-        if (ring.generation != iommu_.generation())
-            refresh(ring);
-        if (ring.va == nullptr || !pglue_.master_enabled())
-            return map(ring.iova + offset, len); /* not enabled, or per access with its own fault */
-        return ring.va + offset;
+        uint8_t* va = map_ring(ring);
+        return va != nullptr ? va + offset : map(ring.iova + offset, len); /* per access, with its own fault */
     }
 
     /* The whole ring's host address, for a burst of accesses to it; nullptr

@@ -29,7 +29,7 @@ public:
     {
         if (cache_generation_ == generation_.load(std::memory_order_acquire)) {
             /* The range hit last first: a burst's buffers share one. */
-            if (iova - last_.iova < last_.len && len <= last_.len - (iova - last_.iova))
+            if (last_.covers(iova, len))
                 return last_.va + (iova - last_.iova);
             for (const Range& r : cache_) {
                 if (r.va != nullptr && r.covers(iova, len)) {
@@ -63,7 +63,7 @@ private:
     uint64_t cache_generation_ = 0;
     Range cache_[CACHE_WAYS]{};
     unsigned cache_next_ = 0;
-    Range last_{}; /* a copy of the entry hit last; empty (len 0) matches nothing */
+    Range last_{}; /* a copy of the entry hit last; empty (len 0) covers nothing */
 };
 
 } // namespace cna::fw
