@@ -32,7 +32,7 @@ public:
     int vector(uint32_t sb) const;
 
     /* Engine thread: change a protocol index; takes effect at flush().
-     * Inline: every placed frame moves its queue's index. */
+     * Inline: every queue a burst reaches moves its index. */
     void set_pi(uint32_t sb, uint32_t pi, uint16_t value)
     {
         if (sb >= SB_COUNT || pi >= hsi::PIS_PER_SB)

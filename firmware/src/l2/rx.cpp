@@ -53,9 +53,8 @@ RxEngine::RxCursor* RxEngine::plain_queue(PfStorm& pf, const Vport& vport, uint3
 {
     if (!pf.flows().empty(vport_id) || vport.rss.enabled || vport.vlan_strip || vport.rx_queues == 0)
         return nullptr;
-    uint32_t queue_id = std::countr_zero(vport.rx_queues);
-    const RxQueue& q = pf.l2().rxqs[queue_id];
-    if (!q.started || q.vport != vport_id)
+    uint32_t queue_id = receiving(pf, vport_id, std::countr_zero(vport.rx_queues));
+    if (queue_id == NO_QUEUE)
         return nullptr;
     RxCursor& c = cursor(pf, queue_id);
     return c.bds != nullptr && c.cqes != nullptr ? &c : nullptr;
@@ -130,6 +129,11 @@ uint32_t RxEngine::steer(PfStorm& pf, const Vport& vport, uint32_t vport_id, con
             return NO_QUEUE;
         queue_id = std::countr_zero(vport.rx_queues);
     }
+    return receiving(pf, vport_id, queue_id);
+}
+
+uint32_t RxEngine::receiving(PfStorm& pf, uint32_t vport_id, uint32_t queue_id)
+{
     const RxQueue& q = pf.l2().rxqs[queue_id];
     return q.started && q.vport == vport_id ? queue_id : NO_QUEUE;
 }

@@ -69,6 +69,8 @@ private:
      * done nothing, for a frame deliver() must take. */
     bool deliver_plain(Vport& vport, RxCursor& c, Dma& dma, const WireFrame& f);
     void deliver(PfStorm& pf, Vport& vport, uint32_t vport_id, const WireFrame& f);
+    /* queue_id if it is a started Rx queue of the vport, else NO_QUEUE. */
+    static uint32_t receiving(PfStorm& pf, uint32_t vport_id, uint32_t queue_id);
     /* The frame's Rx queue, NO_QUEUE when it has none. */
     static uint32_t steer(PfStorm& pf, const Vport& vport, uint32_t vport_id, const FlowRule* rule,
                           const WireFrame& f, Steering& s);
