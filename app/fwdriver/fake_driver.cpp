@@ -261,13 +261,14 @@ EventRingElement FakeDriver::ramrod(ProtocolId protocol, uint8_t cmd, const void
     return eqe;
 }
 
-FwReturn FakeDriver::vport_start(uint8_t vport, uint16_t mtu, uint8_t max_bds, bool strip)
+FwReturn FakeDriver::vport_start(uint8_t vport, uint16_t mtu, uint8_t max_bds, bool strip, bool rx_csum)
 {
     VportStartRamrodData d{};
     d.vport_id = vport;
     d.mtu = mtu;
     d.max_bds_per_packet = max_bds;
     d.inner_vlan_removal_en = strip;
+    d.rx_csum_en = rx_csum;
     return eth(EthCmd::vport_start, &d, sizeof(d));
 }
 
@@ -511,7 +512,7 @@ std::string bring_up_l2(FakeDriver& drv, const L2Setup& s)
     drv.write_union(&cfg, sizeof(cfg));
     if (uint32_t rc = drv.mcp_cmd(mfw::DRV_MSG_CODE_INIT_PHY); rc != mfw::FW_MSG_CODE_LINK_DONE)
         return "INIT_PHY: MFW answered " + std::to_string(rc);
-    if (FwReturn rc = drv.vport_start(0, s.mtu, s.max_bds, s.strip); rc != FwReturn::ok)
+    if (FwReturn rc = drv.vport_start(0, s.mtu, s.max_bds, s.strip, s.rx_csum); rc != FwReturn::ok)
         return "VPORT_START: fw_return " + std::to_string(static_cast<int>(rc));
     for (uint16_t q = 0; q < s.rx_queues; q++) {
         if (FwReturn rc = drv.rx_queue_start(q, 0, q, s.bd_max_bytes, s.ring); rc != FwReturn::ok)

@@ -80,7 +80,8 @@ public:
     uint32_t attn_status() { return rd(hsi::reg::ATTN_STATUS); }
 
     /* L2 helpers. */
-    hsi::FwReturn vport_start(uint8_t vport, uint16_t mtu = 1500, uint8_t max_bds = 1, bool strip = false);
+    hsi::FwReturn vport_start(uint8_t vport, uint16_t mtu = 1500, uint8_t max_bds = 1, bool strip = false,
+                                bool rx_csum = true);
     hsi::FwReturn vport_activate(uint8_t vport, uint16_t accept);
     /* cqe_ring: the CQE ring's size, 0 for the BD ring's. */
     hsi::FwReturn rx_queue_start(uint16_t queue, uint8_t vport, uint16_t sb, uint16_t bd_max_bytes = 2048,
@@ -229,6 +230,7 @@ struct L2Setup {
     uint16_t mtu = 1500;
     uint8_t max_bds = 1;
     bool strip = false;
+    bool rx_csum = true;           /* checksum results in the CQEs */
     uint16_t bd_max_bytes = 2048;
     uint16_t ring = 64;            /* elements of every Rx and Tx ring */
 };

@@ -137,6 +137,7 @@ Status sp_vport_start(Hwfn& hwfn, const SpVportStartParams& p)
     data.drop_ttl0_en = p.drop_ttl0;
     data.max_bds_per_packet = p.max_bds_per_packet;
     data.mtu = p.mtu;
+    data.rx_csum_en = p.rx_csum;
     DP_VERBOSE(hwfn, osal::dp_module::L2, "vport %u, MTU %u", p.vport_id, p.mtu);
     return post_eth(hwfn, EthCmd::vport_start, &data, sizeof(data));
 }

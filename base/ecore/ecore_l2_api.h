@@ -28,6 +28,7 @@ struct SpVportStartParams {
     bool remove_inner_vlan = false;  /* strip the VLAN tag into the CQE */
     bool drop_ttl0 = false;
     uint8_t max_bds_per_packet = 1;  /* > 1: scattered Rx */
+    bool rx_csum = false;            /* checksum results in the CQEs */
 };
 Status sp_vport_start(Hwfn& hwfn, const SpVportStartParams& params);
 

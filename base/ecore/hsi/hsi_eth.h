@@ -125,7 +125,8 @@ struct VportStartRamrodData {
     uint8_t drop_ttl0_en;
     uint8_t max_bds_per_packet;    /* > 1 enables scattered Rx */
     uint16_t mtu;
-    uint16_t reserved;
+    uint8_t rx_csum_en;            /* validate IPv4 header and TCP/UDP checksums into the CQE */
+    uint8_t reserved;
 };
 static_assert(sizeof(VportStartRamrodData) == 8);
 

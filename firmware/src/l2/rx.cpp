@@ -67,7 +67,7 @@ bool RxEngine::deliver_plain(Vport& vport, RxCursor& c, Dma& dma, const WireFram
     Destination dst = destination(f.data);
     if (classify(vport, f.data, f.len, f.layout, dst) != RxVerdict::accept)
         return false;
-    RxCqe cqe = completion(f.data, f.len, f.layout, 1, c.bd_max_bytes);
+    RxCqe cqe = completion(vport, f.data, f.len, f.layout, 1, c.bd_max_bytes);
     if (!write_buffer(dma, c.bds + (c.bd_cons & c.bd_mask) * sizeof(RxBd), f.data, f.len)) {
         counter_add(vport.stats->rx_error_pkts, 1); /* DMA fault raised; the buffer stays posted */
         return true;
@@ -138,16 +138,13 @@ uint32_t RxEngine::receiving(PfStorm& pf, uint32_t vport_id, uint32_t queue_id)
     return q.started && q.vport == vport_id ? queue_id : NO_QUEUE;
 }
 
-uint16_t RxEngine::parsing_flags(const uint8_t* frame, const FrameLayout& layout)
+uint16_t RxEngine::parsing_flags(const uint8_t* frame, const FrameLayout& layout, bool validate_checksums)
 {
     uint16_t flags = 0;
-    if (layout.l3 == L3::ipv4) {
-        flags |= pars::L3_IPV4 | pars::IP_CSUM_CHECKED;
-        if (!ipv4_checksum_ok(frame, layout))
-            flags |= pars::IP_CSUM_BAD;
-    } else if (layout.l3 == L3::ipv6) {
+    if (layout.l3 == L3::ipv4)
+        flags |= pars::L3_IPV4;
+    else if (layout.l3 == L3::ipv6)
         flags |= pars::L3_IPV6;
-    }
     if (layout.fragment)
         flags |= pars::IP_FRAGMENT;
     switch (layout.l4) {
@@ -156,13 +153,18 @@ uint16_t RxEngine::parsing_flags(const uint8_t* frame, const FrameLayout& layout
     case L4::other: flags |= pars::L4_OTHER; break;
     case L4::none: break;
     }
-    if ((layout.l4 == L4::tcp || layout.l4 == L4::udp) && l4_checksum_present(frame, layout)) {
-        flags |= pars::L4_CSUM_CHECKED;
-        if (!l4_checksum_ok(frame, layout))
-            flags |= pars::L4_CSUM_BAD;
-    }
     if (layout.vlan_tags != 0)
         flags |= pars::VLAN_PRESENT;
+    return validate_checksums ? flags | checksum_flags(frame, layout) : flags;
+}
+
+uint16_t RxEngine::checksum_flags(const uint8_t* frame, const FrameLayout& layout)
+{
+    uint16_t flags = 0;
+    if (layout.l3 == L3::ipv4)
+        flags |= ipv4_checksum_ok(frame, layout) ? pars::IP_CSUM_CHECKED : pars::IP_CSUM_CHECKED | pars::IP_CSUM_BAD;
+    if ((layout.l4 == L4::tcp || layout.l4 == L4::udp) && l4_checksum_present(frame, layout))
+        flags |= l4_checksum_ok(frame, layout) ? pars::L4_CSUM_CHECKED : pars::L4_CSUM_CHECKED | pars::L4_CSUM_BAD;
     return flags;
 }
 
@@ -251,7 +253,7 @@ bool RxEngine::place(PfStorm& pf, Vport& vport, RxCursor& c, const WireFrame& f,
         return false;
     }
 
-    RxCqe cqe = completion(frame, len, layout, nbds, c.bd_max_bytes);
+    RxCqe cqe = completion(vport, frame, len, layout, nbds, c.bd_max_bytes);
     if (strip) [[unlikely]] {
         /* The outer tag moves into the CQE: MAC addresses, then the rest. */
         std::memcpy(stripped_, frame, 12);
@@ -287,15 +289,15 @@ bool RxEngine::place(PfStorm& pf, Vport& vport, RxCursor& c, const WireFrame& f,
     return true;
 }
 
-RxCqe RxEngine::completion(const uint8_t* frame, uint32_t len, const FrameLayout& layout, uint32_t nbds,
-                           uint32_t bd_max_bytes)
+RxCqe RxEngine::completion(const Vport& vport, const uint8_t* frame, uint32_t len, const FrameLayout& layout,
+                           uint32_t nbds, uint32_t bd_max_bytes)
 {
     RxCqe cqe{};
     cqe.type = static_cast<uint8_t>(CqeType::regular);
     cqe.bd_num = static_cast<uint8_t>(nbds);
     cqe.pkt_len = static_cast<uint16_t>(len);
     cqe.len_on_first_bd = static_cast<uint16_t>(std::min(len, bd_max_bytes));
-    cqe.pars_flags = parsing_flags(frame, layout);
+    cqe.pars_flags = parsing_flags(frame, layout, vport.rx_csum);
     return cqe;
 }
 

@@ -79,10 +79,14 @@ private:
      * false on a DMA fault. One buffer is the case to make fast. */
     static bool write_buffer(Dma& dma, const uint8_t* bd, const uint8_t* frame, uint32_t len);
     static bool write_buffers(Dma& dma, RxCursor& c, const uint8_t* frame, uint32_t len, uint32_t nbds);
-    static uint16_t parsing_flags(const uint8_t* frame, const FrameLayout& layout);
+    /* The frame's protocols, and its checksums' results if the vport
+     * validates them (a driver that reports none asks for none: the
+     * common case pays nothing for them). */
+    static uint16_t parsing_flags(const uint8_t* frame, const FrameLayout& layout, bool validate_checksums);
+    static uint16_t checksum_flags(const uint8_t* frame, const FrameLayout& layout);
     /* The CQE of a frame placed as it is (steering and stripping add to it). */
-    static hsi::eth::RxCqe completion(const uint8_t* frame, uint32_t len, const FrameLayout& layout, uint32_t nbds,
-                                      uint32_t bd_max_bytes);
+    static hsi::eth::RxCqe completion(const Vport& vport, const uint8_t* frame, uint32_t len,
+                                      const FrameLayout& layout, uint32_t nbds, uint32_t bd_max_bytes);
     /* The frame took nbds buffers and a CQE. */
     static void consume(RxCursor& c, uint32_t nbds, uint32_t len);
     RxCursor& cursor(PfStorm& pf, uint32_t queue_id);

@@ -20,6 +20,25 @@ inline void count_frame(uint64_t& pkts, uint64_t& bytes, uint64_t len)
     counter_add(bytes, len);
 }
 
+/* Frames and bytes of a burst for one queue's statistics. */
+struct QueueTally {
+    void add(uint64_t len)
+    {
+        pkts++;
+        bytes += len;
+    }
+    void flush(hsi::eth::QueueStats& s)
+    {
+        counter_add(s.pkts, pkts);
+        counter_add(s.bytes, bytes);
+        pkts = 0;
+        bytes = 0;
+    }
+
+    uint64_t pkts = 0;
+    uint64_t bytes = 0;
+};
+
 /* Frames and bytes of a burst by destination, for a vport's statistics. */
 struct DestinationTally {
     void add(Destination dst, uint64_t len)
@@ -39,6 +58,11 @@ struct DestinationTally {
               {&s.tx_ucast_bytes, &s.tx_mcast_bytes, &s.tx_bcast_bytes});
     }
 
+    QueueTally total() const
+    {
+        return {pkts[0] + pkts[1] + pkts[2], bytes[0] + bytes[1] + bytes[2]};
+    }
+
     std::array<uint64_t, 3> pkts{}; /* indexed by Destination */
     std::array<uint64_t, 3> bytes{};
 
@@ -54,25 +78,6 @@ private:
         pkts = {};
         bytes = {};
     }
-};
-
-/* Frames and bytes of a burst for one queue's statistics. */
-struct QueueTally {
-    void add(uint64_t len)
-    {
-        pkts++;
-        bytes += len;
-    }
-    void flush(hsi::eth::QueueStats& s)
-    {
-        counter_add(s.pkts, pkts);
-        counter_add(s.bytes, bytes);
-        pkts = 0;
-        bytes = 0;
-    }
-
-    uint64_t pkts = 0;
-    uint64_t bytes = 0;
 };
 
 } // namespace cna::fw

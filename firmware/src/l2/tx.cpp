@@ -44,25 +44,26 @@ bool TxEngine::fetch_bds(PfStorm& pf, TxQueue& q, uint16_t index, uint32_t count
         }
         for (uint32_t i = 0; i < count;) {
             const TxBd& bd = bds_[i];
-            if (!(bd.flags & txbd::START) || bd.nbds == 0 || bd.nbds > MAX_BDS_PER_PACKET) {
-                skip(1);
+            if (!(bd.flags & txbd::START) || uint32_t{bd.nbds} - 1 >= MAX_BDS_PER_PACKET) {
+                skip(1); /* not a packet's first BD, or a BD count of 0 or too many */
                 i++;
-            } else if (bd.nbds > produced - i) {
-                skip(produced - i); /* a chain longer than what was produced */
-                i = count;
-            } else if (i + bd.nbds > count) {
-                break; /* continues past this batch (never at i == 0): fetch again */
-            } else {
+            } else if (i + bd.nbds <= count) [[likely]] {
                 transmit_packet(pf, vport, q, &bds_[i], port);
                 q.bd_cons = static_cast<uint16_t>(q.bd_cons + bd.nbds);
                 i += bd.nbds;
+            } else if (bd.nbds > produced - i) {
+                skip(produced - i); /* a chain longer than what was produced */
+                i = count;
+            } else {
+                break; /* continues past this batch (never at i == 0): fetch again */
             }
         }
     }
     /* Delivered before the consumer moves: the burst points at host buffers. */
     flush(port);
+    QueueTally sent = vport_tally_.total();
     vport_tally_.flush_tx(*vport.stats);
-    queue_tally_.flush(*q.stats);
+    sent.flush(*q.stats);
     if (q.bd_cons == start)
         return 0;
     pf.hw().cau().set_pi(q.sb_id, q.sb_pi, q.bd_cons);
@@ -155,7 +156,6 @@ void TxEngine::send(Vport& vport, const uint8_t* frame, uint32_t len, bool parse
     if (!vport.active_tx)
         return;
     vport_tally_.add(destination(frame), len);
-    queue_tally_.add(len);
     if (parsed)
         burst_.join(frame, len);
     else

@@ -76,9 +76,9 @@ private:
 
     hsi::eth::TxBd bds_[BD_BATCH];
     FrameBurst burst_;
-    /* What the queue being polled sent, added to its statistics at the end. */
+    /* What the queue being polled sent, added to its and its vport's
+     * statistics at the end. */
     DestinationTally vport_tally_;
-    QueueTally queue_tally_;
     alignas(64) uint8_t packet_[HEADROOM + MAX_PACKET];
     alignas(64) uint8_t segment_[MAX_SEGMENT];
 };

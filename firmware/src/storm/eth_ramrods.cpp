@@ -104,6 +104,7 @@ FwReturn PfStorm::vport_start(const VportStartRamrodData& d)
     v.rx_accept = accept::NONE;
     v.mtu = d.mtu;
     v.vlan_strip = d.inner_vlan_removal_en != 0;
+    v.rx_csum = d.rx_csum_en != 0;
     v.max_bds_per_packet = d.max_bds_per_packet ? d.max_bds_per_packet : 1;
     v.rss = Rss{};
     v.stats = &ram_.vport_stats(pf_, d.vport_id);

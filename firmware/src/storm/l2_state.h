@@ -34,6 +34,7 @@ struct Vport {
     bool active_rx = false;
     bool active_tx = false;
     bool vlan_strip = false;
+    bool rx_csum = false;     /* checksums validated into the CQE */
     uint16_t rx_accept = hsi::eth::accept::NONE;
     uint16_t mtu = 0;
     uint8_t max_bds_per_packet = 1;

@@ -87,6 +87,28 @@ TEST(L2, BadChecksumsAreReportedNotDropped)
     EXPECT_TRUE(frames[1].cqe.pars_flags & pars::IP_CSUM_BAD);
 }
 
+TEST(L2, ChecksumsAreValidatedOnlyForAVportThatAsks)
+{
+    auto adapter = make();
+    FakeDriver drv(*adapter, 0);
+    L2Setup setup;
+    setup.rx_csum = false;
+    ASSERT_EQ(bring_up_l2(drv, setup), "");
+    ASSERT_TRUE(wait_link(drv));
+    auto bad_ip = udp4_frame(OWN_MAC, PEER_MAC, 1, 2, 3, 4, 40);
+    bad_ip[24] ^= 0x01;
+    auto bad_tcp = tcp4_frame(OWN_MAC, PEER_MAC, 1, 2, 3, 4, 40);
+    bad_tcp[60] ^= 0xff;
+    drv.send(0, bad_ip);
+    drv.send(0, bad_tcp);
+    auto frames = drv.rx_wait(0, 2);
+    ASSERT_EQ(frames.size(), 2u);
+    /* The protocols are still parsed; no checksum is claimed either way. */
+    EXPECT_EQ(frames[0].cqe.pars_flags, pars::L3_IPV4 | pars::L4_UDP);
+    EXPECT_EQ(frames[1].cqe.pars_flags, pars::L3_IPV4 | pars::L4_TCP);
+    EXPECT_EQ(frames[0].data, bad_ip) << "validation off changes nothing in the frame";
+}
+
 TEST(L2, CableCarriesFramesBetweenPorts)
 {
     auto adapter = make(WireKind::cable, 2);
