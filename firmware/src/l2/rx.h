@@ -63,11 +63,13 @@ private:
      * accepts goes there as it is (no flow rules, RSS or VLAN stripping)
      * and its rings are mapped whole; else nullptr. */
     RxCursor* plain_queue(PfStorm& pf, const Vport& vport, uint32_t vport_id);
-    /* The frames most bursts are made of, into the plain queue: accepted,
-     * one buffer each, rings with room. The outcome deliver() would have,
-     * with what cannot change within a burst decided once. false, having
-     * done nothing, for a frame deliver() must take. */
-    bool deliver_plain(Vport& vport, RxCursor& c, Dma& dma, const WireFrame& f);
+    /* The frames most bursts are made of, into the plain queue, from the
+     * burst's frame `first` on: accepted, one buffer each, while the rings
+     * have room. The outcome deliver() would have, with what cannot change
+     * within a burst decided once and the cursor worked on in registers.
+     * Returns the index of the first frame deliver() must take (the
+     * burst's count when none). */
+    uint32_t deliver_plain(Vport& vport, RxCursor& c, Dma& dma, const FrameBurst& burst, uint32_t first);
     void deliver(PfStorm& pf, Vport& vport, uint32_t vport_id, const WireFrame& f);
     /* queue_id if it is a started Rx queue of the vport, else NO_QUEUE. */
     static uint32_t receiving(PfStorm& pf, uint32_t vport_id, uint32_t queue_id);
