@@ -213,7 +213,7 @@ protected:
     }
 
     bool strip_ = false;
-    bool csum_ = true; /* checksum flags expected (a checksum offload or RSS_HASH enabled) */
+    bool csum_ = true; /* checksum flags expected (a checksum offload enabled) */
     bool rss_ = true;  /* RSS hashes expected */
 };
 
@@ -271,7 +271,7 @@ TEST_F(Fastpath, VectorPathNeedsAvx2)
 
 TEST_F(Fastpath, FramesComeBackWithTheirTypesChecksumsAndHash)
 {
-    open_port("", 1, rss_conf());
+    open_port("", 1, rss_conf(RTE_ETH_RX_OFFLOAD_CHECKSUM));
     /* enough to wrap the 512-entry rings twice, not a multiple of 4 */
     for (int round = 0; round < 3; round++)
         mixed_traffic(437, 0);
@@ -299,16 +299,24 @@ TEST_F(Fastpath, TheChecksumOffloadAloneBringsTheFlags)
     mixed_traffic(437, 0);
 }
 
+TEST_F(Fastpath, TheRssHashAloneBringsNoChecksumFlags)
+{
+    /* the adapter validates no checksum for a port that did not ask */
+    csum_ = false;
+    open_port("", 1, rss_conf());
+    mixed_traffic(437, 0);
+}
+
 TEST_F(Fastpath, StrippedTagsGoThroughTheScalarHandling)
 {
     strip_ = true;
-    open_port("", 1, rss_conf(RTE_ETH_RX_OFFLOAD_VLAN_STRIP));
+    open_port("", 1, rss_conf(RTE_ETH_RX_OFFLOAD_VLAN_STRIP | RTE_ETH_RX_OFFLOAD_CHECKSUM));
     mixed_traffic(203, 5);
 }
 
 TEST_F(Fastpath, FastFreeWithAChainedPacketLosesNoMbuf)
 {
-    rte_eth_conf conf = rss_conf();
+    rte_eth_conf conf = rss_conf(RTE_ETH_RX_OFFLOAD_CHECKSUM);
     conf.txmode.offloads = RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
     open_port("", 1, conf);
     mixed_traffic(64, 0);
