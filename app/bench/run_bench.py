@@ -174,7 +174,7 @@ def measure(eal, config, size, tmp, args):
                 session.cmd(f"port config mtu {port} {size - 14}")
         wait_links_up(session, 2)
         session.cmd(f"set txpkts {size}")
-        session.cmd("start tx_first" if config.tx_first else "start")
+        session.cmd(f"start tx_first {args.tx_first}" if config.tx_first else "start")
         time.sleep(args.warmup)
         rates = []
         t_prev, c_prev = session.rx_packets()
@@ -237,11 +237,11 @@ def run_throughput(args, pmd):
     else:
         print("net_cna adapter engine: NOT pinned (the PMD has no engine_cpu devarg yet); "
               "the scheduler places it")
-    print_table(configs, results)
+    print_table(configs, results, args)
     return results
 
 
-def print_table(configs, results):
+def print_table(configs, results, args):
     mhz = cpu_mhz()
     print()
     print(f"{'configuration':<22}{'frame':>6}{'median':>9}{'min':>8}{'max':>8}"
@@ -263,7 +263,8 @@ def print_table(configs, results):
             print(f"{config.name:<22}{size:>6}{med / 1e6:>9.2f}{min(r) / 1e6:>8.2f}{max(r) / 1e6:>8.2f}"
                   f"{ratio:>8}{cyc:>18}")
     notes = [f"{c.name}: {c.note}" for c in configs if c.note]
-    print("start: tx_first (one 32-packet burst per port) except " + "; ".join(notes))
+    print(f"start: tx_first {args.tx_first} ({args.tx_first} x 32 packets injected per port) except "
+          + "; ".join(notes))
 
 
 # ---- callgrind: instructions per packet in the PMD's fastpath ---------------
@@ -345,6 +346,8 @@ def main():
     p.add_argument("--window", type=float, default=1.0, help="seconds per window")
     p.add_argument("--runs", type=int, default=3, help="fresh testpmd processes per configuration and size")
     p.add_argument("--warmup", type=float, default=1.0, help="seconds before the first window")
+    p.add_argument("--tx-first", type=int, default=1, metavar="BURSTS",
+                   help="32-packet bursts each port injects at start (`start tx_first BURSTS`)")
     p.add_argument("--only", nargs="*",
                    help="configurations whose name contains one of these; `engine` selects the engine section")
     p.add_argument("--engine-only", action="store_true", help="only the adapter engine section (engine_bench)")
