@@ -144,6 +144,20 @@ void int_try_process_eq(Hwfn& hwfn)
     eq_process(hwfn);
 }
 
+void int_report_dma_faults(Hwfn& hwfn, const char* after)
+{
+    PttGuard ptt(hwfn);
+    if (!ptt)
+        return;
+    const uint32_t count = rd(hwfn, *ptt, hsi::reg::PGLUE_DMA_FAULT_COUNT);
+    if (count == 0 || count == 0xffffffff) /* none, or an unanswered read */
+        return;
+    const uint64_t iova = (uint64_t{rd(hwfn, *ptt, hsi::reg::PGLUE_DMA_FAULT_ADDR_HI)} << 32) |
+                          rd(hwfn, *ptt, hsi::reg::PGLUE_DMA_FAULT_ADDR_LO);
+    DP_ERR(hwfn, "%s: the device reports %u DMA fault(s), the last at IOVA 0x%" PRIx64
+                 " (host memory given to the device but not mapped in its IOMMU?)", after, count, iova);
+}
+
 void int_sp_dpc(Hwfn& hwfn)
 {
     if (!hwfn.sp_sb || hwfn.sp_sb->info.sb_virt == nullptr || !hwfn.eq)

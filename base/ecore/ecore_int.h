@@ -35,4 +35,11 @@ void int_sp_sb_free(Hwfn& hwfn);
  * (a ramrod posted from the DPC's own context) or can take it. */
 void int_try_process_eq(Hwfn& hwfn);
 
+/* After a timeout: logs the DMA faults the device latched, if any, read from
+ * its PGLUE registers. Their attention reaches the driver only through the
+ * slowpath status block (itself DMA) and only once attentions are enabled,
+ * so a device that cannot reach host memory at all, e.g. during hw_init,
+ * is otherwise silent. */
+void int_report_dma_faults(Hwfn& hwfn, const char* after);
+
 } // namespace cna::ecore

@@ -92,6 +92,7 @@ Status spq_wait(Hwfn& hwfn, SpqEntry& entry, uint64_t* comp_data)
     if (entry.state.load(std::memory_order_acquire) == SpqEntryState::abandoned) {
         DP_ERR(hwfn, "ramrod %s (echo %u) not completed by the firmware within %u ms", name, echo,
                spq.timeout_ms);
+        int_report_dma_faults(hwfn, name);
         return Status::timeout;
     }
     const uint8_t code = entry.fw_return;

@@ -86,8 +86,10 @@ std::string apply(std::string_view key, std::string_view value, Devargs* d)
             d->fault = AdapterFault::fw_assert;
         else if (value == "lose_ramrod")
             d->fault = AdapterFault::lose_ramrod;
+        else if (value == "dma_fault")
+            d->fault = AdapterFault::dma_fault;
         else
-            return bad_value(key, value, "mfw_silent, fw_assert or lose_ramrod");
+            return bad_value(key, value, "mfw_silent, fw_assert, lose_ramrod or dma_fault");
     } else {
         return "unknown devarg '" + std::string(key) + "' (known: " CNA_DEVARGS_PARAM_STRING ")";
     }

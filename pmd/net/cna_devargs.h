@@ -11,7 +11,7 @@ namespace cna::pmd {
 enum class Wire { loopback, cable, tap };
 
 /* Test-only faults the embedded adapter simulates from power-on. */
-enum class AdapterFault { none, mfw_silent, fw_assert, lose_ramrod };
+enum class AdapterFault { none, mfw_silent, fw_assert, lose_ramrod, dma_fault };
 
 struct Devargs {
     std::string adapter;     /* embedded adapter to create or join; default: the device name */
@@ -29,7 +29,7 @@ struct Devargs {
 /* The devargs keys, for RTE_PMD_REGISTER_PARAM_STRING and the user guide. */
 #define CNA_DEVARGS_PARAM_STRING                                                                  \
     "adapter=<name> ports=<1|2|4> port=<int> wire=<loopback|cable|tap:<ifname>> fw_file=<path> " \
-    "fault=<mfw_silent|fw_assert|lose_ramrod> engine_cpu=<int>"
+    "fault=<mfw_silent|fw_assert|lose_ramrod|dma_fault> engine_cpu=<int>"
 
 /* Parses args (may be null or empty). On error returns -EINVAL with a message
  * naming the offending key and value in *error. */

@@ -56,6 +56,7 @@ osal::PciAttachParams attach_params(const Port* port)
     case AdapterFault::mfw_silent: p.embedded.faults = uint32_t(osal::Fault::mfw_silent); break;
     case AdapterFault::fw_assert: p.embedded.faults = uint32_t(osal::Fault::fw_assert); break;
     case AdapterFault::lose_ramrod: p.embedded.faults = uint32_t(osal::Fault::lose_ramrod); break;
+    case AdapterFault::dma_fault: p.embedded.faults = uint32_t(osal::Fault::dma_fault); break;
     }
     return p;
 }

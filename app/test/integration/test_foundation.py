@@ -2,7 +2,7 @@
 
 Loopback and cabled ports, counters that add up, port life cycle, link
 control with LSC events, mbufs all returned, and clean failures for bad
-devargs, a corrupt firmware image and a silent MFW.
+devargs, a corrupt firmware image, a silent MFW and a device that cannot DMA.
 """
 import os
 import re
@@ -157,6 +157,13 @@ class BadInput(unittest.TestCase):
     def test_silent_mfw_fails_cleanly(self):
         elapsed, out = self.assert_probe_fails(["net_cna0,fault=mfw_silent"], r"MFW did not answer")
         self.assertLess(elapsed, 20, "a silent MFW must time out, not hang")
+
+    def test_device_that_cannot_dma_fails_saying_why(self):
+        # nothing tells the driver through the status block (DMA too): the
+        # ramrod's timeout reads the fault registers, the adapter logs its own
+        self.assert_probe_fails(["net_cna0,fault=dma_fault"],
+                                r"PF_START: the device reports \d+ DMA fault\(s\), the last at IOVA 0x",
+                                r"pf0 DMA fault: no IOMMU mapping covers IOVA 0x")
 
 
 if __name__ == "__main__":

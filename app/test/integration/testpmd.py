@@ -61,11 +61,13 @@ def pmd_path(build=None):
     return staged
 
 
-def eal_args(vdevs, build=None, lcores="0-1", memory_mb=512, file_prefix=None):
+def eal_args(vdevs, build=None, lcores="0-1", memory_mb=512, file_prefix=None, memory=None):
     """EAL arguments of a primary. By default its memory and runtime state are
     private (--no-huge, --no-shconf); with file_prefix they are shared under
-    that prefix, on hugepages, so secondary processes can attach."""
-    memory = ["--file-prefix", file_prefix] if file_prefix else ["--no-huge", "-m", str(memory_mb), "--no-shconf"]
+    that prefix, on hugepages, so secondary processes can attach. `memory`
+    (EAL options) replaces both."""
+    if memory is None:
+        memory = ["--file-prefix", file_prefix] if file_prefix else ["--no-huge", "-m", str(memory_mb), "--no-shconf"]
     args = ["-l", lcores] + memory + ["--no-pci", "--log-level=pmd.net.cna*:info", "-d", pmd_path(build)]
     # e.g. --force-max-simd-bitwidth=64: the suite on net_cna's scalar fastpath
     args += os.environ.get("CNA_TESTPMD_EAL_EXTRA", "").split()
@@ -87,9 +89,10 @@ class TestPmdError(AssertionError):
 class TestPmd:
     """An interactive testpmd session. Use as a context manager."""
 
-    def __init__(self, vdevs, app_args=(), build=None, timeout=30, env=None, eal_extra=(), file_prefix=None):
-        self.args = (eal_args(vdevs, build, file_prefix=file_prefix) + list(eal_extra) + ["--", "-i"] + APP_DEFAULTS
-                     + list(app_args))
+    def __init__(self, vdevs, app_args=(), build=None, timeout=30, env=None, eal_extra=(), file_prefix=None,
+                 memory=None):
+        self.args = (eal_args(vdevs, build, file_prefix=file_prefix, memory=memory) + list(eal_extra) + ["--", "-i"]
+                     + APP_DEFAULTS + list(app_args))
         self.timeout = timeout
         self.env = dict(os.environ, **(env or {}))
         self.child = None

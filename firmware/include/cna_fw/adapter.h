@@ -32,6 +32,7 @@ enum class Fault : uint32_t {
     mfw_silent = 1u << 0,      /* the MFW never answers the mailbox */
     fw_assert = 1u << 1,       /* storms assert (FW_ASSERT attention) */
     lose_ramrod = 1u << 2,     /* the next ramrod is consumed but never completed */
+    dma_fault = 1u << 3,       /* the IOMMUs translate nothing: every DMA faults */
 };
 
 struct AdapterConfig {

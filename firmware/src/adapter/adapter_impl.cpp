@@ -36,6 +36,8 @@ AdapterImpl::AdapterImpl(const AdapterConfig& config)
     }
     storms_.set_assert_fault(config.faults & static_cast<uint32_t>(Fault::fw_assert));
     storms_.set_lose_ramrod(config.faults & static_cast<uint32_t>(Fault::lose_ramrod));
+    for (auto& fn : functions_)
+        fn->iommu().set_blocked(config.faults & static_cast<uint32_t>(Fault::dma_fault));
     engine_ = std::make_unique<Engine>(config.name, static_cast<Pollable&>(*this));
     log(LogLevel::info, "%s: powered on, %u port(s), %u PF(s), %s wire", config.name.c_str(), config.ports, pfs,
         wire_name(config.wire));
@@ -173,6 +175,10 @@ void AdapterImpl::inject(Fault fault, bool on)
     case Fault::mfw_silent: mfw_.set_silent(on); break;
     case Fault::fw_assert: storms_.set_assert_fault(on); break;
     case Fault::lose_ramrod: storms_.set_lose_ramrod(on); break;
+    case Fault::dma_fault:
+        for (auto& fn : functions_)
+            fn->iommu().set_blocked(on);
+        break;
     case Fault::none: break;
     }
 }

@@ -29,7 +29,7 @@ public:
             return nullptr;
         uint8_t* va = iommu_.translate(iova, len);
         if (va == nullptr)
-            pglue_.dma_fault(iova);
+            pglue_.dma_fault(iova, len);
         return va;
     }
 

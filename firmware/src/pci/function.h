@@ -97,7 +97,7 @@ private:
     Iommu iommu_;
     Msix msix_;
     Attention attention_{cau_};
-    Pglue pglue_{attention_};
+    Pglue pglue_{pf_, attention_};
     Dma dma_{iommu_, pglue_};
     Cau cau_{dma_};
     Igu igu_{cau_, msix_};

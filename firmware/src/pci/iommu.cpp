@@ -34,6 +34,12 @@ int Iommu::unmap(uint64_t iova, std::size_t len)
     return 0;
 }
 
+void Iommu::set_blocked(bool on)
+{
+    blocked_.store(on, std::memory_order_relaxed);
+    generation_.fetch_add(1, std::memory_order_release);
+}
+
 uint8_t* Iommu::lookup_slow(uint64_t iova, std::size_t len)
 {
     /* The generation is read before the table: a change racing with this
@@ -44,6 +50,8 @@ uint8_t* Iommu::lookup_slow(uint64_t iova, std::size_t len)
         last_ = Range{};
         cache_generation_ = generation;
     }
+    if (blocked_.load(std::memory_order_relaxed))
+        return nullptr;
     std::lock_guard lock(mutex_);
     auto after = std::upper_bound(ranges_.begin(), ranges_.end(), iova,
                                   [](uint64_t a, const Range& r) { return a < r.iova; });

@@ -43,6 +43,9 @@ public:
     /* Changes with every map and unmap: a translation kept outside the
      * cache (DmaRing) is valid while this stays what it was. */
     uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
+    /* Fault injection (Fault::dma_fault): while blocked, nothing translates
+     * (the table is kept). */
+    void set_blocked(bool on);
 
 private:
     struct Range {
@@ -58,6 +61,7 @@ private:
     std::mutex mutex_;
     std::vector<Range> ranges_; /* sorted by iova, disjoint */
     std::atomic<uint64_t> generation_{1};
+    std::atomic<bool> blocked_{false}; /* set before the generation changes: a cache is stale first */
 
     /* Engine-side cache: valid while cache_generation_ == generation_. */
     uint64_t cache_generation_ = 0;

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "pci/pglue.h"
 
+#include <cinttypes>
+
 #include "hsi_common.h"
 #include "igu/attention.h"
+#include "util/log.h"
 
 namespace cna::fw {
 
@@ -33,10 +36,13 @@ bool Pglue::write(uint32_t addr, uint32_t value)
     }
 }
 
-void Pglue::dma_fault(uint64_t iova)
+void Pglue::dma_fault(uint64_t iova, std::size_t len)
 {
     fault_addr_.store(iova, std::memory_order_relaxed);
-    fault_count_.fetch_add(1, std::memory_order_relaxed);
+    const uint64_t count = fault_count_.fetch_add(1, std::memory_order_relaxed) + 1;
+    if ((count & (count - 1)) == 0)
+        log(LogLevel::err, "pglue: pf%u DMA fault: no IOMMU mapping covers IOVA 0x%" PRIx64 " (+%zu), access dropped"
+            " (%" PRIu64 " fault%s so far)", pf_, iova, len, count, count == 1 ? "" : "s");
     attention_.raise(hsi::attn::DMA_FAULT);
 }
 

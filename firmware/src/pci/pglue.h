@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 
 namespace cna::fw {
@@ -14,20 +15,24 @@ class Attention;
 
 class Pglue {
 public:
-    explicit Pglue(Attention& attention) : attention_(attention) {}
+    Pglue(uint32_t pf, Attention& attention) : pf_(pf), attention_(attention) {}
 
     bool read(uint32_t addr, uint32_t& value) const;
     bool write(uint32_t addr, uint32_t value);
 
     bool ptt_access_enabled() const { return ptt_access_enable_.load(std::memory_order_relaxed) != 0; }
     bool master_enabled() const { return master_enable_.load(std::memory_order_acquire) != 0; }
-    /* Engine thread: latch a translation miss and raise the attention. */
-    void dma_fault(uint64_t iova);
+    /* Engine thread: latch a translation miss of [iova, iova + len) and
+     * raise the attention. The adapter's log says so too (the 1st, 2nd,
+     * 4th, 8th... fault): the attention reaches the driver only through
+     * its status block, itself DMA, once it enabled attentions. */
+    void dma_fault(uint64_t iova, std::size_t len);
     uint64_t dma_fault_count() const { return fault_count_.load(std::memory_order_relaxed); }
     /* Function-level reset of the host interface (UNLOAD_DONE). */
     void reset();
 
 private:
+    const uint32_t pf_;
     Attention& attention_;
     std::atomic<uint32_t> master_enable_{0};
     std::atomic<uint32_t> ptt_access_enable_{0};

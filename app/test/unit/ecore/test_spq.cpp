@@ -2,6 +2,12 @@
  * Ramrods on a PF started in POLL mode: waiters process the EQ themselves. */
 #include "fixture.h"
 
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include <rte_log.h>
+
 #include "ecore_spq.h"
 #include "hsi_eth.h"
 
@@ -76,6 +82,34 @@ TEST_F(Spq, LostRamrodTimesOut)
     EXPECT_EQ(post_empty(pf), Status::timeout);
     EXPECT_GE(osal::time_ms() - t0, 290u);
     pf.pci->control()->inject(osal::Fault::lose_ramrod, false);
+    pf.hwfn().spq->timeout_ms = ecore::SPQ_DEFAULT_TIMEOUT_MS;
+    /* Not wedged: the next ramrods complete. */
+    for (int i = 0; i < 2 * static_cast<int>(ecore::SPQ_RING_SIZE); i++)
+        ASSERT_EQ(post_empty(pf), Status::success) << i;
+}
+
+/* A device that cannot reach the SPQ cannot tell through its status block
+ * either: the timeout says why, from the PGLUE fault registers. */
+TEST_F(Spq, RamrodTheDeviceCannotReadTimesOutSayingWhy)
+{
+    pf.hwfn().spq->timeout_ms = 300;
+    char* text = nullptr;
+    std::size_t size = 0;
+    FILE* log = open_memstream(&text, &size);
+    ASSERT_NE(log, nullptr);
+    rte_openlog_stream(log);
+    pf.pci->control()->inject(osal::Fault::dma_fault, true);
+    const Status st = post_empty(pf);
+    pf.pci->control()->inject(osal::Fault::dma_fault, false);
+    rte_openlog_stream(nullptr);
+    fclose(log);
+    const std::string logged(text, size);
+    free(text);
+    EXPECT_EQ(st, Status::timeout);
+    EXPECT_NE(logged.find("EMPTY: the device reports"), std::string::npos) << logged;
+    EXPECT_NE(logged.find("DMA fault(s), the last at IOVA 0x"), std::string::npos) << logged;
+    EXPECT_NE(logged.find("cna.adapter: pglue: pf0 DMA fault: no IOMMU mapping covers IOVA"), std::string::npos)
+        << logged;
     pf.hwfn().spq->timeout_ms = ecore::SPQ_DEFAULT_TIMEOUT_MS;
     /* Not wedged: the next ramrods complete. */
     for (int i = 0; i < 2 * static_cast<int>(ecore::SPQ_RING_SIZE); i++)

@@ -50,6 +50,21 @@ TEST(Iommu, UnmapInvalidatesTheCache)
     EXPECT_EQ(iommu.translate(0x10000, 4), b.data());
 }
 
+TEST(Iommu, BlockedTranslatesNothingAndKeepsTheTable)
+{
+    Iommu iommu;
+    std::vector<uint8_t> a(4096);
+    ASSERT_EQ(iommu.map(0x10000, a.data(), a.size()), 0);
+    EXPECT_EQ(iommu.translate(0x10000, 4), a.data()); /* now cached */
+    const uint64_t generation = iommu.generation();
+    iommu.set_blocked(true);
+    EXPECT_NE(iommu.generation(), generation) << "a translation kept outside (DmaRing) must be redone";
+    EXPECT_EQ(iommu.translate(0x10000, 4), nullptr);
+    EXPECT_EQ(iommu.translate(0x10000, 4), nullptr) << "nothing cached while blocked";
+    iommu.set_blocked(false);
+    EXPECT_EQ(iommu.translate(0x10000, 4), a.data());
+}
+
 TEST(Iommu, ManyRangesStayFindable)
 {
     Iommu iommu;

@@ -201,6 +201,20 @@ TEST_F(Spq, LostRamrodNeverCompletes)
     EXPECT_EQ(e.echo, 3u);
 }
 
+TEST_F(Spq, InjectedDmaFaultFaultsEveryAccess)
+{
+    ASSERT_EQ(drv->start_pf(), FwReturn::ok);
+    adapter->control().inject(Fault::dma_fault, true);
+    drv->ramrod(ProtocolId::common, static_cast<uint8_t>(CommonCmd::empty), nullptr, 0);
+    EXPECT_TRUE(drv->eqe_timed_out()) << "the ramrod cannot even be read";
+    EXPECT_GE(adapter->control().dma_faults(0), 1u);
+    EXPECT_GE(drv->rd(reg::PGLUE_DMA_FAULT_COUNT), 1u);
+    adapter->control().inject(Fault::dma_fault, false);
+    EventRingElement e = drv->ramrod(ProtocolId::common, static_cast<uint8_t>(CommonCmd::empty), nullptr, 0);
+    EXPECT_FALSE(drv->eqe_timed_out()) << "translations are back";
+    EXPECT_EQ(e.opcode, static_cast<uint8_t>(CommonCmd::empty));
+}
+
 TEST_F(Spq, FirmwareAssertHaltsTheStorms)
 {
     ASSERT_EQ(drv->start_pf(), FwReturn::ok);
