@@ -216,7 +216,7 @@ def run_throughput(args, pmd):
     print(f"windows: {args.windows} x {args.window:g} s after {args.warmup:g} s warm-up, "
           f"in each of {args.runs} fresh testpmd run(s) per row; median, min and max over all of them")
     configs = configurations(devarg)
-    results = {}  # (name, size) -> rates, or a string saying why it failed
+    results = {}  # (name, size) -> each process's window rates, or a string saying why it failed
     with tempfile.TemporaryDirectory(prefix="cna-bench-") as tmp:
         for size in SIZES:
             for config in configs:
@@ -226,8 +226,8 @@ def run_throughput(args, pmd):
                     # Several processes, not only several windows: net_cna's
                     # rate depends on how the engine and the forwarding lcore
                     # fall into step, which is settled once per process.
-                    results[(config.name, size)] = [
-                        rate for _ in range(args.runs) for rate in measure(eal, config, size, tmp, args)]
+                    results[(config.name, size)] = [measure(eal, config, size, tmp, args)
+                                                    for _ in range(args.runs)]
                 except BenchError as e:
                     results[(config.name, size)] = str(e)
                 except (pexpect.ExceptionPexpect, OSError) as e:
@@ -241,11 +241,16 @@ def run_throughput(args, pmd):
     return results
 
 
+def all_rates(runs):
+    """The windows of every process of a row, as one list."""
+    return [rate for run in runs for rate in run]
+
+
 def print_table(configs, results, args):
     mhz = cpu_mhz()
     print()
     print(f"{'configuration':<22}{'frame':>6}{'median':>9}{'min':>8}{'max':>8}"
-          f"{'/memif':>8}{'fwd-core cyc/pkt':>18}   (Mpps, aggregate of both ports)")
+          f"{'/memif':>8}{'fwd-core cyc/pkt':>18}  per-process medians   (Mpps, aggregate of both ports)")
     for size in SIZES:
         memif = results.get(("memif", size))
         for config in configs:
@@ -255,13 +260,16 @@ def print_table(configs, results, args):
             if isinstance(r, str):
                 print(f"{config.name:<22}{size:>6}  failed: {r}")
                 continue
+            runs = r
+            r = all_rates(runs)
             med = statistics.median(r)
-            ratio = f"{med / statistics.median(memif):.2f}" if isinstance(memif, list) else "-"
+            ratio = f"{med / statistics.median(all_rates(memif)):.2f}" if isinstance(memif, list) else "-"
             # Cycles of the forwarding core per packet forwarded (one port's
             # Rx and the other's Tx): net_cna's adapter engine runs elsewhere.
             cyc = f"{mhz * 1e6 / med:.0f}" if mhz else "-"
+            per_process = " ".join(f"{statistics.median(run) / 1e6:.1f}" for run in runs)
             print(f"{config.name:<22}{size:>6}{med / 1e6:>9.2f}{min(r) / 1e6:>8.2f}{max(r) / 1e6:>8.2f}"
-                  f"{ratio:>8}{cyc:>18}")
+                  f"{ratio:>8}{cyc:>18}  {per_process}")
     notes = [f"{c.name}: {c.note}" for c in configs if c.note]
     print(f"start: tx_first {args.tx_first} ({args.tx_first} x 32 packets injected per port) except "
           + "; ".join(notes))
@@ -342,9 +350,9 @@ def run_engine(args):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--build", default=os.path.join(ROOT, "build-bench"), help="meson build directory (release)")
-    p.add_argument("--windows", type=int, default=5)
+    p.add_argument("--windows", type=int, default=3, help="windows per testpmd process")
     p.add_argument("--window", type=float, default=1.0, help="seconds per window")
-    p.add_argument("--runs", type=int, default=3, help="fresh testpmd processes per configuration and size")
+    p.add_argument("--runs", type=int, default=5, help="fresh testpmd processes per configuration and size")
     p.add_argument("--warmup", type=float, default=1.0, help="seconds before the first window")
     p.add_argument("--tx-first", type=int, default=1, metavar="BURSTS",
                    help="32-packet bursts each port injects at start (`start tx_first BURSTS`)")
@@ -387,7 +395,7 @@ def main():
     # The last line, whatever ran.
     cna, memif = results.get(("net_cna", 64)), results.get(("memif", 64))
     if isinstance(cna, list) and isinstance(memif, list):
-        print(f"net_cna/memif: {statistics.median(cna) / statistics.median(memif):.2f}")
+        print(f"net_cna/memif: {statistics.median(all_rates(cna)) / statistics.median(all_rates(memif)):.2f}")
     else:
         print("net_cna/memif: n/a")
         if with_testpmd:
