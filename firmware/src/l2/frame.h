@@ -4,10 +4,7 @@
  */
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
-
-#include "util/bytes.h"
 
 namespace cna::fw {
 
@@ -37,83 +34,10 @@ struct FrameLayout {
     uint32_t l3_end = 0;     /* end of the IP packet (its length field, clipped to the frame) */
 };
 
-struct VlanTags {
-    uint8_t count;
-    uint16_t outer_tci;
-    uint32_t type_off; /* where the ethertype after them is */
-};
-/* The 802.1Q/802.1ad tags after the MAC addresses (at most two are
- * counted; the frame's ethertype at offset 12 is known to be one of them).
- * Out of line: tagged frames are the exception. */
-VlanTags parse_vlan_tags(const uint8_t* frame, uint32_t len);
-
-inline void parse_l4(const uint8_t* frame, uint8_t proto, FrameLayout& layout)
-{
-    uint32_t avail = layout.l3_end - layout.l4_off;
-    layout.l4 = L4::other;
-    if (layout.fragment)
-        return;
-    if (proto == IPPROTO_UDP_ && avail >= 8) {
-        layout.l4 = L4::udp;
-        layout.l4_len = 8;
-    } else if (proto == IPPROTO_TCP_ && avail >= 20) {
-        uint32_t doff = (frame[layout.l4_off + 12] >> 4) * 4u;
-        if (doff >= 20 && doff <= avail) {
-            layout.l4 = L4::tcp;
-            layout.l4_len = static_cast<uint16_t>(doff);
-        }
-    }
-}
-
 /* false for a runt (shorter than a MAC header); unknown protocols just stop
  * the parse at the deepest layer understood. The IP length field bounds the
- * packet unless ip_length_from_frame (LSO: the field describes nothing yet).
- * Inline: the storms' Tx parses every frame it sends. The parse is built in
- * a local and stored once: stores through layout would make every later
- * read of the frame's bytes wait for them (a byte pointer may alias). */
-inline bool parse_frame(const uint8_t* frame, uint32_t len, FrameLayout& out, bool ip_length_from_frame = false)
-{
-    FrameLayout layout{};
-    if (len < ETH_HLEN) [[unlikely]] {
-        out = layout;
-        return false;
-    }
-    uint32_t type_off = 12;
-    uint16_t type = load_be16(frame + type_off);
-    if (type == ETHERTYPE_VLAN || type == ETHERTYPE_QINQ) [[unlikely]] {
-        VlanTags tags = parse_vlan_tags(frame, len);
-        layout.vlan_tags = tags.count;
-        layout.vlan_tci = tags.outer_tci;
-        type_off = tags.type_off;
-        type = load_be16(frame + type_off);
-    }
-    layout.l2_len = static_cast<uint16_t>(type_off + 2);
-    const uint8_t* ip = frame + layout.l2_len;
-    uint32_t avail = len - layout.l2_len;
-
-    if (type == ETHERTYPE_IPV4 && avail >= 20 && (ip[0] >> 4) == 4) {
-        uint32_t ihl = (ip[0] & 0xf) * 4u;
-        uint32_t total = ip_length_from_frame ? avail : load_be16(ip + 2);
-        if (ihl >= 20 && ihl <= avail && total >= ihl) [[likely]] {
-            layout.l3 = L3::ipv4;
-            layout.l3_len = static_cast<uint16_t>(ihl);
-            layout.l3_end = layout.l2_len + std::min(total, avail);
-            layout.fragment = (load_be16(ip + 6) & 0x3fff) != 0;
-            layout.l4_off = static_cast<uint16_t>(layout.l2_len + ihl);
-            parse_l4(frame, ip[9], layout);
-        }
-    } else if (type == ETHERTYPE_IPV6 && avail >= 40 && (ip[0] >> 4) == 6) {
-        layout.l3 = L3::ipv6;
-        layout.l3_len = 40;
-        uint32_t total = ip_length_from_frame ? avail : 40u + load_be16(ip + 4);
-        layout.l3_end = layout.l2_len + std::min(total, avail);
-        layout.fragment = ip[6] == IPPROTO_IPV6_FRAG;
-        layout.l4_off = static_cast<uint16_t>(layout.l2_len + 40);
-        parse_l4(frame, ip[6], layout);
-    }
-    out = layout;
-    return true;
-}
+ * packet unless ip_length_from_frame (LSO: the field describes nothing yet). */
+bool parse_frame(const uint8_t* frame, uint32_t len, FrameLayout& layout, bool ip_length_from_frame = false);
 
 } // namespace cna::fw
 
