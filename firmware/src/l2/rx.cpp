@@ -174,10 +174,14 @@ uint32_t RxEngine::receiving(PfStorm& pf, uint32_t vport_id, uint32_t queue_id)
 uint16_t RxEngine::parsing_flags(const uint8_t* frame, const FrameLayout& layout, bool validate_checksums)
 {
     uint16_t flags = 0;
-    if (layout.l3 == L3::ipv4)
+    if (layout.l3 == L3::ipv4) {
         flags |= pars::L3_IPV4;
-    else if (layout.l3 == L3::ipv6)
+        if (validate_checksums)
+            flags |= ipv4_checksum_ok(frame, layout) ? pars::IP_CSUM_CHECKED
+                                                     : pars::IP_CSUM_CHECKED | pars::IP_CSUM_BAD;
+    } else if (layout.l3 == L3::ipv6) {
         flags |= pars::L3_IPV6;
+    }
     if (layout.fragment)
         flags |= pars::IP_FRAGMENT;
     switch (layout.l4) {
@@ -186,18 +190,10 @@ uint16_t RxEngine::parsing_flags(const uint8_t* frame, const FrameLayout& layout
     case L4::other: flags |= pars::L4_OTHER; break;
     case L4::none: break;
     }
+    if (validate_checksums && (layout.l4 == L4::tcp || layout.l4 == L4::udp) && l4_checksum_present(frame, layout))
+        flags |= l4_checksum_ok(frame, layout) ? pars::L4_CSUM_CHECKED : pars::L4_CSUM_CHECKED | pars::L4_CSUM_BAD;
     if (layout.vlan_tags != 0)
         flags |= pars::VLAN_PRESENT;
-    return validate_checksums ? flags | checksum_flags(frame, layout) : flags;
-}
-
-uint16_t RxEngine::checksum_flags(const uint8_t* frame, const FrameLayout& layout)
-{
-    uint16_t flags = 0;
-    if (layout.l3 == L3::ipv4)
-        flags |= ipv4_checksum_ok(frame, layout) ? pars::IP_CSUM_CHECKED : pars::IP_CSUM_CHECKED | pars::IP_CSUM_BAD;
-    if ((layout.l4 == L4::tcp || layout.l4 == L4::udp) && l4_checksum_present(frame, layout))
-        flags |= l4_checksum_ok(frame, layout) ? pars::L4_CSUM_CHECKED : pars::L4_CSUM_CHECKED | pars::L4_CSUM_BAD;
     return flags;
 }
 

@@ -85,7 +85,6 @@ private:
      * validates them (a driver that reports none asks for none: the
      * common case pays nothing for them). */
     static uint16_t parsing_flags(const uint8_t* frame, const FrameLayout& layout, bool validate_checksums);
-    static uint16_t checksum_flags(const uint8_t* frame, const FrameLayout& layout);
     /* The CQE of a frame placed as it is (steering and stripping add to it). */
     static hsi::eth::RxCqe completion(const Vport& vport, const uint8_t* frame, uint32_t len,
                                       const FrameLayout& layout, uint32_t nbds, uint32_t bd_max_bytes);
