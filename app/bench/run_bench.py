@@ -48,6 +48,7 @@ SIZES = (64, 1518)
 # Lcore 0 is testpmd's main lcore (idle at the prompt), lcore 1 forwards.
 MAIN_CPU = 0
 FWD_LCORES = "0-1"
+FWD_CPU = 1
 
 
 class BenchError(Exception):
@@ -209,6 +210,32 @@ def cpu_mhz():
         return None
 
 
+class Run:
+    """One testpmd process of a row: its windows' rates and the cache-line
+    round trip between the two CPUs just before and just after it (ns, or
+    None), which net_cna's rate follows (doc/performance.md)."""
+
+    def __init__(self, rates, rtt_before, rtt_after):
+        self.rates = rates
+        self.rtt = (rtt_before, rtt_after)
+
+
+def core_latency(args):
+    tool = os.path.join(args.build, "app", "bench", "core_latency")
+    try:
+        out = subprocess.run([tool, str(MAIN_CPU), str(FWD_CPU)], capture_output=True, text=True, timeout=30)
+        m = re.match(r"(\d+) ns", out.stdout)
+        return int(m.group(1)) if out.returncode == 0 and m else None
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
+def measure_run(eal, config, size, tmp, args):
+    before = core_latency(args)
+    rates = measure(eal, config, size, tmp, args)
+    return Run(rates, before, core_latency(args))
+
+
 def run_throughput(args, pmd):
     eal = eal_args(pmd)
     devarg = engine_devarg(pmd)
@@ -216,7 +243,7 @@ def run_throughput(args, pmd):
     print(f"windows: {args.windows} x {args.window:g} s after {args.warmup:g} s warm-up, "
           f"in each of {args.runs} fresh testpmd run(s) per row; median, min and max over all of them")
     configs = configurations(devarg)
-    results = {}  # (name, size) -> each process's window rates, or a string saying why it failed
+    results = {}  # (name, size) -> each process's Run, or a string saying why it failed
     with tempfile.TemporaryDirectory(prefix="cna-bench-") as tmp:
         for size in SIZES:
             for config in configs:
@@ -226,7 +253,7 @@ def run_throughput(args, pmd):
                     # Several processes, not only several windows: net_cna's
                     # rate depends on how the engine and the forwarding lcore
                     # fall into step, which is settled once per process.
-                    results[(config.name, size)] = [measure(eal, config, size, tmp, args)
+                    results[(config.name, size)] = [measure_run(eal, config, size, tmp, args)
                                                     for _ in range(args.runs)]
                 except BenchError as e:
                     results[(config.name, size)] = str(e)
@@ -243,14 +270,15 @@ def run_throughput(args, pmd):
 
 def all_rates(runs):
     """The windows of every process of a row, as one list."""
-    return [rate for run in runs for rate in run]
+    return [rate for run in runs for rate in run.rates]
 
 
 def print_table(configs, results, args):
     mhz = cpu_mhz()
     print()
     print(f"{'configuration':<22}{'frame':>6}{'median':>9}{'min':>8}{'max':>8}"
-          f"{'/memif':>8}{'fwd-core cyc/pkt':>18}  per-process medians   (Mpps, aggregate of both ports)")
+          f"{'/memif':>8}{'fwd-core cyc/pkt':>18}  per process: median (CPU0-CPU1 round trip before/after, ns)"
+          "   (Mpps, aggregate of both ports)")
     for size in SIZES:
         memif = results.get(("memif", size))
         for config in configs:
@@ -267,7 +295,8 @@ def print_table(configs, results, args):
             # Cycles of the forwarding core per packet forwarded (one port's
             # Rx and the other's Tx): net_cna's adapter engine runs elsewhere.
             cyc = f"{mhz * 1e6 / med:.0f}" if mhz else "-"
-            per_process = " ".join(f"{statistics.median(run) / 1e6:.1f}" for run in runs)
+            per_process = " ".join(f"{statistics.median(run.rates) / 1e6:.1f} ({run.rtt[0]}/{run.rtt[1]})"
+                                   for run in runs)
             print(f"{config.name:<22}{size:>6}{med / 1e6:>9.2f}{min(r) / 1e6:>8.2f}{max(r) / 1e6:>8.2f}"
                   f"{ratio:>8}{cyc:>18}  {per_process}")
     notes = [f"{c.name}: {c.note}" for c in configs if c.note]
