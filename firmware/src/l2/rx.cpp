@@ -102,12 +102,7 @@ uint32_t RxEngine::deliver_plain(Vport& vport, RxCursor& c, Dma& dma, const Fram
         vport_tally_.add(dst, f.len);
     }
     uint16_t placed = static_cast<uint16_t>(cqe_prod - c.cqe_prod);
-    c.bd_cons = bd_cons;
-    c.cqe_prod = cqe_prod;
-    c.bds_posted -= placed;
-    c.cqes_free -= placed;
-    c.tally.pkts += placed;
-    c.tally.bytes += bytes;
+    consume(c, placed, placed, bytes);
     return i;
 }
 
@@ -314,7 +309,7 @@ bool RxEngine::place(PfStorm& pf, Vport& vport, RxCursor& c, const WireFrame& f,
         counter_add(vport.stats->rx_error_pkts, 1); /* DMA fault raised; buffers stay posted */
         return false;
     }
-    consume(c, nbds, len);
+    consume(c, nbds, 1, len);
     return true;
 }
 
@@ -330,13 +325,14 @@ RxCqe RxEngine::completion(const Vport& vport, const uint8_t* frame, uint32_t le
     return cqe;
 }
 
-void RxEngine::consume(RxCursor& c, uint32_t nbds, uint32_t len)
+void RxEngine::consume(RxCursor& c, uint32_t nbds, uint32_t frames, uint64_t bytes)
 {
     c.bd_cons = static_cast<uint16_t>(c.bd_cons + nbds);
-    c.cqe_prod++;
+    c.cqe_prod = static_cast<uint16_t>(c.cqe_prod + frames);
     c.bds_posted -= nbds;
-    c.cqes_free--;
-    c.tally.add(len);
+    c.cqes_free -= frames;
+    c.tally.pkts += frames;
+    c.tally.bytes += bytes;
 }
 
 } // namespace cna::fw

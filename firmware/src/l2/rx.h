@@ -88,8 +88,8 @@ private:
     /* The CQE of a frame placed as it is (steering and stripping add to it). */
     static hsi::eth::RxCqe completion(const Vport& vport, const uint8_t* frame, uint32_t len,
                                       const FrameLayout& layout, uint32_t nbds, uint32_t bd_max_bytes);
-    /* The frame took nbds buffers and a CQE. */
-    static void consume(RxCursor& c, uint32_t nbds, uint32_t len);
+    /* `frames` frames, `bytes` long in all, took nbds buffers and one CQE each. */
+    static void consume(RxCursor& c, uint32_t nbds, uint32_t frames, uint64_t bytes);
     RxCursor& cursor(PfStorm& pf, uint32_t queue_id);
     static void read_producers(PfStorm& pf, RxCursor& c);
     /* Ring indices, statistics and SB index of every queue the burst opened. */
