@@ -27,7 +27,7 @@ void parse_l4(const uint8_t* frame, uint8_t proto, FrameLayout& layout)
 
 } // namespace
 
-bool parse_frame(const uint8_t* frame, uint32_t len, FrameLayout& layout, bool ip_length_from_frame)
+bool parse_any_frame(const uint8_t* frame, uint32_t len, FrameLayout& layout, bool ip_length_from_frame)
 {
     layout = FrameLayout{};
     if (len < ETH_HLEN)
