@@ -73,10 +73,36 @@ void prefetch_body(const WireFrame& f)
         __builtin_prefetch(f.data + off);
 }
 
+/* The frame into its buffer. Inline for the frames of one or two lines,
+ * most of a small-packet burst: two overlapping fixed-size copies instead
+ * of a call. */
+void copy_frame(uint8_t* dst, const uint8_t* src, uint32_t len)
+{
+    constexpr uint32_t HALF = 32;
+    if (len >= HALF && len <= 2 * HALF) {
+        std::memcpy(dst, src, HALF);
+        std::memcpy(dst + len - HALF, src + len - HALF, HALF);
+    } else {
+        std::memcpy(dst, src, len);
+    }
+}
+
 } // namespace
 
 uint32_t RxEngine::deliver_plain(Vport& vport, RxCursor& c, Dma& dma, const FrameBurst& burst, uint32_t first)
 {
+    /* classify() for the frames this lane takes, decided once: unicast,
+     * untagged (no VLAN filter applies), within the MTU and one buffer,
+     * to a vport accepting any unicast or matching its one MAC. */
+    const uint16_t ucast = vport.rx_accept & (accept::UCAST_MATCHED | accept::UCAST_UNMATCHED);
+    const bool promiscuous = ucast == (accept::UCAST_MATCHED | accept::UCAST_UNMATCHED);
+    if (!promiscuous && (ucast != accept::UCAST_MATCHED || vport.sole_mac == Vport::WALK_FILTERS))
+        return first;
+    const uint64_t mac = vport.sole_mac;
+    const uint64_t mac_mask = promiscuous ? 0 : ~uint64_t{0};
+    const uint32_t max_len = std::min<uint32_t>(c.bd_max_bytes, max_frame_len(vport.mtu, 0));
+    const bool rx_csum = vport.rx_csum;
+
     uint32_t end = first + std::min({burst.count - first, c.bds_posted, c.cqes_free});
     uint16_t bd_cons = c.bd_cons;
     uint16_t cqe_prod = c.cqe_prod;
@@ -84,24 +110,32 @@ uint32_t RxEngine::deliver_plain(Vport& vport, RxCursor& c, Dma& dma, const Fram
     uint32_t i = first;
     for (; i < end; i++) {
         const WireFrame& f = burst.frames[i];
-        prefetch_body(burst.frames[std::min(i + 1, burst.count - 1)]);
-        if (!f.parsed || f.len > c.bd_max_bytes)
+        if (i + 1 < end)
+            prefetch_body(burst.frames[i + 1]);
+        if (!f.parsed || f.len > max_len || f.layout.vlan_tags != 0 || (f.data[0] & 1) != 0 ||
+            ((mac_key(f.data) ^ mac) & mac_mask) != 0)
             break;
-        Destination dst = destination(f.data);
-        if (classify(vport, f.data, f.len, f.layout, dst) != RxVerdict::accept)
-            break;
-        RxCqe cqe = completion(vport, f.data, f.len, f.layout, 1, c.bd_max_bytes);
-        if (!write_buffer(dma, c.bds + (bd_cons & c.bd_mask) * sizeof(RxBd), f.data, f.len)) {
+        RxBd bd;
+        std::memcpy(&bd, c.bds + (bd_cons & c.bd_mask) * sizeof(RxBd), sizeof(bd)); /* read once: the host may rewrite it */
+        uint8_t* buffer = dma.map(from_regpair(bd.addr), f.len);
+        if (buffer == nullptr) [[unlikely]] {
             counter_add(vport.stats->rx_error_pkts, 1); /* DMA fault raised; the buffer stays posted */
             continue;
         }
-        std::memcpy(c.cqes + (cqe_prod & c.cqe_mask) * sizeof(cqe), &cqe, sizeof(cqe));
+        copy_frame(buffer, f.data, f.len);
+        RxCqe cqe{};
+        cqe.type = static_cast<uint8_t>(CqeType::regular);
+        cqe.bd_num = 1;
+        cqe.pkt_len = static_cast<uint16_t>(f.len);
+        cqe.len_on_first_bd = static_cast<uint16_t>(f.len);
+        cqe.pars_flags = parsing_flags(f.data, f.layout, rx_csum);
+        *reinterpret_cast<RxCqe*>(c.cqes + (cqe_prod & c.cqe_mask) * sizeof(RxCqe)) = cqe;
         bd_cons++;
         cqe_prod++;
         bytes += f.len;
-        vport_tally_.add(dst, f.len);
     }
     uint16_t placed = static_cast<uint16_t>(cqe_prod - c.cqe_prod);
+    vport_tally_.add(Destination::unicast, bytes, placed);
     consume(c, placed, placed, bytes);
     return i;
 }
@@ -166,29 +200,27 @@ uint32_t RxEngine::receiving(PfStorm& pf, uint32_t vport_id, uint32_t queue_id)
     return q.started && q.vport == vport_id ? queue_id : NO_QUEUE;
 }
 
+/* The parse's protocol codes are the CQE's: the flags are built without a
+ * branch per protocol. */
+static_assert(static_cast<uint16_t>(L3::ipv4) == pars::L3_IPV4 && static_cast<uint16_t>(L3::ipv6) == pars::L3_IPV6);
+static_assert((static_cast<uint16_t>(L4::tcp) << pars::L4_SHIFT) == pars::L4_TCP &&
+              (static_cast<uint16_t>(L4::udp) << pars::L4_SHIFT) == pars::L4_UDP &&
+              (static_cast<uint16_t>(L4::other) << pars::L4_SHIFT) == pars::L4_OTHER);
+
 uint16_t RxEngine::parsing_flags(const uint8_t* frame, const FrameLayout& layout, bool validate_checksums)
 {
-    uint16_t flags = 0;
-    if (layout.l3 == L3::ipv4) {
-        flags |= pars::L3_IPV4;
-        if (validate_checksums)
-            flags |= ipv4_checksum_ok(frame, layout) ? pars::IP_CSUM_CHECKED
-                                                     : pars::IP_CSUM_CHECKED | pars::IP_CSUM_BAD;
-    } else if (layout.l3 == L3::ipv6) {
-        flags |= pars::L3_IPV6;
-    }
+    uint16_t flags = static_cast<uint16_t>(static_cast<uint16_t>(layout.l3) |
+                                           static_cast<uint16_t>(layout.l4) << pars::L4_SHIFT);
     if (layout.fragment)
         flags |= pars::IP_FRAGMENT;
-    switch (layout.l4) {
-    case L4::tcp: flags |= pars::L4_TCP; break;
-    case L4::udp: flags |= pars::L4_UDP; break;
-    case L4::other: flags |= pars::L4_OTHER; break;
-    case L4::none: break;
-    }
-    if (validate_checksums && (layout.l4 == L4::tcp || layout.l4 == L4::udp) && l4_checksum_present(frame, layout))
-        flags |= l4_checksum_ok(frame, layout) ? pars::L4_CSUM_CHECKED : pars::L4_CSUM_CHECKED | pars::L4_CSUM_BAD;
     if (layout.vlan_tags != 0)
         flags |= pars::VLAN_PRESENT;
+    if (!validate_checksums)
+        return flags;
+    if (layout.l3 == L3::ipv4)
+        flags |= ipv4_checksum_ok(frame, layout) ? pars::IP_CSUM_CHECKED : pars::IP_CSUM_CHECKED | pars::IP_CSUM_BAD;
+    if ((layout.l4 == L4::tcp || layout.l4 == L4::udp) && l4_checksum_present(frame, layout))
+        flags |= l4_checksum_ok(frame, layout) ? pars::L4_CSUM_CHECKED : pars::L4_CSUM_CHECKED | pars::L4_CSUM_BAD;
     return flags;
 }
 

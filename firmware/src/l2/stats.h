@@ -41,9 +41,9 @@ struct QueueTally {
 
 /* Frames and bytes of a burst by destination, for a vport's statistics. */
 struct DestinationTally {
-    void add(Destination dst, uint64_t len)
+    void add(Destination dst, uint64_t len, uint64_t frames = 1)
     {
-        pkts[static_cast<uint32_t>(dst)]++;
+        pkts[static_cast<uint32_t>(dst)] += frames;
         bytes[static_cast<uint32_t>(dst)] += len;
     }
     /* Adds the tally to the vport's rx_* or tx_* counters and clears it. */
@@ -56,6 +56,14 @@ struct DestinationTally {
     {
         flush({&s.tx_ucast_pkts, &s.tx_mcast_pkts, &s.tx_bcast_pkts},
               {&s.tx_ucast_bytes, &s.tx_mcast_bytes, &s.tx_bcast_bytes});
+    }
+
+    void merge(const DestinationTally& other)
+    {
+        for (uint32_t d = 0; d < 3; d++) {
+            pkts[d] += other.pkts[d];
+            bytes[d] += other.bytes[d];
+        }
     }
 
     QueueTally total() const

@@ -31,6 +31,7 @@ bool TxEngine::fetch_bds(PfStorm& pf, TxQueue& q, uint16_t index, uint32_t count
 {
     uint16_t start = q.bd_cons;
     Vport& vport = pf.l2().vports[q.vport];
+    Dma& dma = pf.hw().dma();
     auto skip = [&](uint32_t nbds) {
         drop(vport.stats->tx_error_pkts, q);
         q.bd_cons = static_cast<uint16_t>(q.bd_cons + nbds);
@@ -43,6 +44,10 @@ bool TxEngine::fetch_bds(PfStorm& pf, TxQueue& q, uint16_t index, uint32_t count
             break;
         }
         for (uint32_t i = 0; i < count;) {
+            uint32_t plain_end = transmit_plain(vport, q, dma, i, count, port);
+            q.bd_cons = static_cast<uint16_t>(q.bd_cons + (plain_end - i));
+            if ((i = plain_end) == count)
+                break;
             const TxBd& bd = bds_[i];
             if (!(bd.flags & txbd::START) || uint32_t{bd.nbds} - 1 >= MAX_BDS_PER_PACKET) {
                 skip(1); /* not a packet's first BD, or a BD count of 0 or too many */
@@ -74,6 +79,33 @@ void TxEngine::drop(uint64_t& vport_counter, TxQueue& q)
 {
     counter_add(vport_counter, 1);
     counter_add(q.stats->drops, 1);
+}
+
+uint32_t TxEngine::transmit_plain(Vport& vport, TxQueue& q, Dma& dma, uint32_t i, uint32_t count, Port& port)
+{
+    if (!vport.active_tx)
+        return i;
+    const uint32_t max_len = max_frame_len(vport.mtu, 0);
+    DestinationTally tally;
+    for (; i < count; i++) {
+        const TxBd& bd = bds_[i];
+        if (bd.nbds != 1 || bd.flags != txbd::START)
+            break;
+        uint32_t len = bd.nbytes;
+        const uint8_t* frame = dma.map(from_regpair(bd.addr), len);
+        if (frame == nullptr) [[unlikely]] {
+            drop(vport.stats->tx_error_pkts, q); /* DMA fault raised */
+            continue;
+        }
+        if (!parse_udp_tcp_ipv4(frame, len, burst_.next_layout()) || len > max_len)
+            break;
+        tally.add(destination(frame), len);
+        burst_.join(frame, len);
+        if (burst_.full())
+            flush(port);
+    }
+    vport_tally_.merge(tally);
+    return i;
 }
 
 void TxEngine::transmit_packet(PfStorm& pf, Vport& vport, TxQueue& q, const TxBd* bds, Port& port)

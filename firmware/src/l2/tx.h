@@ -52,6 +52,13 @@ private:
     /* prod: the queue's doorbell, already seen to differ from its consumer. */
     uint32_t poll_queue(PfStorm& pf, TxQueue& q, uint16_t prod, Port& port);
     bool fetch_bds(PfStorm& pf, TxQueue& q, uint16_t index, uint32_t count);
+    /* The packets most bursts are made of, from bds_[i] on, up to count:
+     * one BD, no offload, the common frame (parse_udp_tcp_ipv4) within the
+     * MTU, from an active vport. The outcome transmit_packet() would have,
+     * with the vport's limits read once and the burst filled from
+     * registers. Returns the index of the first BD transmit_packet() must
+     * take (count when none). */
+    uint32_t transmit_plain(Vport& vport, TxQueue& q, Dma& dma, uint32_t i, uint32_t count, Port& port);
     void transmit_packet(PfStorm& pf, Vport& vport, TxQueue& q, const hsi::eth::TxBd* bds, Port& port);
     /* Several BDs, or offloads that write into the frame or cut it (LSO). */
     void transmit_offloaded(PfStorm& pf, Vport& vport, TxQueue& q, const hsi::eth::TxBd* bds, Port& port);
