@@ -52,7 +52,13 @@ private:
         uint64_t iova;
         uint64_t len;
         uint8_t* va;
-        bool covers(uint64_t a, std::size_t n) const { return a >= iova && n <= len && a - iova <= len - n; }
+        /* No range wraps (map() refuses), so an address below iova is
+         * at least len past it modulo 2^64: one compare for both ends. */
+        bool covers(uint64_t a, std::size_t n) const
+        {
+            uint64_t off = a - iova;
+            return off < len && n <= len - off;
+        }
     };
     static constexpr unsigned CACHE_WAYS = 4;
 

@@ -24,6 +24,22 @@ TEST(Iommu, TranslatesInsideMappingsOnly)
     EXPECT_EQ(iommu.translate(0x30000, 4), nullptr);
 }
 
+TEST(Iommu, TheRangeHitLastChecksBothEnds)
+{
+    Iommu iommu;
+    std::vector<uint8_t> a(8192);
+    ASSERT_EQ(iommu.map(0x10000, a.data(), a.size()), 0);
+    ASSERT_EQ(iommu.translate(0x10000, 16), a.data()); /* the range hit last from here on */
+    EXPECT_EQ(iommu.translate(0x11fff, 1), a.data() + 0x1fff);
+    EXPECT_EQ(iommu.translate(0x10000, 8192), a.data());
+    EXPECT_EQ(iommu.translate(0x12000, 1), nullptr) << "just past the end";
+    EXPECT_EQ(iommu.translate(0x0fff8, 16), nullptr) << "starts below, ends inside";
+    EXPECT_EQ(iommu.translate(0x0ffff, 1), nullptr) << "just below";
+    EXPECT_EQ(iommu.translate(0x10000, 8193), nullptr) << "longer than the range";
+    EXPECT_EQ(iommu.translate(~0ull - 8, 16), nullptr) << "wraps";
+    EXPECT_EQ(iommu.translate(0x10001, ~0ull), nullptr) << "a length that wraps";
+}
+
 TEST(Iommu, RejectsOverlapsAndInvalidRanges)
 {
     Iommu iommu;
