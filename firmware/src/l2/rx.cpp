@@ -91,15 +91,17 @@ void copy_frame(uint8_t* dst, const uint8_t* src, uint32_t len)
 
 uint32_t RxEngine::deliver_plain(Vport& vport, RxCursor& c, Dma& dma, const FrameBurst& burst, uint32_t first)
 {
-    /* classify() for the frames this lane takes, decided once: unicast,
-     * untagged (no VLAN filter applies), within the MTU and one buffer,
-     * to a vport accepting any unicast or matching its one MAC. */
+    /* classify() for the frames this lane takes, with what a burst cannot
+     * change decided once: unicast, untagged (no VLAN filter applies),
+     * within the MTU and one buffer. A frame matches when it carries the
+     * vport's one MAC filter; with no filter at all none does (no 48-bit
+     * address equals WALK_FILTERS). Several filters need the walk, unless
+     * matched and unmatched frames are both accepted. */
     const uint16_t ucast = vport.rx_accept & (accept::UCAST_MATCHED | accept::UCAST_UNMATCHED);
-    const bool promiscuous = ucast == (accept::UCAST_MATCHED | accept::UCAST_UNMATCHED);
-    if (!promiscuous && (ucast != accept::UCAST_MATCHED || vport.sole_mac == Vport::WALK_FILTERS))
+    const bool either = ucast == (accept::UCAST_MATCHED | accept::UCAST_UNMATCHED);
+    if (ucast == 0 || (!either && vport.sole_mac == Vport::WALK_FILTERS && !vport.filters.empty()))
         return first;
     const uint64_t mac = vport.sole_mac;
-    const uint64_t mac_mask = promiscuous ? 0 : ~uint64_t{0};
     const uint32_t max_len = std::min<uint32_t>(c.bd_max_bytes, max_frame_len(vport.mtu, 0));
     const bool rx_csum = vport.rx_csum;
 
@@ -113,7 +115,7 @@ uint32_t RxEngine::deliver_plain(Vport& vport, RxCursor& c, Dma& dma, const Fram
         if (i + 1 < end)
             prefetch_body(burst.frames[i + 1]);
         if (!f.parsed || f.len > max_len || f.layout.vlan_tags != 0 || (f.data[0] & 1) != 0 ||
-            ((mac_key(f.data) ^ mac) & mac_mask) != 0)
+            !(ucast & (mac_key(f.data) == mac ? accept::UCAST_MATCHED : accept::UCAST_UNMATCHED)))
             break;
         RxBd bd;
         std::memcpy(&bd, c.bds + (bd_cons & c.bd_mask) * sizeof(RxBd), sizeof(bd)); /* read once: the host may rewrite it */

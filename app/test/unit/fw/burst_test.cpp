@@ -316,16 +316,16 @@ TEST_F(Burst, MixedBurstKeepsOrderAndCountsEachFrameOnce)
     };
     const Kind kinds[] = {
         {OWN_MAC, 46, false, 1, received, filtered},   /* plain lane */
-        {BCAST, 100, false, 1, received, received},    /* plain lane on both vports */
+        {BCAST, 100, false, 1, received, received},    /* general path: not unicast */
         {OWN_MAC, 1500, false, 1, received, filtered}, /* 1514 B: two buffers, general path */
         {OWN_MAC, 0, false, 1, tx_error, tx_error},    /* a 10-byte runt: never leaves Tx */
         {MCAST, 200, false, 1, received, filtered},
         {BCAST, 1001, false, 1, received, oversize},   /* 1015 B: scatter on 0, over MTU on 1 */
         {OWN_MAC, 300, false, 2, received, filtered},  /* gathered on Tx: its burst leaves at once */
         {BCAST, 2500, false, 1, no_buffer, oversize},  /* three buffers needed, two allowed */
-        {BCAST, 100, true, 1, received, received},     /* tagged, not stripped: still plain */
+        {OWN_MAC, 100, true, 1, received, filtered},   /* tagged: general path */
         {OWN_MAC, 9001, false, 1, tx_oversize, tx_oversize}, /* over the Tx MTU */
-        {BCAST, 1000, false, 1, received, received},   /* 1014 B: scatter on 0, plain on 1 */
+        {BCAST, 1000, false, 1, received, received},   /* 1014 B: scatter on 0, one buffer on 1 */
         {MCAST, 46, false, 1, received, filtered},
     };
 
@@ -544,7 +544,7 @@ TEST_F(Burst, PlainLaneAndGeneralPathWriteTheSameCqe)
     std::vector<std::vector<uint8_t>> sent;
     TxBatch batch(*drv);
     for (uint32_t i = 0; i < 8; i++) {
-        auto f = udp4_frame(BCAST, PEER_MAC, 0x0a000001, 0x0a000002, 1000 + i, 53, i % 2 ? 1400 : 100);
+        auto f = udp4_frame(OWN_MAC, PEER_MAC, 0x0a000001, 0x0a000002, 1000 + i, 53, i % 2 ? 1400 : 100);
         if (i % 4 >= 2)
             f[f.size() - 1] ^= 0x5a; /* payload: the UDP checksum is now wrong */
         sent.push_back(f);
@@ -599,7 +599,7 @@ TEST_F(Burst, DmaFaultMidBurstOnThePlainLane)
     for (uint32_t i = 0; i < 12; i++) {
         /* Frame 5 (214 B) faults on that buffer; frame 6 (60 B) then fits
          * in it: the buffer stayed posted. */
-        sent.push_back(numbered(BCAST, i, i == 5 ? 200 : 46));
+        sent.push_back(numbered(OWN_MAC, i, i == 5 ? 200 : 46));
         ASSERT_NO_FATAL_FAILURE(batch.add(sent.back()));
     }
     batch.ring(0);
@@ -675,31 +675,77 @@ TEST_F(Burst, DmaFaultMidBurstOnTheScatterPath)
 
 TEST_F(Burst, UnmappedBufferStaysPostedUntilTheDriverMendsIt)
 {
-    ASSERT_NO_FATAL_FAILURE(bring_up());
-    /* The fifth posted buffer points into the hole after a mapped page:
-     * every frame that reaches it faults, and none skips it (the driver's
-     * view of the ring would no longer match). */
-    EdgeBuffer edge(*drv, 128);
-    uint64_t hole = edge.page.iova + edge.page.len + 64;
-    drv->rx_set_bd(0, 4, hole);
-    Frames sent = make_frames(10, [](uint32_t i) { return numbered(BCAST, i); });
-    ASSERT_NO_FATAL_FAILURE(send_in_one_doorbell(sent));
-    ASSERT_TRUE(wait_rx_accounted(4, 6));
-    ASSERT_NO_FATAL_FAILURE(expect_arrival(sent, 4));
-    EXPECT_TRUE(drv->rx_poll(0).empty());
-    EXPECT_EQ(drv->vport_stats(0).rx_error_pkts, 6u);
-    EXPECT_EQ(drv->vport_stats(0).rx_no_buffer_pkts, 0u);
-    EXPECT_EQ(adapter->control().dma_faults(0), 6u);
-    EXPECT_EQ(drv->rd(reg::PGLUE_DMA_FAULT_ADDR_LO), static_cast<uint32_t>(hole));
+    /* Unicast frames take the short-frame lane, broadcasts the general
+     * path: both must leave the buffer posted. */
+    for (const uint8_t* dst : {OWN_MAC, BCAST}) {
+        SCOPED_TRACE(dst == BCAST ? "broadcast" : "unicast");
+        drv.reset(); /* a fresh adapter for each: the driver goes first */
+        adapter.reset();
+        ASSERT_NO_FATAL_FAILURE(bring_up());
+        /* The fifth posted buffer points into the hole after a mapped
+         * page: every frame that reaches it faults, and none skips it (the
+         * driver's view of the ring would no longer match). */
+        EdgeBuffer edge(*drv, 128);
+        uint64_t hole = edge.page.iova + edge.page.len + 64;
+        drv->rx_set_bd(0, 4, hole);
+        Frames sent = make_frames(10, [&](uint32_t i) { return numbered(dst, i); });
+        ASSERT_NO_FATAL_FAILURE(send_in_one_doorbell(sent));
+        ASSERT_TRUE(wait_rx_accounted(4, 6));
+        ASSERT_NO_FATAL_FAILURE(expect_arrival(sent, 4));
+        EXPECT_TRUE(drv->rx_poll(0).empty());
+        EXPECT_EQ(drv->vport_stats(0).rx_error_pkts, 6u);
+        EXPECT_EQ(drv->vport_stats(0).rx_no_buffer_pkts, 0u);
+        EXPECT_EQ(adapter->control().dma_faults(0), 6u);
+        EXPECT_EQ(drv->rd(reg::PGLUE_DMA_FAULT_ADDR_LO), static_cast<uint32_t>(hole));
 
-    /* Mended (the driver's consumer is now at that buffer): frames flow. */
-    drv->rx_set_bd(0, 0);
-    drv->wr(reg::ATTN_ACK, attn::DMA_FAULT);
-    sent = make_frames(3, [](uint32_t i) { return numbered(BCAST, 10 + i); });
-    ASSERT_NO_FATAL_FAILURE(send_in_one_doorbell(sent));
-    ASSERT_NO_FATAL_FAILURE(expect_arrival(sent, 3));
-    EXPECT_EQ(adapter->control().dma_faults(0), 6u);
-    EXPECT_EQ(drv->attn_status() & attn::DMA_FAULT, 0u);
+        /* Mended (the driver's consumer is now at that buffer): frames flow. */
+        drv->rx_set_bd(0, 0);
+        drv->wr(reg::ATTN_ACK, attn::DMA_FAULT);
+        sent = make_frames(3, [&](uint32_t i) { return numbered(dst, 10 + i); });
+        ASSERT_NO_FATAL_FAILURE(send_in_one_doorbell(sent));
+        ASSERT_NO_FATAL_FAILURE(expect_arrival(sent, 3));
+        EXPECT_EQ(adapter->control().dma_faults(0), 6u);
+        EXPECT_EQ(drv->attn_status() & attn::DMA_FAULT, 0u);
+    }
+}
+
+TEST_F(Burst, UnicastAcceptModesHoldForEveryFilterSetWithinABurst)
+{
+    /* Frames to the vport's MAC and to another, with a broadcast between
+     * them (which leaves the short-frame lane for the general path and
+     * back), in one burst, for every unicast accept mode and no, one or
+     * two MAC filters: each frame arrives exactly when classification
+     * says so. */
+    const uint8_t other[6] = {0x02, 0x99, 0x99, 0x99, 0x99, 0x99};
+    const uint8_t second[6] = {0x02, 0x77, 0x77, 0x77, 0x77, 0x77};
+    const uint16_t modes[] = {accept::UCAST_MATCHED, accept::UCAST_UNMATCHED,
+                              accept::UCAST_MATCHED | accept::UCAST_UNMATCHED};
+    for (uint32_t nfilters = 0; nfilters <= 2; nfilters++) {
+        for (uint16_t mode : modes) {
+            SCOPED_TRACE(::testing::Message() << nfilters << " filter(s), accept 0x" << std::hex << mode);
+            drv.reset(); /* a fresh adapter for each: the driver goes first */
+            adapter.reset();
+            ASSERT_NO_FATAL_FAILURE(bring_up());
+            const uint8_t* filters[] = {OWN_MAC, second};
+            for (uint32_t f = 0; f < nfilters; f++)
+                ASSERT_EQ(drv->filter(FilterOpcode::add, FilterType::mac, 0, filters[f]), FwReturn::ok);
+            ASSERT_EQ(drv->vport_activate(0, mode | accept::BCAST), FwReturn::ok);
+            const uint8_t* dsts[] = {OWN_MAC, other, OWN_MAC, BCAST, other, OWN_MAC, other, second};
+            Frames sent, expected;
+            for (uint32_t i = 0; i < 24; i++) {
+                const uint8_t* dst = dsts[i % 8];
+                sent.push_back(numbered(dst, i, 46 + i));
+                bool matched = (dst == OWN_MAC && nfilters >= 1) || (dst == second && nfilters >= 2);
+                uint16_t needed = dst == BCAST ? accept::BCAST : matched ? accept::UCAST_MATCHED : accept::UCAST_UNMATCHED;
+                if ((mode | accept::BCAST) & needed)
+                    expected.push_back(sent.back());
+            }
+            ASSERT_NO_FATAL_FAILURE(send_in_one_doorbell(sent));
+            ASSERT_TRUE(wait_rx_accounted(expected.size(), sent.size() - expected.size()));
+            ASSERT_NO_FATAL_FAILURE(expect_arrival(expected, expected.size()));
+            EXPECT_EQ(drv->vport_stats(0).rx_filtered_pkts, sent.size() - expected.size());
+        }
+    }
 }
 
 TEST_F(Burst, TwoTxQueuesInOnePassKeepTheirOwnCounts)
