@@ -112,7 +112,7 @@ uint32_t RxEngine::deliver_plain(Vport& vport, RxCursor& c, Dma& dma, const Fram
     uint32_t i = first;
     for (; i < end; i++) {
         const WireFrame& f = burst.frames[i];
-        if (i + 1 < end)
+        if (f.len > 64 && i + 1 < end) /* the next frame is most likely long too */
             prefetch_body(burst.frames[i + 1]);
         if (!f.parsed || f.len > max_len || f.layout.vlan_tags != 0 || (f.data[0] & 1) != 0 ||
             !(ucast & (mac_key(f.data) == mac ? accept::UCAST_MATCHED : accept::UCAST_UNMATCHED)))
