@@ -55,9 +55,9 @@ private:
     /* The packets most bursts are made of, from bds_[i] on, up to count:
      * one BD, no offload, the common frame (parse_udp_tcp_ipv4) within the
      * MTU, from an active vport. The outcome transmit_packet() would have,
-     * with the vport's limits read once and the burst filled from
-     * registers. Returns the index of the first BD transmit_packet() must
-     * take (count when none). */
+     * with the vport's limits read once and the frames tallied locally.
+     * Returns the index of the first BD transmit_packet() must take (count
+     * when none). */
     uint32_t transmit_plain(Vport& vport, TxQueue& q, Dma& dma, uint32_t i, uint32_t count, Port& port);
     void transmit_packet(PfStorm& pf, Vport& vport, TxQueue& q, const hsi::eth::TxBd* bds, Port& port);
     /* Several BDs, or offloads that write into the frame or cut it (LSO). */

@@ -85,6 +85,16 @@ public:
         bds_[first].nbds = static_cast<uint8_t>(bds_.size() - first);
         used_ += (frame.size() + 63) & ~std::size_t{63};
     }
+    /* A one-BD packet whose buffer the IOMMU does not know: a DMA fault. */
+    void add_unmapped(uint16_t len)
+    {
+        TxBd bd{};
+        bd.addr = make_regpair(mem_.iova + mem_.len + 0x10000);
+        bd.nbytes = len;
+        bd.flags = txbd::START;
+        bd.nbds = 1;
+        bds_.push_back(bd);
+    }
     void ring(uint16_t queue)
     {
         drv_.send_bds(queue, bds_);
@@ -746,6 +756,34 @@ TEST_F(Burst, UnicastAcceptModesHoldForEveryFilterSetWithinABurst)
             EXPECT_EQ(drv->vport_stats(0).rx_filtered_pkts, sent.size() - expected.size());
         }
     }
+}
+
+TEST_F(Burst, TxDmaFaultMidRunDropsThatPacketOnly)
+{
+    /* Plain UDP frames behind one doorbell, the fifth BD pointing outside
+     * every mapping: that packet is a Tx error and one DMA fault, the
+     * others leave in order around it. */
+    ASSERT_NO_FATAL_FAILURE(bring_up());
+    TxBatch batch(*drv);
+    Frames sent;
+    for (uint32_t i = 0; i < 10; i++) {
+        if (i == 4) {
+            batch.add_unmapped(60);
+            continue;
+        }
+        sent.push_back(udp4_frame(OWN_MAC, PEER_MAC, 0x0a000001, 0x0a000002, 1000 + i, 53, 18 + i));
+        ASSERT_NO_FATAL_FAILURE(batch.add(sent.back()));
+    }
+    batch.ring(0);
+    ASSERT_TRUE(drv->wait_tx_done(0));
+    ASSERT_NO_FATAL_FAILURE(expect_arrival(sent, sent.size()));
+    VportStats s = drv->vport_stats(0);
+    EXPECT_EQ(s.tx_error_pkts, 1u);
+    EXPECT_EQ(s.tx_ucast_pkts, sent.size());
+    QueueStats txq = tx_queue_stats(*drv, 0);
+    EXPECT_EQ(txq.pkts, sent.size());
+    EXPECT_EQ(txq.drops, 1u);
+    EXPECT_EQ(adapter->control().dma_faults(0), 1u);
 }
 
 TEST_F(Burst, TwoTxQueuesInOnePassKeepTheirOwnCounts)
