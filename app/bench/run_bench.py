@@ -120,9 +120,18 @@ class Session:
 
     def cmd(self, line, timeout=30):
         self.child.sendline(line)
-        if self.child.expect([PROMPT, pexpect.EOF, pexpect.TIMEOUT], timeout=timeout) != 0:
-            raise BenchError(f"testpmd stopped answering after {line!r}: " + last_lines(self.child.before))
-        return self.child.before.replace("\r\n", "\n")
+        found = self.child.expect([PROMPT, pexpect.EOF, pexpect.TIMEOUT], timeout=timeout)
+        out = self.child.before
+        if found == 2:
+            # An asynchronous message (a link state change, a vhost event)
+            # printed in the middle of the prompt splits it: ask for a new one.
+            # (A timed-out expect keeps its input: before then holds it all.)
+            self.child.sendline("")
+            found = self.child.expect([PROMPT, pexpect.EOF, pexpect.TIMEOUT], timeout=5)
+            out = self.child.before
+        if found != 0:
+            raise BenchError(f"testpmd stopped answering after {line!r}: " + last_lines(out))
+        return out.replace("\r\n", "\n")
 
     def rx_packets(self):
         """(time, {port: RX-packets}); the time is the middle of the command."""
