@@ -67,9 +67,11 @@ namespace {
  * brought in only the headers): asked for while the previous frame is
  * copied, the lines come in parallel. (Asked for earlier, the copies'
  * own writes evict them again.) */
+constexpr uint32_t CACHE_LINE = 64;
+
 void prefetch_body(const WireFrame& f)
 {
-    for (uint32_t off = 64; off < f.len; off += 64)
+    for (uint32_t off = CACHE_LINE; off < f.len; off += CACHE_LINE)
         __builtin_prefetch(f.data + off);
 }
 
@@ -112,26 +114,18 @@ uint32_t RxEngine::deliver_plain(Vport& vport, RxCursor& c, Dma& dma, const Fram
     uint32_t i = first;
     for (; i < end; i++) {
         const WireFrame& f = burst.frames[i];
-        if (f.len > 64 && i + 1 < end) /* the next frame is most likely long too */
+        if (f.len > CACHE_LINE && i + 1 < end) /* the next frame is most likely long too */
             prefetch_body(burst.frames[i + 1]);
         if (!f.parsed || f.len > max_len || f.layout.vlan_tags != 0 || (f.data[0] & 1) != 0 ||
             !(ucast & (mac_key(f.data) == mac ? accept::UCAST_MATCHED : accept::UCAST_UNMATCHED)))
             break;
-        RxBd bd;
-        std::memcpy(&bd, c.bds + (bd_cons & c.bd_mask) * sizeof(RxBd), sizeof(bd)); /* read once: the host may rewrite it */
-        uint8_t* buffer = dma.map(from_regpair(bd.addr), f.len);
-        if (buffer == nullptr) [[unlikely]] {
+        if (!write_buffer(dma, c.bds + (bd_cons & c.bd_mask) * sizeof(RxBd), f.data, f.len)) [[unlikely]] {
             counter_add(vport.stats->rx_error_pkts, 1); /* DMA fault raised; the buffer stays posted */
             continue;
         }
-        copy_frame(buffer, f.data, f.len);
-        RxCqe cqe{};
-        cqe.type = static_cast<uint8_t>(CqeType::regular);
-        cqe.bd_num = 1;
-        cqe.pkt_len = static_cast<uint16_t>(f.len);
-        cqe.len_on_first_bd = static_cast<uint16_t>(f.len);
-        cqe.pars_flags = parsing_flags(f.data, f.layout, rx_csum);
-        *reinterpret_cast<RxCqe*>(c.cqes + (cqe_prod & c.cqe_mask) * sizeof(RxCqe)) = cqe;
+        /* Written in place: a copy through the stack costs more than the CQE. */
+        *reinterpret_cast<RxCqe*>(c.cqes + (cqe_prod & c.cqe_mask) * sizeof(RxCqe)) =
+            completion(f.data, f.len, f.layout, 1, c.bd_max_bytes, rx_csum);
         bd_cons++;
         cqe_prod++;
         bytes += f.len;
@@ -274,7 +268,11 @@ bool RxEngine::write_buffer(Dma& dma, const uint8_t* bd, const uint8_t* frame, u
 {
     RxBd posted;
     std::memcpy(&posted, bd, sizeof(posted)); /* read once: the host may rewrite it */
-    return dma.write(from_regpair(posted.addr), frame, len);
+    uint8_t* buffer = dma.map(from_regpair(posted.addr), len);
+    if (buffer == nullptr)
+        return false;
+    copy_frame(buffer, frame, len);
+    return true;
 }
 
 bool RxEngine::write_buffers(Dma& dma, RxCursor& c, const uint8_t* frame, uint32_t len, uint32_t nbds)
@@ -311,7 +309,7 @@ bool RxEngine::place(PfStorm& pf, Vport& vport, RxCursor& c, const WireFrame& f,
         return false;
     }
 
-    RxCqe cqe = completion(vport, frame, len, layout, nbds, c.bd_max_bytes);
+    RxCqe cqe = completion(frame, len, layout, nbds, c.bd_max_bytes, vport.rx_csum);
     if (strip) [[unlikely]] {
         /* The outer tag moves into the CQE: MAC addresses, then the rest. */
         std::memcpy(stripped_, frame, 12);
@@ -347,15 +345,15 @@ bool RxEngine::place(PfStorm& pf, Vport& vport, RxCursor& c, const WireFrame& f,
     return true;
 }
 
-RxCqe RxEngine::completion(const Vport& vport, const uint8_t* frame, uint32_t len, const FrameLayout& layout,
-                           uint32_t nbds, uint32_t bd_max_bytes)
+RxCqe RxEngine::completion(const uint8_t* frame, uint32_t len, const FrameLayout& layout, uint32_t nbds,
+                           uint32_t bd_max_bytes, bool validate_checksums)
 {
     RxCqe cqe{};
     cqe.type = static_cast<uint8_t>(CqeType::regular);
     cqe.bd_num = static_cast<uint8_t>(nbds);
     cqe.pkt_len = static_cast<uint16_t>(len);
     cqe.len_on_first_bd = static_cast<uint16_t>(std::min(len, bd_max_bytes));
-    cqe.pars_flags = parsing_flags(frame, layout, vport.rx_csum);
+    cqe.pars_flags = parsing_flags(frame, layout, validate_checksums);
     return cqe;
 }
 
