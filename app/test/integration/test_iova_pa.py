@@ -15,7 +15,7 @@ import subprocess
 import time
 import unittest
 
-from testpmd import TestPmd, forward_stats, unique_tag
+from testpmd import TestPmd, forward_stats, hugetlbfs_mounts, unique_tag
 
 CABLED = ["net_cna0,adapter=pa,ports=2,wire=cable", "net_cna1,adapter=pa,port=1"]
 PREALLOCATED_MB = 512
@@ -30,11 +30,6 @@ DMA_TROUBLE = re.compile(r"DMA fault|cannot map|cannot unmap|no memory segment h
 def meminfo(key):
     with open("/proc/meminfo") as f:
         return int(re.search(rf"^{key}:\s+(\d+)", f.read(), re.M).group(1))
-
-
-def hugetlbfs_mounts():
-    with open("/proc/mounts") as f:
-        return [line.split()[1] for line in f if line.split()[2] == "hugetlbfs"]
 
 
 def reserve_hugepages(pages):
@@ -74,14 +69,6 @@ class IovaPa(unittest.TestCase):
     def setUp(self):
         self.prefix = f"cnapa{unique_tag()}"
 
-    def tearDown(self):
-        # hugepage files and runtime directory a file-backed run leaves
-        for mount in hugetlbfs_mounts():
-            for name in os.listdir(mount):
-                if name.startswith(self.prefix + "map_"):
-                    os.unlink(os.path.join(mount, name))
-        subprocess.run(["rm", "-rf", f"/var/run/dpdk/{self.prefix}"], check=False)
-
     def forward_stop_close(self, memory):
         """testpmd in IOVA-PA mode on `memory` (EAL options): forwarding on
         both ports, counters that add up, then port stop/close and quit."""
@@ -110,6 +97,8 @@ class IovaPa(unittest.TestCase):
             log += stop + close + tp.quit()
             self.assertEqual(tp.exit_status, 0, log)
             self.assertIsNone(DMA_TROUBLE.search(log), log)
+        left = [name for mount in hugetlbfs_mounts() for name in os.listdir(mount) if name.startswith(self.prefix)]
+        self.assertEqual(left, [], "hugepage files left behind")
 
     def test_in_memory_preallocated(self):
         self.forward_stop_close(["--in-memory", "-m", str(PREALLOCATED_MB)])

@@ -86,6 +86,23 @@ class TestPmdError(AssertionError):
     pass
 
 
+def hugetlbfs_mounts():
+    with open("/proc/mounts") as f:
+        return [line.split()[1] for line in f if line.split()[2] == "hugetlbfs"]
+
+
+def remove_hugepage_files(file_prefix):
+    """Removes what a primary started with --file-prefix leaves once it has
+    exited: EAL keeps its hugepage files (secondaries map them) and does
+    not delete them on exit when its memory was preallocated (-m), so
+    every test's unique prefix would otherwise hold its pages for good."""
+    for mount in hugetlbfs_mounts():
+        for name in os.listdir(mount):
+            if name.startswith(file_prefix + "map_"):
+                os.unlink(os.path.join(mount, name))
+    shutil.rmtree(os.path.join("/var/run/dpdk", file_prefix), ignore_errors=True)
+
+
 class TestPmd:
     """An interactive testpmd session. Use as a context manager."""
 
@@ -97,6 +114,8 @@ class TestPmd:
         self.env = dict(os.environ, **(env or {}))
         self.child = None
         self.startup_output = ""
+        eal = self.args[:self.args.index("--")]
+        self.file_prefix = eal[eal.index("--file-prefix") + 1] if "--file-prefix" in eal else None
 
     # -- lifecycle -------------------------------------------------------
     def __enter__(self):
@@ -127,6 +146,8 @@ class TestPmd:
         self.exit_status = self.child.exitstatus
         self.signal_status = self.child.signalstatus
         self.child = None
+        if self.file_prefix is not None:
+            remove_hugepage_files(self.file_prefix)
         return out
 
     def quit(self):
