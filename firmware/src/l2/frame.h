@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 
 #include "util/bytes.h"
 
@@ -74,15 +73,15 @@ inline bool parse_udp_tcp_ipv4(const uint8_t* frame, uint32_t len, FrameLayout& 
             return false;
         l4 = L4::tcp;
     }
-    /* Built whole and stored at once rather than field by field. */
-    FrameLayout parsed{.l2_len = ETH_HLEN,
-                       .l3 = L3::ipv4,
-                       .l4 = l4,
-                       .l3_len = 20,
-                       .l4_off = L4_OFF,
-                       .l4_len = static_cast<uint16_t>(l4_len),
-                       .l3_end = l3_end};
-    std::memcpy(&layout, &parsed, sizeof(layout));
+    /* Field by field into place: built on the stack and copied, the
+     * narrow stores would stall the copy's wide load. */
+    layout = FrameLayout{.l2_len = ETH_HLEN,
+                         .l3 = L3::ipv4,
+                         .l4 = l4,
+                         .l3_len = 20,
+                         .l4_off = L4_OFF,
+                         .l4_len = static_cast<uint16_t>(l4_len),
+                         .l3_end = l3_end};
     return true;
 }
 

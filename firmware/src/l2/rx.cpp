@@ -123,9 +123,8 @@ uint32_t RxEngine::deliver_plain(Vport& vport, RxCursor& c, Dma& dma, const Fram
             counter_add(vport.stats->rx_error_pkts, 1); /* DMA fault raised; the buffer stays posted */
             continue;
         }
-        /* Written in place: a copy through the stack costs more than the CQE. */
-        *reinterpret_cast<RxCqe*>(c.cqes + (cqe_prod & c.cqe_mask) * sizeof(RxCqe)) =
-            completion(f.data, f.len, f.layout, 1, c.bd_max_bytes, rx_csum);
+        write_completion(*reinterpret_cast<RxCqe*>(c.cqes + (cqe_prod & c.cqe_mask) * sizeof(RxCqe)), f.data, f.len,
+                         f.layout, 1, c.bd_max_bytes, rx_csum);
         bd_cons++;
         cqe_prod++;
         bytes += f.len;
@@ -309,7 +308,8 @@ bool RxEngine::place(PfStorm& pf, Vport& vport, RxCursor& c, const WireFrame& f,
         return false;
     }
 
-    RxCqe cqe = completion(frame, len, layout, nbds, c.bd_max_bytes, vport.rx_csum);
+    RxCqe cqe;
+    write_completion(cqe, frame, len, layout, nbds, c.bd_max_bytes, vport.rx_csum);
     if (strip) [[unlikely]] {
         /* The outer tag moves into the CQE: MAC addresses, then the rest. */
         std::memcpy(stripped_, frame, 12);
@@ -345,16 +345,15 @@ bool RxEngine::place(PfStorm& pf, Vport& vport, RxCursor& c, const WireFrame& f,
     return true;
 }
 
-RxCqe RxEngine::completion(const uint8_t* frame, uint32_t len, const FrameLayout& layout, uint32_t nbds,
-                           uint32_t bd_max_bytes, bool validate_checksums)
+void RxEngine::write_completion(RxCqe& cqe, const uint8_t* frame, uint32_t len, const FrameLayout& layout,
+                                uint32_t nbds, uint32_t bd_max_bytes, bool validate_checksums)
 {
-    RxCqe cqe{};
+    cqe = RxCqe{};
     cqe.type = static_cast<uint8_t>(CqeType::regular);
     cqe.bd_num = static_cast<uint8_t>(nbds);
     cqe.pkt_len = static_cast<uint16_t>(len);
     cqe.len_on_first_bd = static_cast<uint16_t>(std::min(len, bd_max_bytes));
     cqe.pars_flags = parsing_flags(frame, layout, validate_checksums);
-    return cqe;
 }
 
 void RxEngine::consume(RxCursor& c, uint32_t nbds, uint32_t frames, uint64_t bytes)
