@@ -308,13 +308,32 @@ bool RxEngine::place(PfStorm& pf, Vport& vport, RxCursor& c, const WireFrame& f,
         return false;
     }
 
-    RxCqe cqe;
-    write_completion(cqe, frame, len, layout, nbds, c.bd_max_bytes, vport.rx_csum);
     if (strip) [[unlikely]] {
         /* The outer tag moves into the CQE: MAC addresses, then the rest. */
         std::memcpy(stripped_, frame, 12);
         std::memcpy(stripped_ + 12, frame + 12 + VLAN_HLEN, len - 12);
         frame = stripped_;
+    }
+    auto dma_fault = [&] {
+        counter_add(vport.stats->rx_error_pkts, 1); /* DMA fault raised; buffers stay posted */
+        return false;
+    };
+    Dma& dma = pf.hw().dma();
+    bool ok = nbds == 1 && c.bds != nullptr
+                  ? write_buffer(dma, c.bds + (c.bd_cons & c.bd_mask) * sizeof(RxBd), frame, len)
+                  : write_buffers(dma, c, frame, len, nbds);
+    if (!ok)
+        return dma_fault();
+
+    /* Written in its ring slot (beyond the producer, so the host does not
+     * look at it yet) when the ring is mapped whole; else staged and
+     * DMA-written. */
+    uint64_t cqe_offset = uint64_t{static_cast<uint16_t>(c.cqe_prod & c.cqe_mask)} * sizeof(RxCqe);
+    RxCqe staged;
+    RxCqe& cqe = c.cqes != nullptr ? *reinterpret_cast<RxCqe*>(c.cqes + cqe_offset) : staged;
+    /* The received frame: its layout says where its headers are. */
+    write_completion(cqe, f.data, len, layout, nbds, c.bd_max_bytes, vport.rx_csum);
+    if (strip) [[unlikely]] {
         cqe.vlan_tag = layout.vlan_tci;
         cqe.pars_flags |= pars::VLAN_STRIPPED;
     }
@@ -327,20 +346,8 @@ bool RxEngine::place(PfStorm& pf, Vport& vport, RxCursor& c, const WireFrame& f,
         cqe.flow_mark = s.mark;
         cqe.pars_flags |= pars::FLOW_MARK;
     }
-
-    Dma& dma = pf.hw().dma();
-    bool ok = nbds == 1 && c.bds != nullptr
-                  ? write_buffer(dma, c.bds + (c.bd_cons & c.bd_mask) * sizeof(RxBd), frame, len)
-                  : write_buffers(dma, c, frame, len, nbds);
-    uint64_t cqe_offset = uint64_t{static_cast<uint16_t>(c.cqe_prod & c.cqe_mask)} * sizeof(cqe);
-    if (ok && c.cqes != nullptr)
-        std::memcpy(c.cqes + cqe_offset, &cqe, sizeof(cqe));
-    else
-        ok = ok && dma.write(c.q->cqes, cqe_offset, &cqe, sizeof(cqe));
-    if (!ok) {
-        counter_add(vport.stats->rx_error_pkts, 1); /* DMA fault raised; buffers stay posted */
-        return false;
-    }
+    if (c.cqes == nullptr && !dma.write(c.q->cqes, cqe_offset, &staged, sizeof(staged)))
+        return dma_fault();
     consume(c, nbds, 1, len);
     return true;
 }

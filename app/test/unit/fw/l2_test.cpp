@@ -274,6 +274,11 @@ TEST(L2, VlanStripMovesTheTagIntoTheCqe)
     EXPECT_EQ(frames[0].cqe.vlan_tag, 0x2064u);
     EXPECT_TRUE(frames[0].cqe.pars_flags & pars::VLAN_STRIPPED);
     EXPECT_EQ(frames[0].cqe.pars_flags & pars::L3_MASK, pars::L3_IPV4);
+    /* The checksums were validated where the headers are in the received
+     * frame, before the tag went. */
+    EXPECT_EQ(frames[0].cqe.pars_flags & (pars::IP_CSUM_CHECKED | pars::IP_CSUM_BAD | pars::L4_CSUM_CHECKED |
+                                          pars::L4_CSUM_BAD),
+              pars::IP_CSUM_CHECKED | pars::L4_CSUM_CHECKED);
 }
 
 /* Reference Toeplitz, bit by bit. */
