@@ -47,9 +47,9 @@ bool parse_any_frame(const uint8_t* frame, uint32_t len, FrameLayout& layout, bo
 
 /* The frame most traffic is made of: untagged IPv4 with a 20-byte header,
  * not a fragment, carrying UDP or TCP. Recognised by a few loads and
- * compares, and its layout written in one go; false for anything else
- * (parse_any_frame then decides), never a different layout than
- * parse_any_frame's. */
+ * compares (the ethertype and the version/IHL byte 0x45 in one); false for
+ * anything else (parse_any_frame then decides), never a different layout
+ * than parse_any_frame's. */
 inline bool parse_udp_tcp_ipv4(const uint8_t* frame, uint32_t len, FrameLayout& layout)
 {
     constexpr uint32_t L4_OFF = ETH_HLEN + 20;
