@@ -166,39 +166,73 @@ def wait_links_up(session, ports, timeout=10.0):
         time.sleep(0.2)
 
 
+def start_forwarding(session, config, size, tmp, args):
+    """Both ports up and forwarding `size`-byte frames."""
+    for dev in config.attach(tmp):
+        session.cmd(f"port attach {dev}")
+        session.cmd("port start all")
+    ports = len(re.findall(r"Infos for port", session.cmd("show port info all")))
+    if ports != 2:
+        raise BenchError(f"{ports} port(s) instead of 2: " + last_lines(session.startup))
+    if size > 1514:
+        # A frame of `size` bytes without FCS carries size - 14 bytes of
+        # L3: above the default MTU of 1500, which net_cna enforces (as
+        # hardware does) and the software peers ignore.
+        for port in (0, 1):
+            session.cmd(f"port config mtu {port} {size - 14}")
+    wait_links_up(session, 2)
+    session.cmd(f"set txpkts {size}")
+    session.cmd(f"start tx_first {args.tx_first}" if config.tx_first else "start")
+    time.sleep(args.warmup)
+
+
+def window_rate(session, last):
+    """(rate in packets/s since `last`, the new reading); last is a reading
+    of rx_packets()."""
+    t_prev, c_prev = last
+    t, c = session.rx_packets()
+    return sum(c[p] - c_prev.get(p, 0) for p in c) / (t - t_prev), (t, c)
+
+
 def measure(eal, config, size, tmp, args):
     """Aggregate Rx rates (packets/s) of the windows of one run."""
     session = Session(eal, config.vdevs(size, tmp))
     try:
-        for dev in config.attach(tmp):
-            session.cmd(f"port attach {dev}")
-            session.cmd("port start all")
-        ports = len(re.findall(r"Infos for port", session.cmd("show port info all")))
-        if ports != 2:
-            raise BenchError(f"{ports} port(s) instead of 2: " + last_lines(session.startup))
-        if size > 1514:
-            # A frame of `size` bytes without FCS carries size - 14 bytes of
-            # L3: above the default MTU of 1500, which net_cna enforces (as
-            # hardware does) and the software peers ignore.
-            for port in (0, 1):
-                session.cmd(f"port config mtu {port} {size - 14}")
-        wait_links_up(session, 2)
-        session.cmd(f"set txpkts {size}")
-        session.cmd(f"start tx_first {args.tx_first}" if config.tx_first else "start")
-        time.sleep(args.warmup)
+        start_forwarding(session, config, size, tmp, args)
         rates = []
-        t_prev, c_prev = session.rx_packets()
+        reading = session.rx_packets()
         for _ in range(args.windows):
             time.sleep(args.window)
-            t, c = session.rx_packets()
-            rates.append(sum(c[p] - c_prev.get(p, 0) for p in c) / (t - t_prev))
-            t_prev, c_prev = t, c
+            rate, reading = window_rate(session, reading)
+            rates.append(rate)
         session.cmd("stop")
         if statistics.median(rates) == 0:
             raise BenchError("no packet forwarded")
         return rates
     finally:
         session.close()
+
+
+def trace(args, pmd):
+    """--trace: one net_cna process at 64 B, each second's rate with the
+    CPU0-CPU1 round trip measured during that second (while both CPUs
+    forward, so about twice the idle figure): the rate follows the
+    machine's vCPU placement from second to second (doc/performance.md).
+    Run it once per build to compare builds in the same state."""
+    config = configurations(engine_devarg(pmd))[0]
+    with tempfile.TemporaryDirectory(prefix="cna-bench-") as tmp:
+        session = Session(eal_args(pmd), config.vdevs(64, tmp))
+        try:
+            start_forwarding(session, config, 64, tmp, args)
+            reading = session.rx_packets()
+            for _ in range(args.trace):
+                rtt = core_latency(args)
+                time.sleep(max(0.0, 1.0 - (time.monotonic() - reading[0])))
+                rate, reading = window_rate(session, reading)
+                print(f"{rate / 1e6:.1f} Mpps ({rtt if rtt is not None else '?'} ns)", flush=True)
+            session.cmd("stop")
+        finally:
+            session.close()
 
 
 def engine_devarg(pmd):
@@ -405,6 +439,8 @@ def main():
     p.add_argument("--iterations", type=int, default=2000, help="harness bursts under callgrind")
     p.add_argument("--callgrind-timeout", type=int, default=600)
     p.add_argument("--no-callgrind", action="store_true")
+    p.add_argument("--trace", type=int, metavar="SECONDS",
+                   help="only: net_cna at 64 B in one testpmd process, each second's rate and CPU0-CPU1 round trip")
     args = p.parse_args()
     if args.engine_only and args.no_engine:
         p.error("--engine-only and --no-engine exclude each other")
@@ -419,6 +455,8 @@ def main():
     if not os.path.exists(so):
         sys.exit(f"{so} not found: build first (meson setup {args.build} -Dbuildtype=release)")
     pmd = pmd_path(args.build)
+    if args.trace:
+        return trace(args, pmd)
     # Other work on a 2-core machine skews every figure: say how busy it was.
     print(f"cna benchmark, {time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} CPUs, "
           f"load average {os.getloadavg()[0]:.2f} at start")
