@@ -34,10 +34,10 @@ AdapterImpl::AdapterImpl(const AdapterConfig& config)
         pf_storms_.push_back(std::make_unique<PfStorm>(*functions_.back(), ram_, storms_, grant_));
         pfs_on_port_[mfw_.port_of(pf)].push_back(pf_storms_.back().get());
     }
-    storms_.set_assert_fault(config.faults & static_cast<uint32_t>(Fault::fw_assert));
-    storms_.set_lose_ramrod(config.faults & static_cast<uint32_t>(Fault::lose_ramrod));
-    for (auto& fn : functions_)
-        fn->iommu().set_blocked(config.faults & static_cast<uint32_t>(Fault::dma_fault));
+    /* Faults asked for at power-on, set as inject() sets them later (the
+     * MFW takes its own from the configuration). */
+    for (Fault fault : {Fault::fw_assert, Fault::lose_ramrod, Fault::dma_fault})
+        inject(fault, config.faults & static_cast<uint32_t>(fault));
     engine_ = std::make_unique<Engine>(config.name, static_cast<Pollable&>(*this));
     log(LogLevel::info, "%s: powered on, %u port(s), %u PF(s), %s wire", config.name.c_str(), config.ports, pfs,
         wire_name(config.wire));
