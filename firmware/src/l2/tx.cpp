@@ -113,12 +113,14 @@ void TxEngine::transmit_packet(PfStorm& pf, Vport& vport, TxQueue& q, const TxBd
     const TxBd& first = bds[0];
     if (!zero_copy(first) || (first.flags & txbd::LSO)) [[unlikely]]
         return transmit_offloaded(pf, vport, q, bds, port);
-    /* The common case, one buffer no offload writes into: the frame goes on
-     * the wire from the host buffer, parsed where the burst keeps it. */
+    /* One buffer no offload writes into, which transmit_plain() left (not
+     * the common frame, too long, or an inactive vport): the frame goes on
+     * the wire from the host buffer, parsed where the burst keeps it, by
+     * the full parse (the shortcut already said no). */
     uint32_t len = first.nbytes;
     const uint8_t* frame = pf.hw().dma().map(from_regpair(first.addr), len);
     FrameLayout& layout = burst_.next_layout();
-    if (frame == nullptr || !parse_frame(frame, len, layout))
+    if (frame == nullptr || !parse_any_frame(frame, len, layout))
         return drop(vport.stats->tx_error_pkts, q); /* DMA fault, or a runt */
     if (len > max_frame_len(vport.mtu, layout.vlan_tags))
         return drop(vport.stats->tx_oversize_pkts, q);
