@@ -5,7 +5,7 @@ import os
 import re
 import subprocess
 
-from testpmd import TESTPMD, TestPmdError, pmd_path, secondary_eal_args, unique_tag
+from testpmd import TESTPMD, TestPmdError, hugetlbfs_mounts, meminfo, pmd_path, secondary_eal_args, unique_tag
 
 PROC_INFO = "/usr/bin/dpdk-proc-info"
 DUMPCAP = "/usr/bin/dpdk-dumpcap"
@@ -18,10 +18,8 @@ def file_prefix():
 
 def require_hugepages(test):
     """Fails (does not skip) without hugepages: `./cna test` reserves them."""
-    with open("/proc/meminfo") as f:
-        free = int(re.search(r"HugePages_Free:\s+(\d+)", f.read()).group(1))
-    with open("/proc/mounts") as f:
-        mounted = any(line.split()[2] == "hugetlbfs" for line in f)
+    free = meminfo("HugePages_Free")
+    mounted = bool(hugetlbfs_mounts())
     if free < HUGEPAGES_NEEDED or not mounted:
         test.fail(f"multi-process tests need {HUGEPAGES_NEEDED} free hugepages and a hugetlbfs mount "
                   f"(free: {free}, mounted: {mounted}); `./cna test` sets them up")

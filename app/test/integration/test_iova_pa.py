@@ -15,7 +15,7 @@ import subprocess
 import time
 import unittest
 
-from testpmd import TestPmd, forward_stats, hugetlbfs_mounts, unique_tag
+from testpmd import TestPmd, forward_stats, hugetlbfs_mounts, meminfo, unique_tag
 
 CABLED = ["net_cna0,adapter=pa,ports=2,wire=cable", "net_cna1,adapter=pa,port=1"]
 PREALLOCATED_MB = 512
@@ -25,11 +25,6 @@ NR_HUGEPAGES = "/proc/sys/vm/nr_hugepages"
 HUGEPAGES_DIR = "/dev/hugepages"
 # what tells that the device could not reach memory the driver gave it
 DMA_TROUBLE = re.compile(r"DMA fault|cannot map|cannot unmap|no memory segment holds|hw_init failed|probe failed")
-
-
-def meminfo(key):
-    with open("/proc/meminfo") as f:
-        return int(re.search(rf"^{key}:\s+(\d+)", f.read(), re.M).group(1))
 
 
 def reserve_hugepages(pages):

@@ -86,6 +86,12 @@ class TestPmdError(AssertionError):
     pass
 
 
+def meminfo(key):
+    """A /proc/meminfo figure (kB, or pages for the HugePages_ ones)."""
+    with open("/proc/meminfo") as f:
+        return int(re.search(rf"^{key}:\s+(\d+)", f.read(), re.M).group(1))
+
+
 def hugetlbfs_mounts():
     with open("/proc/mounts") as f:
         return [line.split()[1] for line in f if line.split()[2] == "hugetlbfs"]
