@@ -169,8 +169,11 @@ struct Rings {
  * Tx queue 0 on SB 1) accepting everything. */
 class Burst : public ::testing::Test {
 protected:
+    /* A fresh adapter each call (a test may bring up several in turn). */
     void bring_up(const Rings& r = Rings{})
     {
+        drv.reset(); /* the driver of the previous one goes first */
+        adapter.reset();
         AdapterConfig config;
         config.name = "burst";
         config.wire = WireKind::loopback;
@@ -689,8 +692,6 @@ TEST_F(Burst, UnmappedBufferStaysPostedUntilTheDriverMendsIt)
      * path: both must leave the buffer posted. */
     for (const uint8_t* dst : {OWN_MAC, BCAST}) {
         SCOPED_TRACE(dst == BCAST ? "broadcast" : "unicast");
-        drv.reset(); /* a fresh adapter for each: the driver goes first */
-        adapter.reset();
         ASSERT_NO_FATAL_FAILURE(bring_up());
         /* The fifth posted buffer points into the hole after a mapped
          * page: every frame that reaches it faults, and none skips it (the
@@ -733,8 +734,6 @@ TEST_F(Burst, UnicastAcceptModesHoldForEveryFilterSetWithinABurst)
     for (uint32_t nfilters = 0; nfilters <= 2; nfilters++) {
         for (uint16_t mode : modes) {
             SCOPED_TRACE(::testing::Message() << nfilters << " filter(s), accept 0x" << std::hex << mode);
-            drv.reset(); /* a fresh adapter for each: the driver goes first */
-            adapter.reset();
             ASSERT_NO_FATAL_FAILURE(bring_up());
             const uint8_t* filters[] = {OWN_MAC, second};
             for (uint32_t f = 0; f < nfilters; f++)
