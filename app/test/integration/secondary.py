@@ -3,7 +3,10 @@ to a testpmd primary that shares its memory under a file prefix.
 """
 import os
 import re
+import signal
 import subprocess
+
+import pexpect
 
 from testpmd import TESTPMD, TestPmdError, hugetlbfs_mounts, meminfo, pmd_path, secondary_eal_args, unique_tag
 
@@ -62,20 +65,65 @@ def _mempool_drivers_linked_by(binary):
     return re.findall(r"=>\s+(\S*librte_mempool_\w+\.so[.\d]*)", out)
 
 
-def dumpcap(prefix, interface, count, path, build=None, timeout=30):
-    """Captures `count` packets of a primary's port into a pcapng file.
+class Dumpcap:
+    """dpdk-dumpcap capturing a primary's port into a pcapng file, in the
+    background (use as a context manager).
+
+    Stop the primary's forwarding before stop(): on its way out dumpcap asks
+    the primary to remove its Rx/Tx callbacks and frees its ring and pool at
+    once, and DPDK 22.11 removes a callback without waiting for a forwarding
+    lcore that is still inside it; that lcore then copies into hugepages the
+    primary no longer maps (a segfault in librte_mbuf).
 
     dpdk-dumpcap takes no EAL options: the PMD is preloaded instead of -d.
     The mempool drivers testpmd links directly are preloaded too: mempool ops
     are numbered in registration order, per process, and the primary copies
     packets into the secondary's pool by that number; Debian's testpmd links
     librte_mempool_dpaa, which dumpcap otherwise registers later."""
-    preload = [os.environ.get("LD_PRELOAD", "")] + _mempool_drivers_linked_by(TESTPMD) + [pmd_path(build)]
-    rc, out = run([DUMPCAP, f"--file-prefix={prefix}", "-i", interface, "-p", "-c", str(count), "-w", path],
-                  env={"LD_PRELOAD": " ".join(p for p in preload if p)}, timeout=timeout)
-    if rc != 0:
-        raise TestPmdError(f"dpdk-dumpcap failed ({rc}):\n{out}")
-    return out
+
+    def __init__(self, prefix, interface, path, build=None, timeout=30):
+        preload = [os.environ.get("LD_PRELOAD", "")] + _mempool_drivers_linked_by(TESTPMD) + [pmd_path(build)]
+        self.argv = ["--file-prefix", prefix, "-i", interface, "-p", "-w", path]
+        self.env = dict(os.environ, LD_PRELOAD=" ".join(p for p in preload if p))
+        self.timeout = timeout
+        self.child = None
+        self.output = ""
+
+    def __enter__(self):
+        self.child = pexpect.spawn(DUMPCAP, self.argv, env=self.env, encoding="utf-8", timeout=self.timeout,
+                                   codec_errors="replace")
+        # printed once the primary has installed the callbacks
+        if self.child.expect(["Packets captured:", pexpect.EOF, pexpect.TIMEOUT]) != 0:
+            raise TestPmdError(f"dpdk-dumpcap did not start capturing:\n{self.child.before}")
+        self.output = self.child.before + self.child.after
+        return self
+
+    def __exit__(self, *exc):
+        if self.child is not None:
+            self.child.close(force=True)
+            self.child = None
+
+    def wait_for(self, count):
+        """Waits until dumpcap has written `count` packets; returns how many it
+        counted by then (its counter is rewritten in place with backspaces)."""
+        seen = 0
+        while seen < count:
+            if self.child.expect([r"(\d+) ", pexpect.EOF, pexpect.TIMEOUT]) != 0:
+                raise TestPmdError(f"dpdk-dumpcap stopped at {seen} of {count} packets:\n{self.output}")
+            self.output += self.child.before + self.child.after
+            seen = int(self.child.match.group(1))
+        return seen
+
+    def stop(self):
+        """Ends the capture like Ctrl-C does; returns everything dumpcap printed."""
+        self.child.kill(signal.SIGINT)
+        self.child.expect([pexpect.EOF, pexpect.TIMEOUT])
+        self.output += self.child.before
+        self.child.close()
+        status, self.child = self.child.exitstatus, None
+        if status != 0:
+            raise TestPmdError(f"dpdk-dumpcap failed ({status}):\n{self.output}")
+        return self.output
 
 
 def tshark_frames(path):

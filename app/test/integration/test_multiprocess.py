@@ -1,7 +1,7 @@
 """Multi-process: Debian's secondary tools attached to a testpmd primary that
 drives net_cna ports. A secondary reads the adapter's counters through the
 primary (the adapter lives there), so dpdk-proc-info must print exactly what
-testpmd prints; dpdk-dumpcap must capture the frames testpmd sends.
+testpmd prints; dpdk-dumpcap must capture every frame testpmd sends and receives.
 """
 import os
 import re
@@ -9,10 +9,11 @@ import tempfile
 import time
 import unittest
 
-from secondary import (dumpcap, file_prefix, proc_info, proc_info_stats, proc_info_xstats, require_hugepages,
+from secondary import (Dumpcap, file_prefix, proc_info, proc_info_stats, proc_info_xstats, require_hugepages,
                        tshark_frames)
 from testpmd import TestPmd, port_mac, xstats
 
+TESTPMD_BURST = 32  # testpmd's default --burst
 CABLED = ["net_cna0,adapter=mp,ports=2,wire=cable", "net_cna1,adapter=mp,port=1"]
 STAT_KEYS = ("RX-packets", "RX-bytes", "RX-errors", "TX-packets", "TX-bytes", "TX-errors")
 
@@ -61,27 +62,30 @@ class MultiProcessTest(unittest.TestCase):
             self.assertGreater(again[1]["TX-packets"], 0)
             tp.quit()
 
-    def test_dumpcap_captures_txonly_frames(self):
-        size = 200
+    def test_dumpcap_captures_every_frame_sent_and_received(self):
+        size, bursts = 200, 3
         with TestPmd(["net_cna0"], file_prefix=self.prefix) as tp, tempfile.TemporaryDirectory() as tmp:
             mac = port_mac(tp, 0)
-            tp.cmd("set fwd txonly")
+            peer = re.search(r"peer=([0-9A-Fa-f:]{17})", tp.cmd("show config fwd")).group(1).lower()
+            tp.cmd("set fwd rxonly")  # the traffic is the tx_first bursts, returned by the loopback wire
             tp.cmd(f"set txpkts {size}")
-            tp.cmd("start")
-            try:
-                cap = os.path.join(tmp, "cna.pcapng")
-                out = dumpcap(self.prefix, "net_cna0", 64, cap)
-            finally:
-                tp.cmd("stop")
+            cap = os.path.join(tmp, "cna.pcapng")
+            with Dumpcap(self.prefix, "net_cna0", cap) as capture:
+                tp.cmd(f"start tx_first {bursts}")
+                sent = tp.port_stats(0)["TX-packets"]
+                self.assertEqual(sent, bursts * TESTPMD_BURST)
+                counted = capture.wait_for(2 * sent)
+                tp.cmd("stop")  # before dumpcap leaves: see Dumpcap
+                out = capture.stop()
             frames = tshark_frames(cap)
-            self.assertEqual(len(frames), 64, out)
-            # the loopback wire returns each frame: Tx and Rx copies look alike
+            self.assertEqual(counted, 2 * sent, out)
+            self.assertEqual(len(frames), 2 * sent, out)
+            self.assertEqual(tp.port_stats(0)["RX-packets"], sent)
+            # Tx and Rx copies look alike: the loopback wire returns each frame
             self.assertEqual({f[0] for f in frames}, {size}, frames[:4])
             self.assertEqual({f[1] for f in frames}, {mac}, frames[:4])
-            peer = re.search(r"peer=([0-9A-Fa-f:]{17})", tp.cmd("show config fwd")).group(1).lower()
             self.assertEqual({f[2] for f in frames}, {peer}, frames[:4])
             tp.quit()
-
 
 if __name__ == "__main__":
     unittest.main()
