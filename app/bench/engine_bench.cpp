@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Issue 5, adapter engine: packets per second of the software adapter's
- * engine alone, for 64 B and 1518 B frames, over 1..8 queue pairs.
+ * engine alone, for 64 B and 1518 B frames, over 1..8 queue pairs and 1..4
+ * engine threads.
  *
  * The host side is the unit tests' FakeDriver (app/fwdriver), which reaches
  * the adapter only through the PCI function's resources and the HSI, as the
@@ -11,8 +12,10 @@
  * engine (Tx BD fetch, wire, classification, RSS, Rx placement, CQE) is the
  * bottleneck, and the figure is the Rx CQEs it completes per second.
  *
- * Setup per row (a fresh adapter each): one port on a loopback wire (or two
- * cabled ports, --wire cable, each PF sending to the other), vport 0 with N
+ * Setup per row (a fresh adapter each): one port group per engine thread,
+ * each a port on a loopback wire (or two cabled ports, --wire cable, each PF
+ * sending to the other), so that every thread has its own traffic; every
+ * PF has vport 0 with N
  * Rx and N Tx queues, the PF's own MAC as its only filter (accept matched
  * unicast), RSS over the N Rx queues with the indirection table i % N, and
  * for each Tx queue i a UDP flow that RSS puts on Rx queue i (found by
@@ -64,9 +67,6 @@ struct BenchError : std::runtime_error {
 struct Options {
     std::vector<uint32_t> sizes{64, 1518};
     std::vector<uint32_t> queues{1, 2, 4, 8};
-    /* The adapter has one engine thread today. When AdapterConfig grows an
-     * engine_threads field, allow more here and set it in make_config():
-     * the row loop already iterates over this list. */
     std::vector<uint32_t> engine_threads{1};
     WireKind wire = WireKind::loopback;
     std::vector<bool> shared_rx_buffers{false, true}; /* see the file's header */
@@ -75,7 +75,7 @@ struct Options {
     double warmup_s = 0.5;
     uint16_t ring = 1024;
     uint16_t burst = 32;
-    int engine_cpu = 0;
+    std::vector<uint32_t> engine_cpus{0}; /* engine thread t on engine_cpus[t % size] */
     int host_cpu = 1;
 };
 
@@ -87,12 +87,12 @@ struct Options {
                  "usage: %s [--sizes 64,1518] [--queues 1,2,4,8] [--engine-threads 1] [--wire loopback|cable]\n"
                  "          [--rx-buffers queue,shared]\n"
                  "          [--windows 5] [--window 0.5] [--warmup 0.5] [--ring 1024] [--burst 32]\n"
-                 "          [--engine-cpu 0] [--host-cpu 1]\n",
+                 "          [--engine-cpus 0] [--host-cpu 1]\n",
                  argv0);
     std::exit(2);
 }
 
-std::vector<uint32_t> parse_list(const char* argv0, const std::string& text)
+std::vector<uint32_t> parse_list(const char* argv0, const std::string& text, unsigned long least = 1)
 {
     std::vector<uint32_t> values;
     std::size_t at = 0;
@@ -101,7 +101,7 @@ std::vector<uint32_t> parse_list(const char* argv0, const std::string& text)
         std::string item = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
         char* end = nullptr;
         unsigned long v = std::strtoul(item.c_str(), &end, 10);
-        if (item.empty() || *end != '\0' || v == 0 || v > 65535)
+        if (item.empty() || *end != '\0' || v < least || v > 65535)
             usage(argv0, "bad list item '" + item + "' in '" + text + "'");
         values.push_back(static_cast<uint32_t>(v));
         if (comma == std::string::npos)
@@ -109,6 +109,12 @@ std::vector<uint32_t> parse_list(const char* argv0, const std::string& text)
         at = comma + 1;
     }
     return values;
+}
+
+/* One port group per engine thread. */
+uint32_t ports_for(const Options& o, uint32_t engine_threads)
+{
+    return engine_threads * (o.wire == WireKind::cable ? 2 : 1);
 }
 
 Options parse(int argc, char** argv)
@@ -163,8 +169,8 @@ Options parse(int argc, char** argv)
             o.ring = static_cast<uint16_t>(number(MIN_RING_SIZE, MAX_RING_SIZE));
         else if (arg == "--burst")
             o.burst = static_cast<uint16_t>(number(1, 4096));
-        else if (arg == "--engine-cpu")
-            o.engine_cpu = static_cast<int>(number(0, CPU_SETSIZE - 1));
+        else if (arg == "--engine-cpus")
+            o.engine_cpus = parse_list(argv[0], value(), 0);
         else if (arg == "--host-cpu")
             o.host_cpu = static_cast<int>(number(0, CPU_SETSIZE - 1));
         else
@@ -182,23 +188,23 @@ Options parse(int argc, char** argv)
         if (size < 60 || size > MAX_MTU + 14)
             usage(argv[0], "frame sizes are 60.." + std::to_string(MAX_MTU + 14) + " bytes");
     for (uint32_t t : o.engine_threads)
-        if (t != 1)
-            usage(argv[0], "the adapter has exactly one engine thread (no AdapterConfig::engine_threads yet)");
+        if (uint32_t ports = ports_for(o, t); ports != 1 && ports != 2 && ports != 4)
+            usage(argv[0], "one port group per engine thread, and an adapter has 1, 2 or 4 ports: " +
+                               std::to_string(t) + " engine thread(s) cannot be given a group each");
     return o;
 }
 
 constexpr const char* ADAPTER_NAME = "enginebench";
+
 
 AdapterConfig make_config(const Options& o, uint32_t engine_threads)
 {
     AdapterConfig config;
     config.name = ADAPTER_NAME;
     config.wire = o.wire;
-    config.ports = o.wire == WireKind::cable ? 2 : 1;
+    config.ports = ports_for(o, engine_threads);
+    config.engine_threads = engine_threads;
     config.link_up_delay_ms = 0;
-    /* The engine-threads axis: config.engine_threads = engine_threads, once
-     * the adapter has it (parse() accepts only 1 until then). */
-    (void)engine_threads;
     return config;
 }
 
@@ -380,34 +386,36 @@ inline void pause()
 #endif
 }
 
-/* CPU time the adapter's engine thread(s) got so far, in seconds, from
- * /proc: threads named "cna-<adapter name>" (engine.cpp names them so).
- * On a shared 2-core machine the engine does not get its core all the
- * time; this says how much of it it had. Negative if unavailable. */
-double engine_cpu_seconds(const std::string& adapter_name)
+/* CPU time the adapter's engine threads got so far, in seconds, from /proc
+ * (the threads named by engine_thread_name()). On a shared 2-core machine
+ * the engines do not get their cores all the time; this says how much they
+ * had. Negative if unavailable. */
+double engine_cpu_seconds(const std::string& adapter_name, uint32_t engine_threads)
 {
-    std::string want = ("cna-" + adapter_name).substr(0, 15);
+    std::vector<std::string> wanted;
+    for (uint32_t t = 0; t < engine_threads; t++)
+        wanted.push_back(engine_thread_name(adapter_name, t));
     DIR* dir = opendir("/proc/self/task");
     if (dir == nullptr)
         return -1;
     double total = 0;
-    bool found = false;
+    uint32_t found = 0;
     while (dirent* e = readdir(dir)) {
         if (e->d_name[0] == '.')
             continue;
         std::string task = std::string("/proc/self/task/") + e->d_name;
         std::string comm;
         std::getline(std::ifstream(task + "/comm"), comm);
-        if (comm != want)
+        if (std::find(wanted.begin(), wanted.end(), comm) == wanted.end())
             continue;
         unsigned long long run_ns = 0;
         if (std::ifstream(task + "/schedstat") >> run_ns) {
             total += static_cast<double>(run_ns) / 1e9;
-            found = true;
+            found++;
         }
     }
     closedir(dir);
-    return found ? total : -1;
+    return found == engine_threads ? total : -1;
 }
 
 struct Measured {
@@ -419,7 +427,7 @@ struct Measured {
     uint64_t adapter_rx = 0;        /* over all windows, by the adapter's counters */
 };
 
-Measured drive(std::vector<Side>& sides, uint32_t queues, const Options& o)
+Measured drive(std::vector<Side>& sides, uint32_t queues, uint32_t engine_threads, const Options& o)
 {
     using namespace std::chrono;
     Measured m;
@@ -463,7 +471,7 @@ Measured drive(std::vector<Side>& sides, uint32_t queues, const Options& o)
         std::fill(s.delivered.begin(), s.delivered.end(), 0);
     uint64_t first_count = delivered, edge_count = delivered;
     uint64_t drops_before = no_buffer_drops(sides), rx_before = adapter_rx(sides);
-    double cpu_before = engine_cpu_seconds(ADAPTER_NAME);
+    double cpu_before = engine_cpu_seconds(ADAPTER_NAME, engine_threads);
     auto edge_time = Clock::now(), first_time = edge_time;
     for (uint32_t w = 0; w < o.windows; w++) {
         run_until(edge_time + duration_cast<Clock::duration>(duration<double>(o.window_s)));
@@ -473,7 +481,7 @@ Measured drive(std::vector<Side>& sides, uint32_t queues, const Options& o)
         edge_time = now;
     }
     m.wall_s = duration<double>(edge_time - first_time).count();
-    if (double cpu_after = engine_cpu_seconds(ADAPTER_NAME); cpu_before >= 0 && cpu_after >= 0)
+    if (double cpu_after = engine_cpu_seconds(ADAPTER_NAME, engine_threads); cpu_before >= 0 && cpu_after >= 0)
         m.engine_cpu_s = cpu_after - cpu_before;
     m.no_buffer = no_buffer_drops(sides) - drops_before;
     m.adapter_rx = adapter_rx(sides) - rx_before;
@@ -513,8 +521,12 @@ Row measure(const Options& o, uint32_t engine_threads, uint32_t queues, uint32_t
     std::unique_ptr<Adapter> adapter = Adapter::create(make_config(o, engine_threads), &error);
     if (!adapter)
         throw BenchError("Adapter::create: " + error);
-    if (int rc = adapter->set_engine_affinity(o.engine_cpu); rc != 0)
-        throw BenchError("set_engine_affinity(" + std::to_string(o.engine_cpu) + "): " + std::strerror(-rc));
+    for (uint32_t t = 0; t < engine_threads; t++) {
+        int cpu = static_cast<int>(o.engine_cpus[t % o.engine_cpus.size()]);
+        if (int rc = adapter->set_engine_affinity(t, cpu); rc != 0)
+            throw BenchError("set_engine_affinity(" + std::to_string(t) + ", " + std::to_string(cpu) +
+                             "): " + std::strerror(-rc));
+    }
 
     /* The drivers unmap their memory from the adapter's IOMMU when they go:
      * they must go first, and after the engine stopped touching it. */
@@ -544,7 +556,7 @@ Row measure(const Options& o, uint32_t engine_threads, uint32_t queues, uint32_t
     if (std::string e = setup_errors(sides); !e.empty())
         throw BenchError("adapter counted drops during setup:" + e);
 
-    Measured m = drive(sides, queues, o);
+    Measured m = drive(sides, queues, engine_threads, o);
     drain(sides, queues, o.ring);
     row.pps = m.pps;
 
@@ -623,13 +635,17 @@ int main(int argc, char** argv)
             std::fprintf(stderr, "adapter: %s\n", line.c_str());
     });
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    if (o.engine_cpu >= cpus || o.host_cpu >= cpus) {
-        std::fprintf(stderr, "engine_bench: CPUs 0..%ld online; --engine-cpu %d / --host-cpu %d out of range\n",
-                     cpus - 1, o.engine_cpu, o.host_cpu);
-        return 2;
+    std::string engine_cpus;
+    for (uint32_t cpu : o.engine_cpus) {
+        if (cpu >= cpus || o.host_cpu >= cpus) {
+            std::fprintf(stderr, "engine_bench: CPUs 0..%ld online; --engine-cpus %u / --host-cpu %d out of range\n",
+                         cpus - 1, cpu, o.host_cpu);
+            return 2;
+        }
+        if (static_cast<int>(cpu) == o.host_cpu)
+            std::fprintf(stderr, "engine_bench: warning: an engine and the host loop share CPU %d\n", o.host_cpu);
+        engine_cpus += (engine_cpus.empty() ? "" : ",") + std::to_string(cpu);
     }
-    if (o.engine_cpu == o.host_cpu)
-        std::fprintf(stderr, "engine_bench: warning: engine and host loop share CPU %d\n", o.host_cpu);
     try {
         /* Before the adapter exists: its engine thread starts with this
          * affinity until set_engine_affinity moves it. */
@@ -641,21 +657,22 @@ int main(int argc, char** argv)
 
     double mhz = cpu_mhz();
     bool cable = o.wire == WireKind::cable;
-    std::printf("engine: adapter engine pinned to CPU %d, host loop (FakeDriver, no per-packet work) on CPU %d\n",
-                o.engine_cpu, o.host_cpu);
-    std::printf("engine: %s; per PF N Tx queues -> N Rx queues (RSS, Tx queue i's UDP flow on Rx queue i); "
-                "rings of %u, producers written per %u ready slots\n",
+    std::printf("engine: engine thread t pinned to CPU [%s][t %% %zu], host loop (FakeDriver, no per-packet work) "
+                "on CPU %d\n",
+                engine_cpus.c_str(), o.engine_cpus.size(), o.host_cpu);
+    std::printf("engine: per engine thread %s; per PF N Tx queues -> N Rx queues (RSS, Tx queue i's UDP flow on Rx "
+                "queue i); rings of %u, producers written per %u ready slots\n",
                 cable ? "2 cabled ports, each PF sending to the other" : "1 port on a loopback wire", o.ring,
                 o.burst);
     std::printf("engine: %u x %g s windows after %g s warm-up; fresh adapter per row; Mpps = Rx CQEs/s%s; "
                 "Gbit/s of frame bytes (no FCS)\n",
-                o.windows, o.window_s, o.warmup_s, cable ? " of both PFs" : "");
+                o.windows, o.window_s, o.warmup_s, " of every PF");
     std::printf("%7s %7s %7s %6s %8s %7s %7s %8s %8s %9s %8s %9s %6s\n", "engines", "queues", "rx-bufs", "frame",
                 "median", "min", "max", "Gbit/s", "eng-cpu", "Mpps/cpu", "cyc/pkt", "no-buf", "q-bal");
     std::fflush(stdout);
 
     int failures = 0;
-    /* The axes, outermost first; engine threads is the lead's to add. */
+    /* The axes, outermost first. */
     for (uint32_t engines : o.engine_threads)
         for (bool shared : o.shared_rx_buffers)
             for (uint32_t size : o.sizes)
@@ -671,7 +688,7 @@ int main(int argc, char** argv)
                     }
                     std::fflush(stdout);
                 }
-    std::printf("engine: eng-cpu = CPU time the engine thread got / wall time (/proc schedstat, as the kernel "
+    std::printf("engine: eng-cpu = CPU time the engine threads got / wall time (200%% = two full CPUs) (/proc schedstat, as the kernel "
                 "counts it); Mpps/cpu = frames per second of engine CPU time, over all windows; cyc/pkt = nominal "
                 "clock x engine CPU time / frames (clock / median rate if eng-cpu is unknown); no-buf = Rx drops for want of "
                 "a posted buffer (the host falling behind) per delivered frame; q-bal = least/most CQEs over the "

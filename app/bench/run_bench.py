@@ -400,7 +400,7 @@ def run_engine(args):
         return False
     cmd = [bench, "--windows", str(args.windows), "--window", f"{args.engine_window:g}",
            "--warmup", f"{args.engine_warmup:g}", "--wire", args.engine_wire,
-           "--engine-cpu", str(MAIN_CPU), "--host-cpu", "1"]
+           "--engine-cpus", str(MAIN_CPU), "--host-cpu", "1"]
     rows = 2 * (4 + 3)  # sizes x (queue counts, own and shared Rx buffers): engine_bench's defaults
     # Every wait inside is bounded; this only catches a wedged adapter.
     timeout = 60 + rows * (args.engine_warmup + args.windows * args.engine_window + 10)

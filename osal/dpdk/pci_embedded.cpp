@@ -165,7 +165,7 @@ std::unique_ptr<PciFunction> embedded_attach(const PciAttachParams& params, int*
                 return nullptr;
             }
             if (const int cpu = params.embedded.engine_cpu; cpu >= 0) {
-                if (const int rc = adapter->set_engine_affinity(cpu); rc != 0) {
+                if (const int rc = adapter->set_engine_affinity(0, cpu); rc != 0) {
                     *err = rc;
                     *msg = "cannot pin the engine of adapter " + params.adapter + " to CPU " + std::to_string(cpu);
                     return nullptr;

@@ -47,7 +47,17 @@ struct AdapterConfig {
     uint8_t base_mac[6] = {0x02, 0x00, 0xc0, 0xa0, 0x00, 0x00}; /* PF n gets base + n */
     uint32_t faults = 0;            /* Fault bits active from power-on */
     uint32_t link_up_delay_ms = 5;  /* autonegotiation time the MFW simulates */
+    /* Engine threads: 1 up to the number of port groups (a cable pair is
+     * one group, any other port a group of its own); group g is animated
+     * by thread g % engine_threads. */
+    uint32_t engine_threads = 1;
 };
+
+/* Port groups of a configuration: what engine_threads may go up to. */
+uint32_t port_groups(const AdapterConfig& config);
+/* The name engine thread `engine` of adapter `adapter_name` has in ps, top
+ * and /proc/<pid>/task/<tid>/comm (15 characters at most). */
+std::string engine_thread_name(const std::string& adapter_name, uint32_t engine);
 
 /* Where the adapter sends its log lines; the embedding host routes them to
  * its own logging (rte_log type cna.adapter). */
@@ -109,8 +119,9 @@ public:
      * a message in *error when the port cannot take it or the TAP cannot be
      * opened. */
     virtual bool attach_tap(uint32_t port, const std::string& ifname, std::string* error) = 0;
-    /* Pin the engine thread to a CPU (-1: no affinity). */
-    virtual int set_engine_affinity(int cpu) = 0;
+    /* Pins engine thread `engine` (0..config().engine_threads - 1) to a
+     * CPU (-1: no affinity). 0 or -errno. */
+    virtual int set_engine_affinity(uint32_t engine, int cpu) = 0;
 };
 
 } // namespace cna::fw

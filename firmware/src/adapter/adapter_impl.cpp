@@ -21,7 +21,23 @@ const char* wire_name(WireKind wire)
     return "?";
 }
 
+uint32_t port_group(const AdapterConfig& config, uint32_t port)
+{
+    return config.wire == WireKind::cable ? port / 2 : port;
+}
+
 } // namespace
+
+uint32_t port_groups(const AdapterConfig& config)
+{
+    return config.wire == WireKind::cable ? config.ports / 2 : config.ports;
+}
+
+std::string engine_thread_name(const std::string& adapter_name, uint32_t engine)
+{
+    std::string prefix = engine == 0 ? "cna-" : "cna" + std::to_string(engine) + "-";
+    return (prefix + adapter_name).substr(0, 15);
+}
 
 AdapterImpl::AdapterImpl(const AdapterConfig& config)
     : config_(config), nig_(config.ports, config.wire, *this), mfw_(config_, grant_, nig_, *this),
@@ -38,14 +54,54 @@ AdapterImpl::AdapterImpl(const AdapterConfig& config)
      * MFW takes its own from the configuration). */
     for (Fault fault : {Fault::fw_assert, Fault::lose_ramrod, Fault::dma_fault})
         inject(fault, config.faults & static_cast<uint32_t>(fault));
-    engine_ = std::make_unique<Engine>(config.name, static_cast<Pollable&>(*this));
-    log(LogLevel::info, "%s: powered on, %u port(s), %u PF(s), %s wire", config.name.c_str(), config.ports, pfs,
-        wire_name(config.wire));
+    for (uint32_t t = 0; t < config.engine_threads; t++)
+        dataplanes_.push_back(std::make_unique<Dataplane>(*this, t));
+    for (uint32_t port = 0; port < config.ports; port++) {
+        Dataplane& dp = *dataplanes_[port_group(config, port) % config.engine_threads];
+        dp.ports |= 1u << port;
+        dp.pfs.insert(dp.pfs.end(), pfs_on_port_[port].begin(), pfs_on_port_[port].end());
+        dataplane_of_port_[port] = &dp;
+    }
+    for (auto& dp : dataplanes_)
+        dp->start();
+    log(LogLevel::info, "%s: powered on, %u port(s), %u PF(s), %s wire, %u engine thread(s)", config.name.c_str(),
+        config.ports, pfs, wire_name(config.wire), config.engine_threads);
 }
 
 AdapterImpl::~AdapterImpl()
 {
-    engine_.reset();
+    dataplanes_.clear();
+}
+
+AdapterImpl::Dataplane::Dataplane(AdapterImpl& adapter, uint32_t index) : adapter_(adapter), index_(index) {}
+
+void AdapterImpl::Dataplane::start()
+{
+    engine_ = std::make_unique<Engine>(engine_thread_name(adapter_.config_.name, index_), static_cast<Pollable&>(*this));
+}
+
+bool AdapterImpl::Dataplane::poll()
+{
+    if (index_ == 0) {
+        bool slowpath = adapter_.poll_slowpath();
+        return adapter_.poll_dataplane(*this) || slowpath;
+    }
+    while (adapter_.slowpath_waiting_.load(std::memory_order_acquire))
+        cpu_relax();
+    std::lock_guard hold(pass);
+    return adapter_.poll_dataplane(*this);
+}
+
+std::span<pollfd> AdapterImpl::Dataplane::wake_fds()
+{
+    return adapter_.nig_.tap_pollfds(ports, wake_fds_);
+}
+
+int AdapterImpl::set_engine_affinity(uint32_t engine, int cpu)
+{
+    if (engine >= dataplanes_.size())
+        return -EINVAL;
+    return dataplanes_[engine]->engine().set_affinity(cpu);
 }
 
 bool AdapterImpl::powered_on() const
@@ -103,34 +159,48 @@ bool AdapterImpl::slowpath_pending() const
     return false;
 }
 
-bool AdapterImpl::poll()
+bool AdapterImpl::poll_slowpath()
 {
     bool work = slowpath_pending();
-    if (work || mfw_.link_pending()) {
-        std::lock_guard lock(slowpath_);
-        run_slowpath();
-    }
-    if (nig_.poll_taps())
-        work = true;
+    if (!work && !mfw_.link_pending())
+        return false;
+    std::lock_guard lock(slowpath_);
+    slowpath_waiting_.store(true, std::memory_order_relaxed);
+    std::vector<std::unique_lock<std::mutex>> held;
+    for (auto& dp : dataplanes_)
+        if (dp->index() != 0)
+            held.emplace_back(dp->pass);
+    slowpath_waiting_.store(false, std::memory_order_relaxed);
+    run_slowpath();
+    /* The slowpath SBs it changed belong to every group's PFs: written
+     * back before their threads, which own the CAUs, run again. */
+    for (auto& dp : dataplanes_)
+        flush_status_blocks(dp->pfs);
+    return work;
+}
+
+bool AdapterImpl::poll_dataplane(Dataplane& dp)
+{
+    bool work = nig_.poll_taps(dp.ports);
     if (storms_.running()) {
-        for (const auto& pf : pf_storms_) {
-            if (pf->started() && tx_->poll(*pf, nig_.port(pf->hw().port_id())) != 0) {
+        for (PfStorm* pf : dp.pfs) {
+            if (pf->started() && dp.tx.poll(*pf, nig_.port(pf->hw().port_id())) != 0) {
                 /* The frames this PF sent are in their Rx rings: the host
                  * may take them while the next PF's queues are served. */
-                flush_status_blocks();
+                flush_status_blocks(dp.pfs);
                 work = true;
             }
         }
     }
-    flush_status_blocks(); /* whatever else changed them (slowpath, TAP) */
+    flush_status_blocks(dp.pfs); /* whatever else changed them (TAP) */
     return work;
 }
 
-void AdapterImpl::flush_status_blocks()
+void AdapterImpl::flush_status_blocks(std::span<PfStorm* const> pfs)
 {
-    for (const auto& fn : functions_)
-        if (fn->cau().dirty())
-            fn->cau().flush(fn->igu());
+    for (PfStorm* pf : pfs)
+        if (Cau& cau = pf->hw().cau(); cau.dirty())
+            cau.flush(pf->hw().igu());
 }
 
 void AdapterImpl::run_slowpath()
@@ -146,7 +216,7 @@ void AdapterImpl::run_slowpath()
 void AdapterImpl::receive(Port& port, const FrameBurst& burst)
 {
     if (storms_.running())
-        rx_->receive(pfs_on_port_[port.id()], burst);
+        dataplane_of_port_[port.id()]->rx.receive(pfs_on_port_[port.id()], burst);
 }
 
 void AdapterImpl::mfw_event(uint32_t pf)
@@ -204,6 +274,9 @@ std::unique_ptr<Adapter> Adapter::create(const AdapterConfig& config, std::strin
     for (uint32_t port = 0; port < config.ports && config.wire == WireKind::cable; port++)
         if (wire_of(config, port) != wire_of(config, port ^ 1))
             return fail("a cable pair (port 2k <-> port 2k+1) needs TAP wires on both ports or neither");
+    if (config.engine_threads == 0 || config.engine_threads > port_groups(config))
+        return fail("engine_threads must be 1 up to the number of port groups (a cable pair is one group, "
+                    "any other port a group of its own)");
     auto adapter = std::make_unique<AdapterImpl>(config);
     if (!adapter->powered_on())
         return fail("out of memory or eventfds");

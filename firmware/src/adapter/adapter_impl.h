@@ -1,11 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The adapter: the chip-wide blocks (storm RAM and control, NIG and ports,
- * MFW), one FunctionHw and one PfStorm per PF, and the engine thread that
- * polls them. It is also the glue between the blocks: frames the wire
+ * MFW), one FunctionHw and one PfStorm per PF, and the engine threads that
+ * poll them. It is also the glue between the blocks: frames the wire
  * delivers go to the storms' Rx, MFW events become attentions.
+ *
+ * Engine threads split the adapter by port group: a cable pair, or a port
+ * on its own wire (loopback, TAP). A group's frames never leave it, so the
+ * thread that sends a frame also delivers it, and every queue, status block
+ * and counter of the group's PFs has that one writer: the dataplane takes no
+ * lock. The slowpath (ramrods, MFW, link) runs on engine thread 0 while the
+ * other threads wait between two passes, since it changes the state their
+ * passes read.
  */
 #pragma once
 
+#include <array>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -27,7 +37,6 @@ namespace cna::fw {
 
 class AdapterImpl final : public Adapter,
                           public AdapterControl,
-                          private Pollable,
                           private FrameReceiver,
                           private MfwEvents {
 public:
@@ -45,7 +54,7 @@ public:
     DeviceFunction& function(uint32_t pf) override { return *functions_.at(pf); }
     AdapterControl& control() override { return *this; }
     bool attach_tap(uint32_t port, const std::string& ifname, std::string* error) override;
-    int set_engine_affinity(int cpu) override { return engine_->set_affinity(cpu); }
+    int set_engine_affinity(uint32_t engine, int cpu) override;
 
     /* AdapterControl */
     void set_carrier(uint32_t port, bool present) override;
@@ -54,13 +63,47 @@ public:
     uint64_t dma_faults(uint32_t pf) const override { return functions_.at(pf)->pglue().dma_fault_count(); }
 
 private:
-    /* Pollable: one engine pass. */
-    bool poll() override;
-    std::span<pollfd> wake_fds() override { return nig_.tap_pollfds(); }
+    /* What one engine thread animates: its port groups' ports and PFs, and
+     * its own Tx and Rx engines (their scratch state is per thread). */
+    class Dataplane final : private Pollable {
+    public:
+        Dataplane(AdapterImpl& adapter, uint32_t index);
+        uint32_t index() const { return index_; }
+        /* Starts the thread once the ports and PFs are in place. */
+        void start();
+        Engine& engine() { return *engine_; }
+
+        uint32_t ports = 0; /* bit per port */
+        std::vector<PfStorm*> pfs;
+        TxEngine tx;
+        RxEngine rx;
+        /* Held by threads 1.. for the length of a pass: the slowpath takes
+         * them all to run with every other thread between two passes. */
+        std::mutex pass;
+
+    private:
+        bool poll() override;
+        std::span<pollfd> wake_fds() override;
+
+        AdapterImpl& adapter_;
+        const uint32_t index_;
+        std::array<pollfd, hsi::MAX_PORTS> wake_fds_{};
+        std::unique_ptr<Engine> engine_;
+    };
+
+    /* Engine thread 0, before its dataplane pass: the slowpath, if any is
+     * pending, with the other engine threads held. True if there was
+     * slowpath work (a link still negotiating is not work: the engine may
+     * back off meanwhile). */
+    bool poll_slowpath();
+    /* One dataplane pass: the TAPs, then every started PF's Tx (whose
+     * frames the wire delivers to the group's Rx at once). */
+    bool poll_dataplane(Dataplane& dp);
     bool slowpath_pending() const;
-    /* Writes every changed status block and tells the IGU (CAU coalescing:
-     * once per Tx poll that sent frames, and once per pass). */
-    void flush_status_blocks();
+    /* Writes every changed status block of the given functions and tells
+     * the IGU (CAU coalescing: once per Tx poll that sent frames, and once
+     * per pass). */
+    static void flush_status_blocks(std::span<PfStorm* const> pfs);
     /* Slowpath lock held: the port's wire becomes the TAP ifname. */
     bool wire_tap(uint32_t port, const std::string& ifname, std::string* error);
     void run_slowpath();
@@ -81,10 +124,12 @@ private:
     Grc grc_;
     std::vector<std::unique_ptr<FunctionHw>> functions_;
     std::vector<std::vector<PfStorm*>> pfs_on_port_;
-    std::unique_ptr<TxEngine> tx_ = std::make_unique<TxEngine>();
-    std::unique_ptr<RxEngine> rx_ = std::make_unique<RxEngine>();
-    /* Last: the engine starts polling as soon as it exists. */
-    std::unique_ptr<Engine> engine_;
+    /* Set while the slowpath waits for the other engine threads' pass
+     * locks: they hold off their next pass instead of racing it for them. */
+    std::atomic<bool> slowpath_waiting_{false};
+    /* Last: the engines start polling as soon as they exist. */
+    std::vector<std::unique_ptr<Dataplane>> dataplanes_;
+    std::array<Dataplane*, hsi::MAX_PORTS> dataplane_of_port_{};
 };
 
 } // namespace cna::fw

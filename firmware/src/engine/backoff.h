@@ -16,6 +16,16 @@
 
 namespace cna::fw {
 
+/* A spin-wait iteration's hint to the CPU. */
+inline void cpu_relax()
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#else
+    std::this_thread::yield();
+#endif
+}
+
 class Backoff {
 public:
     void work() { idle_passes_ = 0; }
@@ -26,11 +36,7 @@ public:
     {
         if (++idle_passes_ > SPIN_PASSES)
             return false;
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#else
-        std::this_thread::yield();
-#endif
+        cpu_relax();
         return true;
     }
     /* wake: fds whose POLLIN ends the sleep early (may be empty). */

@@ -8,12 +8,10 @@
 
 namespace cna::fw {
 
-Engine::Engine(std::string name, Pollable& target) : name_(std::move(name)), target_(target)
+Engine::Engine(const std::string& thread_name, Pollable& target) : target_(target)
 {
     thread_ = std::thread([this] { run(); });
-    /* Thread names are limited to 15 characters. */
-    std::string thread_name = ("cna-" + name_).substr(0, 15);
-    pthread_setname_np(thread_.native_handle(), thread_name.c_str());
+    pthread_setname_np(thread_.native_handle(), thread_name.substr(0, 15).c_str());
 }
 
 Engine::~Engine()

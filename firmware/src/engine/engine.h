@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The engine: the one thread that animates an adapter. Each pass polls
+ * An engine: a thread that animates (part of) an adapter. Each pass polls
  * everything that can have work (the Pollable decides what: doorbells,
  * mailboxes, timers, TAP wires) and backs off while there is none.
  */
@@ -29,7 +29,8 @@ protected:
 
 class Engine {
 public:
-    Engine(std::string name, Pollable& target);
+    /* thread_name: at most 15 characters (the kernel's limit). */
+    Engine(const std::string& thread_name, Pollable& target);
     ~Engine();
     Engine(const Engine&) = delete;
     Engine& operator=(const Engine&) = delete;
@@ -40,7 +41,6 @@ public:
 private:
     void run();
 
-    std::string name_;
     Pollable& target_;
     std::atomic<bool> stop_{false};
     std::thread thread_;

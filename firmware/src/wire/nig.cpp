@@ -56,12 +56,12 @@ bool Nig::attach_tap(uint32_t port, const std::string& ifname, std::string* erro
     return true;
 }
 
-bool Nig::receive_taps()
+bool Nig::receive_taps(uint32_t port_mask)
 {
     bool work = false;
     uint32_t count = tap_count_.load(std::memory_order_acquire);
     for (uint32_t i = 0; i < count; i++) {
-        if (tap_pollfds_[i].fd < 0)
+        if (tap_pollfds_[i].fd < 0 || !(port_mask & (1u << tap_ports_[i]->id())))
             continue;
         int frames = taps_[i]->receive(*tap_ports_[i]);
         if (frames < 0) {
@@ -74,6 +74,15 @@ bool Nig::receive_taps()
         work = work || frames > 0;
     }
     return work;
+}
+
+std::span<pollfd> Nig::tap_pollfds(uint32_t port_mask, std::array<pollfd, hsi::MAX_PORTS>& fds) const
+{
+    uint32_t count = tap_count_.load(std::memory_order_acquire), n = 0;
+    for (uint32_t i = 0; i < count; i++)
+        if (port_mask & (1u << tap_ports_[i]->id()))
+            fds[n++] = tap_pollfds_[i];
+    return {fds.data(), n};
 }
 
 } // namespace cna::fw

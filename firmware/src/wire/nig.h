@@ -35,14 +35,19 @@ public:
     /* Slowpath lock held: opens the TAP ifname and makes it the port's wire.
      * false with a message in *error when it cannot be opened. */
     bool attach_tap(uint32_t port, const std::string& ifname, std::string* error);
-    /* Engine thread: frames the kernel sent on every TAP; true if any.
-     * Inline up to the count: most adapters have no TAP at all. */
-    bool poll_taps() { return tap_count_.load(std::memory_order_acquire) != 0 && receive_taps(); }
-    /* Engine thread: the TAP fds, for the idle back-off to wake on. */
-    std::span<pollfd> tap_pollfds() { return {tap_pollfds_.data(), tap_count_.load(std::memory_order_acquire)}; }
+    /* Engine thread: frames the kernel sent on the TAPs of the ports in
+     * port_mask (the ports that thread animates); true if any. Inline up to
+     * the count: most adapters have no TAP at all. */
+    bool poll_taps(uint32_t port_mask)
+    {
+        return tap_count_.load(std::memory_order_acquire) != 0 && receive_taps(port_mask);
+    }
+    /* Engine thread: the fds of the TAPs of the ports in port_mask, copied
+     * into fds, for the idle back-off to wake on. */
+    std::span<pollfd> tap_pollfds(uint32_t port_mask, std::array<pollfd, hsi::MAX_PORTS>& fds) const;
 
 private:
-    bool receive_taps();
+    bool receive_taps(uint32_t port_mask);
 
     std::atomic<uint32_t> port_mode_{0};
     std::vector<std::unique_ptr<Port>> ports_;

@@ -49,8 +49,8 @@ TEST(Adapter, PresentsOneFunctionPerPf)
     /* GTT windows show the same storm RAM on every function. */
     EXPECT_EQ(adapter->function(0).gtt_memory(), adapter->function(3).gtt_memory());
     EXPECT_NE(adapter->function(0).doorbell_memory(), adapter->function(1).doorbell_memory());
-    EXPECT_EQ(adapter->set_engine_affinity(0), 0);
-    EXPECT_EQ(adapter->set_engine_affinity(-1), 0);
+    EXPECT_EQ(adapter->set_engine_affinity(0, 0), 0);
+    EXPECT_EQ(adapter->set_engine_affinity(0, -1), 0);
 }
 
 TEST(Adapter, LogsThroughTheSink)
