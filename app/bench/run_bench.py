@@ -393,20 +393,28 @@ def run_callgrind(args, pmd):
 # ---- the adapter engine alone ----------------------------------------------
 
 def run_engine(args):
-    """engine_bench's section, printed as it comes; False if it failed."""
+    """engine_bench's sections, printed as they come: queues and buffers on
+    one engine thread, then 1 and 2 engine threads (one loopback port or
+    cable pair each, on CPUs 0 and 1; the host loop shares CPU 1 with the
+    second). False if one failed."""
+    common = ["--windows", str(args.windows), "--window", f"{args.engine_window:g}",
+              "--warmup", f"{args.engine_warmup:g}", "--wire", args.engine_wire, "--host-cpu", "1"]
+    # rows: sizes x (queue counts, own and shared Rx buffers), engine_bench's defaults; then sizes x threads
+    return (engine_bench(args, common + ["--engine-cpus", str(MAIN_CPU)], rows=2 * (4 + 3)) and
+            engine_bench(args, common + ["--engine-threads", "1,2", "--engine-cpus", "0,1", "--queues", "1",
+                                         "--rx-buffers", "queue"], rows=2 * 2))
+
+
+def engine_bench(args, options, rows):
     bench = os.path.join(args.build, "app", "bench", "engine_bench")
     if not os.access(bench, os.X_OK):
         print(f"engine: failed, {bench} not built")
         return False
-    cmd = [bench, "--windows", str(args.windows), "--window", f"{args.engine_window:g}",
-           "--warmup", f"{args.engine_warmup:g}", "--wire", args.engine_wire,
-           "--engine-cpus", str(MAIN_CPU), "--host-cpu", "1"]
-    rows = 2 * (4 + 3)  # sizes x (queue counts, own and shared Rx buffers): engine_bench's defaults
     # Every wait inside is bounded; this only catches a wedged adapter.
     timeout = 60 + rows * (args.engine_warmup + args.windows * args.engine_window + 10)
     print()
     try:
-        run = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        run = subprocess.run([bench] + options, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired as e:
         out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
         print(out, end="")

@@ -70,6 +70,7 @@ fw::AdapterConfig to_adapter_config(const std::string& name, const EmbeddedConfi
     std::copy(c.base_mac.begin(), c.base_mac.end(), config.base_mac);
     config.faults = c.faults;
     config.link_up_delay_ms = c.link_up_delay_ms;
+    config.engine_threads = c.engine_threads;
     return config;
 }
 
@@ -164,10 +165,12 @@ std::unique_ptr<PciFunction> embedded_attach(const PciAttachParams& params, int*
                 *msg = "cannot create adapter " + params.adapter + ": " + error;
                 return nullptr;
             }
-            if (const int cpu = params.embedded.engine_cpu; cpu >= 0) {
-                if (const int rc = adapter->set_engine_affinity(0, cpu); rc != 0) {
+            const std::vector<uint32_t>& cpus = params.embedded.engine_cpus;
+            for (uint32_t t = 0; t < cpus.size(); t++) {
+                if (const int rc = adapter->set_engine_affinity(t, static_cast<int>(cpus[t])); rc != 0) {
                     *err = rc;
-                    *msg = "cannot pin the engine of adapter " + params.adapter + " to CPU " + std::to_string(cpu);
+                    *msg = "cannot pin engine thread " + std::to_string(t) + " of adapter " + params.adapter +
+                           " to CPU " + std::to_string(cpus[t]);
                     return nullptr;
                 }
             }

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "hsi_common.h"
 
@@ -92,7 +93,8 @@ struct EmbeddedConfig {
     std::array<std::string, hsi::MAX_PORTS> tap_names{};
     uint32_t faults = 0;           /* Fault bits active from power-on */
     uint32_t link_up_delay_ms = 5; /* autonegotiation time */
-    int engine_cpu = -1;           /* CPU the adapter's engine thread is pinned to; -1: any */
+    uint32_t engine_threads = 1;   /* 1 up to the adapter's port groups */
+    std::vector<uint32_t> engine_cpus; /* CPU of each engine thread; empty: any */
     /* PF n gets base_mac + n (last byte). */
     std::array<uint8_t, 6> base_mac = {0x02, 0x00, 0xc0, 0xa0, 0x00, 0x00};
 };

@@ -37,6 +37,24 @@ bool valid_ifname(std::string_view name)
     return true;
 }
 
+/* "3" or "[0,1]": CPU numbers below CPU_SETSIZE. */
+bool parse_cpu_list(std::string_view text, std::vector<uint32_t>* cpus)
+{
+    if (text.size() >= 2 && text.front() == '[' && text.back() == ']')
+        text = text.substr(1, text.size() - 2);
+    cpus->clear();
+    for (;;) {
+        std::size_t comma = text.find(',');
+        uint32_t cpu;
+        if (!parse_u32(text.substr(0, comma), &cpu) || cpu >= CPU_SETSIZE)
+            return false;
+        cpus->push_back(cpu);
+        if (comma == std::string_view::npos)
+            return true;
+        text.remove_prefix(comma + 1);
+    }
+}
+
 std::string bad_value(std::string_view key, std::string_view value, std::string_view expected)
 {
     return "invalid devarg '" + std::string(key) + "=" + std::string(value) + "': expected " +
@@ -74,11 +92,12 @@ std::string apply(std::string_view key, std::string_view value, Devargs* d)
         if (value.empty())
             return bad_value(key, value, "a file path");
         d->fw_file = value;
+    } else if (key == "engine_threads") {
+        if (!parse_u32(value, &d->engine_threads) || d->engine_threads < 1 || d->engine_threads > 4)
+            return bad_value(key, value, "1 to 4 (at most one per port group)");
     } else if (key == "engine_cpu") {
-        uint32_t cpu;
-        if (!parse_u32(value, &cpu) || cpu >= CPU_SETSIZE)
-            return bad_value(key, value, "a CPU number");
-        d->engine_cpu = static_cast<int>(cpu);
+        if (!parse_cpu_list(value, &d->engine_cpus))
+            return bad_value(key, value, "a CPU number, or one per engine thread as [cpu,cpu,...]");
     } else if (key == "fault") {
         if (value == "mfw_silent")
             d->fault = AdapterFault::mfw_silent;
@@ -117,6 +136,11 @@ int parse_devargs(const char* device_name, const char* args, Devargs* out, std::
             *error = std::move(msg);
             return -EINVAL;
         }
+    }
+    if (!out->engine_cpus.empty() && out->engine_cpus.size() != out->engine_threads) {
+        *error = "invalid devarg 'engine_cpu': " + std::to_string(out->engine_cpus.size()) + " CPU(s) for " +
+                 std::to_string(out->engine_threads) + " engine thread(s); give one per thread";
+        return -EINVAL;
     }
     if (out->ports_given && out->port >= out->ports) {
         *error = "invalid devarg 'port=" + std::to_string(out->port) + "': the adapter has " +

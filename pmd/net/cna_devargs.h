@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace cna::pmd {
 
@@ -23,13 +24,16 @@ struct Devargs {
     std::string tap_name;    /* wire=tap:<ifname>: the TAP interface of this ethdev's port */
     std::string fw_file;     /* firmware image file; empty: the compiled-in image */
     AdapterFault fault = AdapterFault::none;
-    int engine_cpu = -1;     /* pin the engine thread of a newly created adapter */
+    /* Engine threads of a newly created adapter, and the CPU of each (one
+     * per thread; empty: not pinned). */
+    uint32_t engine_threads = 1;
+    std::vector<uint32_t> engine_cpus;
 };
 
 /* The devargs keys, for RTE_PMD_REGISTER_PARAM_STRING and the user guide. */
 #define CNA_DEVARGS_PARAM_STRING                                                                  \
     "adapter=<name> ports=<1|2|4> port=<int> wire=<loopback|cable|tap:<ifname>> fw_file=<path> " \
-    "fault=<mfw_silent|fw_assert|lose_ramrod|dma_fault> engine_cpu=<int>"
+    "fault=<mfw_silent|fw_assert|lose_ramrod|dma_fault> engine_threads=<int> engine_cpu=<int|[int,...]>"
 
 /* Parses args (may be null or empty). On error returns -EINVAL with a message
  * naming the offending key and value in *error. */

@@ -49,7 +49,8 @@ osal::PciAttachParams attach_params(const Port* port)
     /* A TAP is this port's own wire, not the adapter's layout. */
     if (d.wire == Wire::tap)
         p.embedded.tap_names[d.port] = d.tap_name;
-    p.embedded.engine_cpu = d.engine_cpu;
+    p.embedded.engine_threads = d.engine_threads;
+    p.embedded.engine_cpus = d.engine_cpus;
     p.embedded.layout_given = d.ports_given || (d.wire_given && d.wire != Wire::tap);
     switch (d.fault) {
     case AdapterFault::none: break;

@@ -63,6 +63,41 @@ class Cabled(unittest.TestCase):
             tp.quit()
 
 
+class EngineThreads(unittest.TestCase):
+    def test_two_engine_threads_each_animate_a_loopback_port(self):
+        vdevs = ["net_cna0,adapter=e2,ports=2,engine_threads=2,engine_cpu=[0,1]", "net_cna1,adapter=e2,port=1"]
+        with TestPmd(vdevs) as tp:
+            threads = engine_threads_of(tp.child.pid, "e2")
+            self.assertEqual(sorted(threads), ["cna-e2", "cna1-e2"])
+            self.assertEqual([threads[name][1] for name in ("cna-e2", "cna1-e2")], ["0", "1"], "engine_cpu=[0,1]")
+            before = {name: cpu_ns for name, (cpu_ns, _) in threads.items()}
+            fwd = forward_stats(tp.run_forwarding(1.0))
+            nic = settle(tp, [0, 1])
+            for p in (0, 1):
+                self.assertGreater(fwd[p]["RX-packets"], 1000, f"port {p}")
+                self.assertEqual(nic[p]["TX-packets"], nic[p]["RX-packets"] + nic[p]["RX-missed"], f"port {p}")
+            # each port is a group of its own: each thread carried one port's frames
+            after = engine_threads_of(tp.child.pid, "e2")
+            for name in before:
+                self.assertGreater(after[name][0] - before[name], 10_000_000, f"{name} did (almost) nothing")
+            tp.quit()
+
+
+def engine_threads_of(pid, adapter):
+    """{thread name: (CPU ns so far, allowed CPUs)} of an adapter's engine threads in process pid."""
+    threads = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{tid}/comm") as f:
+            name = f.read().strip()
+        if re.fullmatch(rf"cna\d*-{adapter}", name):
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                cpu_ns = int(f.read().split()[0])
+            with open(f"/proc/{pid}/task/{tid}/status") as f:
+                allowed = re.search(r"Cpus_allowed_list:\s*(\S+)", f.read()).group(1)
+            threads[name] = (cpu_ns, allowed)
+    return threads
+
+
 class Lifecycle(unittest.TestCase):
     def test_stop_start_cycles_keep_forwarding(self):
         with TestPmd(CABLED) as tp:
@@ -130,6 +165,11 @@ class BadInput(unittest.TestCase):
         self.assert_probe_fails(["net_cna0,bogus=1"], r"bogus")
         self.assert_probe_fails(["net_cna0,adapter=b,ports=2,port=2"], r"port=2")
         self.assert_probe_fails(["net_cna0,fw_file=/nonexistent/cna.bin"], r"/nonexistent/cna.bin")
+        self.assert_probe_fails(["net_cna0,engine_threads=0"], r"engine_threads=0")
+        self.assert_probe_fails(["net_cna0,engine_cpu=[0,1]"], r"engine_cpu.*2 CPU\(s\) for 1 engine thread")
+        # a cable pair is one port group: one thread animates it
+        self.assert_probe_fails(["net_cna0,ports=2,wire=cable,engine_threads=2"],
+                                r"engine_threads must be 1 up to the number of port groups")
 
     def test_corrupt_firmware_image(self):
         good = os.path.join(build_dir(), "firmware", "cna_fw.bin")
