@@ -644,7 +644,9 @@ int main(int argc, char** argv)
         }
         if (static_cast<int>(cpu) == o.host_cpu)
             std::fprintf(stderr, "engine_bench: warning: an engine and the host loop share CPU %d\n", o.host_cpu);
-        engine_cpus += (engine_cpus.empty() ? "" : ",") + std::to_string(cpu);
+        if (!engine_cpus.empty())
+            engine_cpus += ',';
+        engine_cpus += std::to_string(cpu);
     }
     try {
         /* Before the adapter exists: its engine thread starts with this
