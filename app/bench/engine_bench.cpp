@@ -690,11 +690,12 @@ int main(int argc, char** argv)
                     }
                     std::fflush(stdout);
                 }
-    std::printf("engine: eng-cpu = CPU time the engine threads got / wall time (200%% = two full CPUs) (/proc schedstat, as the kernel "
-                "counts it); Mpps/cpu = frames per second of engine CPU time, over all windows; cyc/pkt = nominal "
-                "clock x engine CPU time / frames (clock / median rate if eng-cpu is unknown); no-buf = Rx drops for want of "
-                "a posted buffer (the host falling behind) per delivered frame; q-bal = least/most CQEs over the "
-                "Rx queues; rx-bufs: each Rx queue its own ring of buffers (queue) or all on queue 0's (shared)\n");
+    std::printf("engine: eng-cpu = CPU time the engine threads got / wall time (200%% = two full CPUs; "
+                "/proc schedstat, as the kernel counts it); Mpps/cpu = frames per second of engine CPU time, over "
+                "all windows; cyc/pkt = nominal clock x engine CPU time / frames (clock / median rate if eng-cpu is "
+                "unknown); no-buf = Rx drops for want of a posted buffer (the host falling behind) per delivered "
+                "frame; q-bal = least/most CQEs over the Rx queues; rx-bufs: each Rx queue its own ring of buffers "
+                "(queue) or all on queue 0's (shared)\n");
     if (failures != 0)
         std::printf("engine: %d row(s) failed\n", failures);
     return failures == 0 ? 0 : 1;

@@ -23,7 +23,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     }
     if ((d.ports != 1 && d.ports != 2 && d.ports != 4) || d.port > 3 || d.adapter.empty())
         std::abort();
-    if (d.engine_threads < 1 || d.engine_threads > 4 || (!d.engine_cpus.empty() && d.engine_cpus.size() != d.engine_threads))
+    if (d.engine_threads < 1 || d.engine_threads > 4)
+        std::abort();
+    if (!d.engine_cpus.empty() && d.engine_cpus.size() != d.engine_threads)
         std::abort();
     for (uint32_t cpu : d.engine_cpus)
         if (cpu >= CPU_SETSIZE)

@@ -77,7 +77,8 @@ AdapterImpl::Dataplane::Dataplane(AdapterImpl& adapter, uint32_t index) : adapte
 
 void AdapterImpl::Dataplane::start()
 {
-    engine_ = std::make_unique<Engine>(engine_thread_name(adapter_.config_.name, index_), static_cast<Pollable&>(*this));
+    const std::string name = engine_thread_name(adapter_.config_.name, index_);
+    engine_ = std::make_unique<Engine>(name, static_cast<Pollable&>(*this));
 }
 
 bool AdapterImpl::Dataplane::poll()
