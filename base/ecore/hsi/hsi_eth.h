@@ -81,20 +81,26 @@ inline constexpr uint16_t IP_FRAGMENT = 1u << 11;
 inline constexpr uint16_t FLOW_MARK = 1u << 12;     /* a flow rule's MARK: RxCqe::flow_mark */
 } // namespace pars
 
+/* 16 bytes, four to a cache line: the CQE ring is the one the adapter writes
+ * and the host reads for every frame, so its size is the per-frame cost of
+ * the cache-line transfers between them. A flow rule's mark takes the RSS
+ * hash's place (as an FDIR ID does in other NICs' descriptors): a frame
+ * carries one or the other, as its pars_flags say. */
 struct RxCqe {
     uint8_t type;             /* CqeType */
     uint8_t bd_num;           /* buffers used by this frame */
     uint16_t pkt_len;         /* total frame length */
     uint16_t len_on_first_bd;
     uint16_t vlan_tag;        /* valid with pars::VLAN_STRIPPED */
-    uint32_t rss_hash;        /* valid with pars::RSS_HASH_VALID */
-    uint8_t rss_hash_type;    /* RssHashType */
+    union {
+        uint32_t rss_hash;    /* valid with pars::RSS_HASH_VALID */
+        uint32_t flow_mark;   /* valid with pars::FLOW_MARK (then no RSS hash) */
+    };
+    uint8_t rss_hash_type;    /* RssHashType; none with pars::FLOW_MARK */
     uint8_t placement_offset; /* frame starts this many bytes into the first buffer */
     uint16_t pars_flags;      /* pars::* */
-    uint32_t flow_mark;       /* valid with pars::FLOW_MARK */
-    uint32_t reserved[3];
 };
-static_assert(sizeof(RxCqe) == 32);
+static_assert(sizeof(RxCqe) == 16);
 
 /* ---- Classification ----------------------------------------------------- */
 namespace accept {

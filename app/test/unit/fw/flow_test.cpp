@@ -259,6 +259,36 @@ TEST_F(Flow, RssActionSpreadsOverItsQueueSetOnly)
         }
 }
 
+TEST_F(Flow, MarkTakesTheRssHashPlace)
+{
+    FlowRuleAddRamrodData r{};
+    r.headers = flow_hdr::IPV4 | flow_hdr::UDP;
+    r.actions = flow_action::RSS | flow_action::MARK;
+    r.mark = 0x5eed;
+    r.rss_hash_types = rss::UDP_IPV4;
+    r.rss_queue_count = 2;
+    r.rss_queues[0] = 1;
+    r.rss_queues[1] = 3;
+    for (uint32_t i = 0; i < rss::KEY_DWORDS; i++)
+        r.rss_key[i] = 0x6d5a56da + i * 0x01010101u;
+    ASSERT_EQ(add(drv(), r).rc, FwReturn::ok);
+    std::vector<std::vector<uint8_t>> frames;
+    for (int i = 0; i < 40; i++)
+        frames.push_back(udp(80, 0x0a000001 + i, static_cast<uint16_t>(1000 + 17 * i)));
+    auto got = exchange(drv(), frames, 4, frames.size());
+    /* still spread by the hash, which the 16-byte CQE then gives up */
+    EXPECT_GT(got[1].size(), 5u);
+    EXPECT_GT(got[3].size(), 5u);
+    EXPECT_EQ(got[1].size() + got[3].size(), frames.size());
+    for (uint16_t q : {1, 3})
+        for (auto& f : got[q]) {
+            EXPECT_TRUE(f.cqe.pars_flags & pars::FLOW_MARK);
+            EXPECT_FALSE(f.cqe.pars_flags & pars::RSS_HASH_VALID);
+            EXPECT_EQ(f.cqe.rss_hash_type, static_cast<uint8_t>(RssHashType::none));
+            EXPECT_EQ(f.cqe.flow_mark, 0x5eedu);
+        }
+}
+
 TEST_F(Flow, TableOf64RulesThenNoResource)
 {
     std::set<uint16_t> ids;
