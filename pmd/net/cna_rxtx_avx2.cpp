@@ -2,8 +2,7 @@
  * net_cna AVX2 fastpath (compiled with -mavx2; select_fastpath calls it only
  * on a CPU with AVX2).
  *
- * Rx: four CQEs per iteration, two per 256-bit register (the first 16 bytes
- * of a CQE are all it needs). Packet type and checksum flags come from
+ * Rx: four CQEs per iteration, two per 256-bit register (a CQE is 16 bytes). Packet type and checksum flags come from
  * pshufb lookups into byte tables derived from the scalar parse table; each
  * mbuf gets its rearm word, ol_flags and rx_descriptor_fields1 in one 32-byte
  * store. A group holding a stripped VLAN tag, a flow mark or a multi-buffer

@@ -94,7 +94,9 @@ class Dumpcap:
                                    codec_errors="replace")
         # printed once the primary has installed the callbacks
         if self.child.expect(["Packets captured:", pexpect.EOF, pexpect.TIMEOUT]) != 0:
-            raise TestPmdError(f"dpdk-dumpcap did not start capturing:\n{self.child.before}")
+            out = self.child.before
+            self.__exit__()
+            raise TestPmdError(f"dpdk-dumpcap did not start capturing:\n{out}")
         self.output = self.child.before + self.child.after
         return self
 

@@ -64,6 +64,7 @@ class Cabled(unittest.TestCase):
 
 
 class EngineThreads(unittest.TestCase):
+    @unittest.skipIf(os.cpu_count() < 2, "pins engine threads to CPUs 0 and 1")
     def test_two_engine_threads_each_animate_a_loopback_port(self):
         vdevs = ["net_cna0,adapter=e2,ports=2,engine_threads=2,engine_cpu=[0,1]", "net_cna1,adapter=e2,port=1"]
         with TestPmd(vdevs) as tp:

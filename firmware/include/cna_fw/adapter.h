@@ -107,7 +107,7 @@ public:
 class Adapter {
 public:
     virtual ~Adapter() = default;
-    /* Powers the adapter on: SHMEM written by the MFW, engine thread running.
+    /* Powers the adapter on: SHMEM written by the MFW, engine threads running.
      * Returns nullptr with a message in *error on an invalid configuration. */
     static std::unique_ptr<Adapter> create(const AdapterConfig& config, std::string* error);
     virtual const AdapterConfig& config() const = 0;

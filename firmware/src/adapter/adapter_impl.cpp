@@ -30,7 +30,7 @@ uint32_t port_group(const AdapterConfig& config, uint32_t port)
 
 uint32_t port_groups(const AdapterConfig& config)
 {
-    return config.wire == WireKind::cable ? config.ports / 2 : config.ports;
+    return port_group(config, config.ports - 1) + 1;
 }
 
 std::string engine_thread_name(const std::string& adapter_name, uint32_t engine)
@@ -70,7 +70,10 @@ AdapterImpl::AdapterImpl(const AdapterConfig& config)
 
 AdapterImpl::~AdapterImpl()
 {
-    dataplanes_.clear();
+    /* Every thread stopped before any dataplane goes: thread 0 takes the
+     * others' pass locks. */
+    for (auto& dp : dataplanes_)
+        dp->stop();
 }
 
 AdapterImpl::Dataplane::Dataplane(AdapterImpl& adapter, uint32_t index) : adapter_(adapter), index_(index) {}
@@ -165,13 +168,15 @@ bool AdapterImpl::poll_slowpath()
     bool work = slowpath_pending();
     if (!work && !mfw_.link_pending())
         return false;
-    std::lock_guard lock(slowpath_);
+    /* The other threads first, the slowpath lock last: host threads wait
+     * for it (GRC accesses) only while the slowpath runs, not while the
+     * other threads finish their passes. */
     slowpath_waiting_.store(true, std::memory_order_relaxed);
-    std::vector<std::unique_lock<std::mutex>> held;
-    for (auto& dp : dataplanes_)
-        if (dp->index() != 0)
-            held.emplace_back(dp->pass);
+    std::array<std::unique_lock<std::mutex>, hsi::MAX_PORTS> held;
+    for (std::size_t t = 1; t < dataplanes_.size(); t++)
+        held[t] = std::unique_lock(dataplanes_[t]->pass);
     slowpath_waiting_.store(false, std::memory_order_relaxed);
+    std::lock_guard lock(slowpath_);
     run_slowpath();
     /* The slowpath SBs it changed belong to every group's PFs: written
      * back before their threads, which own the CAUs, run again. */

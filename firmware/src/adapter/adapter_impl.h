@@ -68,9 +68,10 @@ private:
     class Dataplane final : private Pollable {
     public:
         Dataplane(AdapterImpl& adapter, uint32_t index);
-        uint32_t index() const { return index_; }
         /* Starts the thread once the ports and PFs are in place. */
         void start();
+        /* Stops and joins the thread. */
+        void stop() { engine_.reset(); }
         Engine& engine() { return *engine_; }
 
         uint32_t ports = 0; /* bit per port */

@@ -11,7 +11,7 @@ namespace cna::fw {
 Engine::Engine(const std::string& thread_name, Pollable& target) : target_(target)
 {
     thread_ = std::thread([this] { run(); });
-    pthread_setname_np(thread_.native_handle(), thread_name.substr(0, 15).c_str());
+    pthread_setname_np(thread_.native_handle(), thread_name.c_str());
 }
 
 Engine::~Engine()

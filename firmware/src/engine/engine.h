@@ -29,7 +29,8 @@ protected:
 
 class Engine {
 public:
-    /* thread_name: at most 15 characters (the kernel's limit). */
+    /* thread_name: at most 15 characters (the kernel's limit; a longer one
+     * leaves the thread unnamed). */
     Engine(const std::string& thread_name, Pollable& target);
     ~Engine();
     Engine(const Engine&) = delete;

@@ -337,15 +337,13 @@ bool RxEngine::place(PfStorm& pf, Vport& vport, RxCursor& c, const WireFrame& f,
         cqe.vlan_tag = layout.vlan_tci;
         cqe.pars_flags |= pars::VLAN_STRIPPED;
     }
-    if (s.hash_type != 0) {
+    if (s.marked) [[unlikely]] {
+        cqe.flow_mark = s.mark; /* in the RSS hash's place */
+        cqe.pars_flags |= pars::FLOW_MARK;
+    } else if (s.hash_type != 0) {
         cqe.rss_hash = s.hash;
         cqe.rss_hash_type = s.hash_type;
         cqe.pars_flags |= pars::RSS_HASH_VALID;
-    }
-    if (s.marked) [[unlikely]] {
-        cqe.flow_mark = s.mark; /* in the RSS hash's place */
-        cqe.rss_hash_type = 0;
-        cqe.pars_flags = static_cast<uint16_t>((cqe.pars_flags & ~pars::RSS_HASH_VALID) | pars::FLOW_MARK);
     }
     if (c.cqes == nullptr && !dma.write(c.q->cqes, cqe_offset, &staged, sizeof(staged)))
         return dma_fault();

@@ -23,7 +23,8 @@ public:
     /* Removes every range inside [iova, iova + len); -ENOENT if none. */
     int unmap(uint64_t iova, std::size_t len);
     /* Host address of [iova, iova + len) if one range covers all of it, else
-     * nullptr. Engine thread only (the cache is not shared). Inline up to
+     * nullptr. Engine threads only, one at a time: the PF's own, or thread 0
+     * while the slowpath holds it (the cache is not shared). Inline up to
      * the cache: every DMA access of the fastpath translates. */
     uint8_t* translate(uint64_t iova, std::size_t len)
     {

@@ -3,8 +3,9 @@
  * slowpath queue it consumes, the event queue it produces, and the L2
  * objects its ramrods create (vports, queues, filters).
  *
- * Ramrods run on the engine thread with the slowpath lock held; the
- * fastpath (l2/) reads l2() on the same thread without it.
+ * Ramrods run on engine thread 0 with the slowpath lock held and every
+ * other engine thread between two passes; the fastpath (l2/) reads l2() on
+ * the PF's own engine thread without a lock (the pass locks order the two).
  */
 #pragma once
 

@@ -61,7 +61,7 @@ bool Nig::receive_taps(uint32_t port_mask)
     bool work = false;
     uint32_t count = tap_count_.load(std::memory_order_acquire);
     for (uint32_t i = 0; i < count; i++) {
-        if (tap_pollfds_[i].fd < 0 || !(port_mask & (1u << tap_ports_[i]->id())))
+        if (!(port_mask & (1u << tap_ports_[i]->id())) || tap_pollfds_[i].fd < 0)
             continue;
         int frames = taps_[i]->receive(*tap_ports_[i]);
         if (frames < 0) {

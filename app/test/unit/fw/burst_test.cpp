@@ -582,7 +582,6 @@ TEST_F(Burst, PlainLaneAndGeneralPathWriteTheSameCqe)
         EXPECT_EQ(cqe.rss_hash, 0u);
         EXPECT_EQ(cqe.rss_hash_type, 0u);
         EXPECT_EQ(cqe.placement_offset, 0u);
-        EXPECT_EQ(cqe.flow_mark, 0u);
     }
 }
 

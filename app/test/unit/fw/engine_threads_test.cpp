@@ -126,7 +126,6 @@ protected:
 TEST_F(TwoGroups, EveryGroupCarriesTrafficAtOnce)
 {
     constexpr int ROUNDS = 300;
-    long long before[2] = {thread_cpu_ns("cna-groups"), thread_cpu_ns("cna1-groups")};
     std::string errors[4];
     std::thread pairs[] = {
         std::thread([&] { errors[0] = carry(*drv[0], *drv[1], ROUNDS); }),
@@ -150,15 +149,13 @@ TEST_F(TwoGroups, EveryGroupCarriesTrafficAtOnce)
         EXPECT_EQ(drv[pf]->vport_stats(0).rx_bcast_pkts, ROUNDS * 16u) << "PF " << pf;
         EXPECT_EQ(adapter->control().port_counters(pf).wire_rx_frames, ROUNDS * 16u) << "port " << pf;
     }
-    /* Both engines did work (each group's frames are its thread's). */
-    EXPECT_GT(thread_cpu_ns("cna-groups"), before[0]);
-    EXPECT_GT(thread_cpu_ns("cna1-groups"), before[1]);
 }
 
 TEST_F(TwoGroups, SlowpathHoldsTheOtherThreadWithoutLosingAFrame)
 {
     /* Group 1 (thread 1) carries traffic while PF 0 (group 0) keeps the
-     * slowpath busy with ramrods: each runs with thread 1 held. */
+     * slowpath busy with ramrods: each runs with thread 1 held, and ends by
+     * writing back group 1's status blocks too, whose CAUs thread 1 owns. */
     std::atomic<bool> done{false};
     std::string traffic;
     std::thread pair([&] {
