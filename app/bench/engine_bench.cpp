@@ -29,7 +29,6 @@
  * reads the frames), keeping that footprint at one ring whatever N: the
  * difference between the two is the cost of memory, not of queues.
  */
-#include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
 #include <unistd.h>
@@ -386,36 +385,19 @@ inline void pause()
 #endif
 }
 
-/* CPU time the adapter's engine threads got so far, in seconds, from /proc
- * (the threads named by engine_thread_name()). On a shared 2-core machine
- * the engines do not get their cores all the time; this says how much they
- * had. Negative if unavailable. */
+/* CPU time the adapter's engine threads got so far, in seconds. On a shared
+ * 2-core machine the engines do not get their cores all the time; this says
+ * how much they had. Negative if unavailable. */
 double engine_cpu_seconds(const std::string& adapter_name, uint32_t engine_threads)
 {
-    std::vector<std::string> wanted;
-    for (uint32_t t = 0; t < engine_threads; t++)
-        wanted.push_back(engine_thread_name(adapter_name, t));
-    DIR* dir = opendir("/proc/self/task");
-    if (dir == nullptr)
-        return -1;
     double total = 0;
-    uint32_t found = 0;
-    while (dirent* e = readdir(dir)) {
-        if (e->d_name[0] == '.')
-            continue;
-        std::string task = std::string("/proc/self/task/") + e->d_name;
-        std::string comm;
-        std::getline(std::ifstream(task + "/comm"), comm);
-        if (std::find(wanted.begin(), wanted.end(), comm) == wanted.end())
-            continue;
-        unsigned long long run_ns = 0;
-        if (std::ifstream(task + "/schedstat") >> run_ns) {
-            total += static_cast<double>(run_ns) / 1e9;
-            found++;
-        }
+    for (uint32_t t = 0; t < engine_threads; t++) {
+        double seconds = thread_cpu_seconds(engine_thread_name(adapter_name, t));
+        if (seconds < 0)
+            return -1;
+        total += seconds;
     }
-    closedir(dir);
-    return found == engine_threads ? total : -1;
+    return total;
 }
 
 struct Measured {

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "fake_driver.h"
 
+#include <dirent.h>
 #include <zlib.h>
 
 #include <atomic>
 #include <cstdlib>
+#include <fstream>
 #include <thread>
 
 namespace cna::fw::test {
@@ -21,6 +23,24 @@ bool wait_until(const std::function<bool()>& cond, std::chrono::milliseconds tim
         std::this_thread::sleep_for(std::chrono::microseconds(100));
     }
     return true;
+}
+
+double thread_cpu_seconds(const std::string& comm)
+{
+    DIR* dir = opendir("/proc/self/task");
+    if (dir == nullptr)
+        return -1;
+    double seconds = -1;
+    while (dirent* e = readdir(dir)) {
+        std::string task = std::string("/proc/self/task/") + e->d_name;
+        std::string name;
+        unsigned long long run_ns = 0;
+        if (e->d_name[0] != '.' && std::getline(std::ifstream(task + "/comm"), name) && name == comm &&
+            std::ifstream(task + "/schedstat") >> run_ns)
+            seconds = static_cast<double>(run_ns) / 1e9;
+    }
+    closedir(dir);
+    return seconds;
 }
 
 FakeDriver::FakeDriver(Adapter& adapter, uint32_t pf)

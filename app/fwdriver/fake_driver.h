@@ -29,6 +29,11 @@ namespace cna::fw::test {
 /* Polls cond for up to timeout; true as soon as it holds. */
 bool wait_until(const std::function<bool()>& cond, std::chrono::milliseconds timeout = std::chrono::seconds(2));
 
+/* CPU time, in seconds, that the thread of this process named `comm` (an
+ * engine thread: engine_thread_name()) got so far, as the kernel counts it
+ * (/proc/self/task/<tid>/schedstat); negative when there is no such thread. */
+double thread_cpu_seconds(const std::string& comm);
+
 /* Host DMA memory: page-aligned, mapped at an IOVA distinct from its VA. */
 struct HostMem {
     uint64_t iova = 0;

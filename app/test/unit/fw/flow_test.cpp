@@ -228,21 +228,34 @@ TEST_F(Flow, Ipv6AndTcpPorts)
     EXPECT_EQ(got[0].size(), 2u);
 }
 
-TEST_F(Flow, RssActionSpreadsOverItsQueueSetOnly)
+/* Any IPv4/UDP frame spread by RSS over queues 1 and 3, with more actions. */
+FlowRuleAddRamrodData udp_rss_rule_over_1_and_3(uint8_t more_actions = 0)
 {
     FlowRuleAddRamrodData r{};
     r.headers = flow_hdr::IPV4 | flow_hdr::UDP;
-    r.actions = flow_action::RSS;
+    r.actions = flow_action::RSS | more_actions;
     r.rss_hash_types = rss::UDP_IPV4;
     r.rss_queue_count = 2;
     r.rss_queues[0] = 1;
     r.rss_queues[1] = 3;
     for (uint32_t i = 0; i < rss::KEY_DWORDS; i++)
         r.rss_key[i] = 0x6d5a56da + i * 0x01010101u;
-    ASSERT_EQ(add(drv(), r).rc, FwReturn::ok);
+    return r;
+}
+
+/* 40 UDP flows (sources and ports apart), for a rule's RSS to spread. */
+std::vector<std::vector<uint8_t>> udp_flows()
+{
     std::vector<std::vector<uint8_t>> frames;
     for (int i = 0; i < 40; i++)
         frames.push_back(udp(80, 0x0a000001 + i, static_cast<uint16_t>(1000 + 17 * i)));
+    return frames;
+}
+
+TEST_F(Flow, RssActionSpreadsOverItsQueueSetOnly)
+{
+    ASSERT_EQ(add(drv(), udp_rss_rule_over_1_and_3()).rc, FwReturn::ok);
+    auto frames = udp_flows();
     auto got = exchange(drv(), frames, 4, frames.size());
     EXPECT_EQ(got[0].size(), 0u);
     EXPECT_EQ(got[2].size(), 0u);
@@ -260,20 +273,10 @@ TEST_F(Flow, RssActionSpreadsOverItsQueueSetOnly)
 
 TEST_F(Flow, MarkTakesTheRssHashPlace)
 {
-    FlowRuleAddRamrodData r{};
-    r.headers = flow_hdr::IPV4 | flow_hdr::UDP;
-    r.actions = flow_action::RSS | flow_action::MARK;
+    FlowRuleAddRamrodData r = udp_rss_rule_over_1_and_3(flow_action::MARK);
     r.mark = 0x5eed;
-    r.rss_hash_types = rss::UDP_IPV4;
-    r.rss_queue_count = 2;
-    r.rss_queues[0] = 1;
-    r.rss_queues[1] = 3;
-    for (uint32_t i = 0; i < rss::KEY_DWORDS; i++)
-        r.rss_key[i] = 0x6d5a56da + i * 0x01010101u;
     ASSERT_EQ(add(drv(), r).rc, FwReturn::ok);
-    std::vector<std::vector<uint8_t>> frames;
-    for (int i = 0; i < 40; i++)
-        frames.push_back(udp(80, 0x0a000001 + i, static_cast<uint16_t>(1000 + 17 * i)));
+    auto frames = udp_flows();
     auto got = exchange(drv(), frames, 4, frames.size());
     /* still spread by the hash, which the 16-byte CQE then gives up */
     EXPECT_GT(got[1].size(), 5u);
