@@ -66,9 +66,12 @@ class FlowTraffic(unittest.TestCase):
             self.assertEqual(fdir_id(p), 0x1234, p["text"])
             self.assertEqual(p["queue"], 3, p["text"])
             self.assertIn("RTE_MBUF_F_RX_FDIR_ID", p["ol_flags"])
+            # the mark travels in the RSS hash's place in the 16-byte CQE
+            self.assertNotIn("RTE_MBUF_F_RX_RSS_HASH", p["ol_flags"])
         for p in pkts:
             if fdir_id(p) is None:
                 self.assertNotIn("RTE_MBUF_F_RX_FDIR", p["ol_flags"])
+                self.assertIn("RTE_MBUF_F_RX_RSS_HASH", p["ol_flags"])
         self.assertRegex(f.tp.cmd(f"flow list {PORT}"), r"(?m)^0\s+0\s+0\s+i-+\s+ETH IPV4 UDP => MARK QUEUE")
 
     def test_drop_and_count(self):
