@@ -11,7 +11,7 @@ OUT=$BUILD/fuzz
 mkdir -p "$OUT"
 
 CXX="clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all"
-INC="-I$ROOT/base/ecore -I$ROOT/base/ecore/hsi -I$ROOT/osal/dpdk -I$ROOT/firmware/src -I$ROOT/pmd/net"
+INC="-I$ROOT/base/ecore -I$ROOT/hsi -I$ROOT/osal/dpdk -I$ROOT/osal/dpdk/os -I$ROOT/osal/dpdk/pci -I$ROOT/firmware/src -I$ROOT/pmd/net"
 DPDK_INC=$(pkg-config --cflags-only-I libdpdk | sed 's/-I/-isystem /g')
 
 build() { # name sources... -- libs...
@@ -45,8 +45,8 @@ run() { # name corpus-dir
 }
 
 build fuzz_init_image "$ROOT/app/test/fuzz/fuzz_init_image.cpp" "$ROOT/base/ecore/ecore_init_image.cpp" \
-    "$ROOT/osal/dpdk/osal_util.cpp" -- -lz
-build fuzz_frame "$ROOT/app/test/fuzz/fuzz_frame.cpp" "$ROOT/firmware/src/l2/frame.cpp"
+    "$ROOT/osal/dpdk/os/osal_util.cpp" -- -lz
+build fuzz_frame "$ROOT/app/test/fuzz/fuzz_frame.cpp" "$ROOT/firmware/src/packet/frame.cpp"
 build fuzz_devargs "$ROOT/app/test/fuzz/fuzz_devargs.cpp" "$ROOT/pmd/net/cna_devargs.cpp" -- -lrte_kvargs
 
 seed "$OUT/corpus_image" "$BUILD/firmware/cna_fw.bin" "$BUILD/firmware/cna_fw_zipped.bin"

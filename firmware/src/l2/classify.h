@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "l2/frame.h"
+#include "packet/frame.h"
 #include "storm/filters.h"
 #include "storm/l2_state.h"
 

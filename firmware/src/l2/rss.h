@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "hsi_eth.h"
-#include "l2/frame.h"
+#include "packet/frame.h"
 #include "storm/l2_state.h"
 
 namespace cna::fw {

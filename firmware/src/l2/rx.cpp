@@ -6,9 +6,9 @@
 #include <bit>
 #include <cstring>
 
-#include "l2/checksum.h"
+#include "packet/checksum.h"
 #include "l2/classify.h"
-#include "l2/flow_key.h"
+#include "packet/flow_key.h"
 #include "l2/rss.h"
 #include "l2/stats.h"
 #include "pci/function.h"

@@ -15,8 +15,8 @@
 
 #include "hsi_common.h"
 #include "hsi_eth.h"
-#include "l2/frame.h"
-#include "l2/frame_burst.h"
+#include "packet/frame.h"
+#include "packet/frame_burst.h"
 #include "l2/stats.h"
 
 namespace cna::fw {

@@ -9,7 +9,7 @@
 #include <array>
 
 #include "hsi_eth.h"
-#include "l2/frame.h"
+#include "packet/frame.h"
 #include "util/bytes.h"
 
 namespace cna::fw {

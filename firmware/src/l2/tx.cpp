@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <cstring>
 
-#include "l2/checksum.h"
-#include "l2/frame.h"
-#include "l2/lso.h"
+#include "packet/checksum.h"
+#include "packet/frame.h"
+#include "packet/lso.h"
 #include "l2/stats.h"
 #include "pci/function.h"
 #include "storm/pf_storm.h"

@@ -13,7 +13,7 @@
 #include <cstdint>
 
 #include "hsi_eth.h"
-#include "l2/frame_burst.h"
+#include "packet/frame_burst.h"
 #include "l2/stats.h"
 #include "storm/pf_storm.h"
 

@@ -10,7 +10,7 @@
 #include <cstring>
 
 #include "hsi_spq.h"
-#include "mfw/resources.h"
+#include "storm/resources.h"
 #include "storm/l2_state.h"
 
 namespace cna::fw {

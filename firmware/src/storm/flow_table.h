@@ -14,7 +14,7 @@
 
 #include "hsi_eth.h"
 #include "hsi_spq.h"
-#include "l2/flow_key.h"
+#include "packet/flow_key.h"
 #include "storm/l2_state.h"
 
 namespace cna::fw {

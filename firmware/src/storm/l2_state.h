@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "hsi_eth.h"
-#include "l2/toeplitz.h"
+#include "packet/toeplitz.h"
 #include "pci/dma_ring.h"
 
 namespace cna::fw {

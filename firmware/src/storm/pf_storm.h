@@ -14,7 +14,7 @@
 
 #include "hsi_eth.h"
 #include "hsi_spq.h"
-#include "mfw/resources.h"
+#include "storm/resources.h"
 #include "pci/function.h"
 #include "storm/filters.h"
 #include "storm/flow_table.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "wire/port.h"
 
-#include "l2/frame_burst.h"
+#include "packet/frame_burst.h"
 #include "wire/tap.h"
 
 namespace cna::fw {

@@ -12,8 +12,8 @@
 #include <string>
 
 #include "hsi_eth.h"
-#include "l2/frame.h"
-#include "l2/frame_burst.h"
+#include "packet/frame.h"
+#include "packet/frame_burst.h"
 
 namespace cna::fw {
 

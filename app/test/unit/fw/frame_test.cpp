@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "l2/frame.h"
+#include "packet/frame.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include "pci/grc.h"
+#include "adapter/grc.h"
 
 #include "mfw/mfw.h"
 #include "storm/pf_storm.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include "l2/frame.h"
+#include "packet/frame.h"
 
 #include <algorithm>
 

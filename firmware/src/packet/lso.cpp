@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include "l2/lso.h"
+#include "packet/lso.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "l2/checksum.h"
+#include "packet/checksum.h"
 #include "util/bytes.h"
 
 namespace cna::fw {

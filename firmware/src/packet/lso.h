@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "l2/frame.h"
+#include "packet/frame.h"
 
 namespace cna::fw {
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include "l2/flow_key.h"
+#include "packet/flow_key.h"
 
 #include <cstring>
 

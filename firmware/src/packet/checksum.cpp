@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include "l2/checksum.h"
+#include "packet/checksum.h"
 
 #include <cstring>
 

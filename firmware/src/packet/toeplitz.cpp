@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include "l2/toeplitz.h"
+#include "packet/toeplitz.h"
 
 namespace cna::fw {
 

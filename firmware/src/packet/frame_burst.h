@@ -14,7 +14,7 @@
 #include <array>
 #include <cstdint>
 
-#include "l2/frame.h"
+#include "packet/frame.h"
 
 namespace cna::fw {
 

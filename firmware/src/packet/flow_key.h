@@ -9,7 +9,7 @@
 #include <cstdint>
 
 #include "hsi_eth.h"
-#include "l2/frame.h"
+#include "packet/frame.h"
 
 namespace cna::fw {
 

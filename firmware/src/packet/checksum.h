@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "l2/frame.h"
+#include "packet/frame.h"
 
 namespace cna::fw {
 
