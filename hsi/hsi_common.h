@@ -15,7 +15,7 @@ namespace cna::hsi {
 
 /* The version of this interface. The firmware image carries the version it was
  * built for; ecore refuses an image whose major differs from its own. */
-inline constexpr uint8_t HSI_VERSION_MAJOR = 2; /* 2: 16-byte RxCqe */
+inline constexpr uint8_t HSI_VERSION_MAJOR = 3; /* 2: 16-byte RxCqe; 3: VPORT_START without drop_ttl0 */
 inline constexpr uint8_t HSI_VERSION_MINOR = 0;
 
 /* Chip-wide limits. Resources are split between PFs by the MFW (SHMEM). */

@@ -127,12 +127,11 @@ inline constexpr uint32_t KEY_DWORDS = 10;          /* 40-byte Toeplitz key */
 /* ---- Ramrod data -------------------------------------------------------- */
 struct VportStartRamrodData {
     uint8_t vport_id;
-    uint8_t inner_vlan_removal_en; /* strip the outer VLAN tag into the CQE */
-    uint8_t drop_ttl0_en;
+    uint8_t vlan_strip_en;         /* strip the (outermost) VLAN tag into the CQE */
     uint8_t max_bds_per_packet;    /* > 1 enables scattered Rx */
-    uint16_t mtu;
     uint8_t rx_csum_en;            /* validate IPv4 header and TCP/UDP checksums into the CQE */
-    uint8_t reserved;
+    uint16_t mtu;
+    uint8_t reserved[2];
 };
 static_assert(sizeof(VportStartRamrodData) == 8);
 
@@ -149,7 +148,7 @@ struct VportUpdateRamrodData {
     uint8_t vport_id;
     uint8_t active_rx;
     uint8_t active_tx;
-    uint8_t vlan_strip;
+    uint8_t vlan_strip_en;         /* as in VportStartRamrodData */
     uint32_t update_flags;         /* vport_update::* */
     uint16_t rx_accept;            /* accept::* */
     uint16_t mtu;

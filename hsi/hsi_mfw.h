@@ -61,11 +61,16 @@ inline constexpr uint32_t LINK_STATUS_PARTNER_DETECTED = 1u << 10;
 /* Speed capability bits (PublicPort::speed_capabilities, DrvPhyCfg::adv_speeds). */
 inline constexpr uint32_t speed_cap(LinkSpeed s) { return 1u << static_cast<uint32_t>(s); }
 
+/* DrvPhyCfg::pause bits */
+inline constexpr uint32_t PHY_PAUSE_AUTONEG = 1u << 0;
+inline constexpr uint32_t PHY_PAUSE_RX = 1u << 1;
+inline constexpr uint32_t PHY_PAUSE_TX = 1u << 2;
+
 /* Link configuration the driver hands to INIT_PHY (in DrvMailbox::union_data). */
 struct DrvPhyCfg {
     uint32_t forced_speed;   /* LinkSpeed; none = autonegotiate */
     uint32_t adv_speeds;     /* speed_cap() bits advertised when autonegotiating */
-    uint32_t pause;          /* bit 0 autoneg, bit 1 rx, bit 2 tx */
+    uint32_t pause;          /* PHY_PAUSE_* */
     uint32_t loopback_mode;  /* 0: none */
 };
 static_assert(sizeof(DrvPhyCfg) == 16);

@@ -55,7 +55,6 @@ struct HwInfo {
     std::array<uint8_t, 6> mac{};
     uint16_t mtu = 0;          /* default MTU */
     uint32_t speed_capabilities = 0; /* hsi::mfw::speed_cap() bits */
-    uint32_t media_type = 0;
     Resources resc;
 };
 
@@ -107,7 +106,5 @@ struct Dev {
     UpperOps ops;
     Hwfn hwfn;                        /* one HW function per device */
 };
-
-inline Hwfn& leading_hwfn(Dev& dev) { return dev.hwfn; }
 
 } // namespace cna::ecore

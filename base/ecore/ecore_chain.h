@@ -54,7 +54,6 @@ public:
     {
         return static_cast<uint8_t*>(mem_.va()) + std::size_t{static_cast<uint16_t>(idx & mask_)} * elem_size_;
     }
-    template <class T> T* elem_as(uint16_t idx) const { return static_cast<T*>(elem(idx)); }
 
     /* Returns the element at the producer and advances it; nullptr if full. */
     void* produce()

@@ -60,4 +60,17 @@ void memcpy_to(Hwfn& hwfn, Ptt& ptt, uint32_t addr, const void* src, std::size_t
  * high, low, high until the high half is stable. */
 uint64_t rd64(Hwfn& hwfn, Ptt& ptt, uint32_t addr);
 
+/* Doorbells: a connection's hsi::DoorbellData in the doorbell BAR. */
+inline volatile uint32_t* doorbell_addr(Hwfn& hwfn, uint32_t cid)
+{
+    return reinterpret_cast<volatile uint32_t*>(hwfn.dev->pci->doorbells() + hsi::db_offset(cid));
+}
+/* Publishes an absolute producer with one 32-bit store (DoorbellData{prod,
+ * 0, 0}), after a write barrier that orders the entries it publishes. */
+inline void doorbell(volatile uint32_t* addr, uint16_t prod)
+{
+    osal::wmb();
+    *addr = prod;
+}
+
 } // namespace cna::ecore

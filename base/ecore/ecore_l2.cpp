@@ -133,8 +133,7 @@ Status sp_vport_start(Hwfn& hwfn, const SpVportStartParams& p)
         return Status::inval;
     VportStartRamrodData data{};
     data.vport_id = p.vport_id;
-    data.inner_vlan_removal_en = p.remove_inner_vlan;
-    data.drop_ttl0_en = p.drop_ttl0;
+    data.vlan_strip_en = p.vlan_strip;
     data.max_bds_per_packet = p.max_bds_per_packet;
     data.mtu = p.mtu;
     data.rx_csum_en = p.rx_csum;
@@ -164,9 +163,9 @@ Status sp_vport_update(Hwfn& hwfn, const SpVportUpdateParams& p)
         data.update_flags |= vport_update::UPDATE_MTU;
         data.mtu = p.mtu;
     }
-    if (p.update_inner_vlan_removal_flg) {
+    if (p.update_vlan_strip_flg) {
         data.update_flags |= vport_update::UPDATE_VLAN_STRIP;
-        data.vlan_strip = p.inner_vlan_removal_flg;
+        data.vlan_strip_en = p.vlan_strip_flg;
     }
     if (p.rss_params != nullptr) {
         const RssParams& rss = *p.rss_params;
@@ -241,8 +240,8 @@ Status eth_tx_queue_start(Hwfn& hwfn, const TxQueueStartParams& p, TxQueueStartR
 
     const uint32_t cid = hsi::cid_tx_queue(p.queue.queue_id);
     /* The storm restarts the queue at 0: so must the doorbell it polls. */
-    auto* db = reinterpret_cast<volatile uint32_t*>(hwfn.dev->pci->doorbells() + hsi::db_offset(cid));
-    *db = 0;
+    volatile uint32_t* db = doorbell_addr(hwfn, cid);
+    doorbell(db, 0);
 
     TxQueueStartRamrodData data{};
     data.vport_id = p.queue.vport_id;

@@ -25,8 +25,7 @@ namespace cna::ecore {
 struct SpVportStartParams {
     uint8_t vport_id = 0;
     uint16_t mtu = 1500;
-    bool remove_inner_vlan = false;  /* strip the VLAN tag into the CQE */
-    bool drop_ttl0 = false;
+    bool vlan_strip = false;         /* strip the VLAN tag into the CQE */
     uint8_t max_bds_per_packet = 1;  /* > 1: scattered Rx */
     bool rx_csum = false;            /* checksum results in the CQEs */
 };
@@ -50,8 +49,8 @@ struct SpVportUpdateParams {
     uint16_t rx_accept = hsi::eth::accept::NONE;       /* hsi::eth::accept::* */
     bool update_mtu = false;
     uint16_t mtu = 0;
-    bool update_inner_vlan_removal_flg = false;
-    bool inner_vlan_removal_flg = false;
+    bool update_vlan_strip_flg = false;
+    bool vlan_strip_flg = false;
     const RssParams* rss_params = nullptr;             /* non-null: update RSS */
 };
 Status sp_vport_update(Hwfn& hwfn, const SpVportUpdateParams& params);
@@ -105,17 +104,13 @@ struct TxQueueStartRet {
 Status eth_tx_queue_start(Hwfn& hwfn, const TxQueueStartParams& params, TxQueueStartRet* ret);
 Status eth_tx_queue_stop(Hwfn& hwfn, QueueHandle handle);
 
-/* Fastpath helpers: one 32-bit store each, after a write barrier that
- * orders the BDs they publish. */
+/* Fastpath: the Rx producers in GTT-mapped storm RAM, one 32-bit store after
+ * a write barrier that orders the BDs it publishes (Tx BDs are published
+ * with doorbell()). */
 inline void eth_rx_prod_update(volatile uint32_t* rx_prod_addr, uint16_t bd_prod, uint16_t cqe_cons)
 {
     osal::wmb();
     *rx_prod_addr = uint32_t{bd_prod} | (uint32_t{cqe_cons} << 16);
-}
-inline void eth_tx_doorbell(volatile uint32_t* doorbell_addr, uint16_t bd_prod)
-{
-    osal::wmb();
-    *doorbell_addr = bd_prod; /* DoorbellData{prod, 0, 0} */
 }
 
 /* ---- classification ------------------------------------------------------ */

@@ -143,7 +143,6 @@ Status mcp_info_init(Hwfn& hwfn, Ptt& ptt)
     PublicPort port;
     memcpy_from(hwfn, ptt, &port, mcp->port_addr, sizeof(port));
     info.speed_capabilities = port.speed_capabilities;
-    info.media_type = port.media_type;
     mcp->link_params.adv_speeds = port.speed_capabilities;
     mcp->link_state = decode_link_status(port.link_status, port.link_change_count);
 
@@ -248,7 +247,7 @@ Status mcp_set_link(Hwfn& hwfn, Ptt& ptt, bool link_up)
         }
     }
     cfg.adv_speeds = p.adv_speeds;
-    cfg.pause = (p.pause_autoneg ? 1u : 0u) | (p.pause_rx ? 2u : 0u) | (p.pause_tx ? 4u : 0u);
+    cfg.pause = (p.pause_autoneg ? PHY_PAUSE_AUTONEG : 0) | (p.pause_rx ? PHY_PAUSE_RX : 0) | (p.pause_tx ? PHY_PAUSE_TX : 0);
     cfg.loopback_mode = p.loopback_mode;
     Status rc = mcp_cmd_payload(hwfn, ptt, DRV_MSG_CODE_INIT_PHY, 0, &cfg, sizeof(cfg), &resp, &param);
     return rc != Status::success ? rc : expect_response(hwfn, DRV_MSG_CODE_INIT_PHY, resp, FW_MSG_CODE_LINK_DONE);

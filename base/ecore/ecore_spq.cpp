@@ -209,10 +209,7 @@ Status spq_post(Hwfn& hwfn, const SpqRequest& req, uint64_t* comp_data)
         entry->cmd_id = req.cmd_id;
         entry->state.store(SpqEntryState::pending, std::memory_order_release);
 
-        /* The element and its data before the doorbell that publishes them. */
-        osal::wmb();
-        auto* db = reinterpret_cast<volatile uint32_t*>(hwfn.dev->pci->doorbells() + hsi::db_offset(hsi::CID_SPQ));
-        *db = spq.chain.prod();
+        doorbell(doorbell_addr(hwfn, hsi::CID_SPQ), spq.chain.prod());
         DP_VERBOSE(hwfn, osal::dp_module::SPQ, "posted %s cid %u echo %u", name, req.cid, echo);
     }
     return spq_wait(hwfn, *entry, comp_data);

@@ -214,7 +214,7 @@ int dev_start(rte_eth_dev* dev)
     ecore::SpVportStartParams vp;
     vp.vport_id = VPORT_ID;
     vp.mtu = data->mtu;
-    vp.remove_inner_vlan = data->dev_conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_VLAN_STRIP;
+    vp.vlan_strip = data->dev_conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_VLAN_STRIP;
     vp.rx_csum = data->dev_conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_CHECKSUM;
     vp.max_bds_per_packet =
         (data->dev_conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_SCATTER) ? hsi::eth::MAX_BDS_PER_PACKET : 1;

@@ -9,12 +9,9 @@
 #include "cna_log.h"
 #include "cna_rxtx.h"
 #include "ecore_l2_api.h"
-#include "hsi_mfw.h"
 
 namespace cna::pmd {
 namespace {
-
-namespace mfw = hsi::mfw;
 
 constexpr uint64_t RX_OFFLOADS = RTE_ETH_RX_OFFLOAD_SCATTER | RTE_ETH_RX_OFFLOAD_IPV4_CKSUM |
                                  RTE_ETH_RX_OFFLOAD_UDP_CKSUM | RTE_ETH_RX_OFFLOAD_TCP_CKSUM |
@@ -24,23 +21,6 @@ constexpr uint64_t TX_OFFLOADS = RTE_ETH_TX_OFFLOAD_MULTI_SEGS | RTE_ETH_TX_OFFL
                                  RTE_ETH_TX_OFFLOAD_UDP_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM |
                                  RTE_ETH_TX_OFFLOAD_TCP_TSO | RTE_ETH_TX_OFFLOAD_VLAN_INSERT |
                                  RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
-
-uint32_t ethdev_speed_capa(uint32_t mfw_caps)
-{
-    struct {
-        mfw::LinkSpeed mfw;
-        uint32_t ethdev;
-    } constexpr map[] = {
-        {mfw::LinkSpeed::s1g, RTE_ETH_LINK_SPEED_1G},   {mfw::LinkSpeed::s10g, RTE_ETH_LINK_SPEED_10G},
-        {mfw::LinkSpeed::s25g, RTE_ETH_LINK_SPEED_25G}, {mfw::LinkSpeed::s40g, RTE_ETH_LINK_SPEED_40G},
-        {mfw::LinkSpeed::s50g, RTE_ETH_LINK_SPEED_50G}, {mfw::LinkSpeed::s100g, RTE_ETH_LINK_SPEED_100G},
-    };
-    uint32_t capa = 0;
-    for (const auto& m : map)
-        if (mfw_caps & mfw::speed_cap(m.mfw))
-            capa |= m.ethdev;
-    return capa;
-}
 
 int dev_infos_get(rte_eth_dev* dev, rte_eth_dev_info* info)
 {

@@ -59,6 +59,8 @@ int reta_update(rte_eth_dev* dev, rte_eth_rss_reta_entry64* reta_conf, uint16_t 
 int reta_query(rte_eth_dev* dev, rte_eth_rss_reta_entry64* reta_conf, uint16_t reta_size);
 
 /* cna_link.cpp: link state, LSC */
+/* ethdev's speed_capa for the MFW's speed capability bits. */
+uint32_t ethdev_speed_capa(uint32_t mfw_caps);
 int link_update(rte_eth_dev* dev, int wait_to_complete);
 int dev_set_link_up(rte_eth_dev* dev);
 int dev_set_link_down(rte_eth_dev* dev);

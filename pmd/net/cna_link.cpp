@@ -24,18 +24,17 @@ rte_eth_link link_from_mfw(Port* port)
     return link;
 }
 
-} // namespace
+namespace mfw = hsi::mfw;
 
-namespace {
-
+/* The MFW's speeds as ethdev's link_speeds flags; their Mbps are the HSI's. */
 struct SpeedMap {
+    mfw::LinkSpeed mfw;
     uint32_t ethdev_flag;
-    uint32_t mbps;
 };
 constexpr SpeedMap SPEEDS[] = {
-    {RTE_ETH_LINK_SPEED_1G, RTE_ETH_SPEED_NUM_1G},   {RTE_ETH_LINK_SPEED_10G, RTE_ETH_SPEED_NUM_10G},
-    {RTE_ETH_LINK_SPEED_25G, RTE_ETH_SPEED_NUM_25G}, {RTE_ETH_LINK_SPEED_40G, RTE_ETH_SPEED_NUM_40G},
-    {RTE_ETH_LINK_SPEED_50G, RTE_ETH_SPEED_NUM_50G}, {RTE_ETH_LINK_SPEED_100G, RTE_ETH_SPEED_NUM_100G},
+    {mfw::LinkSpeed::s1g, RTE_ETH_LINK_SPEED_1G},   {mfw::LinkSpeed::s10g, RTE_ETH_LINK_SPEED_10G},
+    {mfw::LinkSpeed::s25g, RTE_ETH_LINK_SPEED_25G}, {mfw::LinkSpeed::s40g, RTE_ETH_LINK_SPEED_40G},
+    {mfw::LinkSpeed::s50g, RTE_ETH_LINK_SPEED_50G}, {mfw::LinkSpeed::s100g, RTE_ETH_LINK_SPEED_100G},
 };
 
 /* ethdev's link_speeds (autonegotiate, or one fixed speed) as MFW link params. */
@@ -46,7 +45,7 @@ int link_params_from_conf(Port* port, uint32_t link_speeds, ecore::McpLinkParams
         return 0;
     for (const SpeedMap& s : SPEEDS) {
         if ((link_speeds & ~RTE_ETH_LINK_SPEED_FIXED) == s.ethdev_flag) {
-            params->forced_speed_mbps = s.mbps;
+            params->forced_speed_mbps = mfw::link_speed_mbps(s.mfw);
             return 0;
         }
     }
@@ -55,6 +54,15 @@ int link_params_from_conf(Port* port, uint32_t link_speeds, ecore::McpLinkParams
 }
 
 } // namespace
+
+uint32_t ethdev_speed_capa(uint32_t mfw_caps)
+{
+    uint32_t capa = 0;
+    for (const SpeedMap& s : SPEEDS)
+        if (mfw_caps & mfw::speed_cap(s.mfw))
+            capa |= s.ethdev_flag;
+    return capa;
+}
 
 int set_link(Port* port, bool up)
 {

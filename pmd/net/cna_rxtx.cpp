@@ -92,7 +92,7 @@ uint16_t xmit_pkts(void* tx_queue, rte_mbuf** tx_pkts, uint16_t nb_pkts)
     }
     if (nb_tx != 0) {
         txq->bd_prod = bd_prod;
-        ecore::eth_tx_doorbell(txq->doorbell_addr, bd_prod);
+        ecore::doorbell(txq->doorbell_addr, bd_prod);
     }
     return nb_tx;
 }

@@ -327,7 +327,7 @@ uint16_t xmit_pkts_avx2(void* tx_queue, rte_mbuf** tx_pkts, uint16_t nb_pkts)
 done:
     if (i != 0) {
         txq->bd_prod = bd_prod;
-        ecore::eth_tx_doorbell(txq->doorbell_addr, bd_prod);
+        ecore::doorbell(txq->doorbell_addr, bd_prod);
     }
     return i;
 }

@@ -106,9 +106,9 @@ void Link::set_link(uint32_t port, LinkSpeed speed)
                  LINK_STATUS_FULL_DUPLEX | LINK_STATUS_PARTNER_DETECTED;
         if (phy.cfg.forced_speed == static_cast<uint32_t>(LinkSpeed::none))
             status |= LINK_STATUS_AUTONEG_ENABLED | LINK_STATUS_AUTONEG_COMPLETE;
-        if (phy.cfg.pause & (1u << 1))
+        if (phy.cfg.pause & PHY_PAUSE_RX)
             status |= LINK_STATUS_RX_PAUSE;
-        if (phy.cfg.pause & (1u << 2))
+        if (phy.cfg.pause & PHY_PAUSE_TX)
             status |= LINK_STATUS_TX_PAUSE;
         shmem_.port[port].default_speed = static_cast<uint32_t>(speed);
     }

@@ -111,7 +111,7 @@ void run_life_cycle(const char* adapter)
         frame[i] = static_cast<uint8_t>(i);
     auto* bd = tx_bds.produce_as<TxBd>();
     *bd = TxBd{hsi::make_regpair(tx_buf.iova()), FRAME_LEN, 1, txbd::START, 0, 0};
-    ecore::eth_tx_doorbell(tx.doorbell_addr, tx_bds.prod());
+    ecore::doorbell(tx.doorbell_addr, tx_bds.prod());
 
     /* Tx completes, Rx places it, the SB says so and interrupts. */
     EXPECT_TRUE(test::wait_for([&] { return sb.sb_virt->pi_array[hsi::L2_PI_TX] == tx_bds.prod(); }));
