@@ -77,23 +77,11 @@ uint16_t xmit_pkts(void* tx_queue, rte_mbuf** tx_pkts, uint16_t nb_pkts)
     tx_complete(txq);
 
     uint16_t bd_prod = txq->bd_prod;
-    uint16_t free = static_cast<uint16_t>(txq->mask - static_cast<uint16_t>(bd_prod - txq->bd_cons));
+    uint16_t free = tx_free_bds(txq, bd_prod);
     uint16_t nb_tx = 0;
-    for (; nb_tx < nb_pkts; nb_tx++) {
-        rte_mbuf* m = tx_pkts[nb_tx];
-        if (unlikely(m->nb_segs > free))
-            break;
-        /* A chain breaks the promise MBUF_FAST_FREE reclaim relies on (its
-         * head's next): from now on this queue reclaims segment by segment. */
-        if (unlikely(m->nb_segs > 1))
-            txq->fast_free = false;
-        free = static_cast<uint16_t>(free - m->nb_segs);
-        bd_prod = tx_packet(txq, m, bd_prod);
-    }
-    if (nb_tx != 0) {
-        txq->bd_prod = bd_prod;
-        ecore::doorbell(txq->doorbell_addr, bd_prod);
-    }
+    while (nb_tx < nb_pkts && tx_one(txq, tx_pkts[nb_tx], bd_prod, free))
+        nb_tx++;
+    tx_publish(txq, bd_prod, nb_tx);
     return nb_tx;
 }
 

@@ -267,19 +267,11 @@ uint16_t xmit_pkts_avx2(void* tx_queue, rte_mbuf** tx_pkts, uint16_t nb_pkts)
     TxBd* const bd_ring = txq->bd_ring;
     rte_mbuf** const sw_ring = txq->sw_ring;
     uint16_t bd_prod = txq->bd_prod;
-    uint16_t free = static_cast<uint16_t>(mask - static_cast<uint16_t>(bd_prod - txq->bd_cons));
+    uint16_t free = tx_free_bds(txq, bd_prod);
     uint16_t i = 0;
-    /* one packet the general way; false when its BDs do not fit */
     auto one = [&] {
-        rte_mbuf* m = tx_pkts[i];
-        if (unlikely(m->nb_segs > free))
+        if (!tx_one(txq, tx_pkts[i], bd_prod, free))
             return false;
-        /* A chain breaks the promise MBUF_FAST_FREE reclaim relies on (its
-         * head's next): from now on this queue reclaims segment by segment. */
-        if (unlikely(m->nb_segs > 1))
-            txq->fast_free = false;
-        free = static_cast<uint16_t>(free - m->nb_segs);
-        bd_prod = tx_packet(txq, m, bd_prod);
         i++;
         return true;
     };
@@ -325,10 +317,7 @@ uint16_t xmit_pkts_avx2(void* tx_queue, rte_mbuf** tx_pkts, uint16_t nb_pkts)
         if (!one())
             break;
 done:
-    if (i != 0) {
-        txq->bd_prod = bd_prod;
-        ecore::doorbell(txq->doorbell_addr, bd_prod);
-    }
+    tx_publish(txq, bd_prod, i);
     return i;
 }
 

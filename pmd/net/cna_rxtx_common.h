@@ -329,5 +329,35 @@ inline uint16_t tx_packet(TxQueue* txq, rte_mbuf* m, uint16_t bd_prod)
     return bd_prod;
 }
 
+/* The BDs a Tx burst has left, from the BD consumer tx_complete() saw. */
+inline uint16_t tx_free_bds(const TxQueue* txq, uint16_t bd_prod)
+{
+    return static_cast<uint16_t>(txq->mask - static_cast<uint16_t>(bd_prod - txq->bd_cons));
+}
+
+/* Packet m the general way, advancing bd_prod and free; false, and nothing
+ * written, when its BDs do not fit. */
+inline bool tx_one(TxQueue* txq, rte_mbuf* m, uint16_t& bd_prod, uint16_t& free)
+{
+    if (unlikely(m->nb_segs > free))
+        return false;
+    /* A chain breaks the promise MBUF_FAST_FREE reclaim relies on (its
+     * head's next): from now on this queue reclaims segment by segment. */
+    if (unlikely(m->nb_segs > 1))
+        txq->fast_free = false;
+    free = static_cast<uint16_t>(free - m->nb_segs);
+    bd_prod = tx_packet(txq, m, bd_prod);
+    return true;
+}
+
+/* The end of a Tx burst of nb_tx packets: one doorbell for all their BDs. */
+inline void tx_publish(TxQueue* txq, uint16_t bd_prod, uint16_t nb_tx)
+{
+    if (nb_tx != 0) {
+        txq->bd_prod = bd_prod;
+        ecore::doorbell(txq->doorbell_addr, bd_prod);
+    }
+}
+
 } // namespace
 } // namespace cna::pmd
