@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Issue 5, adapter engine: packets per second of the software adapter's
- * engine alone, for 64 B and 1518 B frames, over 1..8 queue pairs and 1..4
+ * The adapter engine alone: packets per second of the software adapter's
+ * engine, for 64 B and 1518 B frames, over 1..8 queue pairs and 1..4
  * engine threads.
  *
  * The host side is the unit tests' FakeDriver (app/fwdriver), which reaches

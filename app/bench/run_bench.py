@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Issue 5's benchmark: net_cna against DPDK's own software ports, in one run.
+"""The fastpath benchmark: net_cna against DPDK's own software ports, in one run.
 
 Throughput: Debian's dpdk-testpmd, io forwarding, burst 32, one forwarding
 lcore, --no-huge, the same EAL options for every configuration. Each

@@ -1,4 +1,4 @@
-"""rte_flow on net_cna (issue 4): Debian's dpdk-testpmd `flow` commands on a
+"""rte_flow on net_cna: Debian's dpdk-testpmd `flow` commands on a
 port whose wire is a TAP interface; scapy sends from the kernel side and the
 tests assert on testpmd's verbose dumps (queue, "FDIR matched ID=" for a
 MARK), its `flow query ... count` and `flow list` output, and the exact

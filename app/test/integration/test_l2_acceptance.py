@@ -1,4 +1,4 @@
-"""L2 acceptance (issue 3), receive side: what net_cna reports for frames the
+"""L2 acceptance, receive side: what net_cna reports for frames the
 kernel sends over a TAP wire.
 
 Each test runs Debian's dpdk-testpmd on ports whose wires are TAP interfaces

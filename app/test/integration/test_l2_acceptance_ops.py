@@ -1,4 +1,4 @@
-"""L2 acceptance (issue 3), operations: queue stop/start, deferred start and
+"""L2 acceptance, operations: queue stop/start, deferred start and
 runtime setup, descriptor status, exact statistics and xstats and their reset,
 configuration surviving a port stop/start, link down/up with LSC events, and
 what `show port info` advertises.

@@ -1,4 +1,4 @@
-"""L2 acceptance (issue 3), transmit side and frame sizes: checksum insertion,
+"""L2 acceptance, transmit side and frame sizes: checksum insertion,
 TSO, VLAN insertion, MTU boundaries, scattered jumbo frames.
 
 Two ports of one adapter, each on a TAP wire in the test's namespace: the
