@@ -40,7 +40,7 @@ std::string engine_thread_name(const std::string& adapter_name, uint32_t engine)
 }
 
 AdapterImpl::AdapterImpl(const AdapterConfig& config)
-    : config_(config), nig_(config.ports, config.wire, *this), mfw_(config_, grant_, nig_, *this),
+    : config_(config), nig_(config.ports, config.wire), mfw_(config_, grant_, nig_, *this),
       grc_(slowpath_, mfw_, nig_, storms_, ram_, pf_storms_), pfs_on_port_(config.ports)
 {
     uint32_t pfs = config.ports * config.pfs_per_port;
@@ -60,7 +60,7 @@ AdapterImpl::AdapterImpl(const AdapterConfig& config)
         Dataplane& dp = *dataplanes_[port_group(config, port) % config.engine_threads];
         dp.ports |= 1u << port;
         dp.pfs.insert(dp.pfs.end(), pfs_on_port_[port].begin(), pfs_on_port_[port].end());
-        dataplane_of_port_[port] = &dp;
+        nig_.port(port).bind_receiver(dp.port_rx[port].emplace(dp.rx, pfs_on_port_[port], storms_));
     }
     for (auto& dp : dataplanes_)
         dp->start();
@@ -217,12 +217,6 @@ void AdapterImpl::run_slowpath()
     mfw_.poll(Link::Clock::now());
     for (const auto& pf : pf_storms_)
         pf->poll_spq();
-}
-
-void AdapterImpl::receive(Port& port, const FrameBurst& burst)
-{
-    if (storms_.running())
-        dataplane_of_port_[port.id()]->rx.receive(pfs_on_port_[port.id()], burst);
 }
 
 void AdapterImpl::mfw_event(uint32_t pf)

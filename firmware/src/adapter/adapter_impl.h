@@ -18,17 +18,18 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
+#include "adapter/grc.h"
 #include "cna_fw/adapter.h"
 #include "engine/engine.h"
 #include "l2/rx.h"
 #include "l2/tx.h"
 #include "mfw/mfw.h"
-#include "storm/resources.h"
 #include "pci/function.h"
-#include "adapter/grc.h"
 #include "storm/pf_storm.h"
+#include "storm/resources.h"
 #include "storm/storm_ram.h"
 #include "storm/storms.h"
 #include "wire/nig.h"
@@ -37,7 +38,6 @@ namespace cna::fw {
 
 class AdapterImpl final : public Adapter,
                           public AdapterControl,
-                          private FrameReceiver,
                           private MfwEvents {
 public:
     explicit AdapterImpl(const AdapterConfig& config);
@@ -78,6 +78,7 @@ private:
         std::vector<PfStorm*> pfs;
         TxEngine tx;
         RxEngine rx;
+        std::array<std::optional<PortRx>, hsi::MAX_PORTS> port_rx;
         /* Held by threads 1.. for the length of a pass: the slowpath takes
          * them all to run with every other thread between two passes. */
         std::mutex pass;
@@ -108,8 +109,6 @@ private:
     /* Slowpath lock held: the port's wire becomes the TAP ifname. */
     bool wire_tap(uint32_t port, const std::string& ifname, std::string* error);
     void run_slowpath();
-    /* FrameReceiver */
-    void receive(Port& port, const FrameBurst& burst) override;
     /* MfwEvents */
     void mfw_event(uint32_t pf) override;
     void function_unloaded(uint32_t pf) override;
@@ -130,7 +129,6 @@ private:
     std::atomic<bool> slowpath_waiting_{false};
     /* Last: the engines start polling as soon as they exist. */
     std::vector<std::unique_ptr<Dataplane>> dataplanes_;
-    std::array<Dataplane*, hsi::MAX_PORTS> dataplane_of_port_{};
 };
 
 } // namespace cna::fw

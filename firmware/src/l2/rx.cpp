@@ -6,19 +6,26 @@
 #include <bit>
 #include <cstring>
 
-#include "packet/checksum.h"
 #include "l2/classify.h"
-#include "packet/flow_key.h"
 #include "l2/rss.h"
 #include "l2/stats.h"
+#include "packet/checksum.h"
+#include "packet/flow_key.h"
 #include "pci/function.h"
 #include "storm/pf_storm.h"
 #include "storm/storm_ram.h"
+#include "storm/storms.h"
 
 namespace cna::fw {
 
 using namespace hsi;
 using namespace hsi::eth;
+
+void PortRx::receive(const FrameBurst& burst)
+{
+    if (storms_.running())
+        rx_.receive(pfs_, burst);
+}
 
 void RxEngine::receive(std::span<PfStorm* const> pfs, const FrameBurst& burst)
 {
@@ -259,7 +266,7 @@ void RxEngine::close_cursors(PfStorm& pf)
         c.q->bd_cons = c.bd_cons;
         c.q->cqe_prod = c.cqe_prod;
         c.tally.flush(*c.q->stats);
-        pf.hw().cau().set_pi(c.q->sb_id, c.q->sb_pi, c.cqe_prod);
+        pf.update_sb_index(c.q->sb_id, c.q->sb_pi, c.cqe_prod);
     }
 }
 

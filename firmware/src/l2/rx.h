@@ -15,14 +15,16 @@
 
 #include "hsi_common.h"
 #include "hsi_eth.h"
+#include "l2/stats.h"
 #include "packet/frame.h"
 #include "packet/frame_burst.h"
-#include "l2/stats.h"
+#include "wire/port.h"
 
 namespace cna::fw {
 
 class Dma;
 class PfStorm;
+class Storms;
 struct FlowRule;
 struct RxQueue;
 struct Vport;
@@ -105,6 +107,19 @@ private:
     static_assert(hsi::MAX_QUEUES_PER_PF <= 32, "open_queues_ has a bit per queue");
     /* A frame with its VLAN tag stripped, as placed in host memory. */
     alignas(64) uint8_t stripped_[16384];
+};
+
+/* A port bound to the Rx engine of the thread that animates it: the frames
+ * its wire delivers go to the PFs on the port while the storms run. */
+class PortRx final : public FrameReceiver {
+public:
+    PortRx(RxEngine& rx, std::span<PfStorm* const> pfs, const Storms& storms) : rx_(rx), pfs_(pfs), storms_(storms) {}
+    void receive(const FrameBurst& burst) override;
+
+private:
+    RxEngine& rx_;
+    const std::span<PfStorm* const> pfs_;
+    const Storms& storms_;
 };
 
 } // namespace cna::fw

@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <cstring>
 
+#include "l2/stats.h"
 #include "packet/checksum.h"
 #include "packet/frame.h"
 #include "packet/lso.h"
-#include "l2/stats.h"
 #include "pci/function.h"
 #include "storm/pf_storm.h"
 #include "util/bytes.h"
@@ -71,7 +71,7 @@ bool TxEngine::fetch_bds(PfStorm& pf, TxQueue& q, uint16_t index, uint32_t count
     sent.flush(*q.stats);
     if (q.bd_cons == start)
         return 0;
-    pf.hw().cau().set_pi(q.sb_id, q.sb_pi, q.bd_cons);
+    pf.update_sb_index(q.sb_id, q.sb_pi, q.bd_cons);
     return static_cast<uint16_t>(q.bd_cons - start);
 }
 

@@ -13,8 +13,8 @@
 #include <cstdint>
 
 #include "hsi_eth.h"
-#include "packet/frame_burst.h"
 #include "l2/stats.h"
+#include "packet/frame_burst.h"
 #include "storm/pf_storm.h"
 
 namespace cna::fw {

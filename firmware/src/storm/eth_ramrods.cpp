@@ -190,7 +190,7 @@ FwReturn PfStorm::rx_queue_start(const RxQueueStartRamrodData& d)
                 DmaRing{from_regpair(d.cqe_base), uint64_t{d.cqe_ring_size} * sizeof(RxCqe)},
                 &ram_.rx_queue_stats(pf_, d.queue_id)};
     l2_.vports[d.vport_id].rx_queues |= 1u << d.queue_id;
-    hw_.cau().set_pi(d.sb_id, d.sb_pi, 0);
+    update_sb_index(d.sb_id, d.sb_pi, 0);
     return FwReturn::ok;
 }
 
@@ -244,7 +244,7 @@ FwReturn PfStorm::tx_queue_start(const TxQueueStartRamrodData& d)
                 &ram_.tx_queue_stats(pf_, d.queue_id)};
     l2_.vports[d.vport_id].tx_queues |= 1u << d.queue_id;
     l2_.started_txqs |= 1u << d.queue_id;
-    hw_.cau().set_pi(d.sb_id, d.sb_pi, 0);
+    update_sb_index(d.sb_id, d.sb_pi, 0);
     return FwReturn::ok;
 }
 

@@ -10,8 +10,8 @@
 #include <cstring>
 
 #include "hsi_spq.h"
-#include "storm/resources.h"
 #include "storm/l2_state.h"
+#include "storm/resources.h"
 
 namespace cna::fw {
 

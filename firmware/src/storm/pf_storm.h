@@ -14,11 +14,11 @@
 
 #include "hsi_eth.h"
 #include "hsi_spq.h"
-#include "storm/resources.h"
 #include "pci/function.h"
 #include "storm/filters.h"
 #include "storm/flow_table.h"
 #include "storm/l2_state.h"
+#include "storm/resources.h"
 
 namespace cna::fw {
 
@@ -35,6 +35,9 @@ public:
     const Grant& grant() const { return grant_; }
     bool started() const { return eq_.exists; }
     L2State& l2() { return l2_; }
+    /* Sets a protocol index of one of the PF's status blocks; the host sees
+     * it at the next CAU flush. */
+    void update_sb_index(uint16_t sb_id, uint8_t pi, uint16_t value) { hw_.cau().set_pi(sb_id, pi, value); }
     const FlowTable& flows() const { return flows_; }
 
     /* GRC STORM_PF block (slowpath lock held). */

@@ -128,7 +128,7 @@ void PfStorm::post_eqe(const RamrodHeader& hdr, FwReturn rc, uint64_t data)
     if (!hw_.dma().write(addr, &eqe, sizeof(eqe)))
         return;
     eq_.prod++;
-    hw_.cau().set_pi(SP_SB_ID, eq_.sb_pi, eq_.prod);
+    update_sb_index(SP_SB_ID, eq_.sb_pi, eq_.prod);
     if (rc != FwReturn::ok)
         log(LogLevel::info, "storm: pf%u ramrod %u/%u echo %u completed with %u", pf_, hdr.protocol_id, hdr.cmd_id,
             hdr.echo, eqe.fw_return_code);

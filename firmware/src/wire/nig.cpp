@@ -10,10 +10,10 @@ namespace cna::fw {
 
 using namespace hsi::reg;
 
-Nig::Nig(uint32_t ports, WireKind wire, FrameReceiver& receiver)
+Nig::Nig(uint32_t ports, WireKind wire)
 {
     for (uint32_t p = 0; p < ports; p++)
-        ports_.push_back(std::make_unique<Port>(p, receiver));
+        ports_.push_back(std::make_unique<Port>(p));
     for (uint32_t p = 0; p < ports; p++)
         ports_[p]->attach_wire(wire == WireKind::loopback ? ports_[p].get() : ports_[p ^ 1].get());
 }

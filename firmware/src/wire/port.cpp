@@ -44,7 +44,7 @@ void Port::deliver(const FrameBurst& burst)
         return;
     add(rx_frames_, burst.count);
     add(rx_bytes_, burst.bytes);
-    receiver_.receive(*this, burst);
+    receiver_->receive(burst);
 }
 
 void Port::count_rx_error()

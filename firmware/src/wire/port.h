@@ -19,11 +19,12 @@ struct FrameBurst;
 class Port;
 class TapWire;
 
-/* Where a port hands the frames its wire delivers (the storms' Rx). Every
- * frame of the burst comes parsed: the receiver never parses again. */
+/* Where a port hands the frames its wire delivers: the storms' Rx on the
+ * engine thread that animates the port. Every frame of the burst comes
+ * parsed: the receiver never parses again. */
 class FrameReceiver {
 public:
-    virtual void receive(Port& port, const FrameBurst& burst) = 0;
+    virtual void receive(const FrameBurst& burst) = 0;
 
 protected:
     ~FrameReceiver() = default;
@@ -31,9 +32,11 @@ protected:
 
 class Port {
 public:
-    Port(uint32_t id, FrameReceiver& receiver) : id_(id), receiver_(receiver) {}
+    explicit Port(uint32_t id) : id_(id) {}
 
     uint32_t id() const { return id_; }
+    /* Power-on, before any engine thread runs: where deliver() hands frames. */
+    void bind_receiver(FrameReceiver& receiver) { receiver_ = &receiver; }
     void attach_wire(Port* wire_peer) { wire_peer_ = wire_peer; }
     /* Makes a TAP the wire (slowpath lock held, no PF of the port loaded):
      * the engine may pick it up at any pass from then on. */
@@ -62,7 +65,7 @@ public:
 
 private:
     const uint32_t id_;
-    FrameReceiver& receiver_;
+    FrameReceiver* receiver_ = nullptr;
     Port* wire_peer_ = nullptr;
     std::atomic<TapWire*> tap_{nullptr};
     /* Written by the engine only, read by AdapterControl. */
