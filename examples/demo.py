@@ -17,7 +17,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "app", "test", "integration"))
-from testpmd import TapRig, TestPmd  # noqa: E402
+from harness.testpmd import TapRig, TestPmd  # noqa: E402
 
 VDEVS = ["net_cna0,adapter=a,ports=2,wire=cable", "net_cna1,adapter=a,port=1"]
 

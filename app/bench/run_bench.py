@@ -40,7 +40,7 @@ ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 # The integration suite already knows how to hand the PMD to EAL (it stages
 # builds that live below world-writable directories, which EAL refuses).
 sys.path.insert(0, os.path.join(ROOT, "app", "test", "integration"))
-from testpmd import pmd_path  # noqa: E402
+from harness.testpmd import pmd_path  # noqa: E402
 
 TESTPMD = "/usr/bin/dpdk-testpmd"
 PROMPT = "testpmd> "

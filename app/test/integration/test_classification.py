@@ -8,7 +8,7 @@ receiving port's vport accepts them.
 import re
 import unittest
 
-from testpmd import TestPmd, forward_stats
+from harness.testpmd import TestPmd, forward_stats
 
 CABLED = ["net_cna0,adapter=a,ports=2,wire=cable", "net_cna1,adapter=a,port=1"]
 

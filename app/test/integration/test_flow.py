@@ -10,7 +10,7 @@ app/test/unit/pmd/test_flow.cpp.
 import re
 import unittest
 
-from testpmd import TapRig, frame, port_mac
+from harness.testpmd import TapRig, frame, port_mac
 
 PORT = 0
 

@@ -10,7 +10,7 @@ import tempfile
 import time
 import unittest
 
-from testpmd import TestPmd, build_dir, forward_stats, run_testpmd_once
+from harness.testpmd import TestPmd, build_dir, forward_stats, run_testpmd_once
 
 CABLED = ["net_cna0,adapter=a,ports=2,wire=cable", "net_cna1,adapter=a,port=1"]
 

@@ -9,7 +9,7 @@ import struct
 import tempfile
 import unittest
 
-from testpmd import TestPmd, build_dir, forward_stats, run_testpmd_once
+from harness.testpmd import TestPmd, build_dir, forward_stats, run_testpmd_once
 
 SYSTEM_DIR = "/lib/firmware/cna"
 HSI_MAJOR_OFFSET = 12  # hsi_init_image.h: ImageHeader.hsi_major

@@ -15,7 +15,7 @@ import subprocess
 import time
 import unittest
 
-from testpmd import TestPmd, forward_stats, hugetlbfs_mounts, meminfo, unique_tag
+from harness.testpmd import TestPmd, forward_stats, hugetlbfs_mounts, meminfo, unique_tag
 
 CABLED = ["net_cna0,adapter=pa,ports=2,wire=cable", "net_cna1,adapter=pa,port=1"]
 PREALLOCATED_MB = 512

@@ -14,7 +14,7 @@ import ipaddress
 import re
 import unittest
 
-from testpmd import TapRig, corrupt_checksum, frame, port_mac, rss_key, rss_reta, set_reta, toeplitz
+from harness.testpmd import TapRig, corrupt_checksum, frame, port_mac, rss_key, rss_reta, set_reta, toeplitz
 
 GOOD_IP, BAD_IP = "RTE_MBUF_F_RX_IP_CKSUM_GOOD", "RTE_MBUF_F_RX_IP_CKSUM_BAD"
 GOOD_L4, BAD_L4 = "RTE_MBUF_F_RX_L4_CKSUM_GOOD", "RTE_MBUF_F_RX_L4_CKSUM_BAD"

@@ -7,7 +7,7 @@ import re
 import time
 import unittest
 
-from testpmd import TapRig, frame, port_mac, set_reta, xstats
+from harness.testpmd import TapRig, frame, port_mac, set_reta, xstats
 from test_l2_acceptance import FOREIGN, assert_ok
 
 

@@ -10,7 +10,7 @@ import unittest
 
 from scapy.all import IP, TCP, Dot1Q, Ether, IPv6
 
-from testpmd import TapRig, checksums_ok, corrupt_checksum, frame, port_mac, xstats
+from harness.testpmd import TapRig, checksums_ok, corrupt_checksum, frame, port_mac, xstats
 from test_l2_acceptance import assert_ok
 
 

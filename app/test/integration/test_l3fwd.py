@@ -1,9 +1,9 @@
 """Debian's unmodified l3fwd example routes between two kernel hosts over
-net_cna ports with TAP wires (l3fwd.py): ping both ways and a TCP transfer
+net_cna ports with TAP wires (harness/l3fwd.py): ping both ways and a TCP transfer
 whose checksum matches."""
 import unittest
 
-from l3fwd import HOSTS, L3fwdRig
+from harness.l3fwd import HOSTS, L3fwdRig
 
 
 class L3fwd(unittest.TestCase):

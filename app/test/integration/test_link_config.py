@@ -5,7 +5,7 @@ forced speed too), and refused where the adapter cannot do what is asked.
 import re
 import unittest
 
-from testpmd import TestPmd
+from harness.testpmd import TestPmd
 
 CABLED = ["net_cna0,adapter=a,ports=2,wire=cable", "net_cna1,adapter=a,port=1"]
 

@@ -9,9 +9,9 @@ import tempfile
 import time
 import unittest
 
-from secondary import (Dumpcap, file_prefix, proc_info, proc_info_stats, proc_info_xstats, require_hugepages,
+from harness.secondary import (Dumpcap, file_prefix, proc_info, proc_info_stats, proc_info_xstats, require_hugepages,
                        tshark_frames)
-from testpmd import TestPmd, port_mac, xstats
+from harness.testpmd import TestPmd, port_mac, xstats
 
 TESTPMD_BURST = 32  # testpmd's default --burst
 CABLED = ["net_cna0,adapter=mp,ports=2,wire=cable", "net_cna1,adapter=mp,port=1"]

@@ -8,7 +8,7 @@ import re
 import subprocess
 import unittest
 
-from testpmd import TestPmd, build_dir
+from harness.testpmd import TestPmd, build_dir
 
 PMDINFO = "/usr/bin/dpdk-pmdinfo.py"
 GUIDE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "doc", "guide", "cna.md")

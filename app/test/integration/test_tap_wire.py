@@ -10,7 +10,7 @@ flow both ways: kernel -> TAP -> adapter Rx -> testpmd, and back.
 import os
 import unittest
 
-from testpmd import Netns, TestPmd, run_testpmd_once, sh, unique_tag, wait_for_iface
+from harness.testpmd import Netns, TestPmd, run_testpmd_once, sh, unique_tag, wait_for_iface
 
 KERNEL_ADDR = "10.78.0.1/24"
 PEER_IP = "10.78.0.2"  # any address: icmpecho answers for all of them

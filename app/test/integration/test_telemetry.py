@@ -7,8 +7,8 @@ import subprocess
 import time
 import unittest
 
-from secondary import file_prefix, require_hugepages
-from testpmd import TestPmd, TestPmdError, port_mac, xstats
+from harness.secondary import file_prefix, require_hugepages
+from harness.testpmd import TestPmd, TestPmdError, port_mac, xstats
 
 TELEMETRY = "/usr/bin/dpdk-telemetry.py"
 CABLED = ["net_cna0,adapter=tm,ports=2,wire=cable", "net_cna1,adapter=tm,port=1"]

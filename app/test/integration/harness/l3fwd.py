@@ -12,7 +12,7 @@ each routes the other subnet via a gateway address (.254) whose neighbour
 entry is the l3fwd port's MAC (l3fwd does not answer ARP), and l3fwd writes
 the host's MAC as destination (--eth-dest).
 
-    python3 l3fwd.py [--build DIR]     # ping and a TCP transfer, printed
+    python3 -m harness.l3fwd [--build DIR]   # in app/test/integration: ping and a TCP transfer, printed
 """
 import argparse
 import os
@@ -23,8 +23,7 @@ import sys
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from testpmd import PYTHON, Netns, TestPmdError, build_dir, eal_args, tap_vdevs, unique_tag, wait_for_iface  # noqa: E402
+from .testpmd import PYTHON, Netns, TestPmdError, build_dir, eal_args, tap_vdevs, unique_tag, wait_for_iface  # noqa: E402
 
 EXAMPLES = "/usr/share/dpdk/examples"
 HOSTS = [  # (address, gateway, kernel MAC) of the host on port 0 and port 1

@@ -8,7 +8,7 @@ import subprocess
 
 import pexpect
 
-from testpmd import TESTPMD, TestPmdError, hugetlbfs_mounts, meminfo, pmd_path, secondary_eal_args, unique_tag
+from .testpmd import TESTPMD, TestPmdError, hugetlbfs_mounts, meminfo, pmd_path, secondary_eal_args, unique_tag
 
 PROC_INFO = "/usr/bin/dpdk-proc-info"
 DUMPCAP = "/usr/bin/dpdk-dumpcap"

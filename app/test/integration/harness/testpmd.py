@@ -20,7 +20,7 @@ APP_DEFAULTS = ["--total-num-mbufs=8192"]
 
 
 def build_dir():
-    return os.environ.get("CNA_BUILD", os.path.join(os.path.dirname(__file__), "..", "..", "..", "build"))
+    return os.environ.get("CNA_BUILD", os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "build"))
 
 
 def _world_writable_ancestor(path):
