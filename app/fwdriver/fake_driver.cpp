@@ -2,7 +2,6 @@
 #include "fake_driver.h"
 
 #include <dirent.h>
-#include <zlib.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -124,17 +123,12 @@ void FakeDriver::write_union(const void* data, std::size_t len)
 bool FakeDriver::run_phase(const uint8_t* image, std::size_t len, init::Phase phase, uint32_t modes)
 {
     using namespace init;
-    if (len < sizeof(ImageHeader))
+    ecore::InitImage parsed;
+    std::string why;
+    if (ecore::init_image_parse({image, len}, &parsed, &why) != ecore::ImageError::none)
         return false;
-    ImageHeader header;
-    std::memcpy(&header, image, sizeof(header));
-    const uint8_t* index_at = image + sizeof(header);
-    const uint8_t* ops_at = index_at + PHASE_COUNT * sizeof(PhaseIndex);
-    const uint8_t* blob = ops_at + header.op_count * sizeof(InitOp);
-    PhaseIndex index;
-    std::memcpy(&index, index_at + static_cast<uint32_t>(phase) * sizeof(index), sizeof(index));
 
-    uint32_t rt[rt::SIZE] = {};
+    std::array<uint32_t, rt::SIZE> rt{};
     rt[rt::SPQ_BASE_LO] = static_cast<uint32_t>(spq_.iova);
     rt[rt::SPQ_BASE_HI] = static_cast<uint32_t>(spq_.iova >> 32);
     rt[rt::SPQ_SIZE] = SPQ_SIZE;
@@ -144,50 +138,21 @@ bool FakeDriver::run_phase(const uint8_t* image, std::size_t len, init::Phase ph
     rt[rt::PORT_MAX_FRAME] = MAX_MTU + ETH_OVERHEAD;
     rt[rt::IGU_INT_MODE] = static_cast<uint32_t>(IntMode::msix);
 
-    for (uint32_t i = 0; i < index.op_count; i++) {
-        InitOp op;
-        std::memcpy(&op, ops_at + (index.first_op + i) * sizeof(op), sizeof(op));
-        switch (static_cast<OpType>(op.type)) {
-        case OpType::write: wr(op.addr, op.value); break;
-        case OpType::write_rt:
-            for (uint32_t k = 0; k < op.count; k++)
-                wr(op.addr + 4 * k, rt[op.value + k]);
-            break;
-        case OpType::write_array:
-            for (uint32_t k = 0; k < op.count; k++) {
-                uint32_t v;
-                std::memcpy(&v, blob + op.data + 4 * k, 4);
-                wr(op.addr + 4 * k, v);
-            }
-            break;
-        case OpType::write_zipped: {
-            std::vector<uint8_t> out(op.count * 4u);
-            uLongf out_len = out.size();
-            if (uncompress(out.data(), &out_len, blob + op.data, op.data_len) != Z_OK || out_len != out.size())
-                return false;
-            for (uint32_t k = 0; k < op.count; k++) {
-                uint32_t v;
-                std::memcpy(&v, out.data() + 4 * k, 4);
-                wr(op.addr + 4 * k, v);
-            }
-            break;
+    struct Io {
+        FakeDriver& drv;
+        const std::array<uint32_t, rt::SIZE>& rt;
+        void write(uint32_t addr, uint32_t value) { drv.wr(addr, value); }
+        bool runtime(uint32_t idx, uint32_t* value) const
+        {
+            *value = rt[idx];
+            return true;
         }
-        case OpType::zero:
-            for (uint32_t k = 0; k < op.count; k++)
-                wr(op.addr + 4 * k, 0);
-            break;
-        case OpType::if_mode:
-            if ((modes & op.value) != op.value)
-                i += op.count;
-            break;
-        case OpType::poll:
-            if (!wait_until([&] { return rd(op.addr) == op.value; }, std::chrono::milliseconds(op.count)))
-                return false;
-            break;
-        default: return false;
+        bool poll(const InitOp& op)
+        {
+            return wait_until([&] { return drv.rd(op.addr) == op.value; }, std::chrono::milliseconds(op.count));
         }
-    }
-    return true;
+    } io{*this, rt};
+    return ecore::init_image_run(parsed, phase, modes, io);
 }
 
 uint32_t FakeDriver::load(uint32_t modes)

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cna_fw/adapter.h"
+#include "ecore_init_image.h"
 #include "hsi_eth.h"
 #include "hsi_init_image.h"
 #include "hsi_mfw.h"
@@ -62,7 +63,8 @@ public:
                      std::chrono::milliseconds timeout = std::chrono::seconds(2));
     void write_union(const void* data, std::size_t len);
 
-    /* Runs one phase of an image; false if an op failed. */
+    /* Runs one phase of an image with ecore's init tool; false if the image
+     * does not parse or a poll failed. */
     bool run_phase(const uint8_t* image, std::size_t len, hsi::init::Phase phase, uint32_t modes);
     /* LOAD_REQ, the phases it asks for, LOAD_DONE; the load response. */
     uint32_t load(uint32_t modes = 0);

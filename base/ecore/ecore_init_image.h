@@ -43,4 +43,53 @@ struct InitImage {
 /* Parses and validates an image. On failure, *why says what is wrong. */
 ImageError init_image_parse(std::span<const uint8_t> bytes, InitImage* image, std::string* why);
 
+/* The init tool's interpreter: runs the ops of one phase of a parsed image
+ * in order, under the given init modes. It reaches the device through io:
+ *   io.write(addr, value)      a register write;
+ *   io.runtime(index, &value)  the runtime array's entry, false when it was
+ *                              never set (its write is skipped);
+ *   io.poll(op)                waits up to op.count ms for op.addr to read
+ *                              op.value; false ends the phase.
+ * Returns false when a poll failed. */
+template <class Io> bool init_image_run(const InitImage& image, hsi::init::Phase phase, uint32_t modes, Io& io)
+{
+    using hsi::init::OpType;
+    const hsi::init::PhaseIndex& index = image.phases[static_cast<uint32_t>(phase)];
+    const uint32_t end = index.first_op + index.op_count;
+    for (uint32_t i = index.first_op; i < end; i++) {
+        const hsi::init::InitOp& op = image.ops[i];
+        switch (static_cast<OpType>(op.type)) {
+        case OpType::write:
+            io.write(op.addr, op.value);
+            break;
+        case OpType::write_rt:
+            for (uint32_t k = 0; k < op.count; k++)
+                if (uint32_t value; io.runtime(op.value + k, &value))
+                    io.write(op.addr + 4 * k, value);
+            break;
+        case OpType::write_array:
+            for (uint32_t k = 0; k < op.count; k++)
+                io.write(op.addr + 4 * k, image.array_dword(op, k));
+            break;
+        case OpType::write_zipped:
+            for (uint32_t k = 0; k < op.count; k++)
+                io.write(op.addr + 4 * k, image.inflated[i][k]);
+            break;
+        case OpType::zero:
+            for (uint32_t k = 0; k < op.count; k++)
+                io.write(op.addr + 4 * k, 0);
+            break;
+        case OpType::if_mode:
+            if ((modes & op.value) != op.value)
+                i += op.count;
+            break;
+        case OpType::poll:
+            if (!io.poll(op))
+                return false;
+            break;
+        }
+    }
+    return true;
+}
+
 } // namespace cna::ecore

@@ -80,47 +80,21 @@ void store_rt_reg(Hwfn& hwfn, uint32_t idx, uint32_t value)
 
 Status init_run(Hwfn& hwfn, Ptt& ptt, const InitImage& image, Phase phase, uint32_t modes)
 {
-    const PhaseIndex& index = image.phases[static_cast<uint32_t>(phase)];
-    const RtData& rt = *hwfn.rt_data;
-    DP_VERBOSE(hwfn, osal::dp_module::INIT, "%s phase: %u ops, modes 0x%x", phase_name(phase), index.op_count, modes);
-
-    const uint32_t end = index.first_op + index.op_count;
-    for (uint32_t i = index.first_op; i < end; i++) {
-        const InitOp& op = image.ops[i];
-        switch (static_cast<OpType>(op.type)) {
-        case OpType::write:
-            wr(hwfn, ptt, op.addr, op.value);
-            break;
-        case OpType::write_rt:
-            for (uint32_t k = 0; k < op.count; k++)
-                if (rt.valid[op.value + k])
-                    wr(hwfn, ptt, op.addr + 4 * k, rt.values[op.value + k]);
-            break;
-        case OpType::write_array:
-            for (uint32_t k = 0; k < op.count; k++)
-                wr(hwfn, ptt, op.addr + 4 * k, image.array_dword(op, k));
-            break;
-        case OpType::write_zipped:
-            for (uint32_t k = 0; k < op.count; k++)
-                wr(hwfn, ptt, op.addr + 4 * k, image.inflated[i][k]);
-            break;
-        case OpType::zero:
-            for (uint32_t k = 0; k < op.count; k++)
-                wr(hwfn, ptt, op.addr + 4 * k, 0);
-            break;
-        case OpType::if_mode:
-            if ((modes & op.value) != op.value)
-                i += op.count;
-            break;
-        case OpType::poll: {
-            Status rc = init_poll(hwfn, ptt, op, phase);
-            if (rc != Status::success)
-                return rc;
-            break;
+    DP_VERBOSE(hwfn, osal::dp_module::INIT, "%s phase: %u ops, modes 0x%x", phase_name(phase),
+               image.phases[static_cast<uint32_t>(phase)].op_count, modes);
+    struct Io {
+        Hwfn& hwfn;
+        Ptt& ptt;
+        Phase phase;
+        void write(uint32_t addr, uint32_t value) { wr(hwfn, ptt, addr, value); }
+        bool runtime(uint32_t idx, uint32_t* value) const
+        {
+            *value = hwfn.rt_data->values[idx];
+            return hwfn.rt_data->valid[idx];
         }
-        }
-    }
-    return Status::success;
+        bool poll(const InitOp& op) { return init_poll(hwfn, ptt, op, phase) == Status::success; }
+    } io{hwfn, ptt, phase};
+    return init_image_run(image, phase, modes, io) ? Status::success : Status::timeout;
 }
 
 } // namespace cna::ecore

@@ -153,6 +153,10 @@ TEST(Image, CorruptedMicrocodeFailsThePoll)
     for (const InitOp& op : p.ops)
         if (op.type == static_cast<uint8_t>(OpType::write_array))
             image[sizeof(ImageHeader) + sizeof(p.phases) + p.ops.size() * sizeof(InitOp) + op.data + 100] ^= 1;
+    /* A well-formed image whose microcode is wrong: the storms, not the
+     * driver's image check, are to refuse it. */
+    const uint32_t crc = cna::fw::crc32(0, image.data() + sizeof(ImageHeader), image.size() - sizeof(ImageHeader));
+    std::memcpy(image.data() + offsetof(ImageHeader, crc32), &crc, sizeof(crc));
     AdapterConfig config;
     auto adapter = Adapter::create(config, nullptr);
     FakeDriver drv(*adapter, 0);
