@@ -165,6 +165,8 @@ bool AdapterImpl::slowpath_pending() const
 
 bool AdapterImpl::poll_slowpath()
 {
+    if (nig_.take_carrier_loss())
+        mfw_.carrier_changed();
     bool work = slowpath_pending();
     if (!work && !mfw_.link_pending())
         return false;

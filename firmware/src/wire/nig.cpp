@@ -66,10 +66,14 @@ bool Nig::receive_taps(uint32_t port_mask)
         int frames = taps_[i]->receive(*tap_ports_[i]);
         if (frames < 0) {
             /* Deleted under us (its namespace went away, say): ppoll would
-             * report it forever, and nothing will come from it again. */
-            log(LogLevel::warning, "port %u: TAP interface %s is gone (%s)", tap_ports_[i]->id(),
-                taps_[i]->name().c_str(), std::strerror(-frames));
+             * report it forever, and nothing will come from it again. To
+             * the port it is a cable pulled out for good. */
+            log(LogLevel::warning, "port %u: TAP interface %s is gone (%s): the port has lost its carrier",
+                tap_ports_[i]->id(), taps_[i]->name().c_str(), std::strerror(-frames));
             tap_pollfds_[i].fd = -1;
+            taps_[i]->mark_gone();
+            tap_ports_[i]->carrier.store(false);
+            carrier_lost_.store(true);
         }
         work = work || frames > 0;
     }

@@ -45,6 +45,12 @@ public:
     /* Engine thread: the fds of the TAPs of the ports in port_mask, copied
      * into fds, for the idle back-off to wake on. */
     std::span<pollfd> tap_pollfds(uint32_t port_mask, std::array<pollfd, hsi::MAX_PORTS>& fds) const;
+    /* Whether a port lost its carrier since the last call because its TAP
+     * interface was deleted (the MFW is to re-evaluate the link). */
+    bool take_carrier_loss()
+    {
+        return carrier_lost_.load(std::memory_order_relaxed) && carrier_lost_.exchange(false);
+    }
 
 private:
     bool receive_taps(uint32_t port_mask);
@@ -58,6 +64,7 @@ private:
     std::array<Port*, hsi::MAX_PORTS> tap_ports_{};
     std::array<pollfd, hsi::MAX_PORTS> tap_pollfds_{};
     std::atomic<uint32_t> tap_count_{0};
+    std::atomic<bool> carrier_lost_{false};
 };
 
 } // namespace cna::fw

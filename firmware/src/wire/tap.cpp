@@ -48,7 +48,7 @@ TapWire::~TapWire()
 void TapWire::set_carrier(bool up)
 {
     int on = up ? 1 : 0;
-    if (ioctl(fd_, TUNSETCARRIER, &on) != 0)
+    if (!gone_.load(std::memory_order_relaxed) && ioctl(fd_, TUNSETCARRIER, &on) != 0)
         log(LogLevel::warning, "TAP interface %s: cannot set its carrier (%s)", name_.c_str(), std::strerror(errno));
 }
 

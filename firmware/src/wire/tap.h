@@ -7,6 +7,7 @@
  */
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -38,8 +39,11 @@ public:
     int fd() const { return fd_; }
 
     /* Shows the port's link to the kernel as the interface's carrier, so the
-     * partner sees the link go down as it would on a real cable. */
+     * partner sees the link go down as it would on a real cable (not once
+     * the interface is gone). */
     void set_carrier(bool up);
+    /* Engine thread: receive() found the interface deleted. */
+    void mark_gone() { gone_.store(true, std::memory_order_relaxed); }
     /* Engine thread: hands one frame to the kernel; false when it was
      * dropped (the interface's queue is full, or it is gone). */
     bool send(const uint8_t* frame, uint32_t len);
@@ -54,6 +58,7 @@ private:
 
     const std::string name_;
     const int fd_;
+    std::atomic<bool> gone_{false};
     /* One byte more than MAX_FRAME: a frame filling it was truncated. */
     alignas(64) uint8_t frame_[MAX_FRAME + 1];
     FrameBurst burst_;

@@ -263,9 +263,11 @@ def forward_stats(stop_output):
     return result
 
 
-def run_testpmd_once(vdevs, commands=(), build=None, timeout=30, eal_extra=(), env=None):
-    """Start testpmd non-interactively expecting it may fail; return (status, output)."""
-    args = eal_args(vdevs, build) + list(eal_extra) + ["--", "-i"] + APP_DEFAULTS
+def run_testpmd_once(vdevs, commands=(), build=None, timeout=30, eal_extra=(), env=None, file_prefix=None):
+    """Start testpmd non-interactively expecting it may fail; return (exit
+    status, signal, output). With file_prefix it runs on hugepages and leaves
+    its files for the caller to look at (remove_hugepage_files)."""
+    args = eal_args(vdevs, build, file_prefix=file_prefix) + list(eal_extra) + ["--", "-i"] + APP_DEFAULTS
     child = pexpect.spawn(TESTPMD, args, encoding="utf-8", timeout=timeout, codec_errors="replace",
                           env=dict(os.environ, **(env or {})))
     idx = child.expect([PROMPT, pexpect.EOF, pexpect.TIMEOUT])

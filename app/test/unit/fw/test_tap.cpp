@@ -240,6 +240,22 @@ TEST_F(TapWireTest, PulledCarrierTakesTheLinkDown)
     EXPECT_TRUE(wait_link(*drv_));
 }
 
+TEST_F(TapWireTest, ADeletedTapIsACablePulledOutForGood)
+{
+    bring_up();
+    ASSERT_TRUE(run("ip -n " + ns_ + " link del " + tap_));
+    /* No frame needs to arrive: the engine polls the fd, which reports the
+     * interface gone. */
+    ASSERT_TRUE(wait_until(
+        [&] { return !(drv_->rd(hsi::mfw::port_addr(0)) & hsi::mfw::LINK_STATUS_LINK_UP); }));
+    const uint64_t drops = adapter_->control().port_counters(0).wire_tx_drops;
+    drv_->send(0, udp4_frame(BCAST, PORT_MAC, 1, 2, 3, 4, 64));
+    ASSERT_TRUE(drv_->wait_tx_done(0));
+    const PortCounters after = adapter_->control().port_counters(0);
+    EXPECT_EQ(after.wire_tx_frames, 0u);
+    EXPECT_EQ(after.wire_tx_drops, drops); /* dropped before the wire: no link */
+}
+
 TEST_F(TapWireTest, AJoiningPfGivesItsPortsTap)
 {
     AdapterConfig config;
