@@ -67,7 +67,7 @@ struct Options {
     std::vector<uint32_t> sizes{64, 1518};
     std::vector<uint32_t> queues{1, 2, 4, 8};
     std::vector<uint32_t> engine_threads{1};
-    WireKind wire = WireKind::loopback;
+    Wire wire = Wire::loopback;
     std::vector<bool> shared_rx_buffers{false, true}; /* see the file's header */
     uint32_t windows = 5;
     double window_s = 0.5;
@@ -113,7 +113,7 @@ std::vector<uint32_t> parse_list(const char* argv0, const std::string& text, uns
 /* One port group per engine thread. */
 uint32_t ports_for(const Options& o, uint32_t engine_threads)
 {
-    return engine_threads * (o.wire == WireKind::cable ? 2 : 1);
+    return engine_threads * (o.wire == Wire::cable ? 2 : 1);
 }
 
 Options parse(int argc, char** argv)
@@ -143,9 +143,9 @@ Options parse(int argc, char** argv)
         else if (arg == "--wire") {
             std::string w = value();
             if (w == "loopback")
-                o.wire = WireKind::loopback;
+                o.wire = Wire::loopback;
             else if (w == "cable")
-                o.wire = WireKind::cable;
+                o.wire = Wire::cable;
             else
                 usage(argv[0], "--wire is loopback or cable");
         } else if (arg == "--rx-buffers") {
@@ -520,7 +520,7 @@ Row measure(const Options& o, uint32_t engine_threads, uint32_t queues, uint32_t
 
     for (uint32_t i = 0; i < sides.size(); i++) {
         sides[i].drv = std::make_unique<FakeDriver>(*adapter, i);
-        sides[i].peer = &sides[o.wire == WireKind::cable ? i ^ 1 : i];
+        sides[i].peer = &sides[o.wire == Wire::cable ? i ^ 1 : i];
         sides[i].delivered.assign(queues, 0);
     }
     for (Side& s : sides)
@@ -640,7 +640,7 @@ int main(int argc, char** argv)
     }
 
     double mhz = cpu_mhz();
-    bool cable = o.wire == WireKind::cable;
+    bool cable = o.wire == Wire::cable;
     std::printf("engine: engine thread t pinned to CPU [%s][t %% %zu], host loop (FakeDriver, no per-packet work) "
                 "on CPU %d\n",
                 engine_cpus.c_str(), o.engine_cpus.size(), o.host_cpu);

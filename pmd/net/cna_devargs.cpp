@@ -100,13 +100,13 @@ std::string apply(std::string_view key, std::string_view value, Devargs* d)
             return bad_value(key, value, "a CPU number, or one per engine thread as [cpu,cpu,...]");
     } else if (key == "fault") {
         if (value == "mfw_silent")
-            d->fault = AdapterFault::mfw_silent;
+            d->fault = Fault::mfw_silent;
         else if (value == "fw_assert")
-            d->fault = AdapterFault::fw_assert;
+            d->fault = Fault::fw_assert;
         else if (value == "lose_ramrod")
-            d->fault = AdapterFault::lose_ramrod;
+            d->fault = Fault::lose_ramrod;
         else if (value == "dma_fault")
-            d->fault = AdapterFault::dma_fault;
+            d->fault = Fault::dma_fault;
         else
             return bad_value(key, value, "mfw_silent, fw_assert, lose_ramrod or dma_fault");
     } else {

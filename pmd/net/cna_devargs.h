@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "hsi_control.h"
+
 namespace cna::pmd {
 
-enum class Wire { loopback, cable, tap };
-
-/* Test-only faults the embedded adapter simulates from power-on. */
-enum class AdapterFault { none, mfw_silent, fw_assert, lose_ramrod, dma_fault };
+using hsi::control::Fault;
+using hsi::control::Wire;
 
 struct Devargs {
     std::string adapter;     /* embedded adapter to create or join; default: the device name */
@@ -23,7 +23,7 @@ struct Devargs {
     bool wire_given = false;
     std::string tap_name;    /* wire=tap:<ifname>: the TAP interface of this ethdev's port */
     std::string fw_file;     /* firmware image file; empty: the compiled-in image */
-    AdapterFault fault = AdapterFault::none;
+    Fault fault = Fault::none; /* test only: simulated by the embedded adapter from power-on */
     /* Engine threads of a newly created adapter, and the CPU of each (one
      * per thread; empty: not pinned). */
     uint32_t engine_threads = 1;

@@ -45,20 +45,14 @@ osal::PciAttachParams attach_params(const Port* port)
     p.adapter = d.adapter;
     p.pf = d.port;
     p.embedded.ports = d.ports;
-    p.embedded.wire = d.wire == Wire::cable ? osal::Wire::cable : osal::Wire::loopback;
     /* A TAP is this port's own wire, not the adapter's layout. */
+    p.embedded.wire = d.wire == Wire::tap ? Wire::loopback : d.wire;
     if (d.wire == Wire::tap)
         p.embedded.tap_names[d.port] = d.tap_name;
     p.embedded.engine_threads = d.engine_threads;
     p.embedded.engine_cpus = d.engine_cpus;
     p.embedded.layout_given = d.ports_given || (d.wire_given && d.wire != Wire::tap);
-    switch (d.fault) {
-    case AdapterFault::none: break;
-    case AdapterFault::mfw_silent: p.embedded.faults = uint32_t(osal::Fault::mfw_silent); break;
-    case AdapterFault::fw_assert: p.embedded.faults = uint32_t(osal::Fault::fw_assert); break;
-    case AdapterFault::lose_ramrod: p.embedded.faults = uint32_t(osal::Fault::lose_ramrod); break;
-    case AdapterFault::dma_fault: p.embedded.faults = uint32_t(osal::Fault::dma_fault); break;
-    }
+    p.embedded.faults = static_cast<uint32_t>(d.fault);
     return p;
 }
 

@@ -18,28 +18,19 @@
 #include <string>
 
 #include "hsi_common.h"
+#include "hsi_control.h"
 
 namespace cna::fw {
 
-/* A port's wire: its own Rx (loopback), the other port of its pair (cable:
- * port 2k <-> port 2k+1) or a Linux TAP interface (tap: the kernel is the
- * link partner). */
-enum class WireKind { loopback, cable, tap };
-
-/* Faults the adapter can be told to simulate. */
-enum class Fault : uint32_t {
-    none = 0,
-    mfw_silent = 1u << 0,      /* the MFW never answers the mailbox */
-    fw_assert = 1u << 1,       /* storms assert (FW_ASSERT attention) */
-    lose_ramrod = 1u << 2,     /* the next ramrod is consumed but never completed */
-    dma_fault = 1u << 3,       /* the IOMMUs translate nothing: every DMA faults */
-};
+using hsi::control::Fault;
+using hsi::control::PortCounters;
+using hsi::control::Wire;
 
 struct AdapterConfig {
     std::string name;
     uint32_t ports = 1;             /* 1, 2 or 4 */
     uint32_t pfs_per_port = 1;
-    WireKind wire = WireKind::loopback; /* every port's wire but the TAP ports: loopback or cable */
+    Wire wire = Wire::loopback;     /* every port's wire but the TAP ports: loopback or cable */
     /* Per port: the TAP interface that is the port's wire (created if absent,
      * attached if it exists); empty: the port has `wire`. Both ends of a
      * cable pair must have TAPs or neither. */
@@ -84,14 +75,6 @@ public:
     virtual int iommu_unmap(uint64_t iova, std::size_t len) = 0;
     virtual uint32_t pf_id() const = 0;
     virtual uint32_t port_id() const = 0;
-};
-
-struct PortCounters {
-    uint64_t wire_tx_frames, wire_tx_bytes;
-    uint64_t wire_rx_frames, wire_rx_bytes;
-    uint64_t link_changes;
-    uint64_t wire_tx_drops;  /* the wire could not take the frame (a TAP's kernel queue full) */
-    uint64_t wire_rx_errors; /* frames from the wire the MAC rejects (runt, longer than the maximum) */
 };
 
 class AdapterControl {

@@ -6,24 +6,24 @@
 namespace cna::fw {
 namespace {
 
-WireKind wire_of(const AdapterConfig& config, uint32_t port)
+Wire wire_of(const AdapterConfig& config, uint32_t port)
 {
-    return config.tap_names[port].empty() ? config.wire : WireKind::tap;
+    return config.tap_names[port].empty() ? config.wire : Wire::tap;
 }
 
-const char* wire_name(WireKind wire)
+const char* wire_name(Wire wire)
 {
     switch (wire) {
-    case WireKind::loopback: return "loopback";
-    case WireKind::cable: return "cable";
-    case WireKind::tap: return "tap";
+    case Wire::loopback: return "loopback";
+    case Wire::cable: return "cable";
+    case Wire::tap: return "tap";
     }
     return "?";
 }
 
 uint32_t port_group(const AdapterConfig& config, uint32_t port)
 {
-    return config.wire == WireKind::cable ? port / 2 : port;
+    return config.wire == Wire::cable ? port / 2 : port;
 }
 
 } // namespace
@@ -133,7 +133,7 @@ bool AdapterImpl::attach_tap(uint32_t port, const std::string& ifname, std::stri
     std::lock_guard lock(slowpath_);
     if (port >= config_.ports)
         why = "no such port";
-    else if (wire_of(config_, port) != WireKind::loopback)
+    else if (wire_of(config_, port) != Wire::loopback)
         why = std::string("its wire is already a ") + wire_name(wire_of(config_, port));
     else if (mfw_.port_loaded(port))
         why = "a PF of the port is loaded";
@@ -266,14 +266,14 @@ std::unique_ptr<Adapter> Adapter::create(const AdapterConfig& config, std::strin
         return fail("ports must be 1, 2 or 4");
     if (config.pfs_per_port == 0 || config.ports * config.pfs_per_port > hsi::MAX_PFS)
         return fail("pfs_per_port must be at least 1 and ports * pfs_per_port at most MAX_PFS");
-    if (config.wire == WireKind::tap)
+    if (config.wire == Wire::tap)
         return fail("TAP wires are given per port (tap_names)");
-    if (config.wire == WireKind::cable && config.ports < 2)
+    if (config.wire == Wire::cable && config.ports < 2)
         return fail("a cable needs two ports (port 2k <-> port 2k+1)");
     for (uint32_t port = config.ports; port < hsi::MAX_PORTS; port++)
         if (!config.tap_names[port].empty())
             return fail("a TAP wire is given for a port the adapter does not have");
-    for (uint32_t port = 0; port < config.ports && config.wire == WireKind::cable; port++)
+    for (uint32_t port = 0; port < config.ports && config.wire == Wire::cable; port++)
         if (wire_of(config, port) != wire_of(config, port ^ 1))
             return fail("a cable pair (port 2k <-> port 2k+1) needs TAP wires on both ports or neither");
     if (config.engine_threads == 0 || config.engine_threads > port_groups(config))

@@ -10,12 +10,12 @@ namespace cna::fw {
 
 using namespace hsi::reg;
 
-Nig::Nig(uint32_t ports, WireKind wire)
+Nig::Nig(uint32_t ports, Wire wire)
 {
     for (uint32_t p = 0; p < ports; p++)
         ports_.push_back(std::make_unique<Port>(p));
     for (uint32_t p = 0; p < ports; p++)
-        ports_[p]->attach_wire(wire == WireKind::loopback ? ports_[p].get() : ports_[p ^ 1].get());
+        ports_[p]->attach_wire(wire == Wire::loopback ? ports_[p].get() : ports_[p ^ 1].get());
 }
 
 bool Nig::read(uint32_t port, uint32_t addr, uint32_t& value) const

@@ -23,7 +23,7 @@ namespace cna::fw {
 
 class Nig {
 public:
-    Nig(uint32_t ports, WireKind wire);
+    Nig(uint32_t ports, Wire wire);
 
     bool read(uint32_t port, uint32_t addr, uint32_t& value) const;
     bool write(uint32_t port, uint32_t addr, uint32_t value);

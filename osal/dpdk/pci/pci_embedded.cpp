@@ -20,17 +20,12 @@
 namespace cna::osal {
 namespace {
 
-class EmbeddedControl final : public DeviceControl {
+class EmbeddedControl final : public AdapterControl {
 public:
     explicit EmbeddedControl(fw::AdapterControl& ctl) : ctl_(ctl) {}
     void set_carrier(uint32_t port, bool present) override { ctl_.set_carrier(port, present); }
-    void inject(Fault fault, bool on) override { ctl_.inject(static_cast<fw::Fault>(fault), on); }
-    PortCounters port_counters(uint32_t port) const override
-    {
-        fw::PortCounters c = ctl_.port_counters(port);
-        return {c.wire_tx_frames, c.wire_tx_bytes, c.wire_rx_frames, c.wire_rx_bytes,
-                c.link_changes, c.wire_tx_drops, c.wire_rx_errors};
-    }
+    void inject(Fault fault, bool on) override { ctl_.inject(fault, on); }
+    PortCounters port_counters(uint32_t port) const override { return ctl_.port_counters(port); }
     uint64_t dma_faults(uint32_t pf) const override { return ctl_.dma_faults(pf); }
 
 private:
@@ -65,7 +60,7 @@ fw::AdapterConfig to_adapter_config(const std::string& name, const EmbeddedConfi
     config.name = name;
     config.ports = c.ports;
     config.pfs_per_port = c.pfs_per_port;
-    config.wire = c.wire == Wire::cable ? fw::WireKind::cable : fw::WireKind::loopback;
+    config.wire = c.wire;
     config.tap_names = c.tap_names;
     std::copy(c.base_mac.begin(), c.base_mac.end(), config.base_mac);
     config.faults = c.faults;
@@ -104,7 +99,7 @@ void release_pf(const std::string& adapter, uint32_t pf)
 
 class EmbeddedPciFunction final : public PciFunction {
 public:
-    EmbeddedPciFunction(std::string adapter, fw::DeviceFunction& df, DeviceControl& control)
+    EmbeddedPciFunction(std::string adapter, fw::DeviceFunction& df, AdapterControl& control)
         : PciFunction(adapter + "/pf" + std::to_string(df.pf_id())), adapter_(std::move(adapter)),
           df_(df), control_(control),
           iommu_("cna-iommu-" + name(),
@@ -137,12 +132,12 @@ public:
     volatile uint8_t* doorbells() override { return df_.doorbell_memory(); }
     uint32_t msix_count() const override { return df_.msix_count(); }
     int msix_eventfd(uint32_t vector) const override { return df_.msix_eventfd(vector); }
-    DeviceControl* control() override { return &control_; }
+    AdapterControl* control() override { return &control_; }
 
 private:
     std::string adapter_;
     fw::DeviceFunction& df_;
-    DeviceControl& control_;
+    AdapterControl& control_;
     IommuSync iommu_;
 };
 

@@ -14,28 +14,19 @@
 #include <vector>
 
 #include "hsi_common.h"
+#include "hsi_control.h"
 
 namespace cna::osal {
 
-/* Faults a (software) adapter can simulate; the values are the adapter's. */
-enum class Fault : uint32_t {
-    mfw_silent = 1u << 0,  /* the MFW never answers the mailbox */
-    fw_assert = 1u << 1,   /* storms assert (FW_ASSERT attention) */
-    lose_ramrod = 1u << 2, /* the next ramrod is consumed but never completed */
-    dma_fault = 1u << 3,   /* the device's IOMMU translates nothing: every DMA faults */
-};
+using hsi::control::Fault;
+using hsi::control::PortCounters;
+using hsi::control::Wire;
 
-/* Operator/test back door of an adapter (link flaps, faults, counters). */
-class DeviceControl {
+/* The adapter's control interface (hsi_control.h) as a backend reaches it:
+ * link flaps, faults, adapter-side counters. */
+class AdapterControl {
 public:
-    struct PortCounters {
-        uint64_t wire_tx_frames, wire_tx_bytes;
-        uint64_t wire_rx_frames, wire_rx_bytes;
-        uint64_t link_changes;
-        uint64_t wire_tx_drops;  /* the wire could not take the frame (a TAP's queue full) */
-        uint64_t wire_rx_errors; /* frames from the wire the MAC rejects */
-    };
-    virtual ~DeviceControl() = default;
+    virtual ~AdapterControl() = default;
     virtual void set_carrier(uint32_t port, bool present) = 0;
     virtual void inject(Fault fault, bool on) = 0;
     virtual PortCounters port_counters(uint32_t port) const = 0;
@@ -61,7 +52,7 @@ public:
     virtual int msix_eventfd(uint32_t vector) const = 0;
 
     /* The adapter's back door; nullptr where the backend has none. */
-    virtual DeviceControl* control() = 0;
+    virtual AdapterControl* control() = 0;
 
     const std::string& name() const { return name_; }
 
@@ -75,7 +66,6 @@ private:
 /* ---- Attaching a PCI function ------------------------------------------ */
 
 enum class Backend { embedded, remote };
-enum class Wire { loopback, cable };
 
 /* Configuration of an embedded adapter, used by the first PF attaching to it.
  * Later attaches share the adapter; with layout_given they must ask for the
@@ -87,7 +77,7 @@ struct EmbeddedConfig {
     bool layout_given = true;
     uint32_t ports = 1;            /* 1, 2 or 4 */
     uint32_t pfs_per_port = 1;
-    Wire wire = Wire::loopback;    /* every port's but the TAP ports; cable: port 2k <-> port 2k+1 */
+    Wire wire = Wire::loopback;    /* loopback or cable, every port's but the TAP ports; cable: port 2k <-> port 2k+1 */
     /* Per port: the Linux TAP interface that is its wire (the kernel is the
      * link partner), created if absent; empty: the port has `wire`. */
     std::array<std::string, hsi::MAX_PORTS> tap_names{};

@@ -21,7 +21,7 @@ TEST(Adapter, RejectsInvalidConfigurations)
     EXPECT_EQ(Adapter::create(config, &error), nullptr);
     config.ports = 1;
     config.pfs_per_port = 1;
-    config.wire = WireKind::cable;
+    config.wire = Wire::cable;
     EXPECT_EQ(Adapter::create(config, &error), nullptr);
     EXPECT_NE(error.find("cable"), std::string::npos);
 }

@@ -176,7 +176,7 @@ protected:
         adapter.reset();
         AdapterConfig config;
         config.name = "burst";
-        config.wire = WireKind::loopback;
+        config.wire = Wire::loopback;
         config.link_up_delay_ms = 0;
         adapter = Adapter::create(config, nullptr);
         ASSERT_NE(adapter, nullptr);

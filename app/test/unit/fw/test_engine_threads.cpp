@@ -19,7 +19,7 @@ namespace {
 using namespace hsi;
 using namespace hsi::eth;
 
-AdapterConfig config_of(const char* name, WireKind wire, uint32_t ports, uint32_t engine_threads)
+AdapterConfig config_of(const char* name, Wire wire, uint32_t ports, uint32_t engine_threads)
 {
     AdapterConfig config;
     config.name = name;
@@ -33,23 +33,23 @@ AdapterConfig config_of(const char* name, WireKind wire, uint32_t ports, uint32_
 TEST(EngineThreads, AtMostOnePerPortGroup)
 {
     std::string error;
-    EXPECT_EQ(Adapter::create(config_of("et", WireKind::loopback, 1, 0), &error), nullptr);
+    EXPECT_EQ(Adapter::create(config_of("et", Wire::loopback, 1, 0), &error), nullptr);
     EXPECT_NE(error.find("engine_threads"), std::string::npos) << error;
     error.clear();
     /* A cable pair is one group: its frames cross between its two ports. */
-    EXPECT_EQ(port_groups(config_of("et", WireKind::cable, 2, 1)), 1u);
-    EXPECT_EQ(Adapter::create(config_of("et", WireKind::cable, 2, 2), &error), nullptr);
+    EXPECT_EQ(port_groups(config_of("et", Wire::cable, 2, 1)), 1u);
+    EXPECT_EQ(Adapter::create(config_of("et", Wire::cable, 2, 2), &error), nullptr);
     EXPECT_NE(error.find("engine_threads"), std::string::npos) << error;
-    EXPECT_EQ(port_groups(config_of("et", WireKind::cable, 4, 1)), 2u);
-    EXPECT_NE(Adapter::create(config_of("et", WireKind::cable, 4, 2), nullptr), nullptr);
-    EXPECT_EQ(port_groups(config_of("et", WireKind::loopback, 4, 1)), 4u);
-    EXPECT_NE(Adapter::create(config_of("et", WireKind::loopback, 4, 4), nullptr), nullptr);
-    EXPECT_EQ(Adapter::create(config_of("et", WireKind::loopback, 4, 5), &error), nullptr);
+    EXPECT_EQ(port_groups(config_of("et", Wire::cable, 4, 1)), 2u);
+    EXPECT_NE(Adapter::create(config_of("et", Wire::cable, 4, 2), nullptr), nullptr);
+    EXPECT_EQ(port_groups(config_of("et", Wire::loopback, 4, 1)), 4u);
+    EXPECT_NE(Adapter::create(config_of("et", Wire::loopback, 4, 4), nullptr), nullptr);
+    EXPECT_EQ(Adapter::create(config_of("et", Wire::loopback, 4, 5), &error), nullptr);
 }
 
 TEST(EngineThreads, EachIsNamedAndPinnable)
 {
-    auto adapter = Adapter::create(config_of("named", WireKind::loopback, 2, 2), nullptr);
+    auto adapter = Adapter::create(config_of("named", Wire::loopback, 2, 2), nullptr);
     ASSERT_NE(adapter, nullptr);
     EXPECT_EQ(engine_thread_name("named", 0), "cna-named");
     EXPECT_EQ(engine_thread_name("named", 1), "cna1-named");
@@ -67,7 +67,7 @@ class TwoGroups : public ::testing::Test {
 protected:
     void SetUp() override
     {
-        adapter = Adapter::create(config_of("groups", WireKind::cable, 4, 2), nullptr);
+        adapter = Adapter::create(config_of("groups", Wire::cable, 4, 2), nullptr);
         ASSERT_NE(adapter, nullptr);
         for (uint32_t pf = 0; pf < 4; pf++) {
             drv[pf] = std::make_unique<FakeDriver>(*adapter, pf);

@@ -25,7 +25,7 @@ std::unique_ptr<Adapter> make()
     AdapterConfig config;
     config.name = "flow";
     config.ports = 1;
-    config.wire = WireKind::loopback;
+    config.wire = Wire::loopback;
     config.link_up_delay_ms = 0;
     return Adapter::create(config, nullptr);
 }

@@ -15,7 +15,7 @@ namespace {
 using namespace hsi;
 using namespace hsi::eth;
 
-std::unique_ptr<Adapter> make(WireKind wire = WireKind::loopback, uint32_t ports = 1)
+std::unique_ptr<Adapter> make(Wire wire = Wire::loopback, uint32_t ports = 1)
 {
     AdapterConfig config;
     config.name = "l2";
@@ -111,7 +111,7 @@ TEST(L2, ChecksumsAreValidatedOnlyForAVportThatAsks)
 
 TEST(L2, CableCarriesFramesBetweenPorts)
 {
-    auto adapter = make(WireKind::cable, 2);
+    auto adapter = make(Wire::cable, 2);
     FakeDriver a(*adapter, 0), b(*adapter, 1);
     bring_up_l2(a);
     bring_up_l2(b);

@@ -13,7 +13,7 @@ namespace {
 using namespace hsi;
 using namespace hsi::mfw;
 
-std::unique_ptr<Adapter> make(WireKind wire, uint32_t ports, uint32_t delay_ms = 5)
+std::unique_ptr<Adapter> make(Wire wire, uint32_t ports, uint32_t delay_ms = 5)
 {
     AdapterConfig config;
     config.name = "link";
@@ -48,7 +48,7 @@ void load(FakeDriver& drv)
 
 TEST(Link, LoopbackComesUpAfterTheDelayAndRaisesAttentions)
 {
-    auto adapter = make(WireKind::loopback, 1, 30);
+    auto adapter = make(Wire::loopback, 1, 30);
     FakeDriver drv(*adapter, 0);
     load(drv);
     EXPECT_FALSE(link_up(drv, 0));
@@ -81,7 +81,7 @@ TEST(Link, LoopbackComesUpAfterTheDelayAndRaisesAttentions)
 
 TEST(Link, ForcedSpeedMustBeSupported)
 {
-    auto adapter = make(WireKind::loopback, 1, 0);
+    auto adapter = make(Wire::loopback, 1, 0);
     FakeDriver drv(*adapter, 0);
     load(drv);
     ASSERT_EQ(init_phy(drv, static_cast<uint32_t>(LinkSpeed::s1g)), FW_MSG_CODE_LINK_DONE);
@@ -96,7 +96,7 @@ TEST(Link, ForcedSpeedMustBeSupported)
 
 TEST(Link, CableNeedsBothPhysAndCarriers)
 {
-    auto adapter = make(WireKind::cable, 2, 1);
+    auto adapter = make(Wire::cable, 2, 1);
     FakeDriver a(*adapter, 0), b(*adapter, 1);
     load(a);
     load(b);

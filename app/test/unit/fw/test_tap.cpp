@@ -287,13 +287,13 @@ TEST_F(TapWireTest, InvalidTapConfigurationsAreRefused)
     AdapterConfig config;
     config.name = "tapbad";
     config.ports = 2;
-    config.wire = WireKind::cable;
+    config.wire = Wire::cable;
     config.tap_names[0] = tap_;
     std::string error;
     EXPECT_FALSE(Adapter::create(config, &error));
     EXPECT_NE(error.find("cable pair"), std::string::npos) << error;
 
-    config.wire = WireKind::loopback;
+    config.wire = Wire::loopback;
     config.tap_names[0] = "a-name-much-too-long";
     EXPECT_FALSE(Adapter::create(config, &error));
     EXPECT_NE(error.find("1 to 15"), std::string::npos) << error;

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The adapter's control interface: the operator and test back door of a
+ * software adapter (in the spirit of Linux's netdevsim), beside the PCI
+ * function. Link flaps, fault injection and adapter-side counters; every
+ * backend of the PCI function carries these same types, so the host side
+ * and the adapter never translate between mirrors of them.
+ */
+#pragma once
+
+#include <cstdint>
+
+namespace cna::hsi::control {
+
+/* A port's wire: its own Rx (loopback), the other port of its pair (cable:
+ * port 2k <-> port 2k+1) or a Linux TAP interface (tap: the kernel is the
+ * link partner). */
+enum class Wire : uint32_t { loopback = 0, cable = 1, tap = 2 };
+
+/* Faults an adapter can be told to simulate, as bits of a fault set. */
+enum class Fault : uint32_t {
+    none = 0,
+    mfw_silent = 1u << 0,  /* the MFW never answers the mailbox */
+    fw_assert = 1u << 1,   /* storms assert (FW_ASSERT attention) */
+    lose_ramrod = 1u << 2, /* the next ramrod is consumed but never completed */
+    dma_fault = 1u << 3,   /* the IOMMUs translate nothing: every DMA faults */
+};
+
+/* A port's counters on the adapter side of its wire. */
+struct PortCounters {
+    uint64_t wire_tx_frames, wire_tx_bytes;
+    uint64_t wire_rx_frames, wire_rx_bytes;
+    uint64_t link_changes;
+    uint64_t wire_tx_drops;  /* the wire could not take the frame (a TAP's kernel queue full) */
+    uint64_t wire_rx_errors; /* frames from the wire the MAC rejects (runt, longer than the maximum) */
+};
+static_assert(sizeof(PortCounters) == 56);
+
+} // namespace cna::hsi::control
