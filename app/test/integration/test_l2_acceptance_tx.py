@@ -10,7 +10,7 @@ import unittest
 
 from scapy.all import IP, TCP, Dot1Q, Ether, IPv6
 
-from harness.testpmd import TapRig, checksums_ok, corrupt_checksum, frame, port_mac, xstats
+from harness.testpmd import TapRig, checksums_ok, corrupt_checksum, frame, parse_verbose, port_mac, xstats
 from test_l2_acceptance import assert_ok
 
 
@@ -179,7 +179,6 @@ class Scatter(unittest.TestCase):
         sent = [bytes(frame(mac0, size=n, l4=l4)) for n, l4 in ((9000, "udp"), (4000, "tcp"), (1500, "udp"))]
         got = rig.io(send=[(0, f) for f in sent], capture=[1], expect=len(sent), timeout=3)
         text = tp.collect(r"ol_flags:", len(sent), timeout=1)
-        from testpmd import parse_verbose
         segs = [p["nb_segs"] for p in parse_verbose(text)]
         self.assertEqual(segs, [9, 4, 2], "frames of 9014, 4014 and 1514 bytes in 1024-byte segments")
         self.assertEqual([r for _, r in got], sent, "forwarded unchanged")
