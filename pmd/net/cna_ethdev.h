@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -65,7 +66,10 @@ struct Port {
     rte_intr_handle* rx_intr = nullptr;   /* Rx queue interrupts (eventfd per queue) */
 
     /* The adapter's counters cannot be cleared: stats_reset records them and
-     * stats_get reports the difference. */
+     * stats_get reports the difference. A reading and its baseline must come
+     * from the same side of a reset: testpmd's thread, EAL's telemetry thread
+     * and the one serving secondaries read and reset concurrently. */
+    std::mutex stats_lock;
     hsi::eth::VportStats stats_base{};
     std::array<hsi::eth::QueueStats, hsi::MAX_QUEUES_PER_PF> rxq_stats_base{};
     std::array<hsi::eth::QueueStats, hsi::MAX_QUEUES_PER_PF> txq_stats_base{};

@@ -42,9 +42,10 @@ struct RxQueue {
     uint32_t va_to_bd;                    /* BD address - mbuf address, 0: read buf_iova (rx_bd_addr) */
     uint16_t port_id;
     uint16_t buf_size;                    /* bytes the adapter may write per buffer */
-    uint64_t alloc_failures;              /* mbufs the refill could not get */
+    uint64_t alloc_failures;              /* mbufs the refill could not get (atomic_ref) */
 
     /* slowpath */
+    uint64_t alloc_failures_base;         /* alloc_failures at the last stats reset */
     uint16_t queue_id;
     uint16_t nb_desc;
     bool started;

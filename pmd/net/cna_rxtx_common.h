@@ -9,6 +9,7 @@
  */
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -216,7 +217,7 @@ inline uint64_t rx_bd_addr(const RxQueue* rxq, const rte_mbuf* m)
         if (void* const* cached = cache_take(rxq->mp, n)) {
             std::memcpy(bufs, cached, n * sizeof(void*));
         } else if (unlikely(rte_mempool_get_bulk(rxq->mp, reinterpret_cast<void**>(bufs), n) != 0)) {
-            rxq->alloc_failures += n;
+            std::atomic_ref(rxq->alloc_failures).fetch_add(n, std::memory_order_relaxed); /* read by stats */
             break;
         }
         for (uint16_t i = 0; i < n; i++)

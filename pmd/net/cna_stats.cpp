@@ -6,6 +6,7 @@
  * xstats names are stable: the vport counters first, then per Rx queue and
  * per Tx queue, in queue order.
  */
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 
@@ -88,6 +89,7 @@ int read_raw(Port* port, Snapshot* s, uint16_t nb_rxq, uint16_t nb_txq)
     return ecore::status_to_errno(st);
 }
 
+/* Under the port's stats lock. */
 int read_snapshot(rte_eth_dev* dev, Snapshot* s)
 {
     Port* port = port_of(dev);
@@ -102,10 +104,17 @@ int read_snapshot(rte_eth_dev* dev, Snapshot* s)
     return 0;
 }
 
+/* The Rx lcore counts while the reader runs: a relaxed load of its counter. */
+uint64_t alloc_failures_raw(RxQueue& rxq)
+{
+    return std::atomic_ref(rxq.alloc_failures).load(std::memory_order_relaxed);
+}
+
+/* Under the port's stats lock. */
 uint64_t alloc_failures(const rte_eth_dev* dev, uint16_t q)
 {
-    const auto* rxq = static_cast<const RxQueue*>(dev->data->rx_queues[q]);
-    return rxq != nullptr ? rxq->alloc_failures : 0;
+    auto* rxq = static_cast<RxQueue*>(dev->data->rx_queues[q]);
+    return rxq != nullptr ? alloc_failures_raw(*rxq) - rxq->alloc_failures_base : 0;
 }
 
 unsigned xstats_count(const rte_eth_dev* dev)
@@ -118,6 +127,7 @@ unsigned xstats_count(const rte_eth_dev* dev)
 
 int stats_get(rte_eth_dev* dev, rte_eth_stats* stats)
 {
+    std::lock_guard lock(port_of(dev)->stats_lock);
     Snapshot s;
     if (int rc = read_snapshot(dev, &s); rc != 0)
         return rc;
@@ -147,15 +157,19 @@ int stats_get(rte_eth_dev* dev, rte_eth_stats* stats)
 int stats_reset(rte_eth_dev* dev)
 {
     Port* port = port_of(dev);
-    Snapshot raw;
-    if (int rc = read_raw(port, &raw, dev->data->nb_rx_queues, dev->data->nb_tx_queues); rc != 0)
+    std::lock_guard lock(port->stats_lock);
+    /* Every queue the PF holds, configured or not: a queue configured later
+     * counts from this reset too. */
+    const ecore::Resources& resc = port->edev.hwfn.hw_info.resc;
+    Snapshot raw{};
+    if (int rc = read_raw(port, &raw, resc.num_rx_queues, resc.num_tx_queues); rc != 0)
         return rc;
     port->stats_base = raw.vport;
     port->rxq_stats_base = raw.rxq;
     port->txq_stats_base = raw.txq;
     for (uint16_t q = 0; q < dev->data->nb_rx_queues; q++)
         if (auto* rxq = static_cast<RxQueue*>(dev->data->rx_queues[q]))
-            rxq->alloc_failures = 0;
+            rxq->alloc_failures_base = alloc_failures_raw(*rxq);
     return 0;
 }
 
@@ -183,6 +197,7 @@ int xstats_get(rte_eth_dev* dev, rte_eth_xstat* xstats, unsigned size)
     const unsigned count = xstats_count(dev);
     if (xstats == nullptr || size < count)
         return static_cast<int>(count);
+    std::lock_guard lock(port_of(dev)->stats_lock);
     Snapshot s;
     if (int rc = read_snapshot(dev, &s); rc != 0)
         return rc;
