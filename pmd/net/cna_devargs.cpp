@@ -88,6 +88,11 @@ std::string apply(std::string_view key, std::string_view value, Devargs* d)
                              "loopback, cable or tap:<ifname> (1 to 15 characters of A-Z a-z 0-9 _ . -)");
         }
         d->wire_given = true;
+    } else if (key == "mac") {
+        rte_ether_addr mac;
+        if (rte_ether_unformat_addr(std::string(value).c_str(), &mac) != 0 || !rte_is_valid_assigned_ether_addr(&mac))
+            return bad_value(key, value, "a unicast MAC address other than zero, as xx:xx:xx:xx:xx:xx");
+        d->mac = mac;
     } else if (key == "fw_file") {
         if (value.empty())
             return bad_value(key, value, "a file path");

@@ -4,8 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include <rte_ether.h>
 
 #include "hsi_control.h"
 
@@ -22,6 +25,8 @@ struct Devargs {
     Wire wire = Wire::loopback;
     bool wire_given = false;
     std::string tap_name;    /* wire=tap:<ifname>: the TAP interface of this ethdev's port */
+    /* The port's MAC, instead of the one the adapter's MFW gives its PF. */
+    std::optional<rte_ether_addr> mac;
     std::string fw_file;     /* firmware image file; empty: the compiled-in image */
     Fault fault = Fault::none; /* test only: simulated by the embedded adapter from power-on */
     /* Engine threads of a newly created adapter, and the CPU of each (one
@@ -32,7 +37,8 @@ struct Devargs {
 
 /* The devargs keys, for RTE_PMD_REGISTER_PARAM_STRING and the user guide. */
 #define CNA_DEVARGS_PARAM_STRING                                                                  \
-    "adapter=<name> ports=<1|2|4> port=<int> wire=<loopback|cable|tap:<ifname>> fw_file=<path> " \
+    "adapter=<name> ports=<1|2|4> port=<int> wire=<loopback|cable|tap:<ifname>> mac=<xx:xx:xx:xx:xx:xx> " \
+    "fw_file=<path> " \
     "fault=<mfw_silent|fw_assert|lose_ramrod|dma_fault> engine_threads=<int> engine_cpu=<int|[int,...]>"
 
 /* Parses args (may be null or empty). On error returns -EINVAL with a message

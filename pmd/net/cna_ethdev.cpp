@@ -343,7 +343,10 @@ int cna_probe(rte_vdev_device* vdev)
         return rc;
     }
     const ecore::HwInfo& info = port->edev.hwfn.hw_info;
-    std::memcpy(dev->data->mac_addrs[0].addr_bytes, info.mac.data(), RTE_ETHER_ADDR_LEN);
+    if (port->devargs.mac)
+        dev->data->mac_addrs[0] = *port->devargs.mac;
+    else
+        std::memcpy(dev->data->mac_addrs[0].addr_bytes, info.mac.data(), RTE_ETHER_ADDR_LEN);
     dev->data->mtu = info.mtu;
     dev->data->dev_flags |= RTE_ETH_DEV_INTR_LSC;
     dev->dev_ops = &cna_dev_ops;

@@ -27,6 +27,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         std::abort();
     if (!d.engine_cpus.empty() && d.engine_cpus.size() != d.engine_threads)
         std::abort();
+    if (d.mac && !rte_is_valid_assigned_ether_addr(&*d.mac))
+        std::abort();
     for (uint32_t cpu : d.engine_cpus)
         if (cpu >= CPU_SETSIZE)
             std::abort();

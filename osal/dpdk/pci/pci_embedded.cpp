@@ -5,6 +5,9 @@
  */
 #include "pci_embedded.h"
 
+#include <unistd.h>
+#include <zlib.h>
+
 #include <cerrno>
 #include <map>
 #include <mutex>
@@ -54,6 +57,23 @@ void route_adapter_log()
     });
 }
 
+/* The MAC an adapter's MFW gives PF 0 (PF n: + n): locally administered,
+ * and different for every adapter name and process, so two cna processes
+ * whose TAP wires meet in one bridge, or two adapters of one process in one
+ * switch, never share an address. Stable for a name within a process. */
+void embedded_base_mac(const std::string& name, uint8_t mac[6])
+{
+    const uint32_t pid = static_cast<uint32_t>(getpid());
+    uLong hash = crc32(0L, reinterpret_cast<const Bytef*>(name.data()), static_cast<uInt>(name.size()));
+    hash = crc32(hash, reinterpret_cast<const Bytef*>(&pid), sizeof(pid));
+    mac[0] = 0x02; /* locally administered, unicast */
+    mac[1] = static_cast<uint8_t>(hash >> 24);
+    mac[2] = static_cast<uint8_t>(hash >> 16);
+    mac[3] = static_cast<uint8_t>(hash >> 8);
+    mac[4] = static_cast<uint8_t>(hash);
+    mac[5] = 0; /* the PF number goes here */
+}
+
 fw::AdapterConfig to_adapter_config(const std::string& name, const EmbeddedConfig& c)
 {
     fw::AdapterConfig config;
@@ -62,7 +82,7 @@ fw::AdapterConfig to_adapter_config(const std::string& name, const EmbeddedConfi
     config.pfs_per_port = c.pfs_per_port;
     config.wire = c.wire;
     config.tap_names = c.tap_names;
-    std::copy(c.base_mac.begin(), c.base_mac.end(), config.base_mac);
+    embedded_base_mac(name, config.base_mac);
     config.faults = c.faults;
     config.link_up_delay_ms = c.link_up_delay_ms;
     config.engine_threads = c.engine_threads;

@@ -85,8 +85,6 @@ struct EmbeddedConfig {
     uint32_t link_up_delay_ms = 5; /* autonegotiation time */
     uint32_t engine_threads = 1;   /* 1 up to the adapter's port groups */
     std::vector<uint32_t> engine_cpus; /* CPU of each engine thread; empty: any */
-    /* PF n gets base_mac + n (last byte). */
-    std::array<uint8_t, 6> base_mac = {0x02, 0x00, 0xc0, 0xa0, 0x00, 0x00};
 };
 
 struct PciAttachParams {

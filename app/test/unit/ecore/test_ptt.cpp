@@ -81,7 +81,8 @@ TEST(Ptt, HwPrepareLearnsTheConfiguration)
     EXPECT_EQ(info.port_id, 1u);
     EXPECT_EQ(info.num_ports, 2u);
     EXPECT_EQ(info.mtu, 1500);
-    EXPECT_EQ(info.mac[5], config.base_mac[5] + 1);
+    EXPECT_EQ(info.mac[0], 0x02) << "locally administered unicast";
+    EXPECT_EQ(info.mac[5], 1u) << "PF 1";
     EXPECT_GT(info.resc.num_sbs, 0u);
     EXPECT_GT(info.resc.num_rx_queues, 0u);
     EXPECT_GT(info.resc.num_vports, 0u);
