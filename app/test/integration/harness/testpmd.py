@@ -13,7 +13,17 @@ import time
 import pexpect
 
 TESTPMD = shutil.which("dpdk-testpmd") or "/usr/bin/dpdk-testpmd"
-PROMPT = "testpmd> "
+# testpmd writes its prompt one character at a time, and its interrupt
+# thread prints whole lines (link events, the PMD's log) whenever they
+# happen: a line can land inside the prompt ("tes" "Port 0: link state
+# change event\n" "tpmd> "). The prompt is matched with such lines between
+# its characters, each gap captured so no event is lost from the output.
+PROMPT = "".join(("" if i == 0 else r"((?:[^\n]*\n)*?)") + re.escape(c) for i, c in enumerate("testpmd> "))
+
+
+def _interleaved(child):
+    """The lines a matched prompt had between its characters."""
+    return "".join(g or "" for g in child.match.groups())
 # testpmd's default pool is sized for its largest rings on every port; an
 # explicit size keeps --no-huge memory small (and ASan runs within it).
 APP_DEFAULTS = ["--total-num-mbufs=8192"]
@@ -135,7 +145,7 @@ class TestPmd:
         self.child = pexpect.spawn(TESTPMD, self.args, encoding="utf-8", timeout=self.timeout,
                                    env=self.env, codec_errors="replace")
         idx = self.child.expect([PROMPT, pexpect.EOF, pexpect.TIMEOUT])
-        self.startup_output = self.child.before
+        self.startup_output = self.child.before + (_interleaved(self.child) if idx == 0 else "")
         if idx != 0:
             raise TestPmdError("testpmd did not reach its prompt:\n" + self.startup_output)
         return self.startup_output
@@ -168,7 +178,7 @@ class TestPmd:
         """Run one command; return its output (without the echo and prompt)."""
         self.child.sendline(line)
         idx = self.child.expect([PROMPT, pexpect.EOF, pexpect.TIMEOUT], timeout=timeout or self.timeout)
-        out = self.child.before.replace("\r\n", "\n")
+        out = (self.child.before + (_interleaved(self.child) if idx == 0 else "")).replace("\r\n", "\n")
         if idx != 0:
             raise TestPmdError(f"testpmd stopped answering after {line!r}:\n{out}")
         # drop the echoed command line; output printed asynchronously before it
@@ -271,12 +281,12 @@ def run_testpmd_once(vdevs, commands=(), build=None, timeout=30, eal_extra=(), e
     child = pexpect.spawn(TESTPMD, args, encoding="utf-8", timeout=timeout, codec_errors="replace",
                           env=dict(os.environ, **(env or {})))
     idx = child.expect([PROMPT, pexpect.EOF, pexpect.TIMEOUT])
-    out = child.before
+    out = child.before + (_interleaved(child) if idx == 0 else "")
     if idx == 0:
         for c in commands:
             child.sendline(c)
-            child.expect([PROMPT, pexpect.EOF, pexpect.TIMEOUT])
-            out += child.before
+            idx = child.expect([PROMPT, pexpect.EOF, pexpect.TIMEOUT])
+            out += child.before + (_interleaved(child) if idx == 0 else "")
         child.sendline("quit")
         child.expect([pexpect.EOF, pexpect.TIMEOUT])
         out += child.before or ""
