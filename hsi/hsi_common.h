@@ -111,6 +111,13 @@ inline constexpr uint32_t PGLUE_PTT_ACCESS_ENABLE = PGLUE_BASE + 0x04; /* hw_pre
 inline constexpr uint32_t PGLUE_DMA_FAULT_ADDR_LO = PGLUE_BASE + 0x10; /* RO: last faulting IOVA */
 inline constexpr uint32_t PGLUE_DMA_FAULT_ADDR_HI = PGLUE_BASE + 0x14;
 inline constexpr uint32_t PGLUE_DMA_FAULT_COUNT = PGLUE_BASE + 0x18;
+/* RO: the last access no register decoded (attn::BAD_ACCESS): a BAR0 offset
+ * or, with BAD_ACCESS_GRC, a GRC address reached through a PTT window. */
+inline constexpr uint32_t PGLUE_BAD_ACCESS_ADDR = PGLUE_BASE + 0x20;
+inline constexpr uint32_t PGLUE_BAD_ACCESS_INFO = PGLUE_BASE + 0x24;
+inline constexpr uint32_t PGLUE_BAD_ACCESS_COUNT = PGLUE_BASE + 0x28;
+inline constexpr uint32_t BAD_ACCESS_WRITE = 1u << 0; /* PGLUE_BAD_ACCESS_INFO bits */
+inline constexpr uint32_t BAD_ACCESS_GRC = 1u << 1;
 
 /* IGU/CAU: status block configuration (per function). */
 inline constexpr uint32_t CAU_BASE = 0x020000;
@@ -160,6 +167,10 @@ inline constexpr uint32_t STORM_ILT_BASE_LO = STORM_PF_BASE + 0x0c; /* connectio
 inline constexpr uint32_t STORM_ILT_BASE_HI = STORM_PF_BASE + 0x10;
 inline constexpr uint32_t STORM_ILT_CIDS = STORM_PF_BASE + 0x14;
 inline constexpr uint32_t STORM_PF_ENABLE = STORM_PF_BASE + 0x18;
+/* RO: the last queue protocol violation (attn::QUEUE_ERROR), queue_error(),
+ * and how many there were. */
+inline constexpr uint32_t STORM_PF_QUEUE_ERROR = STORM_PF_BASE + 0x1c;
+inline constexpr uint32_t STORM_PF_QUEUE_ERROR_COUNT = STORM_PF_BASE + 0x20;
 
 /* Storm RAM. Its first GTT_SIZE bytes are also GTT-mapped into BAR0. */
 inline constexpr uint32_t STORM_RAM_BASE = 0x400000;
@@ -183,8 +194,36 @@ namespace attn {
 inline constexpr uint32_t MFW_EVENT = 1u << 0;  /* MFW posted a message (hsi_mfw.h) */
 inline constexpr uint32_t DMA_FAULT = 1u << 1;  /* an IOVA outside the translation table */
 inline constexpr uint32_t FW_ASSERT = 1u << 2;  /* storm firmware asserted */
-inline constexpr uint32_t ALL = MFW_EVENT | DMA_FAULT | FW_ASSERT;
+/* The malicious-driver checks: the driver broke a queue's protocol (BDs,
+ * producers); the storms dropped what it asked for. */
+inline constexpr uint32_t QUEUE_ERROR = 1u << 3;
+inline constexpr uint32_t BAD_ACCESS = 1u << 4; /* a BAR0 or GRC access no register decodes */
+inline constexpr uint32_t ALL = MFW_EVENT | DMA_FAULT | FW_ASSERT | QUEUE_ERROR | BAD_ACCESS;
 } // namespace attn
+
+/* Why the storms refused a queue's request (reg::STORM_PF_QUEUE_ERROR). */
+enum class QueueError : uint8_t {
+    none = 0,
+    first_bd_without_start = 1, /* a packet's first BD lacks txbd::START */
+    illegal_nbds = 2,           /* a BD count of 0 or past MAX_BDS_PER_PACKET */
+    insufficient_bds = 3,       /* a packet's chain runs past the producer */
+    zero_size_bd = 4,
+    packet_too_small = 5,       /* shorter than an Ethernet header */
+    mtu_violation = 6,          /* longer than the vport's MTU allows */
+    packet_too_long = 7,        /* a chain longer than the storms gather */
+    illegal_lso = 8,            /* LSO without TCP, an MSS of 0 or segments past the MTU */
+    prod_past_ring = 9,         /* a producer more than a ring ahead of the consumer */
+    cons_past_prod = 10,        /* a completion consumer ahead of the producer */
+};
+enum class QueueKind : uint8_t { tx = 0, rx = 1, spq = 2 };
+/* reg::STORM_PF_QUEUE_ERROR: bits 0-7 QueueError, 8-15 the queue, 16-17 QueueKind. */
+inline constexpr uint32_t queue_error(QueueKind kind, uint32_t queue, QueueError why)
+{
+    return static_cast<uint32_t>(why) | (queue & 0xff) << 8 | static_cast<uint32_t>(kind) << 16;
+}
+inline constexpr QueueError queue_error_why(uint32_t v) { return static_cast<QueueError>(v & 0xff); }
+inline constexpr uint32_t queue_error_queue(uint32_t v) { return (v >> 8) & 0xff; }
+inline constexpr QueueKind queue_error_kind(uint32_t v) { return static_cast<QueueKind>((v >> 16) & 0x3); }
 
 /* ------------------------------------------------------------------------
  * Storm RAM layout (IRO: internal RAM offsets), relative to STORM_RAM_BASE.

@@ -171,6 +171,21 @@ public:
         ring_tx_doorbell(t);
     }
 
+    /* A misbehaving driver, for the adapter's malicious-driver checks:
+     * rings a doorbell or writes an Rx queue's producers with any value,
+     * the rings' own bookkeeping unchanged. tx_produce(queue, 0) and
+     * rx_recycle(queue, 0) write the true producers back. */
+    void ring_doorbell_at(uint32_t cid, uint16_t prod) { ring_doorbell(fn_, cid, prod); }
+    uint32_t tx_cid(uint16_t queue) const { return tx_[queue].cid; }
+    uint16_t tx_prod(uint16_t queue) const { return tx_[queue].prod; }
+    uint16_t spq_prod() const { return spq_prod_; }
+    void rx_write_producers(uint16_t queue, uint16_t bd_prod, uint16_t cqe_cons)
+    {
+        write_rx_producers(queue, hsi::RxProdData{bd_prod, cqe_cons});
+    }
+    uint16_t rx_bd_prod(uint16_t queue) const { return rx_[queue].bd_prod; }
+    uint16_t rx_cqe_cons(uint16_t queue) const { return rx_[queue].cqe_cons; }
+
     /* The PF's MAC address, as the MFW publishes it in SHMEM. */
     std::array<uint8_t, 6> mac();
 
@@ -195,8 +210,11 @@ private:
     };
     void publish_rx(uint16_t queue)
     {
-        RxRing& r = rx_[queue];
-        hsi::RxProdData p{r.bd_prod, r.cqe_cons};
+        const RxRing& r = rx_[queue];
+        write_rx_producers(queue, hsi::RxProdData{r.bd_prod, r.cqe_cons});
+    }
+    void write_rx_producers(uint16_t queue, hsi::RxProdData p)
+    {
         uint32_t raw;
         std::memcpy(&raw, &p, sizeof(raw));
         std::atomic_thread_fence(std::memory_order_release);

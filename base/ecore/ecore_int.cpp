@@ -66,6 +66,26 @@ bool int_attn_handle(Hwfn& hwfn, Ptt& ptt)
         stats.last_assert_code = code;
         DP_ERR(hwfn, "firmware assert, code 0x%08x", code);
     }
+    if (status & attn::QUEUE_ERROR) {
+        const uint32_t error = rd(hwfn, ptt, reg::STORM_PF_QUEUE_ERROR);
+        const uint32_t count = rd(hwfn, ptt, reg::STORM_PF_QUEUE_ERROR_COUNT);
+        static constexpr const char* KINDS[] = {"Tx queue", "Rx queue", "SPQ", "?"};
+        stats.queue_errors++;
+        stats.last_queue_error = error;
+        DP_ERR(hwfn, "the device refused a request on %s %u: error %u (%u so far; see the HSI reference)",
+               KINDS[static_cast<uint32_t>(queue_error_kind(error))], queue_error_queue(error),
+               static_cast<uint32_t>(queue_error_why(error)), count);
+    }
+    if (status & attn::BAD_ACCESS) {
+        const uint32_t addr = rd(hwfn, ptt, reg::PGLUE_BAD_ACCESS_ADDR);
+        const uint32_t info = rd(hwfn, ptt, reg::PGLUE_BAD_ACCESS_INFO);
+        const uint32_t count = rd(hwfn, ptt, reg::PGLUE_BAD_ACCESS_COUNT);
+        stats.bad_accesses++;
+        stats.last_bad_access = addr;
+        DP_ERR(hwfn, "%s of %s 0x%x decoded by no register (%u so far)",
+               info & reg::BAD_ACCESS_WRITE ? "write" : "read",
+               info & reg::BAD_ACCESS_GRC ? "GRC address" : "BAR0 offset", addr, count);
+    }
     if (status & ~attn::ALL)
         DP_NOTICE(hwfn, "unknown attention bits 0x%08x acknowledged", status & ~attn::ALL);
     return link_changed;

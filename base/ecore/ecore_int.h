@@ -18,6 +18,12 @@ struct AttnStats {
     uint64_t fw_asserts = 0;
     uint32_t last_assert_code = 0;
     uint64_t mfw_events = 0;
+    /* The device's malicious-driver checks refused a queue's request. */
+    uint64_t queue_errors = 0;
+    uint32_t last_queue_error = 0; /* reg::STORM_PF_QUEUE_ERROR */
+    /* A BAR0 or GRC access no register decoded: a driver bug. */
+    uint64_t bad_accesses = 0;
+    uint32_t last_bad_access = 0;  /* the address */
 };
 
 struct SpSbInfo {

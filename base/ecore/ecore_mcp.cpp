@@ -232,7 +232,14 @@ Status mcp_set_link(Hwfn& hwfn, Ptt& ptt, bool link_up)
     uint32_t resp = 0, param = 0;
     if (!link_up) {
         Status rc = mcp_cmd(hwfn, ptt, DRV_MSG_CODE_LINK_RESET, 0, &resp, &param);
-        return rc != Status::success ? rc : expect_response(hwfn, DRV_MSG_CODE_LINK_RESET, resp, FW_MSG_CODE_LINK_DONE);
+        if (rc == Status::success)
+            rc = expect_response(hwfn, DRV_MSG_CODE_LINK_RESET, resp, FW_MSG_CODE_LINK_DONE);
+        /* The link is down once the MFW answers; its link-change attention
+         * may be handled later. Read now, so that a start that follows does
+         * not take the link of before for the new one. */
+        if (rc == Status::success)
+            mcp_read_link_state(hwfn, ptt);
+        return rc;
     }
 
     const McpLinkParams& p = hwfn.mcp_info->link_params;

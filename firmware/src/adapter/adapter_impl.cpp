@@ -158,7 +158,7 @@ bool AdapterImpl::slowpath_pending() const
     if (storms_.assert_event_pending() || mfw_.mailbox_pending())
         return true;
     for (const auto& pf : pf_storms_)
-        if (pf->spq_pending())
+        if (pf->spq_pending() || pf->hw().attention().undelivered())
             return true;
     return false;
 }
@@ -219,6 +219,8 @@ void AdapterImpl::run_slowpath()
     mfw_.poll(Link::Clock::now());
     for (const auto& pf : pf_storms_)
         pf->poll_spq();
+    for (const auto& fn : functions_)
+        fn->attention().deliver();
 }
 
 void AdapterImpl::mfw_event(uint32_t pf)

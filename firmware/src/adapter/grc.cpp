@@ -57,13 +57,17 @@ uint32_t Grc::grc_read(FunctionHw& fn, uint32_t addr)
 {
     std::lock_guard lock(slowpath_);
     uint32_t value = 0;
-    return read(fn, addr, value) ? value : REG_ALL_ONES;
+    if (read(fn, addr, value))
+        return value;
+    fn.pglue().bad_access(addr, BAD_ACCESS_GRC);
+    return REG_ALL_ONES;
 }
 
 void Grc::grc_write(FunctionHw& fn, uint32_t addr, uint32_t value)
 {
     std::lock_guard lock(slowpath_);
-    write(fn, addr, value);
+    if (!write(fn, addr, value))
+        fn.pglue().bad_access(addr, BAD_ACCESS_GRC | BAD_ACCESS_WRITE);
 }
 
 bool Grc::read(FunctionHw& fn, uint32_t addr, uint32_t& value)

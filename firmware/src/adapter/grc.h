@@ -2,7 +2,8 @@
  * The internal (GRC) register space: dispatches a function's PTT window
  * accesses to the block that owns the address. Until hw_prepare opens
  * PGLUE_PTT_ACCESS_ENABLE only MISC, PGLUE and MCP answer; unanswered reads
- * return all ones and unanswered writes are dropped.
+ * return all ones and unanswered writes are dropped, each latched in PGLUE
+ * with an attention (attn::BAD_ACCESS), as hardware reports a GRC timeout.
  *
  * Every access runs under the adapter's slowpath lock, which serialises it
  * with the engine's slowpath (MFW mailboxes, ramrods).

@@ -34,6 +34,12 @@ void Attention::raise(uint32_t causes)
 {
     uint32_t newly = causes & ~status_.fetch_or(causes);
     if (newly & mask_.load())
+        undelivered_.store(true, std::memory_order_release);
+}
+
+void Attention::deliver()
+{
+    if (undelivered_.exchange(false, std::memory_order_acq_rel))
         cau_.bump_pi(hsi::SP_SB_ID, hsi::SP_PI_ATTN);
 }
 

@@ -53,9 +53,8 @@ void Cau::bump_pi(uint32_t sb, uint32_t pi)
 
 void Cau::flush(Igu& igu)
 {
-    /* A write-back that faults raises an attention, which dirties the
-     * slowpath SB again while we iterate: the loop picks it up (once, since
-     * an attention already latched does not bump it again). */
+    /* A write-back that faults raises an attention: the slowpath delivers
+     * it, which dirties the slowpath SB again. */
     for (uint32_t i = 0; i < dirty_count_; i++) {
         uint32_t id = dirty_list_[i];
         Sb& sb = sbs_[id];

@@ -250,11 +250,28 @@ RxEngine::RxCursor& RxEngine::cursor(PfStorm& pf, uint32_t queue_id)
 void RxEngine::read_producers(PfStorm& pf, RxCursor& c)
 {
     RxProdData prod = pf.ram().rx_prod(pf.pf(), c.id);
-    c.bds_posted = static_cast<uint16_t>(prod.bd_prod - c.bd_cons);
-    /* One CQE stays unused: a full ring would look empty to the driver. A
-     * consumer ahead of the producer (a confused driver) leaves no room. */
+    uint32_t posted = static_cast<uint16_t>(prod.bd_prod - c.bd_cons);
+    /* One CQE stays unused: a full ring would look empty to the driver. */
     uint32_t cqes_pending = static_cast<uint16_t>(c.cqe_prod - prod.cqe_cons);
-    c.cqes_free = cqes_pending < c.cqe_mask ? c.cqe_mask - cqes_pending : 0;
+    if (posted > c.bd_mask + 1u || cqes_pending > c.cqe_mask) [[unlikely]] {
+        refuse_producers(pf, c, prod, posted > c.bd_mask + 1u ? QueueError::prod_past_ring : QueueError::cons_past_prod);
+        return;
+    }
+    c.bds_posted = static_cast<uint16_t>(posted);
+    c.cqes_free = c.cqe_mask - cqes_pending;
+}
+
+void RxEngine::refuse_producers(PfStorm& pf, RxCursor& c, RxProdData prod, QueueError why)
+{
+    /* Nothing posted, no room: the queue's frames count as no-buffer drops
+     * until the driver writes producers that make sense. */
+    c.bds_posted = 0;
+    c.cqes_free = 0;
+    uint64_t word = prod.bd_prod | uint64_t{prod.cqe_cons} << 16;
+    if (c.q->refused_producers == word)
+        return;
+    c.q->refused_producers = word;
+    pf.queue_error(QueueKind::rx, c.id, why);
 }
 
 void RxEngine::close_cursors(PfStorm& pf)

@@ -97,6 +97,9 @@ private:
     static void consume(RxCursor& c, uint32_t nbds, uint32_t frames, uint64_t bytes);
     RxCursor& cursor(PfStorm& pf, uint32_t queue_id);
     static void read_producers(PfStorm& pf, RxCursor& c);
+    /* The malicious-driver check: BD producer more than the ring ahead, or
+     * CQE consumer ahead of the producer. */
+    static void refuse_producers(PfStorm& pf, RxCursor& c, hsi::RxProdData prod, hsi::QueueError why);
     /* Ring indices, statistics and SB index of every queue the burst opened. */
     void close_cursors(PfStorm& pf);
 

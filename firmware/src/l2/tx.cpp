@@ -30,17 +30,23 @@ bool TxEngine::fetch_bds(PfStorm& pf, TxQueue& q, uint16_t index, uint32_t count
 [[gnu::flatten]] uint32_t TxEngine::poll_queue(PfStorm& pf, TxQueue& q, uint16_t prod, Port& port)
 {
     uint16_t start = q.bd_cons;
+    if (static_cast<uint16_t>(prod - start) > q.bd_mask + 1u) [[unlikely]] {
+        refuse_doorbell(pf, q, prod);
+        return 0;
+    }
     Vport& vport = pf.l2().vports[q.vport];
     Dma& dma = pf.hw().dma();
-    auto skip = [&](uint32_t nbds) {
-        drop(vport.stats->tx_error_pkts, q);
+    auto skip = [&](uint32_t nbds, QueueError why) {
+        refuse(pf, vport.stats->tx_error_pkts, q, why);
         q.bd_cons = static_cast<uint16_t>(q.bd_cons + nbds);
     };
     while (q.bd_cons != prod && static_cast<uint16_t>(q.bd_cons - start) < BD_BUDGET) {
         uint32_t produced = static_cast<uint16_t>(prod - q.bd_cons);
         uint32_t count = std::min(produced, BD_BATCH);
         if (!fetch_bds(pf, q, q.bd_cons, count)) {
-            skip(produced); /* the ring itself does not translate */
+            /* The ring itself does not translate: PGLUE raised the fault. */
+            drop(vport.stats->tx_error_pkts, q);
+            q.bd_cons = static_cast<uint16_t>(q.bd_cons + produced);
             break;
         }
         for (uint32_t i = 0; i < count;) {
@@ -49,15 +55,18 @@ bool TxEngine::fetch_bds(PfStorm& pf, TxQueue& q, uint16_t index, uint32_t count
             if ((i = plain_end) == count)
                 break;
             const TxBd& bd = bds_[i];
-            if (!(bd.flags & txbd::START) || uint32_t{bd.nbds} - 1 >= MAX_BDS_PER_PACKET) {
-                skip(1); /* not a packet's first BD, or a BD count of 0 or too many */
+            if (!(bd.flags & txbd::START)) {
+                skip(1, QueueError::first_bd_without_start);
+                i++;
+            } else if (uint32_t{bd.nbds} - 1 >= MAX_BDS_PER_PACKET) {
+                skip(1, QueueError::illegal_nbds);
                 i++;
             } else if (i + bd.nbds <= count) [[likely]] {
                 transmit_packet(pf, vport, q, &bds_[i], port);
                 q.bd_cons = static_cast<uint16_t>(q.bd_cons + bd.nbds);
                 i += bd.nbds;
             } else if (bd.nbds > produced - i) {
-                skip(produced - i); /* a chain longer than what was produced */
+                skip(produced - i, QueueError::insufficient_bds);
                 i = count;
             } else {
                 break; /* continues past this batch (never at i == 0): fetch again */
@@ -79,6 +88,20 @@ void TxEngine::drop(uint64_t& vport_counter, TxQueue& q)
 {
     counter_add(vport_counter, 1);
     counter_add(q.stats->drops, 1);
+}
+
+void TxEngine::refuse(PfStorm& pf, uint64_t& vport_counter, TxQueue& q, QueueError why)
+{
+    drop(vport_counter, q);
+    pf.queue_error(QueueKind::tx, static_cast<uint32_t>(&q - pf.l2().txqs.data()), why);
+}
+
+void TxEngine::refuse_doorbell(PfStorm& pf, TxQueue& q, uint16_t prod)
+{
+    if (q.refused_prod == prod)
+        return;
+    q.refused_prod = prod;
+    pf.queue_error(QueueKind::tx, static_cast<uint32_t>(&q - pf.l2().txqs.data()), QueueError::prod_past_ring);
 }
 
 uint32_t TxEngine::transmit_plain(Vport& vport, TxQueue& q, Dma& dma, uint32_t i, uint32_t count, Port& port)
@@ -118,12 +141,16 @@ void TxEngine::transmit_packet(PfStorm& pf, Vport& vport, TxQueue& q, const TxBd
      * the wire from the host buffer, parsed where the burst keeps it, by
      * the full parse (the shortcut already said no). */
     uint32_t len = first.nbytes;
+    if (len < ETH_HLEN)
+        return refuse(pf, vport.stats->tx_error_pkts, q,
+                      len == 0 ? QueueError::zero_size_bd : QueueError::packet_too_small);
     const uint8_t* frame = pf.hw().dma().map(from_regpair(first.addr), len);
+    if (frame == nullptr)
+        return drop(vport.stats->tx_error_pkts, q); /* PGLUE raised the fault */
     FrameLayout& layout = burst_.next_layout();
-    if (frame == nullptr || !parse_any_frame(frame, len, layout))
-        return drop(vport.stats->tx_error_pkts, q); /* DMA fault, or a runt */
+    parse_any_frame(frame, len, layout);
     if (len > max_frame_len(vport.mtu, layout.vlan_tags))
-        return drop(vport.stats->tx_oversize_pkts, q);
+        return refuse(pf, vport.stats->tx_oversize_pkts, q, QueueError::mtu_violation);
     send(vport, frame, len, true, false, port);
 }
 
@@ -131,9 +158,14 @@ void TxEngine::transmit_offloaded(PfStorm& pf, Vport& vport, TxQueue& q, const T
 {
     const TxBd& first = bds[0];
     uint32_t len = 0;
-    uint8_t* frame = gather(pf.hw().dma(), bds, len);
-    if (frame == nullptr || len < ETH_HLEN)
-        return drop(vport.stats->tx_error_pkts, q);
+    QueueError why = QueueError::none;
+    uint8_t* frame = gather(pf.hw().dma(), bds, len, why);
+    if (frame == nullptr && why == QueueError::none)
+        return drop(vport.stats->tx_error_pkts, q); /* PGLUE raised the fault */
+    if (frame != nullptr && len < ETH_HLEN)
+        why = QueueError::packet_too_small;
+    if (why != QueueError::none)
+        return refuse(pf, vport.stats->tx_error_pkts, q, why);
     if (first.flags & txbd::VLAN_INSERT) {
         frame -= VLAN_HLEN;
         std::memmove(frame, frame + VLAN_HLEN, 12);
@@ -149,7 +181,7 @@ void TxEngine::transmit_offloaded(PfStorm& pf, Vport& vport, TxQueue& q, const T
     if (lso) {
         if (layout.l4 != L4::tcp || first.mss == 0 ||
             uint32_t{layout.l4_off} + layout.l4_len + first.mss > max_frame_len(vport.mtu, layout.vlan_tags))
-            return drop(vport.stats->tx_error_pkts, q);
+            return refuse(pf, vport.stats->tx_error_pkts, q, QueueError::illegal_lso);
         /* The segmenter copies the layout: segments joining the burst
          * overwrite it. */
         LsoSegmenter segmenter(frame, len, layout, first.mss);
@@ -158,7 +190,7 @@ void TxEngine::transmit_offloaded(PfStorm& pf, Vport& vport, TxQueue& q, const T
         return;
     }
     if (len > max_frame_len(vport.mtu, layout.vlan_tags))
-        return drop(vport.stats->tx_oversize_pkts, q);
+        return refuse(pf, vport.stats->tx_oversize_pkts, q, QueueError::mtu_violation);
     if ((first.flags & txbd::IP_CSUM) && layout.l3 == L3::ipv4)
         ipv4_insert_checksum(frame, layout);
     if ((first.flags & txbd::L4_CSUM) && (layout.l4 == L4::tcp || layout.l4 == L4::udp))
@@ -166,21 +198,27 @@ void TxEngine::transmit_offloaded(PfStorm& pf, Vport& vport, TxQueue& q, const T
     send(vport, frame, len, true, !zero_copy(first), port);
 }
 
-uint8_t* TxEngine::gather(Dma& dma, const TxBd* bds, uint32_t& len)
+uint8_t* TxEngine::gather(Dma& dma, const TxBd* bds, uint32_t& len, QueueError& why)
 {
     const TxBd& first = bds[0];
+    for (uint32_t i = 0; i < first.nbds; i++) {
+        if (bds[i].nbytes == 0) {
+            why = QueueError::zero_size_bd;
+            return nullptr;
+        }
+        if ((len += bds[i].nbytes) > MAX_PACKET) {
+            why = QueueError::packet_too_long;
+            return nullptr;
+        }
+    }
     if (zero_copy(first)) {
         static_assert(UINT16_MAX <= MAX_PACKET, "one BD never exceeds MAX_PACKET");
-        len = first.nbytes;
         return dma.map(from_regpair(first.addr), len);
     }
     uint8_t* frame = packet_ + HEADROOM;
-    len = 0;
-    for (uint32_t i = 0; i < first.nbds; i++) {
-        if (len + bds[i].nbytes > MAX_PACKET || !dma.read(from_regpair(bds[i].addr), frame + len, bds[i].nbytes))
+    for (uint32_t i = 0, off = 0; i < first.nbds; off += bds[i++].nbytes)
+        if (!dma.read(from_regpair(bds[i].addr), frame + off, bds[i].nbytes))
             return nullptr;
-        len += bds[i].nbytes;
-    }
     return frame;
 }
 

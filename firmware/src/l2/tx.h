@@ -64,6 +64,12 @@ private:
     void transmit_offloaded(PfStorm& pf, Vport& vport, TxQueue& q, const hsi::eth::TxBd* bds, Port& port);
     /* A packet not sent: vport_counter says why, the queue counts a drop. */
     static void drop(uint64_t& vport_counter, TxQueue& q);
+    /* A drop the malicious-driver checks made: also latched and raised as
+     * a queue error (DMA faults have their own attention). */
+    static void refuse(PfStorm& pf, uint64_t& vport_counter, TxQueue& q, hsi::QueueError why);
+    /* A doorbell producer more than the ring ahead of the consumer: not
+     * acted on, reported once per value rung. */
+    static void refuse_doorbell(PfStorm& pf, TxQueue& q, uint16_t prod);
     /* Whether the packet goes on the wire from its one host buffer: no
      * offload writes into it (LSO reads it). Else it is gathered into
      * packet_. */
@@ -72,9 +78,10 @@ private:
         return first.nbds == 1 && !(first.flags & (hsi::eth::txbd::VLAN_INSERT | hsi::eth::txbd::IP_CSUM |
                                                      hsi::eth::txbd::L4_CSUM));
     }
-    /* The packet's bytes, len long. nullptr when a buffer does not
-     * translate (DMA fault) or the packet is too long. */
-    uint8_t* gather(Dma& dma, const hsi::eth::TxBd* bds, uint32_t& len);
+    /* The packet's bytes, len long. nullptr when a BD breaks the queue's
+     * protocol (why says how) or a buffer does not translate (DMA fault,
+     * why stays none). */
+    uint8_t* gather(Dma& dma, const hsi::eth::TxBd* bds, uint32_t& len, hsi::QueueError& why);
     /* Adds a frame to the burst. parsed: its parse is in the burst's next
      * layout already; scratch: its bytes are in packet_ or segment_, which
      * the next packet overwrites, so it leaves at once. */

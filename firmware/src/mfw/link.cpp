@@ -26,7 +26,12 @@ void Link::init_phy(uint32_t port, const DrvPhyCfg& cfg)
 void Link::reset_phy(uint32_t port)
 {
     phys_[port].enabled = false;
+    phys_[port].negotiating = false;
     nig_.port(port).mac_loopback.store(false);
+    /* Down before the MFW answers: a driver that reads the link after its
+     * reset is acknowledged never finds it up from before. */
+    if (nig_.port(port).link_up.load())
+        set_link(port, LinkSpeed::none);
     need_eval_.store(true);
 }
 

@@ -31,12 +31,12 @@ FunctionHw::~FunctionHw()
 
 uint32_t FunctionHw::bar0_read(uint32_t offset)
 {
-    if (offset & 3 || offset >= BAR0_SIZE)
+    if (!decodes(offset)) {
+        pglue_.bad_access(offset, 0);
         return REG_ALL_ONES;
-    if (offset < BAR0_IGU_CMD_BASE) {
-        uint32_t ptt = (offset - BAR0_PTT_ENTRY_BASE) / 4;
-        return ptt < PTT_WINDOWS ? ptt_entries_[ptt].load() : REG_ALL_ONES;
     }
+    if (offset < BAR0_IGU_CMD_BASE)
+        return ptt_entries_[(offset - BAR0_PTT_ENTRY_BASE) / 4].load();
     if (offset < BAR0_WINDOW_BASE)
         return 0; /* IGU commands are write-only */
     if (offset < BAR0_GTT_BASE) {
@@ -48,12 +48,12 @@ uint32_t FunctionHw::bar0_read(uint32_t offset)
 
 void FunctionHw::bar0_write(uint32_t offset, uint32_t value)
 {
-    if (offset & 3 || offset >= BAR0_SIZE)
+    if (!decodes(offset)) {
+        pglue_.bad_access(offset, reg::BAD_ACCESS_WRITE);
         return;
+    }
     if (offset < BAR0_IGU_CMD_BASE) {
-        uint32_t ptt = (offset - BAR0_PTT_ENTRY_BASE) / 4;
-        if (ptt < PTT_WINDOWS)
-            ptt_entries_[ptt].store(value & ~(WINDOW_SIZE - 1));
+        ptt_entries_[(offset - BAR0_PTT_ENTRY_BASE) / 4].store(value & ~(WINDOW_SIZE - 1));
         return;
     }
     if (offset < BAR0_WINDOW_BASE) {
@@ -66,6 +66,17 @@ void FunctionHw::bar0_write(uint32_t offset, uint32_t value)
         return;
     }
     std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(gtt_ + offset - BAR0_GTT_BASE)).store(value);
+}
+
+bool FunctionHw::decodes(uint32_t offset)
+{
+    if (offset & 3 || offset >= BAR0_SIZE)
+        return false;
+    if (offset < BAR0_IGU_CMD_BASE)
+        return (offset - BAR0_PTT_ENTRY_BASE) / 4 < PTT_WINDOWS;
+    if (offset < BAR0_WINDOW_BASE)
+        return (offset - BAR0_IGU_CMD_BASE) / 4 < SB_COUNT;
+    return true; /* the PTT windows (their GRC addresses are checked there) and the GTT */
 }
 
 void FunctionHw::clear_doorbell(uint32_t cid)

@@ -86,6 +86,9 @@ public:
     Igu& igu() { return igu_; }
 
 private:
+    /* Whether a register answers at a BAR0 offset. */
+    static bool decodes(uint32_t offset);
+
     const uint32_t pf_;
     const uint32_t port_;
     RegisterSpace& grc_;

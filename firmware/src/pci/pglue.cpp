@@ -20,6 +20,9 @@ bool Pglue::read(uint32_t addr, uint32_t& value) const
     case PGLUE_DMA_FAULT_ADDR_HI: value = static_cast<uint32_t>(fault_addr_.load() >> 32); return true;
     /* The count register is 32 bits wide and wraps. */
     case PGLUE_DMA_FAULT_COUNT: value = static_cast<uint32_t>(fault_count_.load()); return true;
+    case PGLUE_BAD_ACCESS_ADDR: value = static_cast<uint32_t>(bad_access_.load()); return true;
+    case PGLUE_BAD_ACCESS_INFO: value = static_cast<uint32_t>(bad_access_.load() >> 32); return true;
+    case PGLUE_BAD_ACCESS_COUNT: value = bad_access_count_.load(); return true;
     default: return false;
     }
 }
@@ -31,7 +34,10 @@ bool Pglue::write(uint32_t addr, uint32_t value)
     case PGLUE_PTT_ACCESS_ENABLE: ptt_access_enable_.store(value & 1); return true;
     case PGLUE_DMA_FAULT_ADDR_LO:
     case PGLUE_DMA_FAULT_ADDR_HI:
-    case PGLUE_DMA_FAULT_COUNT: return true; /* read-only: dropped */
+    case PGLUE_DMA_FAULT_COUNT:
+    case PGLUE_BAD_ACCESS_ADDR:
+    case PGLUE_BAD_ACCESS_INFO:
+    case PGLUE_BAD_ACCESS_COUNT: return true; /* read-only: dropped */
     default: return false;
     }
 }
@@ -44,6 +50,17 @@ void Pglue::dma_fault(uint64_t iova, std::size_t len)
         log(LogLevel::err, "pglue: pf%u DMA fault: no IOMMU mapping covers IOVA 0x%" PRIx64 " (+%zu), access dropped"
             " (%" PRIu64 " fault%s so far)", pf_, iova, len, count, count == 1 ? "" : "s");
     attention_.raise(hsi::attn::DMA_FAULT);
+}
+
+void Pglue::bad_access(uint32_t addr, uint32_t info)
+{
+    bad_access_.store(uint64_t{info} << 32 | addr, std::memory_order_relaxed);
+    const uint32_t count = bad_access_count_.fetch_add(1, std::memory_order_relaxed) + 1;
+    if ((count & (count - 1)) == 0)
+        log(LogLevel::err, "pglue: pf%u %s of %s 0x%x: no register there, %s (%u so far)", pf_,
+            info & BAD_ACCESS_WRITE ? "write" : "read", info & BAD_ACCESS_GRC ? "GRC address" : "BAR0 offset", addr,
+            info & BAD_ACCESS_WRITE ? "dropped" : "read as all ones", count);
+    attention_.raise(hsi::attn::BAD_ACCESS);
 }
 
 void Pglue::reset()

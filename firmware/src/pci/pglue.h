@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * PGLUE_B: the host interface of a function. It gates register access until
  * hw_prepare opens it, gates DMA until the PF phase master-enables the
- * function, and latches DMA faults.
+ * function, and latches DMA faults and accesses no register decodes.
  */
 #pragma once
 
@@ -28,6 +28,9 @@ public:
      * its status block, itself DMA, once it enabled attentions. */
     void dma_fault(uint64_t iova, std::size_t len);
     uint64_t dma_fault_count() const { return fault_count_.load(std::memory_order_relaxed); }
+    /* Any thread: latch an access no register decoded (info: the
+     * reg::BAD_ACCESS_* bits) and raise the attention; logged like faults. */
+    void bad_access(uint32_t addr, uint32_t info);
     /* Function-level reset of the host interface (UNLOAD_DONE). */
     void reset();
 
@@ -38,6 +41,9 @@ private:
     std::atomic<uint32_t> ptt_access_enable_{0};
     std::atomic<uint64_t> fault_addr_{0};
     std::atomic<uint64_t> fault_count_{0};
+    /* Address and info in one word: two racing accesses latch one of them whole. */
+    std::atomic<uint64_t> bad_access_{0};
+    std::atomic<uint32_t> bad_access_count_{0};
 };
 
 } // namespace cna::fw

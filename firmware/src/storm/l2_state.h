@@ -63,6 +63,9 @@ struct RxQueue {
     DmaRing bds;
     DmaRing cqes;
     hsi::eth::QueueStats* stats = nullptr;
+    /* Producers (RxProdData as one word) the malicious-driver check refused:
+     * reported once, ignored until the driver writes others. */
+    uint64_t refused_producers = UINT64_MAX;
 };
 
 struct TxQueue {
@@ -75,6 +78,9 @@ struct TxQueue {
     uint32_t cid = 0;
     DmaRing bds;
     hsi::eth::QueueStats* stats = nullptr;
+    /* A doorbell producer more than the ring ahead: reported once, ignored
+     * until the driver rings another (none is 2^16 or more). */
+    uint32_t refused_prod = UINT32_MAX;
 };
 
 struct L2State {

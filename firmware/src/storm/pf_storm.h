@@ -9,6 +9,7 @@
  */
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -47,12 +48,21 @@ public:
     /* Engine, lock-free: is there an SPQ element the storm would take now?
      * Inline up to the doorbell compare, all that an engine pass pays while
      * no ramrod is posted. */
-    bool spq_pending() const { return hw_.doorbell_prod(hsi::CID_SPQ) != spq_cons_ && spq_can_take(); }
+    bool spq_pending() const
+    {
+        uint16_t prod = hw_.doorbell_prod(hsi::CID_SPQ);
+        return prod != spq_cons_ && prod != spq_refused_prod_ && spq_can_take();
+    }
     /* Engine, slowpath lock held: execute pending ramrods. */
     void poll_spq();
     /* Back to power-on state (function unloaded). */
     void reset();
     void raise_fw_assert(uint32_t code);
+    /* An engine thread: the malicious-driver checks refused what the
+     * driver asked of a queue. Latches why in STORM_PF_QUEUE_ERROR and
+     * raises attn::QUEUE_ERROR; the adapter's log says so too (the 1st,
+     * 2nd, 4th... time). */
+    void queue_error(hsi::QueueKind kind, uint32_t queue, hsi::QueueError why);
 
 private:
     struct Registers {
@@ -102,6 +112,12 @@ private:
     const Grant grant_;
     Registers regs_;
     uint16_t spq_cons_ = 0;
+    /* A doorbell producer more than the SPQ ahead, reported once and then
+     * ignored until the driver rings another: none is 2^16 or more. */
+    uint32_t spq_refused_prod_ = NONE_REFUSED;
+    static constexpr uint32_t NONE_REFUSED = UINT32_MAX;
+    std::atomic<uint32_t> last_queue_error_{0};
+    std::atomic<uint32_t> queue_errors_{0};
     EventQueue eq_;
     uint64_t completion_data_ = 0; /* EQE data of the ramrod being executed */
     L2State l2_;

@@ -4,6 +4,7 @@
  * completes it on the EQ, never overwriting an EQE ecore has not consumed.
  */
 #include <bit>
+#include <iterator>
 
 #include "pci/function.h"
 #include "storm/pf_storm.h"
@@ -30,6 +31,8 @@ bool PfStorm::read(uint32_t addr, uint32_t& value) const
     case reg::STORM_ILT_BASE_HI: value = regs_.ilt_base_hi; return true;
     case reg::STORM_ILT_CIDS: value = regs_.ilt_cids; return true;
     case reg::STORM_PF_ENABLE: value = regs_.pf_enable; return true;
+    case reg::STORM_PF_QUEUE_ERROR: value = last_queue_error_.load(); return true;
+    case reg::STORM_PF_QUEUE_ERROR_COUNT: value = queue_errors_.load(); return true;
     default: return false;
     }
 }
@@ -44,6 +47,8 @@ bool PfStorm::write(uint32_t addr, uint32_t value)
     case reg::STORM_ILT_BASE_HI: regs_.ilt_base_hi = value; return true;
     case reg::STORM_ILT_CIDS: regs_.ilt_cids = value; return true;
     case reg::STORM_PF_ENABLE: regs_.pf_enable = value & 1; return true;
+    case reg::STORM_PF_QUEUE_ERROR:
+    case reg::STORM_PF_QUEUE_ERROR_COUNT: return true; /* read-only: dropped */
     default: return false;
     }
 }
@@ -69,6 +74,14 @@ void PfStorm::poll_spq()
         return;
     uint64_t base = uint64_t{regs_.spq_base_hi} << 32 | regs_.spq_base_lo;
     uint16_t prod = hw_.doorbell_prod(CID_SPQ);
+    if (prod == spq_refused_prod_)
+        return;
+    if (static_cast<uint16_t>(prod - spq_cons_) > size) {
+        spq_refused_prod_ = prod;
+        queue_error(QueueKind::spq, 0, QueueError::prod_past_ring);
+        return;
+    }
+    spq_refused_prod_ = NONE_REFUSED;
     while (spq_cons_ != prod && storms_.running()) {
         if (eq_.exists && eq_full())
             break;
@@ -140,6 +153,23 @@ void PfStorm::raise_fw_assert(uint32_t code)
     hw_.attention().raise(attn::FW_ASSERT);
 }
 
+void PfStorm::queue_error(QueueKind kind, uint32_t queue, QueueError why)
+{
+    static constexpr const char* KINDS[] = {"Tx queue", "Rx queue", "SPQ"};
+    static constexpr const char* WHYS[] = {
+        "no error", "first BD without START", "BD count 0 or past the limit", "chain past the producer",
+        "zero-size BD", "packet shorter than an Ethernet header", "packet longer than the MTU allows",
+        "chain longer than the storms gather", "LSO without TCP, MSS or room", "producer more than a ring ahead",
+        "completion consumer ahead of the producer"};
+    static_assert(std::size(WHYS) == static_cast<std::size_t>(QueueError::cons_past_prod) + 1);
+    last_queue_error_.store(hsi::queue_error(kind, queue, why), std::memory_order_relaxed);
+    const uint32_t count = queue_errors_.fetch_add(1, std::memory_order_relaxed) + 1;
+    if ((count & (count - 1)) == 0)
+        log(LogLevel::err, "storm: pf%u %s %u: %s, refused (%u so far)", pf_, KINDS[static_cast<uint32_t>(kind)],
+            queue, WHYS[static_cast<uint32_t>(why)], count);
+    hw_.attention().raise(attn::QUEUE_ERROR);
+}
+
 void PfStorm::reset()
 {
     for (Vport& vport : l2_.vports)
@@ -149,6 +179,7 @@ void PfStorm::reset()
     regs_ = Registers{};
     eq_ = EventQueue{};
     spq_cons_ = 0;
+    spq_refused_prod_ = NONE_REFUSED;
     hw_.clear_doorbells();
 }
 

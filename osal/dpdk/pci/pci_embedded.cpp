@@ -137,16 +137,22 @@ public:
 
     uint32_t reg_rd(uint32_t offset) override
     {
-        if (offset >= hsi::BAR0_GTT_BASE)
+        if (in_gtt(offset))
             return *reinterpret_cast<volatile uint32_t*>(gtt() + (offset - hsi::BAR0_GTT_BASE));
         return df_.bar0_read(offset);
     }
     void reg_wr(uint32_t offset, uint32_t value) override
     {
-        if (offset >= hsi::BAR0_GTT_BASE)
+        if (in_gtt(offset))
             *reinterpret_cast<volatile uint32_t*>(gtt() + (offset - hsi::BAR0_GTT_BASE)) = value;
         else
             df_.bar0_write(offset, value);
+    }
+    /* The GTT is memory both sides map; the rest of BAR0 (and whatever lies
+     * past it, which the device reports) goes through the device. */
+    static bool in_gtt(uint32_t offset)
+    {
+        return offset >= hsi::BAR0_GTT_BASE && offset < hsi::BAR0_SIZE && offset % 4 == 0;
     }
     volatile uint8_t* gtt() override { return df_.gtt_memory(); }
     volatile uint8_t* doorbells() override { return df_.doorbell_memory(); }

@@ -61,6 +61,18 @@ TEST(StatusBlock, FirmwareAssertIsReported)
     pf.tear_down();
 }
 
+TEST(StatusBlock, AccessNoRegisterDecodesIsReported)
+{
+    test::Pf pf;
+    ATTACH_OR_SKIP(pf, "t_sb_bad_access", 0, osal::EmbeddedConfig{});
+    ASSERT_EQ(pf.bring_up(ecore::IntMode::msix), Status::success);
+    pf.pci->reg_wr(hsi::BAR0_SIZE + 0x40, 1); /* past the BAR: a driver bug */
+    EXPECT_TRUE(test::wait_for([&] { return pf.hwfn().sp_sb->attn_stats.bad_accesses > 0; }));
+    EXPECT_EQ(pf.hwfn().sp_sb->attn_stats.last_bad_access, hsi::BAR0_SIZE + 0x40);
+    EXPECT_EQ(pf.hwfn().sp_sb->attn_stats.fw_asserts, 0u);
+    EXPECT_EQ(pf.tear_down(), Status::success);
+}
+
 TEST(StatusBlock, AckSemantics)
 {
     test::Pf pf;

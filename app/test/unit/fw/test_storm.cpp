@@ -229,8 +229,10 @@ TEST_F(Spq, FirmwareAssertHaltsTheStorms)
 TEST_F(Spq, StopsTakingRamrodsWhileTheEqIsFull)
 {
     ASSERT_EQ(drv->start_pf(), FwReturn::ok);
-    /* Post more ramrods than the EQ holds without consuming any EQE. */
-    for (uint32_t i = 0; i < FakeDriver::EQ_SIZE + 4; i++)
+    /* Fill the SPQ (more would overwrite ramrods not taken yet, which the
+     * storms refuse) without consuming any EQE: more than the EQ holds. */
+    static_assert(FakeDriver::SPQ_SIZE >= FakeDriver::EQ_SIZE);
+    for (uint32_t i = 0; i < FakeDriver::SPQ_SIZE; i++)
         drv->ramrod(ProtocolId::common, static_cast<uint8_t>(CommonCmd::empty), nullptr, 0, false);
     std::this_thread::sleep_for(std::chrono::milliseconds(30));
     /* PF_START's EQE was consumed (cons 1): the producer stops at cons + size - 1. */
