@@ -34,10 +34,10 @@ namespace {
 
 void slowpath_isr(void* arg)
 {
-    ecore::int_sp_dpc(static_cast<Port*>(arg)->edev.hwfn);
+    ecore::int_sp_dpc(static_cast<EthPort*>(arg)->edev.hwfn);
 }
 
-osal::PciAttachParams attach_params(const Port* port)
+osal::PciAttachParams attach_params(const EthPort* port)
 {
     const Devargs& d = port->devargs;
     osal::PciAttachParams p;
@@ -57,7 +57,7 @@ osal::PciAttachParams attach_params(const Port* port)
 }
 
 /* Attaches the PF and brings ecore up to a started PF; undoes it all on failure. */
-int hw_bring_up(Port* port)
+int hw_bring_up(EthPort* port)
 {
     std::string fw_source;
     if (int rc = load_firmware(port, &fw_source); rc != 0)
@@ -103,7 +103,7 @@ int hw_bring_up(Port* port)
     return ecore::status_to_errno(st);
 }
 
-void hw_tear_down(Port* port)
+void hw_tear_down(EthPort* port)
 {
     ecore::Dev& edev = port->edev;
     if (port->hw_initialized) {
@@ -120,7 +120,7 @@ void hw_tear_down(Port* port)
 
 /* ---- fastpath status blocks --------------------------------------------- */
 
-void free_fastpath_sbs(Port* port)
+void free_fastpath_sbs(EthPort* port)
 {
     ecore::PttGuard ptt(port->edev.hwfn);
     for (FastpathSb& sb : port->sbs) {
@@ -130,7 +130,7 @@ void free_fastpath_sbs(Port* port)
     port->sbs.clear();
 }
 
-int alloc_fastpath_sbs(Port* port, uint16_t count)
+int alloc_fastpath_sbs(EthPort* port, uint16_t count)
 {
     free_fastpath_sbs(port);
     ecore::PttGuard ptt(port->edev.hwfn);
@@ -160,7 +160,7 @@ int alloc_fastpath_sbs(Port* port, uint16_t count)
 
 int dev_configure(rte_eth_dev* dev)
 {
-    Port* port = port_of(dev);
+    EthPort* port = port_of(dev);
     const ecore::Resources& resc = port->edev.hwfn.hw_info.resc;
     const uint16_t nb_rxq = dev->data->nb_rx_queues;
     const uint16_t nb_txq = dev->data->nb_tx_queues;
@@ -183,7 +183,7 @@ int dev_configure(rte_eth_dev* dev)
 
 namespace {
 
-void vport_teardown(Port* port)
+void vport_teardown(EthPort* port)
 {
     ecore::Hwfn& hwfn = port->edev.hwfn;
     ecore::SpVportUpdateParams inactive;
@@ -201,7 +201,7 @@ void vport_teardown(Port* port)
 
 int dev_start(rte_eth_dev* dev)
 {
-    Port* port = port_of(dev);
+    EthPort* port = port_of(dev);
     ecore::Hwfn& hwfn = port->edev.hwfn;
     rte_eth_dev_data* data = dev->data;
 
@@ -259,7 +259,7 @@ int dev_start(rte_eth_dev* dev)
 
 int dev_stop(rte_eth_dev* dev)
 {
-    Port* port = port_of(dev);
+    EthPort* port = port_of(dev);
     dev->data->dev_started = 0;
     if (!port->vport_started)
         return 0;
@@ -271,7 +271,7 @@ int dev_stop(rte_eth_dev* dev)
 
 int dev_close(rte_eth_dev* dev)
 {
-    Port* port = port_of(dev);
+    EthPort* port = port_of(dev);
     if (rte_eal_process_type() != RTE_PROC_PRIMARY)
         return 0;
     if (dev->data->dev_started)
@@ -285,7 +285,7 @@ int dev_close(rte_eth_dev* dev)
     hw_tear_down(port);
     mp_primary_release();
     PMD_LOG(INFO, port, "closed");
-    port->~Port();
+    port->~EthPort();
     dev->data->dev_private = nullptr;
     return 0;
 }
@@ -318,10 +318,10 @@ int cna_probe(rte_vdev_device* vdev)
         return -EINVAL;
     }
 
-    rte_eth_dev* dev = rte_eth_vdev_allocate(vdev, sizeof(Port));
+    rte_eth_dev* dev = rte_eth_vdev_allocate(vdev, sizeof(EthPort));
     if (dev == nullptr)
         return -ENOMEM;
-    Port* port = new (dev->data->dev_private) Port{};
+    EthPort* port = new (dev->data->dev_private) EthPort{};
     port->name = name;
     port->devargs = std::move(devargs);
     port->eth_dev = dev;
@@ -337,7 +337,7 @@ int cna_probe(rte_vdev_device* vdev)
     }
     if (rc != 0) {
         PMD_DRV_LOG(ERR, "%s: probe failed: %s", name, strerror(-rc));
-        port->~Port();
+        port->~EthPort();
         dev->data->dev_private = nullptr;
         rte_eth_dev_release_port(dev);
         return rc;

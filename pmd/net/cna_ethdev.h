@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * net_cna: one ethdev port per adapter PF. Port is the ethdev's private
+ * net_cna: one ethdev port per adapter PF. EthPort is the ethdev's private
  * data: the PCI function the OSAL attached, the ecore device on it, and the
- * state the ethdev ops keep between calls.
+ * state the ethdev ops keep between calls. (A Port, in the adapter, is a
+ * physical port several PFs may share.)
  */
 #pragma once
 
@@ -42,7 +43,7 @@ struct RssConf {
     std::array<uint16_t, hsi::eth::rss::RETA_SIZE> reta{};
 };
 
-struct Port {
+struct EthPort {
     std::string name;
     Devargs devargs;
     std::unique_ptr<osal::PciFunction> pci;
@@ -75,11 +76,11 @@ struct Port {
     std::array<hsi::eth::QueueStats, hsi::MAX_QUEUES_PER_PF> txq_stats_base{};
 };
 
-inline Port* port_of(const rte_eth_dev* dev);
+inline EthPort* port_of(const rte_eth_dev* dev);
 
 /* The PF's MAC filter grant is split evenly between unicast addresses
  * (mac_addr_add) and the multicast list. */
-inline uint32_t max_unicast_macs(const Port* port) { return port->edev.hwfn.hw_info.resc.num_mac_filters / 2; }
+inline uint32_t max_unicast_macs(const EthPort* port) { return port->edev.hwfn.hw_info.resc.num_mac_filters / 2; }
 
 /* Frame length an MTU allows on the wire (header and one VLAN tag). */
 inline uint32_t max_frame_len(uint32_t mtu) { return mtu + hsi::eth::ETH_OVERHEAD; }
@@ -88,7 +89,7 @@ inline uint32_t max_frame_len(uint32_t mtu) { return mtu + hsi::eth::ETH_OVERHEA
 
 #include <ethdev_driver.h>
 
-inline cna::pmd::Port* cna::pmd::port_of(const rte_eth_dev* dev)
+inline cna::pmd::EthPort* cna::pmd::port_of(const rte_eth_dev* dev)
 {
-    return static_cast<Port*>(dev->data->dev_private);
+    return static_cast<EthPort*>(dev->data->dev_private);
 }

@@ -92,7 +92,7 @@ int tx_burst_mode_get(rte_eth_dev* dev, uint16_t, rte_eth_burst_mode* mode)
 
 int mtu_set(rte_eth_dev* dev, uint16_t mtu)
 {
-    Port* port = port_of(dev);
+    EthPort* port = port_of(dev);
     rte_eth_dev_data* data = dev->data;
     const bool scatter = data->dev_conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_SCATTER;
     for (uint16_t q = 0; q < data->nb_rx_queues; q++) {

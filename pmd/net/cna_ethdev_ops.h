@@ -32,11 +32,11 @@ int cna_probe(rte_vdev_device* vdev);
 int cna_remove(rte_vdev_device* vdev);
 
 /* cna_queues.cpp: queue control and Rx interrupts */
-int start_rx_queue(Port* port, RxQueue* rxq);
-int start_tx_queue(Port* port, TxQueue* txq);
-void stop_rx_queue(Port* port, RxQueue* rxq);
-void stop_tx_queue(Port* port, TxQueue* txq);
-void stop_all_queues(Port* port);
+int start_rx_queue(EthPort* port, RxQueue* rxq);
+int start_tx_queue(EthPort* port, TxQueue* txq);
+void stop_rx_queue(EthPort* port, RxQueue* rxq);
+void stop_tx_queue(EthPort* port, TxQueue* txq);
+void stop_all_queues(EthPort* port);
 int rx_queue_start(rte_eth_dev* dev, uint16_t queue_id);
 int rx_queue_stop(rte_eth_dev* dev, uint16_t queue_id);
 int tx_queue_start(rte_eth_dev* dev, uint16_t queue_id);
@@ -65,14 +65,14 @@ int link_update(rte_eth_dev* dev, int wait_to_complete);
 int dev_set_link_up(rte_eth_dev* dev);
 int dev_set_link_down(rte_eth_dev* dev);
 /* Asks the MFW to bring the link up or down; the result arrives as an LSC. */
-int set_link(Port* port, bool up);
+int set_link(EthPort* port, bool up);
 int flow_ctrl_get(rte_eth_dev* dev, rte_eth_fc_conf* fc);
 int flow_ctrl_set(rte_eth_dev* dev, rte_eth_fc_conf* fc);
 /* ecore's link_update hook: runs on the EAL interrupt thread. */
-void link_changed(Port* port);
+void link_changed(EthPort* port);
 
 /* cna_filters.cpp: classification */
-uint16_t rx_accept_flags(const Port* port);
+uint16_t rx_accept_flags(const EthPort* port);
 /* Replays MAC, multicast and VLAN filters into a new vport. */
 int restore_filters(rte_eth_dev* dev);
 int mac_addr_add(rte_eth_dev* dev, rte_ether_addr* mac, uint32_t index, uint32_t vmdq);

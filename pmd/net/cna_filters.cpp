@@ -4,7 +4,7 @@
  * adapter drops what the vport does not accept.
  *
  * Every filter lives in the vport, which dev_start creates anew, so each op
- * records the configuration (in ethdev's data or the Port) and programs the
+ * records the configuration (in ethdev's data or the EthPort) and programs the
  * adapter only while the vport exists; restore_filters() replays it all.
  */
 #include <cerrno>
@@ -20,7 +20,7 @@ namespace accept = hsi::eth::accept;
 using ecore::FilterOpcode;
 using ecore::FilterType;
 
-uint16_t rx_accept_flags(const Port* port)
+uint16_t rx_accept_flags(const EthPort* port)
 {
     uint16_t flags = accept::UCAST_MATCHED | accept::MCAST_MATCHED | accept::BCAST;
     if (port->promiscuous)
@@ -32,7 +32,7 @@ uint16_t rx_accept_flags(const Port* port)
 
 namespace {
 
-int apply_rx_mode(Port* port)
+int apply_rx_mode(EthPort* port)
 {
     if (!port->vport_started)
         return 0;
@@ -42,9 +42,9 @@ int apply_rx_mode(Port* port)
     return ecore::status_to_errno(st);
 }
 
-int set_rx_mode(rte_eth_dev* dev, bool Port::*flag, bool on)
+int set_rx_mode(rte_eth_dev* dev, bool EthPort::*flag, bool on)
 {
-    Port* port = port_of(dev);
+    EthPort* port = port_of(dev);
     const bool before = port->*flag;
     port->*flag = on;
     const int rc = apply_rx_mode(port);
@@ -59,7 +59,7 @@ bool is_zero(const rte_ether_addr& mac)
 }
 
 /* One filter command to the vport (which must exist). */
-int filter_cmd(Port* port, FilterOpcode op, FilterType type, const rte_ether_addr* mac, uint16_t vlan)
+int filter_cmd(EthPort* port, FilterOpcode op, FilterType type, const rte_ether_addr* mac, uint16_t vlan)
 {
     ecore::FilterUcast f;
     f.opcode = op;
@@ -81,7 +81,7 @@ int filter_cmd(Port* port, FilterOpcode op, FilterType type, const rte_ether_add
     return 0;
 }
 
-int mac_filter(Port* port, FilterOpcode op, const rte_ether_addr* mac)
+int mac_filter(EthPort* port, FilterOpcode op, const rte_ether_addr* mac)
 {
     return port->vport_started ? filter_cmd(port, op, FilterType::mac, mac, 0) : 0;
 }
@@ -102,7 +102,7 @@ template <class Fn> int for_each_vlan(const rte_eth_dev* dev, Fn fn)
     return 0;
 }
 
-int vlan_strip_update(Port* port, bool strip)
+int vlan_strip_update(EthPort* port, bool strip)
 {
     ecore::SpVportUpdateParams p;
     p.vport_id = VPORT_ID;
@@ -113,16 +113,16 @@ int vlan_strip_update(Port* port, bool strip)
 
 } // namespace
 
-int promiscuous_enable(rte_eth_dev* dev) { return set_rx_mode(dev, &Port::promiscuous, true); }
-int promiscuous_disable(rte_eth_dev* dev) { return set_rx_mode(dev, &Port::promiscuous, false); }
-int allmulticast_enable(rte_eth_dev* dev) { return set_rx_mode(dev, &Port::allmulticast, true); }
-int allmulticast_disable(rte_eth_dev* dev) { return set_rx_mode(dev, &Port::allmulticast, false); }
+int promiscuous_enable(rte_eth_dev* dev) { return set_rx_mode(dev, &EthPort::promiscuous, true); }
+int promiscuous_disable(rte_eth_dev* dev) { return set_rx_mode(dev, &EthPort::promiscuous, false); }
+int allmulticast_enable(rte_eth_dev* dev) { return set_rx_mode(dev, &EthPort::allmulticast, true); }
+int allmulticast_disable(rte_eth_dev* dev) { return set_rx_mode(dev, &EthPort::allmulticast, false); }
 
 /* ---- unicast MACs: ethdev's data->mac_addrs[] ------------------------------ */
 
 int mac_addr_add(rte_eth_dev* dev, rte_ether_addr* mac, uint32_t index, uint32_t /* vmdq */)
 {
-    Port* port = port_of(dev);
+    EthPort* port = port_of(dev);
     const rte_ether_addr& old = dev->data->mac_addrs[index];
     if (!is_zero(old) && !rte_is_same_ether_addr(&old, mac))
         if (int rc = mac_filter(port, FilterOpcode::remove, &old); rc != 0)
@@ -144,7 +144,7 @@ int mac_addr_set(rte_eth_dev* dev, rte_ether_addr* mac)
 
 int set_mc_addr_list(rte_eth_dev* dev, rte_ether_addr* list, uint32_t count)
 {
-    Port* port = port_of(dev);
+    EthPort* port = port_of(dev);
     for (uint32_t i = 0; i < count; i++) {
         if (!rte_is_multicast_ether_addr(&list[i])) {
             PMD_LOG(ERR, port, RTE_ETHER_ADDR_PRT_FMT " is not a multicast address", RTE_ETHER_ADDR_BYTES(&list[i]));
@@ -164,7 +164,7 @@ int set_mc_addr_list(rte_eth_dev* dev, rte_ether_addr* list, uint32_t count)
 
 int vlan_filter_set(rte_eth_dev* dev, uint16_t vlan_id, int on)
 {
-    Port* port = port_of(dev);
+    EthPort* port = port_of(dev);
     if (!port->vport_started || !vlan_filtering(dev))
         return 0;
     return filter_cmd(port, on ? FilterOpcode::add : FilterOpcode::remove, FilterType::vlan, nullptr, vlan_id);
@@ -172,7 +172,7 @@ int vlan_filter_set(rte_eth_dev* dev, uint16_t vlan_id, int on)
 
 int vlan_offload_set(rte_eth_dev* dev, int mask)
 {
-    Port* port = port_of(dev);
+    EthPort* port = port_of(dev);
     if (!port->vport_started)
         return 0;
     const uint64_t offloads = dev->data->dev_conf.rxmode.offloads;
@@ -190,7 +190,7 @@ int vlan_offload_set(rte_eth_dev* dev, int mask)
 
 int restore_filters(rte_eth_dev* dev)
 {
-    Port* port = port_of(dev);
+    EthPort* port = port_of(dev);
     for (uint32_t i = 0; i < max_unicast_macs(port); i++)
         if (!is_zero(dev->data->mac_addrs[i]))
             if (int rc = mac_filter(port, FilterOpcode::add, &dev->data->mac_addrs[i]); rc != 0)

@@ -41,7 +41,7 @@ std::vector<std::string> search_dirs()
     return dirs;
 }
 
-int read_image(Port* port, const std::string& path)
+int read_image(EthPort* port, const std::string& path)
 {
     if (int rc = osal::read_file(path, &port->fw_image); rc != 0) {
         PMD_LOG(ERR, port, "cannot read firmware file '%s': %s", path.c_str(), strerror(-rc));
@@ -52,7 +52,7 @@ int read_image(Port* port, const std::string& path)
 
 } // namespace
 
-int load_firmware(Port* port, std::string* source)
+int load_firmware(EthPort* port, std::string* source)
 {
     port->fw_image.clear();
     if (!port->devargs.fw_file.empty()) {

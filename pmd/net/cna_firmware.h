@@ -11,11 +11,11 @@
 
 namespace cna::pmd {
 
-struct Port;
+struct EthPort;
 
 /* Fills port->fw_image (left empty for the compiled-in image) and *source
  * (the file's path, or a description of the compiled-in image). Returns 0
  * or -errno with the path named in the log. */
-int load_firmware(Port* port, std::string* source);
+int load_firmware(EthPort* port, std::string* source);
 
 } // namespace cna::pmd

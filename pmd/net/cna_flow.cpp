@@ -355,7 +355,7 @@ int check_queue(const rte_eth_dev* dev, const rte_flow_action* action, uint32_t 
 int parse_rss(const rte_eth_dev* dev, const rte_flow_action* action, FlowRuleParams& p, rte_flow_error* error)
 {
     const auto* rss = static_cast<const rte_flow_action_rss*>(action->conf);
-    const Port* port = port_of(dev);
+    const EthPort* port = port_of(dev);
     if (rss->func != RTE_ETH_HASH_FUNCTION_DEFAULT && rss->func != RTE_ETH_HASH_FUNCTION_TOEPLITZ)
         return flow_error(error, RTE_FLOW_ERROR_TYPE_ACTION_CONF, action,
                           "RSS hash function %d is not supported (Toeplitz only)", rss->func);
@@ -445,7 +445,7 @@ int parse(rte_eth_dev* dev, const rte_flow_attr* attr, const rte_flow_item* patt
 
 /* ---- the adapter's table ---------------------------------------------------------- */
 
-int program(Port* port, rte_flow* flow, rte_flow_error* error)
+int program(EthPort* port, rte_flow* flow, rte_flow_error* error)
 {
     const ecore::Status st = ecore::sp_flow_rule_add(port->edev.hwfn, flow->params, &flow->hw_id);
     if (st == ecore::Status::nospc)
@@ -460,7 +460,7 @@ int program(Port* port, rte_flow* flow, rte_flow_error* error)
     return 0;
 }
 
-int unprogram(Port* port, rte_flow* flow, rte_flow_error* error)
+int unprogram(EthPort* port, rte_flow* flow, rte_flow_error* error)
 {
     /* Stopping the vport already took the rule out of the adapter. */
     if (!flow->programmed || !port->vport_started)
@@ -474,7 +474,7 @@ int unprogram(Port* port, rte_flow* flow, rte_flow_error* error)
 }
 
 /* The adapter's counts of the rule (its current id's counters) plus the offset. */
-int read_counts(Port* port, const rte_flow* flow, hsi::eth::FlowCounters* counts)
+int read_counts(EthPort* port, const rte_flow* flow, hsi::eth::FlowCounters* counts)
 {
     hsi::eth::FlowCounters hw{};
     if (flow->hw_counters) {
@@ -502,7 +502,7 @@ int flow_validate(rte_eth_dev* dev, const rte_flow_attr* attr, const rte_flow_it
 rte_flow* flow_create(rte_eth_dev* dev, const rte_flow_attr* attr, const rte_flow_item* pattern,
                       const rte_flow_action* actions, rte_flow_error* error)
 {
-    Port* port = port_of(dev);
+    EthPort* port = port_of(dev);
     auto flow = std::make_unique<rte_flow>();
     if (parse(dev, attr, pattern, actions, flow->params, error) != 0)
         return nullptr;
@@ -520,7 +520,7 @@ rte_flow* flow_create(rte_eth_dev* dev, const rte_flow_attr* attr, const rte_flo
 
 int flow_destroy(rte_eth_dev* dev, rte_flow* flow, rte_flow_error* error)
 {
-    Port* port = port_of(dev);
+    EthPort* port = port_of(dev);
     auto it = std::find_if(port->flows.begin(), port->flows.end(), [&](const auto& f) { return f.get() == flow; });
     if (it == port->flows.end())
         return rte_flow_error_set(error, ENOENT, RTE_FLOW_ERROR_TYPE_HANDLE, flow, "no such flow rule on this port");
@@ -532,7 +532,7 @@ int flow_destroy(rte_eth_dev* dev, rte_flow* flow, rte_flow_error* error)
 
 int flow_flush(rte_eth_dev* dev, rte_flow_error* error)
 {
-    Port* port = port_of(dev);
+    EthPort* port = port_of(dev);
     while (!port->flows.empty())
         if (int rc = flow_destroy(dev, port->flows.back().get(), error); rc != 0)
             return rc;
@@ -541,7 +541,7 @@ int flow_flush(rte_eth_dev* dev, rte_flow_error* error)
 
 int flow_query(rte_eth_dev* dev, rte_flow* flow, const rte_flow_action* action, void* data, rte_flow_error* error)
 {
-    Port* port = port_of(dev);
+    EthPort* port = port_of(dev);
     if (action->type != RTE_FLOW_ACTION_TYPE_COUNT)
         return rte_flow_error_set(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION, action, "only COUNT can be queried");
     if (!(flow->params.actions & flow_action::COUNT))
@@ -580,7 +580,7 @@ int flow_ops_get(rte_eth_dev*, const rte_flow_ops** ops)
 
 int restore_flows(rte_eth_dev* dev)
 {
-    Port* port = port_of(dev);
+    EthPort* port = port_of(dev);
     /* The stopped vport took the rules with it; their counters stay in the
      * adapter until an id is reused, so all are collected before any add. */
     for (auto& flow : port->flows) {

@@ -13,7 +13,7 @@
 namespace cna::pmd {
 namespace {
 
-rte_eth_link link_from_mfw(Port* port)
+rte_eth_link link_from_mfw(EthPort* port)
 {
     const ecore::McpLinkState st = ecore::mcp_get_link_state(port->edev.hwfn);
     rte_eth_link link{};
@@ -38,7 +38,7 @@ constexpr SpeedMap SPEEDS[] = {
 };
 
 /* ethdev's link_speeds (autonegotiate, or one fixed speed) as MFW link params. */
-int link_params_from_conf(Port* port, uint32_t link_speeds, ecore::McpLinkParams* params)
+int link_params_from_conf(EthPort* port, uint32_t link_speeds, ecore::McpLinkParams* params)
 {
     params->forced_speed_mbps = 0;
     if (!(link_speeds & RTE_ETH_LINK_SPEED_FIXED))
@@ -64,7 +64,7 @@ uint32_t ethdev_speed_capa(uint32_t mfw_caps)
     return capa;
 }
 
-int set_link(Port* port, bool up)
+int set_link(EthPort* port, bool up)
 {
     ecore::PttGuard ptt(port->edev.hwfn);
     if (!ptt)
@@ -82,7 +82,7 @@ int set_link(Port* port, bool up)
     return 0;
 }
 
-void link_changed(Port* port)
+void link_changed(EthPort* port)
 {
     rte_eth_dev* dev = port->eth_dev;
     const rte_eth_link link = link_from_mfw(port);
@@ -95,7 +95,7 @@ void link_changed(Port* port)
 
 int link_update(rte_eth_dev* dev, int wait_to_complete)
 {
-    Port* port = port_of(dev);
+    EthPort* port = port_of(dev);
     /* Waiting covers autonegotiation after a start: bounded, as ethdev expects. */
     constexpr int WAIT_MS = 1000, STEP_MS = 10;
     rte_eth_link link = link_from_mfw(port);
@@ -121,7 +121,7 @@ int flow_ctrl_get(rte_eth_dev* dev, rte_eth_fc_conf* fc)
  * re-initialising the PHY when the port is running. */
 int flow_ctrl_set(rte_eth_dev* dev, rte_eth_fc_conf* fc)
 {
-    Port* port = port_of(dev);
+    EthPort* port = port_of(dev);
     if (fc->high_water || fc->low_water || fc->pause_time || fc->send_xon || fc->mac_ctrl_frame_fwd) {
         PMD_LOG(ERR, port, "flow control: only the mode and autonegotiation can be set");
         return -ENOTSUP;

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * net_cna in secondary processes (dpdk-proc-info, dpdk-dumpcap, ...).
  *
- * The ethdev data and each Port (its dev_private) are in DPDK memory, which
+ * The ethdev data and each EthPort (its dev_private) are in DPDK memory, which
  * every process of the group maps at the same address; the adapter is not:
  * its registers, doorbell BAR and GTT storm RAM exist in the primary only.
- * So a secondary reads what probe stored in the Port in place, asks the
+ * So a secondary reads what probe stored in the EthPort in place, asks the
  * primary (rte_mp request, bounded wait) for counters and the link, and does
  * nothing else: the other ops are absent (ethdev answers -ENOTSUP).
  */
@@ -163,7 +163,7 @@ int secondary_link_update(rte_eth_dev* dev, int wait_to_complete)
 eth_dev_ops secondary_ops()
 {
     eth_dev_ops ops{};
-    /* What probe stored in the shared Port and ethdev data: read in place. */
+    /* What probe stored in the shared EthPort and ethdev data: read in place. */
     ops.dev_infos_get = cna_dev_ops.dev_infos_get;
     ops.fw_version_get = cna_dev_ops.fw_version_get;
     ops.xstats_get_names = cna_dev_ops.xstats_get_names;

@@ -16,7 +16,7 @@
 
 namespace cna::pmd {
 
-int start_rx_queue(Port* port, RxQueue* rxq)
+int start_rx_queue(EthPort* port, RxQueue* rxq)
 {
     if (int rc = rx_queue_fill(rxq); rc != 0) {
         PMD_LOG(ERR, port, "Rx queue %u: mempool %s cannot fill %u descriptors", rxq->queue_id, rxq->mp->name,
@@ -49,7 +49,7 @@ int start_rx_queue(Port* port, RxQueue* rxq)
     return 0;
 }
 
-int start_tx_queue(Port* port, TxQueue* txq)
+int start_tx_queue(EthPort* port, TxQueue* txq)
 {
     FastpathSb& sb = port->sbs[txq->queue_id];
     ecore::TxQueueStartParams p;
@@ -72,7 +72,7 @@ int start_tx_queue(Port* port, TxQueue* txq)
     return 0;
 }
 
-void stop_rx_queue(Port* port, RxQueue* rxq)
+void stop_rx_queue(EthPort* port, RxQueue* rxq)
 {
     if (!rxq->started)
         return;
@@ -83,7 +83,7 @@ void stop_rx_queue(Port* port, RxQueue* rxq)
     port->eth_dev->data->rx_queue_state[rxq->queue_id] = RTE_ETH_QUEUE_STATE_STOPPED;
 }
 
-void stop_tx_queue(Port* port, TxQueue* txq)
+void stop_tx_queue(EthPort* port, TxQueue* txq)
 {
     if (!txq->started)
         return;
@@ -94,7 +94,7 @@ void stop_tx_queue(Port* port, TxQueue* txq)
     port->eth_dev->data->tx_queue_state[txq->queue_id] = RTE_ETH_QUEUE_STATE_STOPPED;
 }
 
-void stop_all_queues(Port* port)
+void stop_all_queues(EthPort* port)
 {
     rte_eth_dev_data* data = port->eth_dev->data;
     for (uint16_t q = 0; q < data->nb_tx_queues; q++)
@@ -111,7 +111,7 @@ namespace {
 
 int queue_op_check(rte_eth_dev* dev, const char* what, uint16_t queue_id)
 {
-    Port* port = port_of(dev);
+    EthPort* port = port_of(dev);
     if (!port->vport_started) {
         PMD_LOG(ERR, port, "%s queue %u: the port is not started", what, queue_id);
         return -EIO;
@@ -160,7 +160,7 @@ int tx_queue_stop(rte_eth_dev* dev, uint16_t queue_id)
  * interrupt handle the port publishes. */
 int rx_intr_setup(rte_eth_dev* dev)
 {
-    Port* port = port_of(dev);
+    EthPort* port = port_of(dev);
     rx_intr_release(dev);
     if (!dev->data->dev_conf.intr_conf.rxq)
         return 0;
@@ -190,7 +190,7 @@ int rx_intr_setup(rte_eth_dev* dev)
 
 void rx_intr_release(rte_eth_dev* dev)
 {
-    Port* port = port_of(dev);
+    EthPort* port = port_of(dev);
     if (port->rx_intr == nullptr)
         return;
     dev->intr_handle = nullptr;
@@ -205,7 +205,7 @@ void rx_intr_release(rte_eth_dev* dev)
  * (an MSI-X vector here is an eventfd anyone with the function may signal). */
 int rx_queue_intr_enable(rte_eth_dev* dev, uint16_t queue_id)
 {
-    Port* port = port_of(dev);
+    EthPort* port = port_of(dev);
     ecore::SbInfo& sb = port->sbs[queue_id].info;
     ecore::sb_update_sb_idx(sb);
     ecore::sb_ack(sb, hsi::IguIntOp::enable);

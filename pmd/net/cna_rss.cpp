@@ -62,7 +62,7 @@ uint64_t rss_offloads_supported()
 
 void rss_configure(rte_eth_dev* dev)
 {
-    Port* port = port_of(dev);
+    EthPort* port = port_of(dev);
     const rte_eth_rss_conf& conf = dev->data->dev_conf.rx_adv_conf.rss_conf;
     port->rss.rss_hf = conf.rss_hf & rss_offloads_supported();
     if (conf.rss_key != nullptr && conf.rss_key_len == port->rss.key.size())
@@ -76,7 +76,7 @@ void rss_configure(rte_eth_dev* dev)
 
 int rss_apply(rte_eth_dev* dev)
 {
-    Port* port = port_of(dev);
+    EthPort* port = port_of(dev);
     if (!port->vport_started)
         return 0;
     ecore::RssParams params;
@@ -95,7 +95,7 @@ int rss_apply(rte_eth_dev* dev)
 
 int rss_hash_update(rte_eth_dev* dev, rte_eth_rss_conf* conf)
 {
-    Port* port = port_of(dev);
+    EthPort* port = port_of(dev);
     if (conf->rss_key != nullptr && conf->rss_key_len != port->rss.key.size()) {
         PMD_LOG(ERR, port, "RSS key of %u bytes: the adapter takes %zu", conf->rss_key_len, port->rss.key.size());
         return -EINVAL;
@@ -112,7 +112,7 @@ int rss_hash_update(rte_eth_dev* dev, rte_eth_rss_conf* conf)
 
 int rss_hash_conf_get(rte_eth_dev* dev, rte_eth_rss_conf* conf)
 {
-    Port* port = port_of(dev);
+    EthPort* port = port_of(dev);
     conf->rss_hf = port->rss.rss_hf;
     if (conf->rss_key != nullptr) {
         std::memcpy(conf->rss_key, port->rss.key.data(), port->rss.key.size());
@@ -123,7 +123,7 @@ int rss_hash_conf_get(rte_eth_dev* dev, rte_eth_rss_conf* conf)
 
 int reta_update(rte_eth_dev* dev, rte_eth_rss_reta_entry64* reta_conf, uint16_t reta_size)
 {
-    Port* port = port_of(dev);
+    EthPort* port = port_of(dev);
     if (reta_size != rss::RETA_SIZE) {
         PMD_LOG(ERR, port, "RETA of %u entries: the adapter has %u", reta_size, rss::RETA_SIZE);
         return -EINVAL;
@@ -149,7 +149,7 @@ int reta_update(rte_eth_dev* dev, rte_eth_rss_reta_entry64* reta_conf, uint16_t 
 
 int reta_query(rte_eth_dev* dev, rte_eth_rss_reta_entry64* reta_conf, uint16_t reta_size)
 {
-    Port* port = port_of(dev);
+    EthPort* port = port_of(dev);
     if (reta_size != rss::RETA_SIZE)
         return -EINVAL;
     for (uint16_t i = 0; i < reta_size; i++) {

@@ -244,7 +244,7 @@ template <class Q> void free_queue(Q* q)
 int rx_queue_setup(rte_eth_dev* dev, uint16_t queue_id, uint16_t nb_desc, unsigned socket_id,
                    const rte_eth_rxconf* conf, rte_mempool* mp)
 {
-    Port* port = port_of(dev);
+    EthPort* port = port_of(dev);
     rx_queue_release(dev, queue_id);
 
     const uint16_t size = ring_size_for(nb_desc);

@@ -75,7 +75,7 @@ template <class T> void subtract(T* now, const T& base)
         n[i] -= b[i];
 }
 
-int read_raw(Port* port, Snapshot* s, uint16_t nb_rxq, uint16_t nb_txq)
+int read_raw(EthPort* port, Snapshot* s, uint16_t nb_rxq, uint16_t nb_txq)
 {
     ecore::Hwfn& hwfn = port->edev.hwfn;
     ecore::PttGuard ptt(hwfn);
@@ -92,7 +92,7 @@ int read_raw(Port* port, Snapshot* s, uint16_t nb_rxq, uint16_t nb_txq)
 /* Under the port's stats lock. */
 int read_snapshot(rte_eth_dev* dev, Snapshot* s)
 {
-    Port* port = port_of(dev);
+    EthPort* port = port_of(dev);
     const uint16_t nb_rxq = dev->data->nb_rx_queues, nb_txq = dev->data->nb_tx_queues;
     if (int rc = read_raw(port, s, nb_rxq, nb_txq); rc != 0)
         return rc;
@@ -156,7 +156,7 @@ int stats_get(rte_eth_dev* dev, rte_eth_stats* stats)
 
 int stats_reset(rte_eth_dev* dev)
 {
-    Port* port = port_of(dev);
+    EthPort* port = port_of(dev);
     std::lock_guard lock(port->stats_lock);
     /* Every queue the PF holds, configured or not: a queue configured later
      * counts from this reset too. */

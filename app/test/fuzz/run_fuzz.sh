@@ -10,8 +10,9 @@ SECONDS_EACH=${2:-20}
 OUT=$BUILD/fuzz
 mkdir -p "$OUT"
 
-CXX="clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all"
-INC="-I$ROOT/base/ecore -I$ROOT/hsi -I$ROOT/osal/dpdk -I$ROOT/osal/dpdk/os -I$ROOT/osal/dpdk/pci -I$ROOT/firmware/src -I$ROOT/pmd/net"
+# Library assertions too: std::array and std::vector indices are checked.
+CXX="clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GLIBCXX_ASSERTIONS"
+INC="-I$ROOT/base/ecore -I$ROOT/hsi -I$ROOT/osal/dpdk -I$ROOT/osal/dpdk/os -I$ROOT/osal/dpdk/pci -I$ROOT/firmware/src -I$ROOT/firmware/include -I$ROOT/app/fwdriver -I$ROOT/pmd/net"
 DPDK_INC=$(pkg-config --cflags-only-I libdpdk | sed 's/-I/-isystem /g')
 
 build() { # name sources... -- libs...
@@ -49,12 +50,24 @@ build fuzz_init_image "$ROOT/app/test/fuzz/fuzz_init_image.cpp" "$ROOT/base/ecor
 build fuzz_frame "$ROOT/app/test/fuzz/fuzz_frame.cpp" "$ROOT/firmware/src/packet/frame.cpp"
 build fuzz_devargs "$ROOT/app/test/fuzz/fuzz_devargs.cpp" "$ROOT/pmd/net/cna_devargs.cpp" -- -lrte_kvargs -lrte_net
 
+# The whole adapter and the tests' fake driver, instrumented: two compilers
+# at a time, the fuzz target's link waits for all.
+HOST_WRITES_SRCS=("$ROOT"/firmware/src/*/*.cpp "$ROOT"/app/fwdriver/fake_driver.cpp "$ROOT"/app/fwdriver/frames.cpp
+                  "$BUILD/firmware/cna_fw_builtin.cpp" "$ROOT/base/ecore/ecore_init_image.cpp"
+                  "$ROOT/osal/dpdk/os/osal_util.cpp")
+rm -rf "$OUT/host_writes" && mkdir -p "$OUT/host_writes"
+printf '%s\n' "${HOST_WRITES_SRCS[@]}" | xargs -P2 -I{} sh -c \
+    '$0 $1 -c {} -o $2/host_writes/$(echo {} | md5sum | cut -c1-12).o' \
+    "${CXX/-fsanitize=fuzzer,/-fsanitize=fuzzer-no-link,}" "$INC" "$OUT" 2>"$OUT/host_writes.compile.log"
+build fuzz_host_writes "$ROOT/app/test/fuzz/fuzz_host_writes.cpp" "$OUT"/host_writes/*.o -- -lz -pthread
 seed "$OUT/corpus_image" "$BUILD/firmware/cna_fw.bin" "$BUILD/firmware/cna_fw_zipped.bin"
 seed "$OUT/corpus_frame" "$ROOT"/app/test/fuzz/seeds/frame_*
 seed "$OUT/corpus_devargs" "$ROOT"/app/test/fuzz/seeds/devargs_*
+seed "$OUT/corpus_host_writes" "$ROOT"/app/test/fuzz/seeds/host_writes_*
 
 run fuzz_init_image "$OUT/corpus_image"
 run fuzz_frame "$OUT/corpus_frame"
 run fuzz_devargs "$OUT/corpus_devargs"
+run fuzz_host_writes "$OUT/corpus_host_writes"
 echo "fuzz: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
