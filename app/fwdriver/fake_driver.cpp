@@ -3,7 +3,6 @@
 
 #include <dirent.h>
 
-#include <atomic>
 #include <cstdlib>
 #include <fstream>
 #include <thread>
@@ -234,15 +233,14 @@ EventRingElement FakeDriver::ramrod(ProtocolId protocol, uint8_t cmd, const void
     eqe_timed_out_ = false;
     if (!wait)
         return eqe;
-    const volatile uint16_t* eq_prod = &sb(SP_SB_ID).pi_array[SP_PI_EQ];
-    if (!wait_until([&] { return *eq_prod != eq_cons_; }, std::chrono::milliseconds(500))) {
+    if (!wait_until([&] { return sb_pi(SP_SB_ID, SP_PI_EQ) != eq_cons_; }, std::chrono::milliseconds(500))) {
         eqe_timed_out_ = true;
         eqe.fw_return_code = 0xff;
         return eqe;
     }
     std::memcpy(&eqe, eq_.va + (eq_cons_ & (EQ_SIZE - 1)) * sizeof(eqe), sizeof(eqe));
     eq_cons_++;
-    *reinterpret_cast<volatile uint32_t*>(fn_.gtt_memory() + iro::eq_cons(pf_)) = eq_cons_;
+    publish(fn_.gtt_memory() + iro::eq_cons(pf_), eq_cons_);
     return eqe;
 }
 
@@ -314,15 +312,14 @@ void FakeDriver::rx_set_bd(uint16_t queue, uint16_t ahead, uint64_t iova)
     RxRing& r = rx_[queue];
     uint16_t slot = static_cast<uint16_t>(r.bd_cons + ahead) & (r.size - 1);
     r.bds.at<RxBd>()[slot].addr = make_regpair(iova != 0 ? iova : r.buffers.iova + uint64_t{slot} * r.bd_max);
-    std::atomic_thread_fence(std::memory_order_release);
+    publish_rx(queue); /* the same producers, releasing the rewritten BD */
 }
 
 std::vector<FakeDriver::RxFrame> FakeDriver::rx_poll(uint16_t queue)
 {
     RxRing& r = rx_[queue];
     std::vector<RxFrame> frames;
-    uint16_t prod = *reinterpret_cast<const volatile uint16_t*>(&sb(r.sb).pi_array[L2_PI_RX]);
-    std::atomic_thread_fence(std::memory_order_acquire);
+    uint16_t prod = sb_pi(r.sb, L2_PI_RX);
     while (r.cqe_cons != prod) {
         RxFrame f;
         std::memcpy(&f.cqe, r.cqes.va + (r.cqe_cons & (r.cqe_size - 1)) * sizeof(RxCqe), sizeof(RxCqe));
@@ -432,8 +429,7 @@ void FakeDriver::send(uint16_t queue, const std::vector<uint8_t>& frame, const T
 bool FakeDriver::wait_tx_done(uint16_t queue)
 {
     TxRing& t = tx_[queue];
-    const volatile uint16_t* cons = &sb(t.sb).pi_array[L2_PI_TX];
-    return wait_until([&] { return *cons == t.prod; }, std::chrono::milliseconds(500));
+    return wait_until([&] { return sb_pi(t.sb, L2_PI_TX) == t.prod; }, std::chrono::milliseconds(500));
 }
 
 std::array<uint8_t, 6> FakeDriver::mac()

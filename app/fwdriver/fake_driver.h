@@ -9,7 +9,6 @@
 #pragma once
 
 #include <array>
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -83,7 +82,10 @@ public:
 
     /* Status blocks. */
     void setup_sb(uint32_t sb, uint32_t vector);
-    const hsi::StatusBlock& sb(uint32_t sb) const;
+    /* An index of status block `sb` and its running index, as the adapter
+     * wrote them (acquired: what they cover is visible). */
+    uint16_t sb_pi(uint32_t sb, uint32_t pi) const { return observe(&this->sb(sb).pi_array[pi]); }
+    uint32_t sb_prod(uint32_t sb) const { return __atomic_load_n(&this->sb(sb).prod_index, __ATOMIC_ACQUIRE); }
     uint32_t attn_status() { return rd(hsi::reg::ATTN_STATUS); }
 
     /* L2 helpers. */
@@ -134,7 +136,7 @@ public:
     uint16_t rx_completed(uint16_t queue) const
     {
         const RxRing& r = rx_[queue];
-        uint16_t prod = *reinterpret_cast<const volatile uint16_t*>(&sb(r.sb).pi_array[hsi::L2_PI_RX]);
+        uint16_t prod = sb_pi(r.sb, hsi::L2_PI_RX);
         return static_cast<uint16_t>(prod - r.cqe_cons);
     }
     /* Consumes `count` CQEs and posts their buffers again (every slot of the
@@ -160,7 +162,7 @@ public:
     uint16_t tx_free(uint16_t queue) const
     {
         const TxRing& t = tx_[queue];
-        uint16_t cons = *reinterpret_cast<const volatile uint16_t*>(&sb(t.sb).pi_array[hsi::L2_PI_TX]);
+        uint16_t cons = sb_pi(t.sb, hsi::L2_PI_TX);
         return static_cast<uint16_t>(t.size - static_cast<uint16_t>(t.prod - cons));
     }
     /* Produces `count` more of the BDs already in the ring: one doorbell. */
@@ -198,6 +200,7 @@ public:
     static constexpr uint32_t SB_MEM_SIZE = 4096;
 
 private:
+    const hsi::StatusBlock& sb(uint32_t sb) const;
     struct RxRing {
         HostMem bds, cqes, buffers;
         uint16_t size = 0, cqe_size = 0, bd_max = 0, bd_prod = 0, bd_cons = 0, cqe_cons = 0;
@@ -217,17 +220,23 @@ private:
     {
         uint32_t raw;
         std::memcpy(&raw, &p, sizeof(raw));
-        std::atomic_thread_fence(std::memory_order_release);
-        *reinterpret_cast<volatile uint32_t*>(fn_.gtt_memory() + hsi::iro::rx_prod(pf_, queue)) = raw;
+        publish(fn_.gtt_memory() + hsi::iro::rx_prod(pf_, queue), raw);
     }
     static void ring_doorbell(DeviceFunction& fn, uint32_t cid, uint16_t prod)
     {
         hsi::DoorbellData db{prod, 0, 0};
         uint32_t raw;
         std::memcpy(&raw, &db, sizeof(raw));
-        std::atomic_thread_fence(std::memory_order_release);
-        *reinterpret_cast<volatile uint32_t*>(fn.doorbell_memory() + hsi::db_offset(cid)) = raw;
+        publish(fn.doorbell_memory() + hsi::db_offset(cid), raw);
     }
+    /* Hand-overs with the adapter, as the OSAL's publish and observe: a
+     * producer or doorbell releases what it covers, an index the adapter
+     * wrote is acquired before what it covers is read. */
+    static void publish(volatile uint8_t* at, uint32_t value)
+    {
+        __atomic_store_n(reinterpret_cast<volatile uint32_t*>(at), value, __ATOMIC_RELEASE);
+    }
+    static uint16_t observe(const volatile uint16_t* index) { return __atomic_load_n(index, __ATOMIC_ACQUIRE); }
     void ring_tx_doorbell(const TxRing& t) { ring_doorbell(fn_, t.cid, t.prod); }
 
     Adapter& adapter_;

@@ -65,12 +65,11 @@ inline volatile uint32_t* doorbell_addr(Hwfn& hwfn, uint32_t cid)
 {
     return reinterpret_cast<volatile uint32_t*>(hwfn.dev->pci->doorbells() + hsi::db_offset(cid));
 }
-/* Publishes an absolute producer with one 32-bit store (DoorbellData{prod,
- * 0, 0}), after a write barrier that orders the entries it publishes. */
+/* Publishes an absolute producer, and the entries before it, with one
+ * 32-bit store (DoorbellData{prod, 0, 0}). */
 inline void doorbell(volatile uint32_t* addr, uint16_t prod)
 {
-    osal::wmb();
-    *addr = prod;
+    osal::publish(addr, uint32_t{prod});
 }
 
 } // namespace cna::ecore

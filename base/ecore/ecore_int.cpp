@@ -5,6 +5,7 @@
 
 #include <cinttypes>
 #include <cstring>
+#include <mutex>
 
 #include "ecore_log.h"
 #include "ecore_mcp.h"
@@ -127,9 +128,8 @@ void int_sb_release(Hwfn& hwfn, Ptt& ptt, SbInfo& sb_info)
 
 bool sb_update_sb_idx(SbInfo& sb_info)
 {
-    const uint32_t prod = sb_info.sb_virt->prod_index;
     /* The indices of the block are read after the producer covering them. */
-    osal::rmb();
+    const uint32_t prod = osal::observe(&sb_info.sb_virt->prod_index);
     if (prod == sb_info.sb_ack)
         return false;
     sb_info.sb_ack = prod;
@@ -189,7 +189,7 @@ void int_sp_dpc(Hwfn& hwfn)
         DpcOwnership owner(hwfn);
         sb_update_sb_idx(sp.info);
         eq_process(hwfn);
-        const uint16_t attn_idx = sp.info.sb_virt->pi_array[hsi::SP_PI_ATTN];
+        const uint16_t attn_idx = osal::observe(&sp.info.sb_virt->pi_array[hsi::SP_PI_ATTN]);
         if (attn_idx != sp.attn_idx) {
             sp.attn_idx = attn_idx;
             link_changed = int_attn_handle(hwfn, dpc_ptt(hwfn));
@@ -211,8 +211,11 @@ void int_igu_enable_int(Hwfn& hwfn, Ptt& ptt, IntMode mode)
 void int_igu_disable_int(Hwfn& hwfn, Ptt& ptt)
 {
     wr(hwfn, ptt, hsi::reg::ATTN_MASK, 0);
-    if (hwfn.sp_sb && hwfn.sp_sb->info.sb_virt != nullptr)
+    if (hwfn.sp_sb && hwfn.sp_sb->info.sb_virt != nullptr) {
+        /* A DPC still running acknowledges the index it read: after it. */
+        std::lock_guard lock(hwfn.dpc_lock);
         sb_ack(hwfn.sp_sb->info, hsi::IguIntOp::disable);
+    }
 }
 
 } // namespace cna::ecore

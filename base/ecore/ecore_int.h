@@ -4,6 +4,7 @@
  */
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 #include "ecore_int_api.h"
@@ -11,19 +12,20 @@
 
 namespace cna::ecore {
 
-/* What attentions reported, for the upper layer's diagnostics and tests. */
+/* What attentions reported, for the upper layer's diagnostics and tests:
+ * the DPC writes them, any thread may read them. */
 struct AttnStats {
-    uint64_t dma_faults = 0;
-    uint64_t last_fault_iova = 0;
-    uint64_t fw_asserts = 0;
-    uint32_t last_assert_code = 0;
-    uint64_t mfw_events = 0;
+    std::atomic<uint64_t> dma_faults{0};
+    std::atomic<uint64_t> last_fault_iova{0};
+    std::atomic<uint64_t> fw_asserts{0};
+    std::atomic<uint32_t> last_assert_code{0};
+    std::atomic<uint64_t> mfw_events{0};
     /* The device's malicious-driver checks refused a queue's request. */
-    uint64_t queue_errors = 0;
-    uint32_t last_queue_error = 0; /* reg::STORM_PF_QUEUE_ERROR */
+    std::atomic<uint64_t> queue_errors{0};
+    std::atomic<uint32_t> last_queue_error{0}; /* reg::STORM_PF_QUEUE_ERROR */
     /* A BAR0 or GRC access no register decoded: a driver bug. */
-    uint64_t bad_accesses = 0;
-    uint32_t last_bad_access = 0;  /* the address */
+    std::atomic<uint64_t> bad_accesses{0};
+    std::atomic<uint32_t> last_bad_access{0}; /* the address */
 };
 
 struct SpSbInfo {

@@ -208,7 +208,7 @@ Status eth_rx_queue_start(Hwfn& hwfn, const RxQueueStartParams& p, RxQueueStartR
     /* The storm restarts the queue at 0: so must the producers it reads. */
     auto* prod = reinterpret_cast<volatile uint32_t*>(hwfn.dev->pci->gtt() +
                                                       hsi::iro::rx_prod(hwfn.hw_info.pf_id, p.queue.queue_id));
-    *prod = 0;
+    osal::publish(prod, uint32_t{0});
 
     RxQueueStartRamrodData data{};
     data.vport_id = p.queue.vport_id;

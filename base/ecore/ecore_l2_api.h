@@ -104,13 +104,11 @@ struct TxQueueStartRet {
 Status eth_tx_queue_start(Hwfn& hwfn, const TxQueueStartParams& params, TxQueueStartRet* ret);
 Status eth_tx_queue_stop(Hwfn& hwfn, QueueHandle handle);
 
-/* Fastpath: the Rx producers in GTT-mapped storm RAM, one 32-bit store after
- * a write barrier that orders the BDs it publishes (Tx BDs are published
- * with doorbell()). */
+/* Fastpath: the Rx producers in GTT-mapped storm RAM, one 32-bit store that
+ * publishes the BDs before it (Tx BDs are published with doorbell()). */
 inline void eth_rx_prod_update(volatile uint32_t* rx_prod_addr, uint16_t bd_prod, uint16_t cqe_cons)
 {
-    osal::wmb();
-    *rx_prod_addr = uint32_t{bd_prod} | (uint32_t{cqe_cons} << 16);
+    osal::publish(rx_prod_addr, uint32_t{bd_prod} | (uint32_t{cqe_cons} << 16));
 }
 
 /* ---- classification ------------------------------------------------------ */

@@ -218,11 +218,9 @@ Status spq_post(Hwfn& hwfn, const SpqRequest& req, uint64_t* comp_data)
 void eq_process(Hwfn& hwfn)
 {
     Eq& eq = *hwfn.eq;
-    const uint16_t hw_prod = hwfn.sp_sb->info.sb_virt->pi_array[hsi::SP_PI_EQ];
+    const uint16_t hw_prod = osal::observe(&hwfn.sp_sb->info.sb_virt->pi_array[hsi::SP_PI_EQ]);
     if (hw_prod == eq.chain.cons())
         return;
-    /* The producer before the elements it covers. */
-    osal::rmb();
     eq.chain.set_prod(hw_prod);
     while (auto* elem = eq.chain.consume_as<EventRingElement>()) {
         EventRingElement eqe;
@@ -233,7 +231,7 @@ void eq_process(Hwfn& hwfn)
             spq_complete(hwfn, eqe);
     }
     auto* cons = reinterpret_cast<volatile uint16_t*>(hwfn.dev->pci->gtt() + hsi::iro::eq_cons(hwfn.hw_info.pf_id));
-    *cons = eq.chain.cons();
+    osal::publish(cons, eq.chain.cons());
 }
 
 } // namespace cna::ecore

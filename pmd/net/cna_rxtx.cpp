@@ -36,7 +36,7 @@ namespace {
 template <bool OFFLOAD_RESULTS>
 inline uint16_t recv_burst(RxQueue* rxq, rte_mbuf** rx_pkts, uint16_t nb_pkts)
 {
-    const uint16_t hw_prod = __atomic_load_n(rxq->hw_cqe_prod, __ATOMIC_ACQUIRE);
+    const uint16_t hw_prod = osal::observe(rxq->hw_cqe_prod);
     uint16_t cqe_cons = rxq->cqe_cons;
     const uint16_t nb = RTE_MIN(static_cast<uint16_t>(hw_prod - cqe_cons), nb_pkts);
     if (nb == 0)
@@ -170,7 +170,7 @@ uint32_t rx_queue_count(void* rx_queue)
     const auto* rxq = static_cast<const RxQueue*>(rx_queue);
     if (!rxq->started)
         return 0;
-    return static_cast<uint16_t>(__atomic_load_n(rxq->hw_cqe_prod, __ATOMIC_ACQUIRE) - rxq->cqe_cons);
+    return static_cast<uint16_t>(osal::observe(rxq->hw_cqe_prod) - rxq->cqe_cons);
 }
 
 int rx_descriptor_status(void* rx_queue, uint16_t offset)
@@ -193,7 +193,7 @@ int tx_descriptor_status(void* tx_queue, uint16_t offset)
     if (!txq->started)
         return RTE_ETH_TX_DESC_DONE;
     const uint16_t in_flight =
-        static_cast<uint16_t>(txq->bd_prod - __atomic_load_n(txq->hw_bd_cons, __ATOMIC_ACQUIRE));
+        static_cast<uint16_t>(txq->bd_prod - osal::observe(txq->hw_bd_cons));
     return offset < in_flight ? RTE_ETH_TX_DESC_FULL : RTE_ETH_TX_DESC_DONE;
 }
 

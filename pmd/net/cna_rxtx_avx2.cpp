@@ -193,7 +193,7 @@ struct TxConsts {
 template <bool OFFLOAD_RESULTS>
 inline uint16_t recv_burst(RxQueue* rxq, rte_mbuf** rx_pkts, uint16_t nb_pkts)
 {
-    const uint16_t hw_prod = __atomic_load_n(rxq->hw_cqe_prod, __ATOMIC_ACQUIRE);
+    const uint16_t hw_prod = osal::observe(rxq->hw_cqe_prod);
     uint16_t cqe_cons = rxq->cqe_cons;
     const uint16_t nb = RTE_MIN(static_cast<uint16_t>(hw_prod - cqe_cons), nb_pkts);
     if (nb == 0)

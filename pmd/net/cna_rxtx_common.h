@@ -263,7 +263,7 @@ inline uint64_t rx_bd_addr(const RxQueue* rxq, const rte_mbuf* m)
  * ring's end). Otherwise segment by segment. */
 inline void tx_complete(TxQueue* txq)
 {
-    const uint16_t hw_cons = __atomic_load_n(txq->hw_bd_cons, __ATOMIC_ACQUIRE);
+    const uint16_t hw_cons = osal::observe(txq->hw_bd_cons);
     if (!txq->fast_free) {
         tx_reclaim(txq, hw_cons);
         return;

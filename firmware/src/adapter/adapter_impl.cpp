@@ -46,7 +46,8 @@ AdapterImpl::AdapterImpl(const AdapterConfig& config)
     uint32_t pfs = config.ports * config.pfs_per_port;
     for (uint32_t pf = 0; pf < pfs; pf++) {
         functions_.push_back(
-            std::make_unique<FunctionHw>(pf, mfw_.port_of(pf), grant_.num_sbs + 1, grc_, ram_.gtt()));
+            std::make_unique<FunctionHw>(pf, mfw_.port_of(pf), grant_.num_sbs + 1, grc_, ram_.gtt(),
+                                         [this] { wait_passes(); }));
         pf_storms_.push_back(std::make_unique<PfStorm>(*functions_.back(), ram_, storms_, grant_));
         pfs_on_port_[mfw_.port_of(pf)].push_back(pf_storms_.back().get());
     }
@@ -87,6 +88,7 @@ void AdapterImpl::Dataplane::start()
 bool AdapterImpl::Dataplane::poll()
 {
     if (index_ == 0) {
+        std::lock_guard hold(pass);
         bool slowpath = adapter_.poll_slowpath();
         return adapter_.poll_dataplane(*this) || slowpath;
     }
@@ -151,6 +153,12 @@ bool AdapterImpl::wire_tap(uint32_t port, const std::string& ifname, std::string
     config_.tap_names[port] = ifname;
     log(LogLevel::info, "%s: port %u wired to TAP interface %s", config_.name.c_str(), port, ifname.c_str());
     return true;
+}
+
+void AdapterImpl::wait_passes()
+{
+    for (auto& dp : dataplanes_)
+        std::lock_guard wait(dp->pass);
 }
 
 bool AdapterImpl::slowpath_pending() const

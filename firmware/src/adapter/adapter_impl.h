@@ -79,8 +79,9 @@ private:
         TxEngine tx;
         RxEngine rx;
         std::array<std::optional<PortRx>, hsi::MAX_PORTS> port_rx;
-        /* Held by threads 1.. for the length of a pass: the slowpath takes
-         * them all to run with every other thread between two passes. */
+        /* Held by the thread for the length of a pass: thread 0's slowpath
+         * takes the others' to run between two of their passes, and an
+         * IOMMU unmap takes each in turn to wait out the DMA in flight. */
         std::mutex pass;
 
     private:
@@ -102,6 +103,8 @@ private:
      * frames the wire delivers to the group's Rx at once). */
     bool poll_dataplane(Dataplane& dp);
     bool slowpath_pending() const;
+    /* Host threads: returns once every pass begun before the call ended. */
+    void wait_passes();
     /* Writes every changed status block of the given functions and tells
      * the IGU (CAU coalescing: once per Tx poll that sent frames, and once
      * per pass). */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "igu/cau.h"
 
-#include <cstring>
+#include <cstddef>
 
 #include "igu/igu.h"
 #include "pci/dma.h"
@@ -68,8 +68,11 @@ void Cau::flush(Igu& igu)
         if (host == nullptr)
             continue;
         /* Indices first, the running index last: a driver that sees the new
-         * prod_index also sees every index it covers. */
-        std::memcpy(host, sb.shadow.pi_array, sizeof(sb.shadow.pi_array));
+         * prod_index also sees every index it covers. Each index releases
+         * the completions it covers to a driver that polls it alone. */
+        auto* pis = reinterpret_cast<uint16_t*>(host + offsetof(hsi::StatusBlock, pi_array));
+        for (uint32_t pi = 0; pi < hsi::PIS_PER_SB; pi++)
+            std::atomic_ref<uint16_t>(pis[pi]).store(sb.shadow.pi_array[pi], std::memory_order_release);
         std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(host + offsetof(hsi::StatusBlock, prod_index)))
             .store(sb.shadow.prod_index, std::memory_order_release);
         igu.producer_updated(id, sb.shadow.prod_index);

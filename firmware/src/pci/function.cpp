@@ -3,6 +3,8 @@
 
 #include <sys/mman.h>
 
+#include <utility>
+
 
 namespace cna::fw {
 
@@ -16,8 +18,9 @@ static_assert(DB_BAR_SIZE <= DOORBELL_MAPPING);
 
 } // namespace
 
-FunctionHw::FunctionHw(uint32_t pf, uint32_t port, uint32_t msix_vectors, RegisterSpace& grc, uint8_t* gtt)
-    : pf_(pf), port_(port), grc_(grc), gtt_(gtt), msix_(msix_vectors)
+FunctionHw::FunctionHw(uint32_t pf, uint32_t port, uint32_t msix_vectors, RegisterSpace& grc, uint8_t* gtt,
+                       std::function<void()> wait_dma)
+    : pf_(pf), port_(port), grc_(grc), gtt_(gtt), wait_dma_(std::move(wait_dma)), msix_(msix_vectors)
 {
     void* p = ::mmap(nullptr, DOORBELL_MAPPING, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     doorbells_ = p == MAP_FAILED ? nullptr : static_cast<uint8_t*>(p);
@@ -27,6 +30,16 @@ FunctionHw::~FunctionHw()
 {
     if (doorbells_ != nullptr)
         ::munmap(doorbells_, DOORBELL_MAPPING);
+}
+
+int FunctionHw::iommu_unmap(uint64_t iova, std::size_t len)
+{
+    const int rc = iommu_.unmap(iova, len);
+    /* Done when hardware's would be: no access translated before the unmap
+     * is still in flight, so the host may free or reuse the memory. */
+    if (rc == 0)
+        wait_dma_();
+    return rc;
 }
 
 uint32_t FunctionHw::bar0_read(uint32_t offset)

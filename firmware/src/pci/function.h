@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 
 #include "cna_fw/adapter.h"
 #include "hsi_common.h"
@@ -43,7 +44,10 @@ inline constexpr uint32_t REG_ALL_ONES = 0xffffffff; /* what an unanswered read 
 
 class FunctionHw final : public DeviceFunction {
 public:
-    FunctionHw(uint32_t pf, uint32_t port, uint32_t msix_vectors, RegisterSpace& grc, uint8_t* gtt);
+    /* wait_dma returns once no engine thread is in a pass begun before the
+     * call: what an IOMMU invalidation waits for. */
+    FunctionHw(uint32_t pf, uint32_t port, uint32_t msix_vectors, RegisterSpace& grc, uint8_t* gtt,
+               std::function<void()> wait_dma);
     ~FunctionHw() override;
 
     bool valid() const { return msix_.valid() && doorbells_ != nullptr; }
@@ -56,7 +60,7 @@ public:
     uint32_t msix_count() const override { return msix_.count(); }
     int msix_eventfd(uint32_t vector) const override { return msix_.eventfd(vector); }
     int iommu_map(uint64_t iova, void* va, std::size_t len) override { return iommu_.map(iova, va, len); }
-    int iommu_unmap(uint64_t iova, std::size_t len) override { return iommu_.unmap(iova, len); }
+    int iommu_unmap(uint64_t iova, std::size_t len) override;
     uint32_t pf_id() const override { return pf_; }
     uint32_t port_id() const override { return port_; }
 
@@ -93,6 +97,7 @@ private:
     const uint32_t port_;
     RegisterSpace& grc_;
     uint8_t* const gtt_;
+    const std::function<void()> wait_dma_;
     uint8_t* doorbells_;
     std::array<std::atomic<uint32_t>, hsi::PTT_WINDOWS> ptt_entries_{};
 

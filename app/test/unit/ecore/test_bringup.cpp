@@ -114,12 +114,11 @@ void run_life_cycle(const char* adapter)
     ecore::doorbell(tx.doorbell_addr, tx_bds.prod());
 
     /* Tx completes, Rx places it, the SB says so and interrupts. */
-    EXPECT_TRUE(test::wait_for([&] { return sb.sb_virt->pi_array[hsi::L2_PI_TX] == tx_bds.prod(); }));
-    ASSERT_TRUE(test::wait_for([&] { return sb.sb_virt->pi_array[hsi::L2_PI_RX] == 1; }));
+    EXPECT_TRUE(test::wait_for([&] { return osal::observe(&sb.sb_virt->pi_array[hsi::L2_PI_TX]) == tx_bds.prod(); }));
+    ASSERT_TRUE(test::wait_for([&] { return osal::observe(&sb.sb_virt->pi_array[hsi::L2_PI_RX]) == 1; }));
     EXPECT_TRUE(ecore::sb_update_sb_idx(sb));
     EXPECT_TRUE(test::wait_for([&] { return fp.fired.load() > 0; }));
-    osal::rmb();
-    rx_cqes.set_prod(sb.sb_virt->pi_array[hsi::L2_PI_RX]);
+    rx_cqes.set_prod(osal::observe(&sb.sb_virt->pi_array[hsi::L2_PI_RX]));
     auto* cqe = rx_cqes.consume_as<RxCqe>();
     ASSERT_NE(cqe, nullptr);
     EXPECT_EQ(cqe->type, static_cast<uint8_t>(CqeType::regular));

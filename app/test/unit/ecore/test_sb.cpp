@@ -27,7 +27,7 @@ TEST(StatusBlock, SlowpathInterruptOnTheEalThread)
     EXPECT_GT(pf.dpc_runs.load(), 0);
     EXPECT_EQ(pf.dpc_off_intr_thread.load(), 0);
     EXPECT_FALSE(pf.link_update_off_intr_thread.load());
-    EXPECT_GT(pf.hwfn().sp_sb->attn_stats.mfw_events, 0u);
+    EXPECT_GT(pf.hwfn().sp_sb->attn_stats.mfw_events.load(), 0u);
 
     /* Re-armed after each DPC: a second change interrupts again. */
     const int updates = pf.link_updates.load();
@@ -54,7 +54,7 @@ TEST(StatusBlock, FirmwareAssertIsReported)
     ASSERT_EQ(pf.bring_up(ecore::IntMode::msix), Status::success);
     pf.pci->control()->inject(osal::Fault::fw_assert, true);
     EXPECT_TRUE(test::wait_for([&] { return pf.hwfn().sp_sb->attn_stats.fw_asserts > 0; }));
-    EXPECT_NE(pf.hwfn().sp_sb->attn_stats.last_assert_code, 0u);
+    EXPECT_NE(pf.hwfn().sp_sb->attn_stats.last_assert_code.load(), 0u);
     pf.pci->control()->inject(osal::Fault::fw_assert, false);
     /* Asserted storms may not complete PF_STOP: do not wait long for it. */
     pf.hwfn().spq->timeout_ms = 300;
@@ -68,8 +68,8 @@ TEST(StatusBlock, AccessNoRegisterDecodesIsReported)
     ASSERT_EQ(pf.bring_up(ecore::IntMode::msix), Status::success);
     pf.pci->reg_wr(hsi::BAR0_SIZE + 0x40, 1); /* past the BAR: a driver bug */
     EXPECT_TRUE(test::wait_for([&] { return pf.hwfn().sp_sb->attn_stats.bad_accesses > 0; }));
-    EXPECT_EQ(pf.hwfn().sp_sb->attn_stats.last_bad_access, hsi::BAR0_SIZE + 0x40);
-    EXPECT_EQ(pf.hwfn().sp_sb->attn_stats.fw_asserts, 0u);
+    EXPECT_EQ(pf.hwfn().sp_sb->attn_stats.last_bad_access.load(), hsi::BAR0_SIZE + 0x40);
+    EXPECT_EQ(pf.hwfn().sp_sb->attn_stats.fw_asserts.load(), 0u);
     EXPECT_EQ(pf.tear_down(), Status::success);
 }
 

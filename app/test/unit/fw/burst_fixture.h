@@ -122,24 +122,25 @@ struct Tally {
     uint64_t total_bytes() const { return bytes[0] + bytes[1] + bytes[2]; }
 };
 
+/* Unicast, multicast, broadcast counters of one direction against a tally. */
+inline void expect_counts(const char* dir, std::array<uint64_t, 3> pkts, std::array<uint64_t, 3> bytes,
+                          const Tally& t)
+{
+    static constexpr const char* CAST[] = {"unicast", "multicast", "broadcast"};
+    for (int c = 0; c < 3; c++) {
+        EXPECT_EQ(pkts[c], t.pkts[c]) << dir << " " << CAST[c] << " packets";
+        EXPECT_EQ(bytes[c], t.bytes[c]) << dir << " " << CAST[c] << " bytes";
+    }
+}
 inline void expect_rx(const VportStats& s, const Tally& t)
 {
-    EXPECT_EQ(s.rx_ucast_pkts, t.pkts[0]);
-    EXPECT_EQ(s.rx_mcast_pkts, t.pkts[1]);
-    EXPECT_EQ(s.rx_bcast_pkts, t.pkts[2]);
-    EXPECT_EQ(s.rx_ucast_bytes, t.bytes[0]);
-    EXPECT_EQ(s.rx_mcast_bytes, t.bytes[1]);
-    EXPECT_EQ(s.rx_bcast_bytes, t.bytes[2]);
+    expect_counts("rx", {s.rx_ucast_pkts, s.rx_mcast_pkts, s.rx_bcast_pkts},
+                  {s.rx_ucast_bytes, s.rx_mcast_bytes, s.rx_bcast_bytes}, t);
 }
-
 inline void expect_tx(const VportStats& s, const Tally& t)
 {
-    EXPECT_EQ(s.tx_ucast_pkts, t.pkts[0]);
-    EXPECT_EQ(s.tx_mcast_pkts, t.pkts[1]);
-    EXPECT_EQ(s.tx_bcast_pkts, t.pkts[2]);
-    EXPECT_EQ(s.tx_ucast_bytes, t.bytes[0]);
-    EXPECT_EQ(s.tx_mcast_bytes, t.bytes[1]);
-    EXPECT_EQ(s.tx_bcast_bytes, t.bytes[2]);
+    expect_counts("tx", {s.tx_ucast_pkts, s.tx_mcast_pkts, s.tx_bcast_pkts},
+                  {s.tx_ucast_bytes, s.tx_mcast_bytes, s.tx_bcast_bytes}, t);
 }
 
 inline uint64_t rx_total(const VportStats& s) { return s.rx_ucast_pkts + s.rx_mcast_pkts + s.rx_bcast_pkts; }
@@ -163,6 +164,16 @@ struct Rings {
     uint16_t bd_max_bytes = 2048;
     uint16_t mtu = 1500;
     uint8_t max_bds = 1;
+
+    /* MTU 9000 on 1 KiB buffers, up to max_bds per frame: the scatter path. */
+    static Rings scatter(uint8_t max_bds)
+    {
+        Rings r;
+        r.mtu = 9000;
+        r.bd_max_bytes = 1024;
+        r.max_bds = max_bds;
+        return r;
+    }
 };
 
 /* A one-port loopback adapter, its PF with vport 0 (Rx queue 0 on SB 0,

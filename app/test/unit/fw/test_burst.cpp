@@ -37,7 +37,7 @@ void many_frames_in_one_doorbell(FakeDriver& drv, Adapter& adapter, uint32_t cou
         EXPECT_EQ(frames[i].cqe.pkt_len, sent[i].size());
         EXPECT_EQ(frames[i].cqe.bd_num, 1u);
     }
-    EXPECT_EQ(drv.sb(0).pi_array[L2_PI_RX], static_cast<uint16_t>(count)) << "Rx SB: one CQE per frame";
+    EXPECT_EQ(drv.sb_pi(0, L2_PI_RX), static_cast<uint16_t>(count)) << "Rx SB: one CQE per frame";
 
     VportStats s = drv.vport_stats(0);
     expect_rx(s, tally);
@@ -81,11 +81,7 @@ TEST_F(Burst, MixedBurstKeepsOrderAndCountsEachFrameOnce)
     /* vport 0: MTU 9000, 1 KiB buffers, at most 2 per frame, so that a
      * frame over 1 KiB leaves the plain lane for scatter and one over 2 KiB
      * has no room. vport 1: MTU 1000, broadcasts only, its own queue. */
-    Rings r;
-    r.mtu = 9000;
-    r.max_bds = 2;
-    r.bd_max_bytes = 1024;
-    ASSERT_NO_FATAL_FAILURE(bring_up(r));
+    ASSERT_NO_FATAL_FAILURE(bring_up(Rings::scatter(2)));
     ASSERT_EQ(drv->vport_start(1, 1000), FwReturn::ok);
     ASSERT_EQ(drv->rx_queue_start(1, 1, 2, 2048, 256), FwReturn::ok);
     drv->rx_post(1, 255);

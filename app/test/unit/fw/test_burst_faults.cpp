@@ -74,11 +74,7 @@ TEST_F(Burst, DmaFaultMidBurstOnTheScatterPath)
      * for 512 bytes. Frame 3 (1814 B) takes buffers 3 and 4 and faults on
      * its second part; frame 4 then takes buffer 3, frame 5 buffer 4 (it
      * fits), frame 6 buffer 5, frame 7 (1814 B) buffers 6 and 7. */
-    Rings r;
-    r.mtu = 9000;
-    r.bd_max_bytes = 1024;
-    r.max_bds = 4;
-    ASSERT_NO_FATAL_FAILURE(bring_up(r));
+    ASSERT_NO_FATAL_FAILURE(bring_up(Rings::scatter(4)));
     EdgeBuffer edge(*drv, 512);
     drv->rx_set_bd(0, 4, edge.iova());
     Frames sent = make_frames(8, [](uint32_t i) { return numbered(OWN_MAC, i, i == 3 || i == 7 ? 1800 : 46); });

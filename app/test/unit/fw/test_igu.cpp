@@ -34,9 +34,9 @@ protected:
     }
     void send_and_wait()
     {
-        uint16_t before = drv->sb(0).pi_array[L2_PI_RX];
+        uint16_t before = drv->sb_pi(0, L2_PI_RX);
         drv->send(0, eth_frame(BCAST, PEER_MAC, 0x88b5, 100));
-        ASSERT_TRUE(wait_until([&] { return drv->sb(0).pi_array[L2_PI_RX] != before; }));
+        ASSERT_TRUE(wait_until([&] { return drv->sb_pi(0, L2_PI_RX) != before; }));
     }
 };
 
@@ -45,7 +45,7 @@ TEST_F(Igu, SbStartsDisarmedAndFiresOncePerArm)
     send_and_wait();
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
     EXPECT_EQ(interrupts(drv->fn(), 1), 0u) << "SBs start disarmed";
-    uint32_t prod = drv->sb(0).prod_index;
+    uint32_t prod = drv->sb_prod(0);
     EXPECT_EQ(drv->rd(reg::IGU_SB_PROD(0)), prod);
 
     /* Arming with an old acknowledged index fires at once. */
@@ -57,14 +57,14 @@ TEST_F(Igu, SbStartsDisarmedAndFiresOncePerArm)
     EXPECT_EQ(interrupts(drv->fn(), 1), 0u);
 
     /* Acknowledge everything and arm: the next update fires once. */
-    drv->fn().bar0_write(bar0_igu_cmd(0), igu_cmd(drv->sb(0).prod_index, IguIntOp::enable));
+    drv->fn().bar0_write(bar0_igu_cmd(0), igu_cmd(drv->sb_prod(0), IguIntOp::enable));
     EXPECT_EQ(interrupts(drv->fn(), 1), 0u);
     send_and_wait();
     ASSERT_TRUE(wait_until([&] { return interrupts(drv->fn(), 1) == 1; }));
 
     /* Disable: acknowledged, disarmed. */
-    drv->fn().bar0_write(bar0_igu_cmd(0), igu_cmd(drv->sb(0).prod_index, IguIntOp::enable));
-    drv->fn().bar0_write(bar0_igu_cmd(0), igu_cmd(drv->sb(0).prod_index, IguIntOp::disable));
+    drv->fn().bar0_write(bar0_igu_cmd(0), igu_cmd(drv->sb_prod(0), IguIntOp::enable));
+    drv->fn().bar0_write(bar0_igu_cmd(0), igu_cmd(drv->sb_prod(0), IguIntOp::disable));
     send_and_wait();
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
     EXPECT_EQ(interrupts(drv->fn(), 1), 0u);
@@ -73,7 +73,7 @@ TEST_F(Igu, SbStartsDisarmedAndFiresOncePerArm)
 TEST_F(Igu, PollModeNeverFires)
 {
     drv->wr(reg::IGU_INT_MODE, static_cast<uint32_t>(IntMode::poll));
-    drv->fn().bar0_write(bar0_igu_cmd(0), igu_cmd(drv->sb(0).prod_index, IguIntOp::enable));
+    drv->fn().bar0_write(bar0_igu_cmd(0), igu_cmd(drv->sb_prod(0), IguIntOp::enable));
     send_and_wait();
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
     EXPECT_EQ(interrupts(drv->fn(), 1), 0u);
@@ -81,15 +81,15 @@ TEST_F(Igu, PollModeNeverFires)
 
 TEST_F(Igu, AttentionsGoThroughTheSlowpathSb)
 {
-    uint16_t attn_pi = drv->sb(SP_SB_ID).pi_array[SP_PI_ATTN];
-    drv->fn().bar0_write(bar0_igu_cmd(SP_SB_ID), igu_cmd(drv->sb(SP_SB_ID).prod_index, IguIntOp::enable));
+    uint16_t attn_pi = drv->sb_pi(SP_SB_ID, SP_PI_ATTN);
+    drv->fn().bar0_write(bar0_igu_cmd(SP_SB_ID), igu_cmd(drv->sb_prod(SP_SB_ID), IguIntOp::enable));
     /* A Tx BD pointing to an IOVA the IOMMU does not know. */
     FakeDriver::TxOptions bad;
     bad.addr_override = 0x7777000;
     drv->send(0, eth_frame(BCAST, PEER_MAC, 0x88b5, 100), bad);
     ASSERT_TRUE(drv->wait_tx_done(0)) << "the faulting BD is consumed";
     ASSERT_TRUE(wait_until([&] { return interrupts(drv->fn(), 0) == 1; }));
-    EXPECT_EQ(drv->sb(SP_SB_ID).pi_array[SP_PI_ATTN], attn_pi + 1);
+    EXPECT_EQ(drv->sb_pi(SP_SB_ID, SP_PI_ATTN), attn_pi + 1);
     EXPECT_EQ(drv->attn_status() & attn::DMA_FAULT, attn::DMA_FAULT);
     EXPECT_EQ(drv->rd(reg::PGLUE_DMA_FAULT_ADDR_LO), 0x7777000u);
     EXPECT_EQ(adapter->control().dma_faults(0), 1u);
@@ -99,7 +99,7 @@ TEST_F(Igu, AttentionsGoThroughTheSlowpathSb)
     drv->send(0, eth_frame(BCAST, PEER_MAC, 0x88b5, 100), bad);
     ASSERT_TRUE(drv->wait_tx_done(0));
     EXPECT_EQ(drv->rd(reg::PGLUE_DMA_FAULT_COUNT), 2u);
-    EXPECT_EQ(drv->sb(SP_SB_ID).pi_array[SP_PI_ATTN], attn_pi + 1);
+    EXPECT_EQ(drv->sb_pi(SP_SB_ID, SP_PI_ATTN), attn_pi + 1);
     drv->wr(reg::ATTN_ACK, attn::DMA_FAULT);
     EXPECT_EQ(drv->attn_status() & attn::DMA_FAULT, 0u);
 

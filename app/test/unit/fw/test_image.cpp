@@ -103,6 +103,8 @@ TEST(Image, BuiltinMatchesThePlainFileAndIsWellFormed)
 TEST(Image, ZippedVariantInflatesToTheSamePayload)
 {
     std::vector<uint8_t> plain = read_file(CNA_FW_BIN), zipped = read_file(CNA_FW_ZIPPED_BIN);
+    ASSERT_EQ(plain.size(), builtin_image_size);
+    ASSERT_GE(zipped.size(), sizeof(ImageHeader) + sizeof(PhaseIndex) * PHASE_COUNT);
     ParsedImage p = parse(plain), z = parse(zipped);
     EXPECT_EQ(z.header.flags & IMAGE_FLAG_ZIPPED, IMAGE_FLAG_ZIPPED);
     EXPECT_EQ(z.header.crc32, ::crc32(0, zipped.data() + sizeof(ImageHeader), zipped.size() - sizeof(ImageHeader)));

@@ -236,7 +236,7 @@ TEST_F(Spq, StopsTakingRamrodsWhileTheEqIsFull)
         drv->ramrod(ProtocolId::common, static_cast<uint8_t>(CommonCmd::empty), nullptr, 0, false);
     std::this_thread::sleep_for(std::chrono::milliseconds(30));
     /* PF_START's EQE was consumed (cons 1): the producer stops at cons + size - 1. */
-    EXPECT_EQ(drv->sb(SP_SB_ID).pi_array[SP_PI_EQ], 1u + (FakeDriver::EQ_SIZE - 1));
+    EXPECT_EQ(drv->sb_pi(SP_SB_ID, SP_PI_EQ), 1u + (FakeDriver::EQ_SIZE - 1));
 }
 
 } // namespace

@@ -154,11 +154,11 @@ TEST_F(Validation, TxBufferOutsideTheIommuIsADmaFault)
 TEST_F(Validation, TxDoorbellPastTheRingIsIgnored)
 {
     const uint16_t prod = drv->tx_prod(0);
-    const uint16_t cons = drv->sb(1).pi_array[L2_PI_TX];
+    const uint16_t cons = drv->sb_pi(1, L2_PI_TX);
     drv->ring_doorbell_at(drv->tx_cid(0), static_cast<uint16_t>(prod + 64 + 1));
     EXPECT_EQ(take_queue_error(), queue_error(QueueKind::tx, 0, QueueError::prod_past_ring));
     std::this_thread::sleep_for(20ms);
-    EXPECT_EQ(drv->sb(1).pi_array[L2_PI_TX], cons) << "no BD consumed on a producer the ring cannot hold";
+    EXPECT_EQ(drv->sb_pi(1, L2_PI_TX), cons) << "no BD consumed on a producer the ring cannot hold";
     EXPECT_EQ(drv->rd(reg::STORM_PF_QUEUE_ERROR_COUNT), 1u) << "reported once, not on every engine pass";
     EXPECT_EQ(drv->vport_stats(0).tx_error_pkts, 0u);
     drv->tx_produce(0, 0);
@@ -257,9 +257,9 @@ TEST_F(Validation, AttentionsInterruptOnceDelivered)
     /* Latched on the host's own thread, delivered by the engine's slowpath:
      * the slowpath SB's attention index moves. */
     drv->wr(reg::ATTN_MASK, attn::ALL);
-    const uint16_t idx = drv->sb(SP_SB_ID).pi_array[SP_PI_ATTN];
+    const uint16_t idx = drv->sb_pi(SP_SB_ID, SP_PI_ATTN);
     drv->fn().bar0_write(BAR0_SIZE, 0);
-    EXPECT_TRUE(wait_until([&] { return drv->sb(SP_SB_ID).pi_array[SP_PI_ATTN] != idx; }));
+    EXPECT_TRUE(wait_until([&] { return drv->sb_pi(SP_SB_ID, SP_PI_ATTN) != idx; }));
 }
 
 } // namespace

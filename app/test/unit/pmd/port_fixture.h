@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <rte_bus_vdev.h>
@@ -48,6 +49,9 @@ protected:
     }
 
     /* A UDP/IPv4 frame to the port's own MAC with the given source port. */
+    static constexpr uint32_t UDP_PAYLOAD = 18;
+    static constexpr uint32_t UDP_FRAME_LEN =
+        sizeof(rte_ether_hdr) + sizeof(rte_ipv4_hdr) + sizeof(rte_udp_hdr) + UDP_PAYLOAD;
     rte_mbuf* udp_frame(uint16_t src_port)
     {
         rte_mbuf* m = rte_pktmbuf_alloc(pool_);
@@ -58,7 +62,7 @@ protected:
         auto* ip = reinterpret_cast<rte_ipv4_hdr*>(eth + 1);
         *ip = rte_ipv4_hdr{};
         ip->version_ihl = RTE_IPV4_VHL_DEF;
-        ip->total_length = rte_cpu_to_be_16(sizeof(rte_ipv4_hdr) + sizeof(rte_udp_hdr) + 18);
+        ip->total_length = rte_cpu_to_be_16(sizeof(rte_ipv4_hdr) + sizeof(rte_udp_hdr) + UDP_PAYLOAD);
         ip->time_to_live = 64;
         ip->next_proto_id = IPPROTO_UDP;
         ip->src_addr = rte_cpu_to_be_32(0x0a000001);
@@ -67,10 +71,19 @@ protected:
         auto* udp = reinterpret_cast<rte_udp_hdr*>(ip + 1);
         udp->src_port = rte_cpu_to_be_16(src_port);
         udp->dst_port = rte_cpu_to_be_16(4789);
-        udp->dgram_len = rte_cpu_to_be_16(sizeof(rte_udp_hdr) + 18);
+        udp->dgram_len = rte_cpu_to_be_16(sizeof(rte_udp_hdr) + UDP_PAYLOAD);
         udp->dgram_cksum = 0;
-        m->data_len = m->pkt_len = sizeof(*eth) + sizeof(*ip) + sizeof(*udp) + 18;
+        m->data_len = m->pkt_len = UDP_FRAME_LEN;
         return m;
+    }
+
+    /* Sends n copies of udp_frame(src_port) on Tx queue q; true if all went. */
+    bool send_udp(uint16_t q, uint16_t n, uint16_t src_port)
+    {
+        std::vector<rte_mbuf*> tx(n);
+        for (auto& m : tx)
+            m = udp_frame(src_port);
+        return rte_eth_tx_burst(port_, q, tx.data(), n) == n;
     }
 
     /* Receives on queue q until n frames arrived or a second passed. */

@@ -161,10 +161,7 @@ TEST_F(EthdevApi, UnicastMacFiltersUpToTheAdvertisedMaximum)
 TEST_F(EthdevApi, XstatsAreExactStableAndReset)
 {
     open_port("", 2, rte_eth_conf{});
-    rte_mbuf* tx[10];
-    for (auto& m : tx)
-        m = udp_frame(5);
-    ASSERT_EQ(rte_eth_tx_burst(port_, 1, tx, 10), 10);
+    ASSERT_TRUE(send_udp(1, 10, 5));
     ASSERT_EQ(receive(0, 10), 10u);
 
     auto value_of = [&](const char* name) {
@@ -174,7 +171,7 @@ TEST_F(EthdevApi, XstatsAreExactStableAndReset)
         return value;
     };
     EXPECT_EQ(value_of("rx_q0_packets"), 10u);
-    EXPECT_EQ(value_of("rx_q0_bytes"), 10u * tx[0]->pkt_len);
+    EXPECT_EQ(value_of("rx_q0_bytes"), 10u * UDP_FRAME_LEN);
     EXPECT_EQ(value_of("tx_q1_packets"), 10u);
     EXPECT_EQ(value_of("tx_q0_packets"), 0u);
     EXPECT_EQ(value_of("rx_unicast_packets"), 10u);
@@ -191,10 +188,7 @@ TEST_F(EthdevApi, XstatsAreExactStableAndReset)
 TEST_F(EthdevApi, DescriptorStatusAndQueueCount)
 {
     open_port("", 1, rte_eth_conf{});
-    rte_mbuf* tx[5];
-    for (auto& m : tx)
-        m = udp_frame(5);
-    ASSERT_EQ(rte_eth_tx_burst(port_, 0, tx, 5), 5);
+    ASSERT_TRUE(send_udp(0, 5, 5));
     for (int i = 0; i < 1000 && rte_eth_rx_queue_count(port_, 0) < 5; i++)
         rte_delay_ms(1);
     EXPECT_EQ(rte_eth_rx_queue_count(port_, 0), 5);

@@ -339,7 +339,7 @@ TEST_F(Fastpath, FastFreeWithAChainedPacketLosesNoMbuf)
     rte_mbuf* rx[8];
     ASSERT_EQ(receive(0, 8, rx), 8u);
     for (rte_mbuf* m : rx) {
-        EXPECT_EQ(m->pkt_len, sizeof(rte_ether_hdr) + sizeof(rte_ipv4_hdr) + sizeof(rte_udp_hdr) + 18);
+        EXPECT_EQ(m->pkt_len, UDP_FRAME_LEN);
         rte_pktmbuf_free(m);
     }
     mixed_traffic(64, 0); /* completes the sends above */

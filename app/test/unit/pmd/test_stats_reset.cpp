@@ -99,10 +99,7 @@ TEST_F(StatsReset, ReadersNeverSeeAFigureThePortDidNotCount)
 TEST_F(StatsReset, CoversQueuesConfiguredAfterIt)
 {
     open_port("", 2, rte_eth_conf{});
-    rte_mbuf* tx[10];
-    for (auto& m : tx)
-        m = udp_frame(5);
-    ASSERT_EQ(rte_eth_tx_burst(port_, 1, tx, 10), 10);
+    ASSERT_TRUE(send_udp(1, 10, 5));
     ASSERT_EQ(receive(0, 10), 10u);
 
     auto reconfigure = [&](uint16_t queues) {
