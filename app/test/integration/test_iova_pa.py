@@ -64,11 +64,20 @@ class IovaPa(unittest.TestCase):
     def setUp(self):
         self.prefix = f"cnapa{unique_tag()}"
 
+    def hugepage_files(self):
+        return [name for mount in hugetlbfs_mounts() for name in os.listdir(mount) if name.startswith(self.prefix)]
+
     def forward_stop_close(self, memory):
         """testpmd in IOVA-PA mode on `memory` (EAL options): forwarding on
         both ports, counters that add up, then port stop/close and quit."""
         with TestPmd(CABLED, memory=memory + ["--iova-mode=pa"], timeout=40) as tp:
             log = tp.startup_output
+            # The check after quit means something only if the memory was
+            # in files of this prefix while testpmd ran (none in memory).
+            if "--file-prefix" in memory:
+                self.assertNotEqual(self.hugepage_files(), [], "no hugepage files while running")
+            else:
+                self.assertEqual(self.hugepage_files(), [], "hugepage files of an --in-memory run")
             self.assertIn("Selected IOVA mode 'PA'", log)
             self.assertIsNone(DMA_TROUBLE.search(log), log)
             for p in (0, 1):
@@ -92,8 +101,7 @@ class IovaPa(unittest.TestCase):
             log += stop + close + tp.quit()
             self.assertEqual(tp.exit_status, 0, log)
             self.assertIsNone(DMA_TROUBLE.search(log), log)
-        left = [name for mount in hugetlbfs_mounts() for name in os.listdir(mount) if name.startswith(self.prefix)]
-        self.assertEqual(left, [], "hugepage files left behind")
+        self.assertEqual(self.hugepage_files(), [], "hugepage files left behind")
 
     def test_in_memory_preallocated(self):
         self.forward_stop_close(["--in-memory", "-m", str(PREALLOCATED_MB)])
