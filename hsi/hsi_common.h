@@ -16,7 +16,7 @@ namespace cna::hsi {
 /* The version of this interface. The firmware image carries the version it was
  * built for; ecore refuses an image whose major differs from its own. */
 inline constexpr uint8_t HSI_VERSION_MAJOR = 3; /* 2: 16-byte RxCqe; 3: VPORT_START without drop_ttl0 */
-inline constexpr uint8_t HSI_VERSION_MINOR = 0;
+inline constexpr uint8_t HSI_VERSION_MINOR = 1; /* 1: RDMA (hsi_rdma.h), DPI pages */
 
 /* Chip-wide limits. Resources are split between PFs by the MFW (SHMEM). */
 inline constexpr uint32_t MAX_PORTS = 4;
@@ -73,12 +73,20 @@ inline constexpr uint32_t SP_MSIX_VECTOR = 0;
 inline constexpr uint32_t msix_vector_of_sb(uint32_t sb_id) { return sb_id == SP_SB_ID ? 0 : sb_id + 1; }
 
 /* ------------------------------------------------------------------------
- * Doorbell BAR: 8 bytes per connection id. A doorbell carries the absolute
- * producer, never an increment: the engine acts on the latest value only.
+ * Doorbell BAR: 8 bytes per L2 connection id, then one DPI (doorbell page
+ * index) page per RDMA user (hsi_rdma.h lays out its slots). A doorbell
+ * carries the absolute producer, never an increment: the engine acts on
+ * the latest value only.
  * ---------------------------------------------------------------------- */
 inline constexpr uint32_t DB_STRIDE = 8;
-inline constexpr uint32_t DB_BAR_SIZE = MAX_CIDS_PER_PF * DB_STRIDE;
 inline constexpr uint32_t db_offset(uint32_t cid) { return cid * DB_STRIDE; }
+inline constexpr uint32_t DPI_BASE = 0x1000;
+inline constexpr uint32_t DPI_SIZE = 0x8000;
+inline constexpr uint32_t MAX_DPIS = 16;
+inline constexpr uint32_t dpi_offset(uint32_t dpi) { return DPI_BASE + dpi * DPI_SIZE; }
+inline constexpr uint32_t DB_BAR_SIZE = DPI_BASE + MAX_DPIS * DPI_SIZE;
+static_assert(MAX_CIDS_PER_PF * DB_STRIDE <= DPI_BASE, "L2 doorbells precede the DPI pages");
+static_assert(DPI_BASE % 4096 == 0 && DPI_SIZE % 4096 == 0, "a DPI page can be mapped into one process alone");
 
 struct DoorbellData {
     uint16_t prod;       /* absolute producer index */

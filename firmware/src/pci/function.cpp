@@ -12,9 +12,9 @@ using namespace hsi;
 
 namespace {
 
-/* The doorbell BAR is a page of its own, as a BAR mapped elsewhere would be. */
-constexpr std::size_t DOORBELL_MAPPING = 4096;
-static_assert(DB_BAR_SIZE <= DOORBELL_MAPPING);
+/* The doorbell BAR is a mapping of its own, as a BAR mapped elsewhere would be. */
+constexpr std::size_t DOORBELL_MAPPING = DB_BAR_SIZE;
+static_assert(DOORBELL_MAPPING % 4096 == 0);
 
 } // namespace
 
@@ -92,15 +92,17 @@ bool FunctionHw::decodes(uint32_t offset)
     return true; /* the PTT windows (their GRC addresses are checked there) and the GTT */
 }
 
-void FunctionHw::clear_doorbell(uint32_t cid)
+void FunctionHw::clear_doorbell(uint32_t cid) { clear_doorbell_slot(db_offset(cid)); }
+
+void FunctionHw::clear_doorbell_slot(uint32_t offset)
 {
-    std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(doorbells_ + db_offset(cid))).store(0);
+    std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(doorbells_ + offset)).store(0);
 }
 
 void FunctionHw::clear_doorbells()
 {
-    for (uint32_t cid = 0; cid < MAX_CIDS_PER_PF; cid++)
-        clear_doorbell(cid);
+    for (uint32_t offset = 0; offset < DB_BAR_SIZE; offset += 8)
+        clear_doorbell_slot(offset);
 }
 
 } // namespace cna::fw

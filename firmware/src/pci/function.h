@@ -74,9 +74,18 @@ public:
         std::memcpy(&db, &raw, sizeof(db));
         return db.prod;
     }
+    /* Engine: a 32-bit word of the doorbell BAR (an RDMA DPI slot), as
+     * the host last published it. */
+    uint32_t doorbell_word(uint32_t offset) const
+    {
+        return std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(doorbells_ + offset))
+            .load(std::memory_order_acquire);
+    }
     /* Engine: the doorbell queue forgets a connection (connection start,
      * function reset) so a stale producer is never acted on. */
     void clear_doorbell(uint32_t cid);
+    /* ... or the 8-byte slot of an RDMA object at `offset`. */
+    void clear_doorbell_slot(uint32_t offset);
     void clear_doorbells();
 
     /* Per-function register state of the MISC block. */

@@ -19,6 +19,14 @@ inline uint32_t load_be32(const uint8_t* p)
 {
     return uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 | p[3];
 }
+inline uint64_t load_be64(const uint8_t* p) { return uint64_t{load_be32(p)} << 32 | load_be32(p + 4); }
+inline uint32_t load_le32(const uint8_t* p)
+{
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+}
+inline void store_le32(uint8_t* p, uint32_t v) { std::memcpy(p, &v, 4); }
 inline void store_be16(uint8_t* p, uint16_t v)
 {
     p[0] = static_cast<uint8_t>(v >> 8);
@@ -28,6 +36,11 @@ inline void store_be32(uint8_t* p, uint32_t v)
 {
     store_be16(p, static_cast<uint16_t>(v >> 16));
     store_be16(p + 2, static_cast<uint16_t>(v));
+}
+inline void store_be64(uint8_t* p, uint64_t v)
+{
+    store_be32(p, static_cast<uint32_t>(v >> 32));
+    store_be32(p + 4, static_cast<uint32_t>(v));
 }
 
 /* A 64-bit counter the engine alone writes and host threads read: one

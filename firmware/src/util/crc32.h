@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * CRC-32 (IEEE 802.3, reflected polynomial 0xedb88320, the zlib/PNG CRC).
- * Shared by fwgen, which stamps the image and the microcode, and by the
- * storms, which verify the microcode on STORM_START.
+ * Shared by fwgen, which stamps the image and the microcode, by the storms,
+ * which verify the microcode on STORM_START, and by RoCE's ICRC.
  */
 #pragma once
 

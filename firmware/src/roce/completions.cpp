@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Completions: CQEs (body, then the phase byte), CNQ notifications of armed
+ * CQs, asynchronous events, and a QP's way into ERR with the flush of every
+ * WQE it still holds.
+ */
+#include <atomic>
+#include <cstring>
+
+#include "igu/cau.h"
+#include "pci/dma.h"
+#include "pci/function.h"
+#include "roce/roce_storm.h"
+#include "util/log.h"
+
+namespace cna::fw::roce {
+
+using namespace hsi::rdma;
+
+uint32_t RoceStorm::sq_prod(const Qp& qp) const { return hw_.doorbell_word(qp_db_offset(qp.dpi, qp.id)); }
+uint32_t RoceStorm::rq_prod(const Qp& qp) const { return hw_.doorbell_word(qp_db_offset(qp.dpi, qp.id) + 4); }
+
+uint32_t RoceStorm::srq_prod(const Srq& srq) const
+{
+    return hw_.doorbell_word(srq_db_offset(srq.dpi, static_cast<uint32_t>(&srq - srqs_.data())));
+}
+
+bool RoceStorm::complete(uint16_t cq_id, RdmaCqe& cqe)
+{
+    Cq& cq = cqs_[cq_id];
+    if (cq.overflowed)
+        return false;
+    const uint32_t db = cq_db_offset(cq.dpi, cq_id);
+    const uint32_t cons = hw_.doorbell_word(db);
+    const uint32_t written = cq.prod - cq.ring_start;
+    uint8_t* slot = cq.prod - cons > cq.mask ? nullptr
+                                             : hw_.dma().map(cq.ring, uint64_t{written & cq.mask} * sizeof(RdmaCqe),
+                                                             sizeof(RdmaCqe));
+    if (slot == nullptr) {
+        cq.overflowed = true;
+        log(LogLevel::err, "roce: pf%u CQ %u overrun (%u written, %u consumed, %u entries)", hw_.pf_id(), cq_id,
+            cq.prod, cons, cq.mask + 1);
+        raise(RdmaEvent::cq_error, cq_id);
+        return false;
+    }
+    cqe.phase = ((written / (cq.mask + 1)) & 1) == 0 ? 1 : 0;
+    std::memcpy(slot, &cqe, offsetof(RdmaCqe, phase));
+    std::atomic_ref<uint8_t>(slot[offsetof(RdmaCqe, phase)]).store(cqe.phase, std::memory_order_release);
+    cq.prod++;
+
+    const uint32_t arm = hw_.doorbell_word(db + 4);
+    if (arm != cq.arm_seen) {
+        cq.arm_seen = arm;
+        cq.armed = true;
+        cq.solicited_only = (arm & cq_arm::SOLICITED) != 0;
+    }
+    if (cq.armed && (!cq.solicited_only || (cqe.flags & cqe::SOLICITED) ||
+                     cqe.status != static_cast<uint8_t>(CqeStatus::success)))
+        notify(cq);
+    return true;
+}
+
+void RoceStorm::notify(Cq& cq)
+{
+    Cnq& cnq = cnqs_[cq.cnq];
+    const CnqEntry entry{hsi::make_regpair(cq.handle)};
+    if (!hw_.dma().write(cnq.ring, uint64_t{cnq.prod & cnq.mask} * sizeof(entry), &entry, sizeof(entry)))
+        return;
+    cnq.prod++;
+    hw_.cau().set_pi(cnq.sb_id, RDMA_PI_CNQ, cnq.prod);
+    cq.armed = false;
+}
+
+void RoceStorm::raise(RdmaEvent event, uint32_t id)
+{
+    if (event_count_ == MAX_EVENTS) {
+        log(LogLevel::err, "roce: pf%u async event %u for %u lost: the slowpath is behind", hw_.pf_id(),
+            static_cast<uint32_t>(event), id);
+        return;
+    }
+    events_[event_count_++] = Event{event, id};
+    events_pending_.store(1, std::memory_order_release);
+}
+
+void RoceStorm::fail_qp(Qp& qp, RdmaError why, std::optional<RdmaEvent> event)
+{
+    if (qp.state == QpState::err)
+        return;
+    qp.state = QpState::err;
+    qp.last_error = why;
+    qp.req.ack_deadline_ns = 0;
+    qp.req.rnr_until_ns = 0;
+    qp.resp.recv.active = false;
+    qp.resp.in_progress = InProgress::none;
+    if (event)
+        raise(*event, qp.id);
+    if (why != RdmaError::flushed)
+        log(LogLevel::info, "roce: pf%u QP %u to ERR (error %u)", hw_.pf_id(), qp.id, static_cast<uint32_t>(why));
+}
+
+bool RoceStorm::flush(Qp& qp)
+{
+    bool work = false;
+    /* A producer more than a ring ahead is the driver's bug: flush what the
+     * ring can hold, no more. */
+    const uint32_t sq_end = sq_prod(qp);
+    uint32_t budget = qp.sq_mask + 1;
+    while (qp.req.sq_cons != sq_end && budget-- != 0) {
+        SqWqe wqe;
+        const uint64_t slot = uint64_t{qp.req.sq_cons & qp.sq_mask} << (qp.sq_wqe_shift + 6);
+        if (!hw_.dma().read(qp.sq, slot, &wqe, sizeof(wqe)))
+            return work;
+        RdmaCqe cqe{};
+        cqe.wr_id = wqe.wr_id;
+        cqe.qp_id = qp.id;
+        cqe.wqe_index = static_cast<uint16_t>(qp.req.sq_cons);
+        cqe.status = static_cast<uint8_t>(CqeStatus::work_request_flushed);
+        cqe.vendor_error = static_cast<uint8_t>(RdmaError::flushed);
+        cqe.opcode = requester_opcode(wqe.opcode);
+        cqe.flags = cqe::REQUESTER;
+        if (!complete(qp.sq_cq, cqe))
+            return work;
+        qp.req.sq_cons++;
+        work = true;
+    }
+    if (qp.req.sq_cons != sq_end)
+        qp.req.sq_cons = sq_end;
+    qp.req.sq_next = qp.req.tx_wqe = qp.req.sq_cons;
+    qp.req.reads_outstanding = 0;
+
+    if (qp.srq != NO_SRQ) {
+        if (!qp.last_wqe_reported) {
+            qp.last_wqe_reported = true;
+            raise(RdmaEvent::qp_last_wqe, qp.id);
+        }
+        return work;
+    }
+    const uint32_t rq_end = rq_prod(qp);
+    budget = qp.rq_mask + 1;
+    while (qp.resp.rq_cons != rq_end && budget-- != 0) {
+        RqWqe wqe;
+        const uint64_t slot = uint64_t{qp.resp.rq_cons & qp.rq_mask} << (qp.rq_wqe_shift + 4);
+        if (!hw_.dma().read(qp.rq, slot, &wqe, sizeof(wqe)))
+            return work;
+        RdmaCqe cqe{};
+        cqe.wr_id = wqe.wr_id;
+        cqe.qp_id = qp.id;
+        cqe.wqe_index = static_cast<uint16_t>(qp.resp.rq_cons);
+        cqe.status = static_cast<uint8_t>(CqeStatus::work_request_flushed);
+        cqe.vendor_error = static_cast<uint8_t>(RdmaError::flushed);
+        cqe.opcode = static_cast<uint8_t>(CqeOpcode::recv);
+        if (!complete(qp.rq_cq, cqe))
+            return work;
+        qp.resp.rq_cons++;
+        work = true;
+    }
+    if (qp.resp.rq_cons != rq_end)
+        qp.resp.rq_cons = rq_end;
+    return work;
+}
+
+} // namespace cna::fw::roce

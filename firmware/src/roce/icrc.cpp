@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "roce/icrc.h"
+
+#include <cstring>
+
+#include "roce/transport.h"
+#include "util/crc32.h"
+
+namespace cna::fw::roce {
+
+namespace {
+
+constexpr uint32_t MAX_IP_HLEN = 60; /* IPv4 with options; IPv6 is 40 */
+constexpr uint32_t UDP_HLEN = 8;
+
+} // namespace
+
+uint32_t icrc(const uint8_t* frame, const FrameLayout& layout)
+{
+    /* The masked headers are copied; the payload is taken where it lies. */
+    uint8_t masked[8 + MAX_IP_HLEN + UDP_HLEN + BTH_LEN];
+    std::memset(masked, 0xff, 8);
+    uint8_t* ip = masked + 8;
+    const uint32_t ip_len = layout.l4_off - layout.l2_len;
+    std::memcpy(ip, frame + layout.l2_len, ip_len + UDP_HLEN + BTH_LEN);
+    if (layout.l3 == L3::ipv4) {
+        ip[1] = 0xff;                /* TOS */
+        ip[8] = 0xff;                /* TTL */
+        ip[10] = ip[11] = 0xff;      /* header checksum */
+    } else {
+        ip[0] |= 0x0f;               /* traffic class and flow label */
+        ip[1] = ip[2] = ip[3] = 0xff;
+        ip[7] = 0xff;                /* hop limit */
+    }
+    uint8_t* udp = ip + ip_len;
+    udp[6] = udp[7] = 0xff;          /* checksum */
+    udp[UDP_HLEN + 4] = 0xff;        /* BTH: FECN, BECN, reserved */
+    uint32_t crc = crc32(0, masked, 8 + ip_len + UDP_HLEN + BTH_LEN);
+    const uint32_t rest = layout.l4_off + UDP_HLEN + BTH_LEN;
+    return crc32(crc, frame + rest, layout.l3_end - ICRC_LEN - rest);
+}
+
+} // namespace cna::fw::roce
