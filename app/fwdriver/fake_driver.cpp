@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <thread>
+#include <utility>
 
 namespace cna::fw::test {
 
@@ -133,7 +134,7 @@ bool FakeDriver::run_phase(const uint8_t* image, std::size_t len, init::Phase ph
     rt[rt::SPQ_SIZE] = SPQ_SIZE;
     rt[rt::ILT_BASE_LO] = static_cast<uint32_t>(ilt_.iova);
     rt[rt::ILT_BASE_HI] = static_cast<uint32_t>(ilt_.iova >> 32);
-    rt[rt::ILT_CIDS] = MAX_CIDS_PER_PF;
+    rt[rt::ILT_CIDS] = ILT_CIDS;
     rt[rt::PORT_MAX_FRAME] = MAX_MTU + ETH_OVERHEAD;
     rt[rt::IGU_INT_MODE] = static_cast<uint32_t>(IntMode::msix);
 
@@ -166,7 +167,7 @@ uint32_t FakeDriver::load(uint32_t modes)
         spq_ = alloc(SPQ_SIZE * sizeof(SlowPathElement));
         spq_data_ = alloc(SPQ_SIZE * RAMROD_DATA_MAX);
         eq_ = alloc(EQ_SIZE * sizeof(EventRingElement));
-        ilt_ = alloc(MAX_CIDS_PER_PF * CONN_CONTEXT_SIZE);
+        ilt_ = alloc(ILT_CIDS * CONN_CONTEXT_SIZE);
         sbs_ = alloc((MAX_SB_PER_PF + 1) * SB_MEM_SIZE / 64);
     }
     uint32_t response = mcp_cmd(mfw::DRV_MSG_CODE_LOAD_REQ, HSI_VERSION_MAJOR);
@@ -233,15 +234,34 @@ EventRingElement FakeDriver::ramrod(ProtocolId protocol, uint8_t cmd, const void
     eqe_timed_out_ = false;
     if (!wait)
         return eqe;
-    if (!wait_until([&] { return sb_pi(SP_SB_ID, SP_PI_EQ) != eq_cons_; }, std::chrono::milliseconds(500))) {
-        eqe_timed_out_ = true;
-        eqe.fw_return_code = 0xff;
-        return eqe;
+    /* Asynchronous events may come first: kept for take_async_events(). */
+    for (;;) {
+        if (!wait_until([&] { return sb_pi(SP_SB_ID, SP_PI_EQ) != eq_cons_; }, std::chrono::milliseconds(500))) {
+            eqe_timed_out_ = true;
+            eqe.fw_return_code = 0xff;
+            return eqe;
+        }
+        eqe = next_eqe();
+        if (!(eqe.flags & EQE_FLAG_ASYNC))
+            return eqe;
+        async_events_.push_back(eqe);
     }
+}
+
+EventRingElement FakeDriver::next_eqe()
+{
+    EventRingElement eqe;
     std::memcpy(&eqe, eq_.va + (eq_cons_ & (EQ_SIZE - 1)) * sizeof(eqe), sizeof(eqe));
     eq_cons_++;
     publish(fn_.gtt_memory() + iro::eq_cons(pf_), eq_cons_);
     return eqe;
+}
+
+std::vector<EventRingElement> FakeDriver::take_async_events()
+{
+    while (sb_pi(SP_SB_ID, SP_PI_EQ) != eq_cons_)
+        async_events_.push_back(next_eqe());
+    return std::exchange(async_events_, {});
 }
 
 FwReturn FakeDriver::vport_start(uint8_t vport, uint16_t mtu, uint8_t max_bds, bool strip, bool rx_csum)

@@ -22,6 +22,7 @@
 #include "hsi_eth.h"
 #include "hsi_init_image.h"
 #include "hsi_mfw.h"
+#include "hsi_rdma.h"
 #include "hsi_spq.h"
 
 namespace cna::fw::test {
@@ -79,6 +80,9 @@ public:
         return static_cast<hsi::FwReturn>(ramrod(hsi::ProtocolId::eth, static_cast<uint8_t>(cmd), data, len).fw_return_code);
     }
     bool eqe_timed_out() const { return eqe_timed_out_; }
+    /* The asynchronous EQEs that arrived (while waiting for ramrods, or
+     * pending now), oldest first. */
+    std::vector<hsi::EventRingElement> take_async_events();
 
     /* Status blocks. */
     void setup_sb(uint32_t sb, uint32_t vector);
@@ -188,6 +192,9 @@ public:
     uint16_t rx_bd_prod(uint16_t queue) const { return rx_[queue].bd_prod; }
     uint16_t rx_cqe_cons(uint16_t queue) const { return rx_[queue].cqe_cons; }
 
+    /* A connection context the adapter wrote into the ILT. */
+    const uint8_t* ilt_context(uint32_t cid) const { return ilt_.va + uint64_t{cid} * hsi::CONN_CONTEXT_SIZE; }
+
     /* The PF's MAC address, as the MFW publishes it in SHMEM. */
     std::array<uint8_t, 6> mac();
 
@@ -196,11 +203,15 @@ public:
     uint64_t stat64(uint32_t storm_ram_offset);
 
     static constexpr uint32_t SPQ_SIZE = 64;
+    /* Connection contexts: the L2 ones and RDMA_QPS QPs'. */
+    static constexpr uint32_t RDMA_QPS = 64;
+    static constexpr uint32_t ILT_CIDS = hsi::rdma::requester_cid(RDMA_QPS);
     static constexpr uint32_t EQ_SIZE = 64;
     static constexpr uint32_t SB_MEM_SIZE = 4096;
 
 private:
     const hsi::StatusBlock& sb(uint32_t sb) const;
+    hsi::EventRingElement next_eqe();
     struct RxRing {
         HostMem bds, cqes, buffers;
         uint16_t size = 0, cqe_size = 0, bd_max = 0, bd_prod = 0, bd_cons = 0, cqe_cons = 0;
@@ -249,6 +260,7 @@ private:
     HostMem spq_, spq_data_, eq_, ilt_, sbs_;
     uint16_t spq_prod_ = 0, eq_cons_ = 0, echo_ = 0;
     bool eqe_timed_out_ = false;
+    std::vector<hsi::EventRingElement> async_events_;
     std::vector<RxRing> rx_;
     std::vector<TxRing> tx_;
 };

@@ -166,7 +166,7 @@ bool AdapterImpl::slowpath_pending() const
     if (storms_.assert_event_pending() || mfw_.mailbox_pending())
         return true;
     for (const auto& pf : pf_storms_)
-        if (pf->spq_pending() || pf->hw().attention().undelivered())
+        if (pf->spq_pending() || pf->hw().attention().undelivered() || pf->roce().events_pending())
             return true;
     return false;
 }
@@ -206,9 +206,21 @@ bool AdapterImpl::poll_dataplane(Dataplane& dp)
                 flush_status_blocks(dp.pfs);
                 work = true;
             }
+            if (pf->roce().active())
+                work |= poll_roce(*pf, dp);
         }
     }
     flush_status_blocks(dp.pfs); /* whatever else changed them (TAP) */
+    return work;
+}
+
+bool AdapterImpl::poll_roce(PfStorm& pf, Dataplane& dp)
+{
+    FrameBurst& out = dp.roce_out;
+    out.clear();
+    const bool work = pf.roce().poll(monotonic_ns(), out);
+    if (out.count != 0)
+        nig_.port(pf.hw().port_id()).transmit(out);
     return work;
 }
 
@@ -225,8 +237,10 @@ void AdapterImpl::run_slowpath()
         for (const auto& pf : pf_storms_)
             pf->raise_fw_assert(fw_assert::INJECTED);
     mfw_.poll(Link::Clock::now());
-    for (const auto& pf : pf_storms_)
+    for (const auto& pf : pf_storms_) {
         pf->poll_spq();
+        pf->post_async_events();
+    }
     for (const auto& fn : functions_)
         fn->attention().deliver();
 }

@@ -23,6 +23,7 @@
 
 #include "adapter/grc.h"
 #include "cna_fw/adapter.h"
+#include "engine/clock.h"
 #include "engine/engine.h"
 #include "l2/rx.h"
 #include "l2/tx.h"
@@ -78,6 +79,7 @@ private:
         std::vector<PfStorm*> pfs;
         TxEngine tx;
         RxEngine rx;
+        FrameBurst roce_out; /* the RoCE frames a PF sends in a pass */
         std::array<std::optional<PortRx>, hsi::MAX_PORTS> port_rx;
         /* Held by the thread for the length of a pass: thread 0's slowpath
          * takes the others' to run between two of their passes, and an
@@ -102,6 +104,8 @@ private:
     /* One dataplane pass: the TAPs, then every started PF's Tx (whose
      * frames the wire delivers to the group's Rx at once). */
     bool poll_dataplane(Dataplane& dp);
+    /* The PF's RoCE: what its QPs send, onto the PF's port. */
+    bool poll_roce(PfStorm& pf, Dataplane& dp);
     bool slowpath_pending() const;
     /* Host threads: returns once every pass begun before the call ended. */
     void wait_passes();

@@ -6,12 +6,14 @@
 #include <bit>
 #include <cstring>
 
+#include "engine/clock.h"
 #include "l2/classify.h"
 #include "l2/rss.h"
 #include "l2/stats.h"
 #include "packet/checksum.h"
 #include "packet/flow_key.h"
 #include "pci/function.h"
+#include "roce/encap.h"
 #include "storm/pf_storm.h"
 #include "storm/storm_ram.h"
 #include "storm/storms.h"
@@ -23,8 +25,34 @@ using namespace hsi::eth;
 
 void PortRx::receive(const FrameBurst& burst)
 {
-    if (storms_.running())
+    if (!storms_.running())
+        return;
+    const bool roce = std::any_of(pfs_.begin(), pfs_.end(), [](PfStorm* pf) { return pf->roce().active(); });
+    if (!roce) {
         rx_.receive(pfs_, burst);
+        return;
+    }
+    const uint64_t now = monotonic_ns();
+    l2_.clear();
+    for (uint32_t i = 0; i < burst.count; i++) {
+        const WireFrame& f = burst.frames[i];
+        if (PfStorm* pf = roce_owner(f))
+            pf->roce().receive(f, now);
+        else
+            l2_.push(f);
+    }
+    if (l2_.count != 0)
+        rx_.receive(pfs_, l2_);
+}
+
+PfStorm* PortRx::roce_owner(const WireFrame& f) const
+{
+    if (!f.parsed || !roce::is_roce(f.data, f.layout))
+        return nullptr;
+    for (PfStorm* pf : pfs_)
+        if (pf->roce().active() && std::memcmp(f.data, pf->roce().mac().data(), 6) == 0)
+            return pf;
+    return nullptr;
 }
 
 void RxEngine::receive(std::span<PfStorm* const> pfs, const FrameBurst& burst)

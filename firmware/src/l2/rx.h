@@ -113,16 +113,22 @@ private:
 };
 
 /* A port bound to the Rx engine of the thread that animates it: the frames
- * its wire delivers go to the PFs on the port while the storms run. */
+ * its wire delivers go to the PFs on the port while the storms run —
+ * RoCEv2 to the RoCE storm of the PF whose RDMA MAC they are sent to, the
+ * rest to L2. */
 class PortRx final : public FrameReceiver {
 public:
     PortRx(RxEngine& rx, std::span<PfStorm* const> pfs, const Storms& storms) : rx_(rx), pfs_(pfs), storms_(storms) {}
     void receive(const FrameBurst& burst) override;
 
 private:
+    /* The PF a RoCEv2 frame is for, nullptr for L2. */
+    PfStorm* roce_owner(const WireFrame& f) const;
+
     RxEngine& rx_;
     const std::span<PfStorm* const> pfs_;
     const Storms& storms_;
+    FrameBurst l2_; /* a burst's L2 frames, when some were RoCE */
 };
 
 } // namespace cna::fw

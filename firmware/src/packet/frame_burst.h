@@ -44,6 +44,12 @@ struct FrameBurst {
         f.parsed = parsed;
         bytes += len;
     }
+    /* A frame of another burst, as it was parsed there. */
+    void push(const WireFrame& f)
+    {
+        frames[count++] = f;
+        bytes += f.len;
+    }
     /* A frame nobody has parsed yet (from a TAP, or an LSO segment). */
     void add(const uint8_t* data, uint32_t len) { join(data, len, parse_frame(data, len, next_layout())); }
     void clear()

@@ -12,6 +12,7 @@
  */
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -76,12 +77,16 @@ public:
     /* Asynchronous events for the EQ: raised on the PF's engine thread,
      * taken by the slowpath (the pass locks order the two). */
     bool events_pending() const { return events_pending_.load(std::memory_order_acquire) != 0; }
+    /* post(event, id) puts one on the EQ, false when it cannot: the rest
+     * wait for the next slowpath pass. */
     template <typename Post> void take_events(Post&& post)
     {
-        for (uint32_t i = 0; i < event_count_; i++)
-            post(events_[i].event, events_[i].id);
-        event_count_ = 0;
-        events_pending_.store(0, std::memory_order_release);
+        uint32_t done = 0;
+        while (done < event_count_ && post(events_[done].event, events_[done].id))
+            done++;
+        std::copy(events_.begin() + done, events_.begin() + event_count_, events_.begin());
+        event_count_ -= done;
+        events_pending_.store(event_count_ != 0 ? 1 : 0, std::memory_order_release);
     }
 
     const RoceCounters& counters() const { return counters_; }

@@ -75,6 +75,8 @@ FwReturn PfStorm::pf_stop()
     for (const Vport& vport : l2_.vports)
         if (vport.started)
             return FwReturn::bad_state;
+    if (roce_.active())
+        return FwReturn::bad_state;
     log(LogLevel::info, "storm: pf%u stopped", pf_);
     return FwReturn::ok;
 }

@@ -16,6 +16,7 @@
 #include "hsi_eth.h"
 #include "hsi_spq.h"
 #include "pci/function.h"
+#include "roce/roce_storm.h"
 #include "storm/filters.h"
 #include "storm/flow_table.h"
 #include "storm/l2_state.h"
@@ -36,6 +37,7 @@ public:
     const Grant& grant() const { return grant_; }
     bool started() const { return eq_.exists; }
     L2State& l2() { return l2_; }
+    roce::RoceStorm& roce() { return roce_; }
     /* Sets a protocol index of one of the PF's status blocks; the host sees
      * it at the next CAU flush. */
     void update_sb_index(uint16_t sb_id, uint8_t pi, uint16_t value) { hw_.cau().set_pi(sb_id, pi, value); }
@@ -55,6 +57,9 @@ public:
     }
     /* Engine, slowpath lock held: execute pending ramrods. */
     void poll_spq();
+    /* Engine, slowpath lock held: the RoCE storm's asynchronous events
+     * onto the EQ (while it has room). */
+    void post_async_events();
     /* Back to power-on state (function unloaded). */
     void reset();
     void raise_fw_assert(uint32_t code);
@@ -82,7 +87,8 @@ private:
     bool eq_full() const;
     bool spq_can_take() const;
     void execute(const hsi::SlowPathElement& elem);
-    void post_eqe(const hsi::RamrodHeader& hdr, hsi::FwReturn rc, uint64_t data = 0);
+    /* false when the EQ cannot take it (full, or not DMA-writable). */
+    bool post_eqe(const hsi::RamrodHeader& hdr, hsi::FwReturn rc, uint64_t data = 0, uint8_t flags = 0);
     bool read_data(uint64_t data_ptr, void* data, std::size_t len);
     /* common_ramrods.cpp */
     void pf_start(const hsi::SlowPathElement& elem);
@@ -123,6 +129,7 @@ private:
     L2State l2_;
     FilterTable filters_{l2_, grant_};
     FlowTable flows_{ram_, pf_};
+    roce::RoceStorm roce_{hw_, grant_};
 };
 
 } // namespace cna::fw

@@ -123,28 +123,48 @@ void PfStorm::execute(const SlowPathElement& elem)
         rc = common_ramrod(elem.hdr.cmd_id);
     else if (protocol == ProtocolId::eth)
         rc = eth_ramrod(elem.hdr.cmd_id, from_regpair(elem.data_ptr));
+    else if (protocol == ProtocolId::roce)
+        rc = roce_.ramrod(elem.hdr.cmd_id, from_regpair(elem.data_ptr),
+                          roce::Ilt{uint64_t{regs_.ilt_base_hi} << 32 | regs_.ilt_base_lo, regs_.ilt_cids},
+                          completion_data_);
     post_eqe(elem.hdr, rc, completion_data_);
     if (protocol == ProtocolId::common && elem.hdr.cmd_id == static_cast<uint8_t>(CommonCmd::pf_stop) &&
         rc == FwReturn::ok)
         eq_.exists = false; /* the PF_STOP completion is the last EQE */
 }
 
-void PfStorm::post_eqe(const RamrodHeader& hdr, FwReturn rc, uint64_t data)
+bool PfStorm::post_eqe(const RamrodHeader& hdr, FwReturn rc, uint64_t data, uint8_t flags)
 {
+    if (eq_full())
+        return false;
     EventRingElement eqe{};
     eqe.data = data;
     eqe.opcode = hdr.cmd_id;
     eqe.protocol_id = hdr.protocol_id;
     eqe.fw_return_code = static_cast<uint8_t>(rc);
+    eqe.flags = flags;
     eqe.echo = hdr.echo;
     uint64_t addr = eq_.base + uint64_t{static_cast<uint16_t>(eq_.prod & eq_.mask)} * sizeof(eqe);
     if (!hw_.dma().write(addr, &eqe, sizeof(eqe)))
-        return;
+        return false;
     eq_.prod++;
     update_sb_index(SP_SB_ID, eq_.sb_pi, eq_.prod);
     if (rc != FwReturn::ok)
         log(LogLevel::info, "storm: pf%u ramrod %u/%u echo %u completed with %u", pf_, hdr.protocol_id, hdr.cmd_id,
             hdr.echo, eqe.fw_return_code);
+    return true;
+}
+
+void PfStorm::post_async_events()
+{
+    if (!eq_.exists)
+        return;
+    roce_.take_events([&](hsi::rdma::RdmaEvent event, uint32_t id) {
+        RamrodHeader hdr{};
+        hdr.cmd_id = static_cast<uint8_t>(event);
+        hdr.protocol_id = static_cast<uint8_t>(ProtocolId::roce);
+        return post_eqe(hdr, FwReturn::ok, id, EQE_FLAG_ASYNC);
+    });
 }
 
 void PfStorm::raise_fw_assert(uint32_t code)
@@ -175,6 +195,7 @@ void PfStorm::reset()
     for (Vport& vport : l2_.vports)
         filters_.clear(vport);
     flows_.reset();
+    roce_.reset();
     l2_ = L2State{};
     regs_ = Registers{};
     eq_ = EventQueue{};

@@ -144,7 +144,7 @@ TEST(Image, BothVariantsBringTheStormsUp)
         ASSERT_TRUE(drv.run_phase(image.data(), image.size(), Phase::pf, modes));
         EXPECT_EQ(drv.rd(reg::STORM_PF_ENABLE), 1u);
         EXPECT_EQ(drv.rd(reg::PGLUE_PF_MASTER_ENABLE), 1u);
-        EXPECT_EQ(drv.rd(reg::STORM_ILT_CIDS), MAX_CIDS_PER_PF);
+        EXPECT_EQ(drv.rd(reg::STORM_ILT_CIDS), FakeDriver::ILT_CIDS);
     }
 }
 

@@ -1,0 +1,443 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The RoCE storms end to end: two PFs on cabled ports, each driven by the
+ * tests' RDMA driver, one RC QP each, connected to the other. Every opcode
+ * with its payload checked byte for byte across MTU boundaries and the PSN
+ * wrap; the error paths (a wrong rkey, no receive posted, a WQE the
+ * storms refuse, a QP moved to ERR) with the completions and states verbs
+ * promise; CQ notification; ramrods refused; and L2 on the same ports
+ * carrying on.
+ */
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <vector>
+
+#include "fake_rdma.h"
+
+/* WQEs are written as designated initializers naming only what each
+ * operation uses: the rest is zero on purpose. */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+namespace cna::fw::test {
+namespace {
+
+using namespace hsi;
+using namespace hsi::rdma;
+
+constexpr uint16_t QP = 3;
+constexpr uint16_t CQ = 0;
+constexpr std::size_t BUF = 256 * 1024;
+
+std::vector<uint8_t> pattern(std::size_t len, uint8_t seed)
+{
+    std::vector<uint8_t> v(len);
+    for (std::size_t i = 0; i < len; i++)
+        v[i] = static_cast<uint8_t>(seed + i * 7 + (i >> 8));
+    return v;
+}
+
+/* One side: its PF's driver, RDMA, a CQ, a QP and a registered buffer. */
+struct Side {
+    Side(Adapter& adapter, uint32_t pf) : drv(adapter, pf), rdma(drv) {}
+    FakeDriver drv;
+    FakeRdma rdma;
+    HostMem buf;
+    uint32_t key = 0;
+    uint64_t va(std::size_t off = 0) const { return FakeRdma::va_of(buf, off); }
+    Sge sge(std::size_t off, uint32_t len) const { return Sge{va(off), len, key}; }
+    FakeRdma::Peer peer(uint16_t qp) { return {rdma.mac(), rdma.ipv4(), qpn_of(qp)}; }
+};
+
+class RoceEngine : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        AdapterConfig config;
+        config.name = "roce";
+        config.ports = 2;
+        config.wire = Wire::cable;
+        config.link_up_delay_ms = 0;
+        adapter = Adapter::create(config, nullptr);
+        ASSERT_NE(adapter, nullptr);
+        a = std::make_unique<Side>(*adapter, 0);
+        b = std::make_unique<Side>(*adapter, 1);
+        /* A cable's link comes up once both ends are up. */
+        ASSERT_EQ(bring_up_l2(a->drv, L2Setup{}), "");
+        ASSERT_EQ(bring_up_l2(b->drv, L2Setup{}), "");
+        for (Side* s : {a.get(), b.get()}) {
+            ASSERT_TRUE(wait_link(s->drv));
+            ASSERT_EQ(s->rdma.init(), FwReturn::ok);
+            ASSERT_EQ(s->rdma.create_cq(CQ), FwReturn::ok);
+            s->buf = s->drv.alloc(BUF);
+            FwReturn rc;
+            s->key = s->rdma.reg_mr(1, s->buf, 0, BUF, access::ALL, 1, &rc);
+            ASSERT_EQ(rc, FwReturn::ok);
+        }
+    }
+
+    void connect(FakeRdma::ConnectOptions oa = {}, FakeRdma::ConnectOptions ob = {})
+    {
+        ASSERT_EQ(a->rdma.create_qp(QP), FwReturn::ok);
+        ASSERT_EQ(b->rdma.create_qp(QP), FwReturn::ok);
+        /* Each side's receive PSN is the other's send PSN. */
+        ob.rq_psn = oa.sq_psn;
+        oa.rq_psn = ob.sq_psn;
+        ASSERT_EQ(a->rdma.connect(QP, b->peer(QP), oa), FwReturn::ok);
+        ASSERT_EQ(b->rdma.connect(QP, a->peer(QP), ob), FwReturn::ok);
+    }
+
+    /* One SEND of `len` bytes from a to b: the receive and the send
+     * complete, the bytes arrive. */
+    void send_and_check(uint32_t len, uint64_t id)
+    {
+        auto data = pattern(len, static_cast<uint8_t>(id));
+        std::copy(data.begin(), data.end(), a->buf.va);
+        std::memset(b->buf.va, 0, len + 64);
+        b->rdma.post_recv(QP, 1000 + id, {b->sge(0, BUF / 2)});
+        a->rdma.post_send(QP, SqWqe{.wr_id = id, .opcode = uint8_t(SqOpcode::send), .flags = sq_wqe::SIGNALED,
+                                    .length = len},
+                          {a->sge(0, len)});
+        auto rx = b->rdma.wait_cq(CQ, 1);
+        auto tx = a->rdma.wait_cq(CQ, 1);
+        ASSERT_EQ(rx.size(), 1u) << len;
+        ASSERT_EQ(tx.size(), 1u) << len;
+        EXPECT_EQ(rx[0].status, uint8_t(CqeStatus::success));
+        EXPECT_EQ(rx[0].opcode, uint8_t(CqeOpcode::recv));
+        EXPECT_EQ(rx[0].byte_len, len);
+        EXPECT_EQ(rx[0].wr_id, 1000 + id);
+        EXPECT_EQ(rx[0].flags & cqe::REQUESTER, 0);
+        EXPECT_EQ(tx[0].status, uint8_t(CqeStatus::success));
+        EXPECT_EQ(tx[0].opcode, uint8_t(CqeOpcode::send));
+        EXPECT_EQ(tx[0].wr_id, id);
+        EXPECT_TRUE(std::equal(data.begin(), data.end(), b->buf.va)) << len;
+        EXPECT_EQ(b->buf.va[len], 0) << "nothing past the message";
+    }
+
+    std::unique_ptr<Adapter> adapter;
+    std::unique_ptr<Side> a, b;
+};
+
+TEST_F(RoceEngine, SendsAcrossTheMtuBoundaries)
+{
+    connect();
+    uint64_t id = 1;
+    for (uint32_t len : {0u, 1u, 1023u, 1024u, 1025u, 4096u, 65536u, 100000u})
+        send_and_check(len, id++);
+    EXPECT_EQ(a->rdma.requester_context(QP).sq_cons, 8u);
+    EXPECT_EQ(b->rdma.responder_context(QP).msn, 8u);
+}
+
+TEST_F(RoceEngine, PsnsWrapAround)
+{
+    FakeRdma::ConnectOptions oa;
+    oa.sq_psn = 0xfffff0;
+    connect(oa);
+    send_and_check(64 * 1024, 1); /* 64 packets: across the wrap */
+    send_and_check(100, 2);
+    EXPECT_EQ(a->rdma.requester_context(QP).sq_psn, (0xfffff0u + 65) & 0xffffff);
+    EXPECT_EQ(b->rdma.responder_context(QP).rq_psn, (0xfffff0u + 65) & 0xffffff);
+}
+
+TEST_F(RoceEngine, InlineSendWithImmediateAndSolicited)
+{
+    connect();
+    auto data = pattern(40, 9);
+    b->rdma.post_recv(QP, 7, {b->sge(0, 4096)});
+    a->rdma.post_send(QP,
+                      SqWqe{.wr_id = 8, .opcode = uint8_t(SqOpcode::send_with_imm),
+                            .flags = sq_wqe::SIGNALED | sq_wqe::INLINE | sq_wqe::SOLICITED, .length = 40,
+                            .imm_data = 0x11223344},
+                      {}, data);
+    auto rx = b->rdma.wait_cq(CQ, 1);
+    ASSERT_EQ(rx.size(), 1u);
+    EXPECT_EQ(rx[0].status, uint8_t(CqeStatus::success));
+    EXPECT_EQ(rx[0].byte_len, 40u);
+    EXPECT_EQ(rx[0].imm_data, 0x11223344u);
+    EXPECT_EQ(rx[0].flags & (cqe::WITH_IMM | cqe::SOLICITED), cqe::WITH_IMM | cqe::SOLICITED);
+    EXPECT_EQ(std::memcmp(b->buf.va, data.data(), 40), 0);
+    EXPECT_EQ(a->rdma.wait_cq(CQ, 1).size(), 1u);
+}
+
+TEST_F(RoceEngine, WritesAndReadsAcrossTheMtuBoundaries)
+{
+    connect();
+    uint64_t id = 1;
+    for (uint32_t len : {1u, 1023u, 1024u, 1025u, 65536u}) {
+        auto data = pattern(len, static_cast<uint8_t>(id));
+        std::memcpy(a->buf.va, data.data(), len);
+        std::memset(b->buf.va + 4096, 0, len + 1);
+        a->rdma.post_send(QP,
+                          SqWqe{.wr_id = id, .opcode = uint8_t(SqOpcode::rdma_write), .flags = sq_wqe::SIGNALED,
+                                .length = len, .rkey = b->key, .remote_addr = b->va(4096)},
+                          {a->sge(0, len)});
+        auto tx = a->rdma.wait_cq(CQ, 1);
+        ASSERT_EQ(tx.size(), 1u);
+        EXPECT_EQ(tx[0].status, uint8_t(CqeStatus::success));
+        EXPECT_EQ(tx[0].opcode, uint8_t(CqeOpcode::rdma_write));
+        EXPECT_EQ(std::memcmp(b->buf.va + 4096, data.data(), len), 0) << len;
+        EXPECT_EQ(b->buf.va[4096 + len], 0);
+
+        /* ...and back with a READ, into another place. */
+        std::memset(a->buf.va + 128 * 1024, 0, len);
+        a->rdma.post_send(QP,
+                          SqWqe{.wr_id = id + 100, .opcode = uint8_t(SqOpcode::rdma_read), .flags = sq_wqe::SIGNALED,
+                                .length = len, .rkey = b->key, .remote_addr = b->va(4096)},
+                          {a->sge(128 * 1024, len)});
+        tx = a->rdma.wait_cq(CQ, 1);
+        ASSERT_EQ(tx.size(), 1u);
+        EXPECT_EQ(tx[0].status, uint8_t(CqeStatus::success));
+        EXPECT_EQ(tx[0].opcode, uint8_t(CqeOpcode::rdma_read));
+        EXPECT_EQ(std::memcmp(a->buf.va + 128 * 1024, data.data(), len), 0) << len;
+        id++;
+    }
+    EXPECT_TRUE(b->rdma.poll_cq(CQ).empty()) << "WRITE and READ take no receive";
+}
+
+TEST_F(RoceEngine, WriteWithImmediateConsumesAReceive)
+{
+    connect();
+    auto data = pattern(3000, 5);
+    std::memcpy(a->buf.va, data.data(), data.size());
+    b->rdma.post_recv(QP, 77, {b->sge(0, 16)});
+    a->rdma.post_send(QP,
+                      SqWqe{.wr_id = 1, .opcode = uint8_t(SqOpcode::rdma_write_with_imm), .flags = sq_wqe::SIGNALED,
+                            .length = 3000, .imm_data = 0xabcdef01, .rkey = b->key, .remote_addr = b->va(8192)},
+                      {a->sge(0, 3000)});
+    auto rx = b->rdma.wait_cq(CQ, 1);
+    ASSERT_EQ(rx.size(), 1u);
+    EXPECT_EQ(rx[0].status, uint8_t(CqeStatus::success));
+    EXPECT_EQ(rx[0].opcode, uint8_t(CqeOpcode::recv_rdma_with_imm));
+    EXPECT_EQ(rx[0].wr_id, 77u);
+    EXPECT_EQ(rx[0].byte_len, 3000u);
+    EXPECT_EQ(rx[0].imm_data, 0xabcdef01u);
+    EXPECT_EQ(std::memcmp(b->buf.va + 8192, data.data(), data.size()), 0);
+    EXPECT_EQ(a->rdma.wait_cq(CQ, 1).size(), 1u);
+}
+
+TEST_F(RoceEngine, AtomicsExecuteOnceOnHostMemory)
+{
+    connect();
+    uint64_t* target = b->buf.at<uint64_t>(512);
+    *target = 100;
+    uint64_t* result = a->buf.at<uint64_t>(0);
+    a->rdma.post_send(QP, SqWqe{.wr_id = 1, .opcode = uint8_t(SqOpcode::atomic_fetch_add), .flags = sq_wqe::SIGNALED,
+                                .length = 8, .rkey = b->key, .remote_addr = b->va(512), .compare_add = 5},
+                      {a->sge(0, 8)});
+    auto tx = a->rdma.wait_cq(CQ, 1);
+    ASSERT_EQ(tx.size(), 1u);
+    EXPECT_EQ(tx[0].status, uint8_t(CqeStatus::success));
+    EXPECT_EQ(tx[0].opcode, uint8_t(CqeOpcode::atomic_fetch_add));
+    EXPECT_EQ(*result, 100u);
+    EXPECT_EQ(*target, 105u);
+
+    /* Compare and swap: a miss leaves the value, a hit swaps it. */
+    for (uint64_t compare : {7ull, 105ull}) {
+        a->rdma.post_send(QP,
+                          SqWqe{.wr_id = 2, .opcode = uint8_t(SqOpcode::atomic_cmp_swap), .flags = sq_wqe::SIGNALED,
+                                .length = 8, .rkey = b->key, .remote_addr = b->va(512), .compare_add = compare,
+                                .swap = 999},
+                          {a->sge(8, 8)});
+        tx = a->rdma.wait_cq(CQ, 1);
+        ASSERT_EQ(tx.size(), 1u);
+        EXPECT_EQ(tx[0].status, uint8_t(CqeStatus::success));
+        EXPECT_EQ(*a->buf.at<uint64_t>(8), 105u);
+    }
+    EXPECT_EQ(*target, 999u);
+
+    /* A misaligned target is an invalid request. */
+    a->rdma.post_send(QP, SqWqe{.wr_id = 3, .opcode = uint8_t(SqOpcode::atomic_fetch_add), .flags = sq_wqe::SIGNALED,
+                                .length = 8, .rkey = b->key, .remote_addr = b->va(513), .compare_add = 1},
+                      {a->sge(0, 8)});
+    tx = a->rdma.wait_cq(CQ, 1);
+    ASSERT_EQ(tx.size(), 1u);
+    EXPECT_EQ(tx[0].status, uint8_t(CqeStatus::local_qp_operation_error)) << "refused before it leaves";
+}
+
+TEST_F(RoceEngine, AWrongRkeyIsARemoteAccessErrorAndBothQpsGoToErr)
+{
+    connect();
+    b->rdma.post_recv(QP, 5, {b->sge(0, 64)});
+    a->rdma.post_send(QP, SqWqe{.wr_id = 1, .opcode = uint8_t(SqOpcode::rdma_write), .flags = sq_wqe::SIGNALED,
+                                .length = 64, .rkey = b->key ^ 0x1, .remote_addr = b->va(0)},
+                      {a->sge(0, 64)});
+    a->rdma.post_send(QP, SqWqe{.wr_id = 2, .opcode = uint8_t(SqOpcode::send), .length = 8}, {a->sge(0, 8)});
+    auto tx = a->rdma.wait_cq(CQ, 2);
+    ASSERT_EQ(tx.size(), 2u);
+    EXPECT_EQ(tx[0].wr_id, 1u);
+    EXPECT_EQ(tx[0].status, uint8_t(CqeStatus::remote_access_error));
+    EXPECT_EQ(tx[1].wr_id, 2u);
+    EXPECT_EQ(tx[1].status, uint8_t(CqeStatus::work_request_flushed)) << "unsignaled, yet flushed with a CQE";
+    EXPECT_EQ(a->rdma.state(QP), QpState::err);
+    EXPECT_EQ(b->rdma.state(QP), QpState::err);
+    auto rx = b->rdma.wait_cq(CQ, 1);
+    ASSERT_EQ(rx.size(), 1u);
+    EXPECT_EQ(rx[0].status, uint8_t(CqeStatus::work_request_flushed));
+    bool access_event = false;
+    ASSERT_TRUE(wait_until([&] {
+        for (const EventRingElement& e : b->drv.take_async_events())
+            access_event |= e.opcode == uint8_t(RdmaEvent::qp_access_error) && e.data == QP;
+        return access_event;
+    }));
+    /* Posting on a QP in ERR flushes. */
+    a->rdma.post_send(QP, SqWqe{.wr_id = 3, .opcode = uint8_t(SqOpcode::send), .length = 0});
+    tx = a->rdma.wait_cq(CQ, 1);
+    ASSERT_EQ(tx.size(), 1u);
+    EXPECT_EQ(tx[0].status, uint8_t(CqeStatus::work_request_flushed));
+}
+
+TEST_F(RoceEngine, NoReceivePostedIsRnrRetriedThenExceeded)
+{
+    FakeRdma::ConnectOptions oa;
+    oa.rnr_retry = 2;
+    connect(oa);
+    a->rdma.post_send(QP, SqWqe{.wr_id = 1, .opcode = uint8_t(SqOpcode::send), .flags = sq_wqe::SIGNALED,
+                                .length = 16},
+                      {a->sge(0, 16)});
+    auto tx = a->rdma.wait_cq(CQ, 1);
+    ASSERT_EQ(tx.size(), 1u);
+    EXPECT_EQ(tx[0].status, uint8_t(CqeStatus::rnr_retry_exceeded));
+    EXPECT_EQ(a->rdma.requester_context(QP).rnr_naks_received, 3u) << "the first try and two retries";
+    EXPECT_EQ(b->rdma.responder_context(QP).rnr_naks_sent, 3u);
+    EXPECT_EQ(a->rdma.state(QP), QpState::err);
+    EXPECT_EQ(b->rdma.state(QP), QpState::rts) << "RNR is no error of the responder's";
+}
+
+TEST_F(RoceEngine, AReceivePostedLateIsTakenOnTheRetry)
+{
+    FakeRdma::ConnectOptions oa;
+    oa.rnr_retry = 7; /* forever */
+    connect(oa);
+    auto data = pattern(2000, 1);
+    std::memcpy(a->buf.va, data.data(), data.size());
+    a->rdma.post_send(QP, SqWqe{.wr_id = 1, .opcode = uint8_t(SqOpcode::send), .flags = sq_wqe::SIGNALED,
+                                .length = 2000},
+                      {a->sge(0, 2000)});
+    ASSERT_TRUE(wait_until([&] { return b->rdma.responder_context(QP).rnr_naks_sent >= 2; }));
+    b->rdma.post_recv(QP, 9, {b->sge(0, 4096)});
+    auto rx = b->rdma.wait_cq(CQ, 1);
+    ASSERT_EQ(rx.size(), 1u);
+    EXPECT_EQ(rx[0].byte_len, 2000u);
+    EXPECT_EQ(std::memcmp(b->buf.va, data.data(), data.size()), 0);
+    EXPECT_EQ(a->rdma.wait_cq(CQ, 1).size(), 1u);
+}
+
+TEST_F(RoceEngine, AReceiveTooSmallFailsBothSides)
+{
+    connect();
+    b->rdma.post_recv(QP, 5, {b->sge(0, 100)});
+    a->rdma.post_send(QP, SqWqe{.wr_id = 1, .opcode = uint8_t(SqOpcode::send), .flags = sq_wqe::SIGNALED,
+                                .length = 200},
+                      {a->sge(0, 200)});
+    auto rx = b->rdma.wait_cq(CQ, 1);
+    ASSERT_EQ(rx.size(), 1u);
+    EXPECT_EQ(rx[0].status, uint8_t(CqeStatus::local_length_error));
+    auto tx = a->rdma.wait_cq(CQ, 1);
+    ASSERT_EQ(tx.size(), 1u);
+    EXPECT_EQ(tx[0].status, uint8_t(CqeStatus::remote_invalid_request));
+}
+
+TEST_F(RoceEngine, AnArmedCqNotifiesOnce)
+{
+    connect();
+    const uint16_t before = b->rdma.cnq_prod();
+    b->rdma.arm_cq(CQ);
+    send_and_check(10, 1);
+    ASSERT_TRUE(wait_until([&] { return b->rdma.cnq_prod() == uint16_t(before + 1); }));
+    EXPECT_EQ(b->rdma.cnq_entry(before), 0xc0000000ull + CQ);
+    send_and_check(10, 2);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_EQ(b->rdma.cnq_prod(), uint16_t(before + 1)) << "not armed again";
+    b->rdma.arm_cq(CQ, true);
+    send_and_check(10, 3); /* not solicited */
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_EQ(b->rdma.cnq_prod(), uint16_t(before + 1)) << "armed for solicited completions only";
+}
+
+TEST_F(RoceEngine, ModifyToErrFlushesEveryPostedReceive)
+{
+    connect();
+    for (uint64_t i = 0; i < 3; i++)
+        b->rdma.post_recv(QP, 50 + i, {b->sge(0, 64)});
+    ModifyQpRamrodData d{};
+    d.qp_id = QP;
+    d.cur_state = uint8_t(QpState::rts);
+    d.new_state = uint8_t(QpState::err);
+    ASSERT_EQ(b->rdma.modify_qp(d), FwReturn::ok);
+    auto rx = b->rdma.wait_cq(CQ, 3);
+    ASSERT_EQ(rx.size(), 3u);
+    for (uint64_t i = 0; i < 3; i++) {
+        EXPECT_EQ(rx[i].wr_id, 50 + i);
+        EXPECT_EQ(rx[i].status, uint8_t(CqeStatus::work_request_flushed));
+    }
+    /* ERR -> RESET -> INIT: usable again. */
+    d.cur_state = uint8_t(QpState::err);
+    d.new_state = uint8_t(QpState::reset);
+    EXPECT_EQ(b->rdma.modify_qp(d), FwReturn::ok);
+    EXPECT_EQ(b->rdma.state(QP), QpState::reset);
+}
+
+TEST_F(RoceEngine, RamrodsRefuseWhatIsWrong)
+{
+    EXPECT_EQ(a->rdma.init(), FwReturn::bad_state) << "initialised twice";
+    ASSERT_EQ(a->rdma.create_qp(QP), FwReturn::ok);
+    EXPECT_EQ(a->rdma.create_qp(QP), FwReturn::bad_state);
+    FakeRdma::QpOptions o;
+    o.sq_cq = 9;
+    EXPECT_EQ(a->rdma.create_qp(4, o), FwReturn::not_found) << "no such CQ";
+    o = {};
+    o.sq_size = 48;
+    EXPECT_EQ(a->rdma.create_qp(4, o), FwReturn::invalid_param) << "not a power of two";
+    EXPECT_EQ(a->rdma.create_qp(FakeDriver::RDMA_QPS, {}), FwReturn::no_resource) << "beyond the ILT";
+
+    ModifyQpRamrodData d{};
+    d.qp_id = QP;
+    d.cur_state = uint8_t(QpState::reset);
+    d.new_state = uint8_t(QpState::rts);
+    EXPECT_EQ(a->rdma.modify_qp(d), FwReturn::invalid_param) << "RESET -> RTS";
+    d.cur_state = uint8_t(QpState::init);
+    d.new_state = uint8_t(QpState::rtr);
+    EXPECT_EQ(a->rdma.modify_qp(d), FwReturn::bad_state) << "the QP is not in INIT";
+    d.cur_state = uint8_t(QpState::reset);
+    d.new_state = uint8_t(QpState::init);
+    d.modify = qp_modify::RETRY_CNT;
+    d.retry_cnt = 8;
+    EXPECT_EQ(a->rdma.modify_qp(d), FwReturn::invalid_param) << "retry_cnt is 3 bits";
+    d.modify = 0;
+    ASSERT_EQ(a->rdma.modify_qp(d), FwReturn::ok);
+    d.cur_state = uint8_t(QpState::init);
+    d.new_state = uint8_t(QpState::rtr);
+    EXPECT_EQ(a->rdma.modify_qp(d), FwReturn::invalid_param) << "RTR without a path and an MTU";
+    d.modify = qp_modify::PATH_MTU;
+    d.path_mtu = 1000;
+    EXPECT_EQ(a->rdma.modify_qp(d), FwReturn::invalid_param) << "not an IB MTU";
+
+    EXPECT_EQ(a->rdma.destroy_cq(CQ), FwReturn::bad_state) << "a QP completes on it";
+    EXPECT_EQ(a->rdma.close(), FwReturn::bad_state) << "objects left";
+    uint64_t counts = 1;
+    EXPECT_EQ(a->rdma.destroy_qp(QP, &counts), FwReturn::ok);
+    EXPECT_EQ(counts, 0u);
+    EXPECT_EQ(a->rdma.destroy_qp(QP), FwReturn::not_found);
+    EXPECT_EQ(a->rdma.destroy_cq(CQ), FwReturn::ok);
+    EXPECT_EQ(a->rdma.dereg_mr(1), FwReturn::ok);
+    EXPECT_EQ(a->rdma.close(), FwReturn::ok);
+    EXPECT_EQ(a->rdma.create_cq(CQ), FwReturn::bad_state) << "RDMA closed";
+}
+
+TEST_F(RoceEngine, L2OnTheSamePortsCarriesOn)
+{
+    connect();
+    send_and_check(5000, 1);
+    EXPECT_TRUE(b->drv.rx_poll(0).empty()) << "RoCE frames are not L2's";
+    auto f = udp4_frame(BCAST, PEER_MAC, 1, 2, 3, 4, 200);
+    a->drv.send(0, f);
+    auto at_b = b->drv.rx_wait(0, 1);
+    ASSERT_EQ(at_b.size(), 1u);
+    EXPECT_EQ(at_b[0].data, f);
+    send_and_check(100, 2);
+}
+
+} // namespace
+} // namespace cna::fw::test
