@@ -32,7 +32,8 @@ struct PortCounters {
     uint64_t link_changes;
     uint64_t wire_tx_drops;  /* the wire could not take the frame (a TAP's kernel queue full) */
     uint64_t wire_rx_errors; /* frames from the wire the MAC rejects (runt, longer than the maximum) */
+    uint64_t wire_roce_lost; /* RoCE frames the wire lost on purpose (AdapterControl::set_roce_loss) */
 };
-static_assert(sizeof(PortCounters) == 56);
+static_assert(sizeof(PortCounters) == 64);
 
 } // namespace cna::hsi::control

@@ -279,6 +279,12 @@ void AdapterImpl::inject(Fault fault, bool on)
     }
 }
 
+void AdapterImpl::set_roce_loss(uint32_t port, uint32_t per_million)
+{
+    if (port < nig_.port_count())
+        nig_.port(port).roce_loss_ppm.store(std::min<uint32_t>(per_million, 1'000'000), std::memory_order_relaxed);
+}
+
 std::unique_ptr<Adapter> Adapter::create(const AdapterConfig& config, std::string* error)
 {
     auto fail = [&](const char* why) {

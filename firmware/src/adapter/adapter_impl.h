@@ -60,6 +60,7 @@ public:
     /* AdapterControl */
     void set_carrier(uint32_t port, bool present) override;
     void inject(Fault fault, bool on) override;
+    void set_roce_loss(uint32_t port, uint32_t per_million) override;
     PortCounters port_counters(uint32_t port) const override { return nig_.port(port).counters(); }
     uint64_t dma_faults(uint32_t pf) const override { return functions_.at(pf)->pglue().dma_fault_count(); }
 

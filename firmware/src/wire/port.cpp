@@ -2,6 +2,7 @@
 #include "wire/port.h"
 
 #include "packet/frame_burst.h"
+#include "roce/encap.h"
 #include "wire/tap.h"
 
 namespace cna::fw {
@@ -20,12 +21,14 @@ void Port::attach_tap(TapWire& tap)
     tap_.store(&tap, std::memory_order_release);
 }
 
-void Port::transmit(const FrameBurst& burst)
+void Port::transmit(const FrameBurst& sent)
 {
     if (!link_up.load(std::memory_order_relaxed) || !nig_tx_enable.load(std::memory_order_relaxed))
         return;
-    add(tx_frames_, burst.count);
-    add(tx_bytes_, burst.bytes);
+    add(tx_frames_, sent.count);
+    add(tx_bytes_, sent.bytes);
+    const uint32_t loss = roce_loss_ppm.load(std::memory_order_relaxed);
+    const FrameBurst& burst = loss == 0 ? sent : lose_roce(sent, loss);
     if (mac_loopback.load(std::memory_order_relaxed))
         return deliver(burst);
     if (TapWire* t = tap()) {
@@ -53,10 +56,28 @@ void Port::count_rx_error()
         add(rx_errors_, 1);
 }
 
+const FrameBurst& Port::lose_roce(const FrameBurst& burst, uint32_t per_million)
+{
+    if (!survivors_)
+        survivors_ = std::make_unique<FrameBurst>();
+    survivors_->clear();
+    for (uint32_t i = 0; i < burst.count; i++) {
+        const WireFrame& f = burst.frames[i];
+        loss_random_ ^= loss_random_ << 13;
+        loss_random_ ^= loss_random_ >> 7;
+        loss_random_ ^= loss_random_ << 17;
+        if (f.parsed && roce::is_roce(f.data, f.layout) && loss_random_ % 1'000'000 < per_million)
+            add(roce_lost_, 1);
+        else
+            survivors_->push(f);
+    }
+    return *survivors_;
+}
+
 PortCounters Port::counters() const
 {
-    return PortCounters{tx_frames_.load(), tx_bytes_.load(), rx_frames_.load(), rx_bytes_.load(),
-                        link_changes_.load(), tx_drops_.load(), rx_errors_.load()};
+    return PortCounters{tx_frames_.load(), tx_bytes_.load(), rx_frames_.load(),   rx_bytes_.load(),
+                        link_changes_.load(), tx_drops_.load(), rx_errors_.load(), roce_lost_.load()};
 }
 
 } // namespace cna::fw

@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 
 #include "cna_fw/adapter.h"
 
@@ -59,18 +60,25 @@ public:
     std::atomic<bool> carrier{true};
     std::atomic<bool> link_up{false};
     std::atomic<bool> mac_loopback{false};
+    /* AdapterControl: RoCEv2 frames the wire loses, per million sent. */
+    std::atomic<uint32_t> roce_loss_ppm{0};
 
     PortCounters counters() const;
     void count_link_change() { link_changes_.fetch_add(1, std::memory_order_relaxed); }
 
 private:
+    /* The burst without the RoCE frames the wire loses this time. */
+    const FrameBurst& lose_roce(const FrameBurst& burst, uint32_t per_million);
+
     const uint32_t id_;
     FrameReceiver* receiver_ = nullptr;
     Port* wire_peer_ = nullptr;
     std::atomic<TapWire*> tap_{nullptr};
     /* Written by the engine only, read by AdapterControl. */
     std::atomic<uint64_t> tx_frames_{0}, tx_bytes_{0}, rx_frames_{0}, rx_bytes_{0}, link_changes_{0};
-    std::atomic<uint64_t> tx_drops_{0}, rx_errors_{0};
+    std::atomic<uint64_t> tx_drops_{0}, rx_errors_{0}, roce_lost_{0};
+    uint64_t loss_random_ = 0x9e3779b97f4a7c15ull; /* xorshift64 state: the engine's alone */
+    std::unique_ptr<FrameBurst> survivors_;        /* allocated with the first loss */
 };
 
 } // namespace cna::fw

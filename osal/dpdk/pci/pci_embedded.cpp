@@ -28,6 +28,7 @@ public:
     explicit EmbeddedControl(fw::AdapterControl& ctl) : ctl_(ctl) {}
     void set_carrier(uint32_t port, bool present) override { ctl_.set_carrier(port, present); }
     void inject(Fault fault, bool on) override { ctl_.inject(fault, on); }
+    void set_roce_loss(uint32_t port, uint32_t per_million) override { ctl_.set_roce_loss(port, per_million); }
     PortCounters port_counters(uint32_t port) const override { return ctl_.port_counters(port); }
     uint64_t dma_faults(uint32_t pf) const override { return ctl_.dma_faults(pf); }
 

@@ -29,6 +29,8 @@ public:
     virtual ~AdapterControl() = default;
     virtual void set_carrier(uint32_t port, bool present) = 0;
     virtual void inject(Fault fault, bool on) = 0;
+    /* RoCEv2 frames a port's wire loses, per million. */
+    virtual void set_roce_loss(uint32_t port, uint32_t per_million) = 0;
     virtual PortCounters port_counters(uint32_t port) const = 0;
     virtual uint64_t dma_faults(uint32_t pf) const = 0;
 };

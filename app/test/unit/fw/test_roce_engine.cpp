@@ -426,6 +426,38 @@ TEST_F(RoceEngine, RamrodsRefuseWhatIsWrong)
     EXPECT_EQ(a->rdma.create_cq(CQ), FwReturn::bad_state) << "RDMA closed";
 }
 
+TEST_F(RoceEngine, ALossyWireIsRecoveredByRetransmission)
+{
+    connect();
+    adapter->control().set_roce_loss(0, 100'000); /* 10% each way */
+    adapter->control().set_roce_loss(1, 100'000);
+    for (uint64_t round = 1; round <= 3; round++) {
+        send_and_check(64 * 1024, round);
+        auto data = pattern(64 * 1024, static_cast<uint8_t>(round + 50));
+        std::copy(data.begin(), data.end(), a->buf.va);
+        a->rdma.post_send(QP, SqWqe{.wr_id = 10 + round, .opcode = uint8_t(SqOpcode::rdma_write),
+                                    .length = uint32_t(data.size()), .rkey = b->key, .remote_addr = b->va(65536)},
+                          {a->sge(0, uint32_t(data.size()))});
+        std::memset(a->buf.va + 131072, 0, data.size());
+        a->rdma.post_send(QP, SqWqe{.wr_id = 20 + round, .opcode = uint8_t(SqOpcode::rdma_read),
+                                    .flags = sq_wqe::SIGNALED, .length = uint32_t(data.size()), .rkey = b->key,
+                                    .remote_addr = b->va(65536)},
+                          {a->sge(131072, uint32_t(data.size()))});
+        auto tx = a->rdma.wait_cq(CQ, 1, std::chrono::seconds(10));
+        ASSERT_EQ(tx.size(), 1u);
+        EXPECT_EQ(tx[0].wr_id, 20 + round);
+        EXPECT_EQ(tx[0].status, uint8_t(CqeStatus::success));
+        EXPECT_TRUE(std::equal(data.begin(), data.end(), b->buf.va + 65536)) << "the WRITE";
+        EXPECT_TRUE(std::equal(data.begin(), data.end(), a->buf.va + 131072)) << "the READ back";
+    }
+    const auto lost = adapter->control().port_counters(0).wire_roce_lost +
+                      adapter->control().port_counters(1).wire_roce_lost;
+    EXPECT_GT(lost, 20u);
+    EXPECT_GT(a->rdma.requester_context(QP).retransmitted, 0u);
+    EXPECT_EQ(a->rdma.state(QP), QpState::rts);
+    EXPECT_EQ(b->rdma.state(QP), QpState::rts);
+}
+
 TEST_F(RoceEngine, L2OnTheSamePortsCarriesOn)
 {
     connect();
