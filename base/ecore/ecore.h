@@ -30,6 +30,7 @@ struct CxtMngr;
 struct SpSbInfo;
 struct RtData;
 struct L2Info;
+struct RdmaInfo;
 
 enum class IntMode { msix, poll };
 
@@ -41,6 +42,16 @@ struct Resources {
     uint32_t num_vports = 0;
     uint32_t num_mac_filters = 0;
     uint32_t num_vlan_filters = 0;
+};
+
+/* What the upper layer asks of the PF before resc_alloc (guide: struct
+ * ecore_pf_params): RDMA's objects size the ILT. */
+struct RdmaPfParams {
+    uint32_t num_qps = 0;   /* 0: no RDMA */
+    uint32_t num_mrs = 0;
+};
+struct PfParams {
+    RdmaPfParams rdma;
 };
 
 /* What hw_prepare learned from the registers and SHMEM. */
@@ -80,6 +91,7 @@ struct Hwfn {
 
     Dev* dev = nullptr;
     HwInfo hw_info;
+    PfParams pf_params;
     IntMode int_mode = IntMode::msix;
 
     std::unique_ptr<PttPool> ptt_pool;
@@ -90,6 +102,7 @@ struct Hwfn {
     std::unique_ptr<SpSbInfo> sp_sb;   /* slowpath (default) status block */
     std::unique_ptr<RtData> rt_data;   /* runtime array */
     std::unique_ptr<L2Info> l2;        /* started vports and queues */
+    std::unique_ptr<RdmaInfo> rdma;    /* when pf_params.rdma asks for QPs */
 
     /* Serialises the slowpath DPC with ramrod waiters that process the EQ
      * themselves: whoever holds it owns the EQ consumer and the SP SB ack. */

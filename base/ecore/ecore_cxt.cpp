@@ -3,13 +3,15 @@
 
 #include "ecore_init_ops.h"
 #include "ecore_log.h"
+#include "hsi_rdma.h"
 
 namespace cna::ecore {
 
 Status cxt_mngr_alloc(Hwfn& hwfn)
 {
     auto cxt = std::make_unique<CxtMngr>();
-    cxt->cids = hsi::MAX_CIDS_PER_PF;
+    /* L2's connections, then two per RDMA QP. */
+    cxt->cids = hsi::MAX_CIDS_PER_PF + hsi::rdma::CIDS_PER_QP * hwfn.pf_params.rdma.num_qps;
     if (cxt->ilt.alloc(std::size_t{cxt->cids} * hsi::CONN_CONTEXT_SIZE, "ILT context memory") < 0)
         return Status::nomem;
     DP_VERBOSE(hwfn, osal::dp_module::ILT, "%u contexts of %u bytes", cxt->cids, hsi::CONN_CONTEXT_SIZE);

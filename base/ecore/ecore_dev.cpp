@@ -11,6 +11,7 @@
 #include "ecore_log.h"
 #include "ecore_mcp.h"
 #include "ecore_ptt.h"
+#include "ecore_rdma.h"
 #include "ecore_spq.h"
 #include "hsi_eth.h"
 
@@ -107,6 +108,8 @@ Status resc_alloc(Dev& dev)
         rc = rt_data_alloc(hwfn);
     if (rc == Status::success)
         rc = l2_alloc(hwfn);
+    if (rc == Status::success)
+        rc = rdma_alloc(hwfn);
     if (rc != Status::success) {
         DP_ERR(hwfn, "resc_alloc failed: %s", status_name(rc));
         resc_free(dev);
@@ -135,6 +138,7 @@ void resc_setup(Dev& dev)
 void resc_free(Dev& dev)
 {
     Hwfn& hwfn = dev.hwfn;
+    rdma_free(hwfn);
     l2_free(hwfn);
     rt_data_free(hwfn);
     int_sp_sb_free(hwfn);

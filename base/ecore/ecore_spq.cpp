@@ -8,6 +8,7 @@
 
 #include "ecore_int.h"
 #include "ecore_log.h"
+#include "ecore_rdma.h"
 #include "hsi_eth.h"
 
 namespace cna::ecore {
@@ -131,6 +132,24 @@ const char* ramrod_name(uint8_t protocol_id, uint8_t cmd_id)
         case EthCmd::flow_rule_add: return "FLOW_RULE_ADD";
         case EthCmd::flow_rule_del: return "FLOW_RULE_DEL";
         }
+    } else if (protocol_id == static_cast<uint8_t>(hsi::ProtocolId::roce)) {
+        using hsi::rdma::RdmaCmd;
+        switch (static_cast<RdmaCmd>(cmd_id)) {
+        case RdmaCmd::func_init: return "RDMA_FUNC_INIT";
+        case RdmaCmd::func_close: return "RDMA_FUNC_CLOSE";
+        case RdmaCmd::create_cq: return "RDMA_CREATE_CQ";
+        case RdmaCmd::resize_cq: return "RDMA_RESIZE_CQ";
+        case RdmaCmd::destroy_cq: return "RDMA_DESTROY_CQ";
+        case RdmaCmd::create_qp: return "ROCE_CREATE_QP";
+        case RdmaCmd::modify_qp: return "ROCE_MODIFY_QP";
+        case RdmaCmd::query_qp: return "ROCE_QUERY_QP";
+        case RdmaCmd::destroy_qp: return "ROCE_DESTROY_QP";
+        case RdmaCmd::register_tid: return "RDMA_REGISTER_TID";
+        case RdmaCmd::deregister_tid: return "RDMA_DEREGISTER_TID";
+        case RdmaCmd::create_srq: return "RDMA_CREATE_SRQ";
+        case RdmaCmd::modify_srq: return "RDMA_MODIFY_SRQ";
+        case RdmaCmd::destroy_srq: return "RDMA_DESTROY_SRQ";
+        }
     }
     return "UNKNOWN";
 }
@@ -225,7 +244,9 @@ void eq_process(Hwfn& hwfn)
     while (auto* elem = eq.chain.consume_as<EventRingElement>()) {
         EventRingElement eqe;
         memcpy(&eqe, elem, sizeof(eqe));
-        if (eqe.flags & hsi::EQE_FLAG_ASYNC)
+        if ((eqe.flags & hsi::EQE_FLAG_ASYNC) && eqe.protocol_id == static_cast<uint8_t>(hsi::ProtocolId::roce))
+            rdma_async_event(hwfn, eqe.opcode, eqe.data);
+        else if (eqe.flags & hsi::EQE_FLAG_ASYNC)
             DP_INFO(hwfn, "async event %u (protocol %u, data 0x%" PRIx64 ")", eqe.opcode, eqe.protocol_id, eqe.data);
         else
             spq_complete(hwfn, eqe);

@@ -30,6 +30,7 @@ inline constexpr uint32_t SPQ = 1u << 4;   /* ramrods, event queue */
 inline constexpr uint32_t L2 = 1u << 5;    /* vports, queues, filters */
 inline constexpr uint32_t ILT = 1u << 6;   /* context memory */
 inline constexpr uint32_t IOMMU = 1u << 7; /* DMA mappings */
+inline constexpr uint32_t RDMA = 1u << 8;  /* RDMA objects and events */
 inline constexpr uint32_t ALL = 0xffffffff;
 } // namespace dp_module
 
