@@ -103,6 +103,10 @@ std::string apply(std::string_view key, std::string_view value, Devargs* d)
     } else if (key == "engine_cpu") {
         if (!parse_cpu_list(value, &d->engine_cpus))
             return bad_value(key, value, "a CPU number, or one per engine thread as [cpu,cpu,...]");
+    } else if (key == "rdma") {
+        if (value != "0" && value != "1")
+            return bad_value(key, value, "0 or 1");
+        d->rdma = value == "1";
     } else if (key == "fault") {
         if (value == "mfw_silent")
             d->fault = Fault::mfw_silent;

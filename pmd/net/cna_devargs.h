@@ -33,13 +33,17 @@ struct Devargs {
      * per thread; empty: not pinned). */
     uint32_t engine_threads = 1;
     std::vector<uint32_t> engine_cpus;
+    /* RoCE on the port (its RDMA device, pmd/rdma): the adapter keeps QP
+     * and MR contexts, and a status block for the CNQ, for it. */
+    bool rdma = true;
 };
 
 /* The devargs keys, for RTE_PMD_REGISTER_PARAM_STRING and the user guide. */
 #define CNA_DEVARGS_PARAM_STRING                                                                  \
     "adapter=<name> ports=<1|2|4> port=<int> wire=<loopback|cable|tap:<ifname>> mac=<xx:xx:xx:xx:xx:xx> " \
     "fw_file=<path> " \
-    "fault=<mfw_silent|fw_assert|lose_ramrod|dma_fault> engine_threads=<int> engine_cpu=<int|[int,...]>"
+    "fault=<mfw_silent|fw_assert|lose_ramrod|dma_fault> engine_threads=<int> engine_cpu=<int|[int,...]> " \
+    "rdma=<0|1>"
 
 /* Parses args (may be null or empty). On error returns -EINVAL with a message
  * naming the offending key and value in *error. */

@@ -13,6 +13,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include <bus_vdev_driver.h>
 #include <ethdev_vdev.h>
@@ -25,6 +26,7 @@
 #include "cna_rxtx.h"
 #include "ecore_dev_api.h"
 #include "ecore_l2_api.h"
+#include "ecore_rdma_api.h"
 
 namespace cna::pmd {
 
@@ -80,6 +82,8 @@ int hw_bring_up(EthPort* port)
     ecore::init_struct(port->edev, port->name, *port->pci, std::move(ops));
 
     ecore::Dev& edev = port->edev;
+    if (port->devargs.rdma)
+        edev.hwfn.pf_params.rdma = ecore::RdmaPfParams{RDMA_QPS, RDMA_MRS};
     ecore::Status st = ecore::hw_prepare(edev);
     if (st == ecore::Status::success) {
         st = ecore::resc_alloc(edev);
@@ -105,6 +109,8 @@ int hw_bring_up(EthPort* port)
 
 void hw_tear_down(EthPort* port)
 {
+    if (port->rdma_teardown)
+        std::exchange(port->rdma_teardown, nullptr)();
     ecore::Dev& edev = port->edev;
     if (port->hw_initialized) {
         if (ecore::Status st = ecore::hw_stop(edev); st != ecore::Status::success)
@@ -158,13 +164,20 @@ int alloc_fastpath_sbs(EthPort* port, uint16_t count)
 
 /* ---- ethdev ops: life cycle ----------------------------------------------- */
 
+uint32_t max_queue_pairs(const EthPort* port)
+{
+    const ecore::Hwfn& hwfn = port->edev.hwfn;
+    const ecore::Resources& resc = hwfn.hw_info.resc;
+    const uint32_t sbs = port->devargs.rdma ? ecore::rdma_l2_sbs(hwfn, RDMA_CNQS) : resc.num_sbs;
+    return RTE_MIN(sbs, RTE_MIN(resc.num_rx_queues, resc.num_tx_queues));
+}
+
 int dev_configure(rte_eth_dev* dev)
 {
     EthPort* port = port_of(dev);
-    const ecore::Resources& resc = port->edev.hwfn.hw_info.resc;
     const uint16_t nb_rxq = dev->data->nb_rx_queues;
     const uint16_t nb_txq = dev->data->nb_tx_queues;
-    const uint32_t max_queues = RTE_MIN(resc.num_sbs, RTE_MIN(resc.num_rx_queues, resc.num_tx_queues));
+    const uint32_t max_queues = max_queue_pairs(port);
     if (nb_rxq > max_queues || nb_txq > max_queues) {
         PMD_LOG(ERR, port, "%u Rx / %u Tx queues requested; the adapter grants this PF %u", nb_rxq, nb_txq,
                 max_queues);

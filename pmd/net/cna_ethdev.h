@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -74,7 +75,17 @@ struct EthPort {
     hsi::eth::VportStats stats_base{};
     std::array<hsi::eth::QueueStats, hsi::MAX_QUEUES_PER_PF> rxq_stats_base{};
     std::array<hsi::eth::QueueStats, hsi::MAX_QUEUES_PER_PF> txq_stats_base{};
+    /* The port's RDMA device while it is open (pmd/rdma): dev_close tears
+     * it down first, the device refusing to stop the PF under it. */
+    std::function<void()> rdma_teardown;
 };
+
+/* RDMA's share of the PF (devarg rdma): what ecore reserves at probe. */
+inline constexpr uint32_t RDMA_QPS = 256;
+inline constexpr uint32_t RDMA_MRS = 1024;
+inline constexpr uint32_t RDMA_CNQS = 1;
+/* Queue pairs L2 may use: RDMA keeps the PF's last SBs for its CNQs. */
+uint32_t max_queue_pairs(const EthPort* port);
 
 inline EthPort* port_of(const rte_eth_dev* dev);
 

@@ -24,11 +24,12 @@ constexpr uint64_t TX_OFFLOADS = RTE_ETH_TX_OFFLOAD_MULTI_SEGS | RTE_ETH_TX_OFFL
 
 int dev_infos_get(rte_eth_dev* dev, rte_eth_dev_info* info)
 {
-    const ecore::HwInfo& hw = port_of(dev)->edev.hwfn.hw_info;
-    const uint32_t max_queues = RTE_MIN(hw.resc.num_sbs, RTE_MIN(hw.resc.num_rx_queues, hw.resc.num_tx_queues));
+    const EthPort* port = port_of(dev);
+    const ecore::HwInfo& hw = port->edev.hwfn.hw_info;
+    const uint32_t max_queues = max_queue_pairs(port);
     info->max_rx_queues = static_cast<uint16_t>(max_queues);
     info->max_tx_queues = static_cast<uint16_t>(max_queues);
-    info->max_mac_addrs = max_unicast_macs(port_of(dev));
+    info->max_mac_addrs = max_unicast_macs(port);
     info->min_mtu = hsi::eth::MIN_MTU;
     info->max_mtu = hsi::eth::MAX_MTU;
     info->min_rx_bufsize = 64;

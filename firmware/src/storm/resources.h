@@ -7,18 +7,21 @@
 #include <cstdint>
 
 #include "hsi_common.h"
+#include "hsi_rdma.h"
 
 namespace cna::fw {
 
 struct Grant {
-    uint32_t num_sbs = 16;
+    /* One per queue pair, and one per RDMA CNQ (RDMA takes the last ones). */
+    uint32_t num_sbs = 16 + 8;
     uint32_t num_rx_queues = 16;
     uint32_t num_tx_queues = 16;
     uint32_t num_vports = hsi::MAX_VPORTS_PER_PF;
     uint32_t num_mac_filters = 32; /* MAC and MAC+VLAN entries */
     uint32_t num_vlan_filters = 16;
 };
-static_assert(Grant{}.num_sbs <= hsi::MAX_SB_PER_PF && Grant{}.num_rx_queues <= hsi::MAX_QUEUES_PER_PF &&
+static_assert(Grant{}.num_sbs <= hsi::MAX_SB_PER_PF && Grant{}.num_sbs >= Grant{}.num_rx_queues + hsi::rdma::MAX_CNQS &&
+              Grant{}.num_rx_queues <= hsi::MAX_QUEUES_PER_PF &&
               Grant{}.num_tx_queues <= hsi::MAX_QUEUES_PER_PF);
 
 inline constexpr uint32_t DEFAULT_MTU = 1500;
