@@ -118,12 +118,12 @@ Status rdma_deregister_tid(Hwfn& hwfn, uint32_t tid);
 
 /* ---- CQs ---------------------------------------------------------------- */
 
+/* The CQ's CNQ entries carry its id. */
 struct RdmaCreateCqParams {
     uint16_t dpi = 0;
     uint8_t cnq = 0;
     uint64_t ring_iova = 0;           /* hsi::rdma::RdmaCqe ring, zeroed */
     uint32_t ring_size = 0;           /* a power of two */
-    uint64_t cq_handle = 0;           /* the CNQ entries' value */
 };
 Status rdma_create_cq(Hwfn& hwfn, const RdmaCreateCqParams& params, uint16_t* cq_id);
 /* *old_cqes: CQEs written to the old ring, ever (drain it up to there). */

@@ -126,7 +126,7 @@ Status rdma_create_cq(Hwfn& hwfn, const RdmaCreateCqParams& p, uint16_t* cq_id)
         d.dpi = p.dpi;
         d.ring_base = hsi::make_regpair(p.ring_iova);
         d.ring_size = p.ring_size;
-        d.cq_handle = hsi::make_regpair(p.cq_handle);
+        d.cq_handle = hsi::make_regpair(cq);
         return post_rdma(hwfn, RdmaCmd::create_cq, &d, sizeof(d));
     });
     if (rc == Status::success)

@@ -30,61 +30,63 @@
 extern "C" {
 #endif
 
+#define CNA_RDMA_API __attribute__((visibility("default")))
+
 struct cna_rdma_dev;
 
 /* The RDMA device of ethdev port `port_id` (a net_cna port with RDMA
  * enabled: devarg rdma=1, the default). NULL with errno set: ENODEV (not a
  * net_cna port), ENOTSUP (rdma=0), EBUSY (already open), ENOSPC (no DPI).
  * The port need not be started; RDMA traffic flows while its link is up. */
-struct cna_rdma_dev *cna_rdma_open(uint16_t port_id);
+CNA_RDMA_API struct cna_rdma_dev *cna_rdma_open(uint16_t port_id);
 /* Every object must be destroyed first (EBUSY). */
-int cna_rdma_close(struct cna_rdma_dev *dev);
+CNA_RDMA_API int cna_rdma_close(struct cna_rdma_dev *dev);
 
-int cna_rdma_query_device(struct cna_rdma_dev *dev, struct ibv_device_attr *attr);
-int cna_rdma_query_port(struct cna_rdma_dev *dev, uint8_t port_num, struct ibv_port_attr *attr);
+CNA_RDMA_API int cna_rdma_query_device(struct cna_rdma_dev *dev, struct ibv_device_attr *attr);
+CNA_RDMA_API int cna_rdma_query_port(struct cna_rdma_dev *dev, uint8_t port_num, struct ibv_port_attr *attr);
 /* GID index 0: the port's link-local IPv6 address from its MAC (RoCEv2). */
-int cna_rdma_query_gid(struct cna_rdma_dev *dev, uint8_t port_num, int index, union ibv_gid *gid);
+CNA_RDMA_API int cna_rdma_query_gid(struct cna_rdma_dev *dev, uint8_t port_num, int index, union ibv_gid *gid);
 
-struct ibv_pd *cna_rdma_alloc_pd(struct cna_rdma_dev *dev);
-int cna_rdma_dealloc_pd(struct ibv_pd *pd);
+CNA_RDMA_API struct ibv_pd *cna_rdma_alloc_pd(struct cna_rdma_dev *dev);
+CNA_RDMA_API int cna_rdma_dealloc_pd(struct ibv_pd *pd);
 
 /* Any memory of the process: DPDK's, or the application's own (mapped for
  * the device for the MR's life). */
-struct ibv_mr *cna_rdma_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access);
-int cna_rdma_dereg_mr(struct ibv_mr *mr);
+CNA_RDMA_API struct ibv_mr *cna_rdma_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access);
+CNA_RDMA_API int cna_rdma_dereg_mr(struct ibv_mr *mr);
 
 /* comp_vector: the CNQ (0). Completion events of an armed CQ come through
  * the device's event fd. */
-struct ibv_cq *cna_rdma_create_cq(struct cna_rdma_dev *dev, int cqe, void *cq_context, int comp_vector);
-int cna_rdma_destroy_cq(struct ibv_cq *cq);
+CNA_RDMA_API struct ibv_cq *cna_rdma_create_cq(struct cna_rdma_dev *dev, int cqe, void *cq_context, int comp_vector);
+CNA_RDMA_API int cna_rdma_destroy_cq(struct ibv_cq *cq);
 
-struct ibv_srq *cna_rdma_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr);
-int cna_rdma_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr, int attr_mask);
-int cna_rdma_destroy_srq(struct ibv_srq *srq);
+CNA_RDMA_API struct ibv_srq *cna_rdma_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr);
+CNA_RDMA_API int cna_rdma_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr, int attr_mask);
+CNA_RDMA_API int cna_rdma_destroy_srq(struct ibv_srq *srq);
 
 /* IBV_QPT_RC only. */
-struct ibv_qp *cna_rdma_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
-int cna_rdma_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
-int cna_rdma_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask, struct ibv_qp_init_attr *init);
-int cna_rdma_destroy_qp(struct ibv_qp *qp);
+CNA_RDMA_API struct ibv_qp *cna_rdma_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+CNA_RDMA_API int cna_rdma_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
+CNA_RDMA_API int cna_rdma_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask, struct ibv_qp_init_attr *init);
+CNA_RDMA_API int cna_rdma_destroy_qp(struct ibv_qp *qp);
 
 /* Fastpath. */
-int cna_rdma_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);
-int cna_rdma_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
-int cna_rdma_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
-int cna_rdma_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
-int cna_rdma_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+CNA_RDMA_API int cna_rdma_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);
+CNA_RDMA_API int cna_rdma_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
+CNA_RDMA_API int cna_rdma_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
+CNA_RDMA_API int cna_rdma_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
+CNA_RDMA_API int cna_rdma_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 
 /* Completion events: the fd is readable while events wait; get_cq_event
  * takes one (0, or -1 with errno EAGAIN when none). As with verbs, each
  * event is acknowledged before its CQ is destroyed. */
-int cna_rdma_event_fd(struct cna_rdma_dev *dev);
-int cna_rdma_get_cq_event(struct cna_rdma_dev *dev, struct ibv_cq **cq, void **cq_context);
-void cna_rdma_ack_cq_events(struct ibv_cq *cq, unsigned int nevents);
+CNA_RDMA_API int cna_rdma_event_fd(struct cna_rdma_dev *dev);
+CNA_RDMA_API int cna_rdma_get_cq_event(struct cna_rdma_dev *dev, struct ibv_cq **cq, void **cq_context);
+CNA_RDMA_API void cna_rdma_ack_cq_events(struct ibv_cq *cq, unsigned int nevents);
 
 /* Asynchronous events (QP fatal, access and request errors, CQ errors,
  * SRQ limit, port active/down): 0 and the event, or -1 with errno EAGAIN. */
-int cna_rdma_get_async_event(struct cna_rdma_dev *dev, struct ibv_async_event *event);
+CNA_RDMA_API int cna_rdma_get_async_event(struct cna_rdma_dev *dev, struct ibv_async_event *event);
 
 #ifdef __cplusplus
 }

@@ -159,6 +159,8 @@ public:
     volatile uint8_t* doorbells() override { return df_.doorbell_memory(); }
     uint32_t msix_count() const override { return df_.msix_count(); }
     int msix_eventfd(uint32_t vector) const override { return df_.msix_eventfd(vector); }
+    int dma_map(uint64_t iova, void* va, std::size_t len) override { return df_.iommu_map(iova, va, len); }
+    int dma_unmap(uint64_t iova, std::size_t len) override { return df_.iommu_unmap(iova, len); }
     AdapterControl* control() override { return &control_; }
 
 private:

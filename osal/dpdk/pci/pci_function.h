@@ -53,6 +53,13 @@ public:
     virtual uint32_t msix_count() const = 0;
     virtual int msix_eventfd(uint32_t vector) const = 0;
 
+    /* Memory outside DPDK's (an RDMA application's buffers) made reachable
+     * by the device at `iova`, as rte_vfio_container_dma_map does; 0 or
+     * -errno (-EEXIST: overlaps a mapping). Unmapping waits until the
+     * device is done with the range. */
+    virtual int dma_map(uint64_t iova, void* va, std::size_t len) = 0;
+    virtual int dma_unmap(uint64_t iova, std::size_t len) = 0;
+
     /* The adapter's back door; nullptr where the backend has none. */
     virtual AdapterControl* control() = 0;
 

@@ -109,9 +109,9 @@ TEST(EcoreRdma, ObjectsLiveAndDieWithTheirIds)
 
     ASSERT_EQ(r.cq_ring.alloc(256 * sizeof(RdmaCqe), "test CQ"), 0);
     uint16_t cq;
-    ASSERT_EQ(ecore::rdma_create_cq(hwfn, {user.dpi, 0, r.cq_ring.iova(), 256, 0x1234}, &cq), Status::success);
+    ASSERT_EQ(ecore::rdma_create_cq(hwfn, {user.dpi, 0, r.cq_ring.iova(), 256}, &cq), Status::success);
     uint16_t bad_cq;
-    EXPECT_EQ(ecore::rdma_create_cq(hwfn, {user.dpi, 0, r.cq_ring.iova(), 100, 0}, &bad_cq), Status::inval)
+    EXPECT_EQ(ecore::rdma_create_cq(hwfn, {user.dpi, 0, r.cq_ring.iova(), 100}, &bad_cq), Status::inval)
         << "not a power of two: the device refuses";
 
     /* A memory region over a buffer, through a page list. */

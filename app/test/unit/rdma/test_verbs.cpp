@@ -1,0 +1,428 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The RDMA PMD as a verbs program uses it: two net_cna ports cabled in one
+ * process, an RC QP on each connected through their GIDs, every opcode
+ * with its payload checked, memory of DPDK's and of the application's own,
+ * completion events through the event fd, and the errors verbs promises
+ * (EINVAL naming the attribute, ENOMEM with bad_wr on a full SQ, flushes
+ * in ERR, a remote access error).
+ */
+#include <poll.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <rte_bus_vdev.h>
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+
+#include "cna_rdma.h"
+
+namespace {
+
+constexpr size_t BUF = 256 * 1024;
+
+struct Side {
+    std::string name;
+    uint16_t port = 0;
+    rte_mempool* pool = nullptr;
+    cna_rdma_dev* dev = nullptr;
+    ibv_pd* pd = nullptr;
+    ibv_cq* cq = nullptr;
+    ibv_qp* qp = nullptr;
+    uint8_t* buf = nullptr;   /* DPDK memory */
+    ibv_mr* mr = nullptr;
+    ibv_gid gid{};
+};
+
+std::vector<uint8_t> pattern(size_t len, uint8_t seed)
+{
+    std::vector<uint8_t> v(len);
+    for (size_t i = 0; i < len; i++)
+        v[i] = static_cast<uint8_t>(seed + i * 13 + (i >> 9));
+    return v;
+}
+
+class Verbs : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        const std::string adapter = "rdmat" + std::to_string(serial_++);
+        a.name = "net_cna_" + adapter + "a";
+        b.name = "net_cna_" + adapter + "b";
+        ASSERT_EQ(rte_vdev_init(a.name.c_str(), ("adapter=" + adapter + ",ports=2,wire=cable").c_str()), 0);
+        ASSERT_EQ(rte_vdev_init(b.name.c_str(), ("adapter=" + adapter + ",port=1").c_str()), 0);
+        for (Side* s : {&a, &b}) {
+            ASSERT_EQ(rte_eth_dev_get_port_by_name(s->name.c_str(), &s->port), 0);
+            s->pool = rte_pktmbuf_pool_create((s->name + "p").c_str(), 1024, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+            ASSERT_NE(s->pool, nullptr);
+            rte_eth_conf conf{};
+            ASSERT_EQ(rte_eth_dev_configure(s->port, 1, 1, &conf), 0);
+            ASSERT_EQ(rte_eth_rx_queue_setup(s->port, 0, 256, 0, nullptr, s->pool), 0);
+            ASSERT_EQ(rte_eth_tx_queue_setup(s->port, 0, 256, 0, nullptr), 0);
+            ASSERT_EQ(rte_eth_dev_start(s->port), 0);
+        }
+        for (Side* s : {&a, &b}) {
+            rte_eth_link link{};
+            for (int i = 0; i < 200 && link.link_status != RTE_ETH_LINK_UP; i++) {
+                rte_delay_ms(5);
+                rte_eth_link_get_nowait(s->port, &link);
+            }
+            ASSERT_EQ(link.link_status, RTE_ETH_LINK_UP);
+            s->dev = cna_rdma_open(s->port);
+            ASSERT_NE(s->dev, nullptr) << strerror(errno);
+            ASSERT_EQ(cna_rdma_query_gid(s->dev, 1, 0, &s->gid), 0);
+            s->pd = cna_rdma_alloc_pd(s->dev);
+            ASSERT_NE(s->pd, nullptr);
+            s->cq = cna_rdma_create_cq(s->dev, 255, s, 0);
+            ASSERT_NE(s->cq, nullptr);
+            s->buf = static_cast<uint8_t*>(rte_zmalloc("rdma_test", BUF, 4096));
+            ASSERT_NE(s->buf, nullptr);
+            s->mr = cna_rdma_reg_mr(s->pd, s->buf, BUF,
+                                    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+                                        IBV_ACCESS_REMOTE_ATOMIC);
+            ASSERT_NE(s->mr, nullptr) << strerror(errno);
+            ibv_qp_init_attr init{};
+            init.send_cq = init.recv_cq = s->cq;
+            init.qp_type = IBV_QPT_RC;
+            init.cap.max_send_wr = 64;
+            init.cap.max_recv_wr = 64;
+            init.cap.max_send_sge = 2;
+            init.cap.max_recv_sge = 2;
+            init.cap.max_inline_data = 64;
+            s->qp = cna_rdma_create_qp(s->pd, &init);
+            ASSERT_NE(s->qp, nullptr) << strerror(errno);
+        }
+    }
+
+    void TearDown() override
+    {
+        for (Side* s : {&a, &b}) {
+            if (s->qp != nullptr) {
+                EXPECT_EQ(cna_rdma_destroy_qp(s->qp), 0);
+            }
+            if (s->mr != nullptr) {
+                EXPECT_EQ(cna_rdma_dereg_mr(s->mr), 0);
+            }
+            if (s->cq != nullptr) {
+                EXPECT_EQ(cna_rdma_destroy_cq(s->cq), 0);
+            }
+            if (s->pd != nullptr) {
+                EXPECT_EQ(cna_rdma_dealloc_pd(s->pd), 0);
+            }
+            if (s->dev != nullptr) {
+                EXPECT_EQ(cna_rdma_close(s->dev), 0);
+            }
+            rte_free(s->buf);
+        }
+        for (Side* s : {&a, &b}) {
+            EXPECT_EQ(rte_eth_dev_stop(s->port), 0);
+            EXPECT_EQ(rte_eth_dev_close(s->port), 0);
+            rte_vdev_uninit(s->name.c_str());
+            rte_mempool_free(s->pool);
+        }
+    }
+
+    /* RESET -> INIT -> RTR -> RTS towards `peer`, as ibv_rc_pingpong does. */
+    void connect(Side& s, const Side& peer, uint32_t my_psn, uint32_t peer_psn)
+    {
+        ibv_qp_attr attr{};
+        attr.qp_state = IBV_QPS_INIT;
+        attr.pkey_index = 0;
+        attr.port_num = 1;
+        attr.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+        ASSERT_EQ(cna_rdma_modify_qp(s.qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS),
+                  0);
+        attr = {};
+        attr.qp_state = IBV_QPS_RTR;
+        attr.path_mtu = IBV_MTU_1024;
+        attr.dest_qp_num = peer.qp->qp_num;
+        attr.rq_psn = peer_psn;
+        attr.max_dest_rd_atomic = 4;
+        attr.min_rnr_timer = 12;
+        attr.ah_attr.is_global = 1;
+        attr.ah_attr.grh.dgid = peer.gid;
+        attr.ah_attr.grh.sgid_index = 0;
+        attr.ah_attr.grh.hop_limit = 1;
+        attr.ah_attr.port_num = 1;
+        ASSERT_EQ(cna_rdma_modify_qp(s.qp, &attr,
+                                     IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+                                         IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER),
+                  0);
+        attr = {};
+        attr.qp_state = IBV_QPS_RTS;
+        attr.timeout = 14;
+        attr.retry_cnt = 7;
+        attr.rnr_retry = 7;
+        attr.sq_psn = my_psn;
+        attr.max_rd_atomic = 4;
+        ASSERT_EQ(cna_rdma_modify_qp(s.qp, &attr,
+                                     IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+                                         IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC),
+                  0);
+    }
+
+    void connect_both()
+    {
+        connect(a, b, 0x100, 0xfffff8);
+        connect(b, a, 0xfffff8, 0x100);
+    }
+
+    std::vector<ibv_wc> wait_wc(Side& s, size_t n)
+    {
+        std::vector<ibv_wc> out;
+        for (int i = 0; i < 4000 && out.size() < n; i++) {
+            ibv_wc wc[8];
+            const int k = cna_rdma_poll_cq(s.cq, 8, wc);
+            out.insert(out.end(), wc, wc + k);
+            if (k == 0)
+                rte_delay_us_sleep(500);
+        }
+        return out;
+    }
+
+    int post(Side& s, ibv_wr_opcode op, uint64_t id, uint8_t* local, uint32_t len, uint64_t remote = 0,
+             uint32_t rkey = 0, unsigned flags = IBV_SEND_SIGNALED, ibv_send_wr** bad = nullptr)
+    {
+        ibv_sge sge{reinterpret_cast<uint64_t>(local), len, s.mr->lkey};
+        ibv_send_wr wr{};
+        wr.wr_id = id;
+        wr.sg_list = &sge;
+        wr.num_sge = 1;
+        wr.opcode = op;
+        wr.send_flags = flags;
+        wr.wr.rdma.remote_addr = remote;
+        wr.wr.rdma.rkey = rkey;
+        ibv_send_wr* ignored;
+        return cna_rdma_post_send(s.qp, &wr, bad != nullptr ? bad : &ignored);
+    }
+
+    int recv(Side& s, uint64_t id, uint8_t* local, uint32_t len)
+    {
+        ibv_sge sge{reinterpret_cast<uint64_t>(local), len, s.mr->lkey};
+        ibv_recv_wr wr{};
+        wr.wr_id = id;
+        wr.sg_list = &sge;
+        wr.num_sge = 1;
+        ibv_recv_wr* bad;
+        return cna_rdma_post_recv(s.qp, &wr, &bad);
+    }
+
+    Side a, b;
+    static inline int serial_ = 0;
+};
+
+TEST_F(Verbs, DeviceAndPortAsVerbsReportThem)
+{
+    ibv_device_attr dev{};
+    ASSERT_EQ(cna_rdma_query_device(a.dev, &dev), 0);
+    EXPECT_EQ(dev.max_qp, 256);
+    EXPECT_EQ(dev.max_mr, 1024);
+    EXPECT_EQ(dev.phys_port_cnt, 1);
+    EXPECT_EQ(dev.atomic_cap, IBV_ATOMIC_HCA);
+    ibv_port_attr port{};
+    ASSERT_EQ(cna_rdma_query_port(a.dev, 1, &port), 0);
+    EXPECT_EQ(port.state, IBV_PORT_ACTIVE);
+    EXPECT_EQ(port.link_layer, IBV_LINK_LAYER_ETHERNET);
+    EXPECT_EQ(port.active_mtu, IBV_MTU_1024) << "the largest IB MTU within 1500";
+    rte_ether_addr mac;
+    ASSERT_EQ(rte_eth_macaddr_get(a.port, &mac), 0);
+    EXPECT_EQ(a.gid.raw[0], 0xfe);
+    EXPECT_EQ(a.gid.raw[1], 0x80);
+    EXPECT_EQ(a.gid.raw[8], mac.addr_bytes[0] ^ 2);
+    EXPECT_EQ(a.gid.raw[15], mac.addr_bytes[5]);
+    ibv_gid gid;
+    EXPECT_EQ(cna_rdma_query_gid(a.dev, 1, 1, &gid), -1);
+    EXPECT_EQ(cna_rdma_open(a.port), nullptr);
+    EXPECT_EQ(errno, EBUSY);
+}
+
+TEST_F(Verbs, SendRecvAcrossTheMtuWithPsnsWrapping)
+{
+    connect_both();
+    uint64_t id = 1;
+    for (uint32_t len : {1u, 1023u, 1024u, 1025u, 65536u}) {
+        auto data = pattern(len, static_cast<uint8_t>(id));
+        std::memcpy(b.buf, data.data(), len);
+        std::memset(a.buf, 0, len + 1);
+        ASSERT_EQ(recv(a, 100 + id, a.buf, 128 * 1024), 0);
+        ASSERT_EQ(post(b, IBV_WR_SEND, id, b.buf, len), 0);
+        auto rx = wait_wc(a, 1);
+        auto tx = wait_wc(b, 1);
+        ASSERT_EQ(rx.size(), 1u);
+        ASSERT_EQ(tx.size(), 1u);
+        EXPECT_EQ(rx[0].status, IBV_WC_SUCCESS) << "status " << int(rx[0].status);
+        EXPECT_EQ(rx[0].opcode, IBV_WC_RECV);
+        EXPECT_EQ(rx[0].byte_len, len);
+        EXPECT_EQ(rx[0].wr_id, 100 + id);
+        EXPECT_EQ(rx[0].qp_num, a.qp->qp_num);
+        EXPECT_EQ(tx[0].status, IBV_WC_SUCCESS);
+        EXPECT_EQ(tx[0].opcode, IBV_WC_SEND);
+        EXPECT_EQ(std::memcmp(a.buf, data.data(), len), 0) << len;
+        EXPECT_EQ(a.buf[len], 0);
+        id++;
+    }
+}
+
+TEST_F(Verbs, WriteReadAndAtomicsOnDpdkAndApplicationMemory)
+{
+    connect_both();
+    /* The application's own memory on b's side: mapped for the device. */
+    std::vector<uint8_t> own(64 * 1024 + 100);
+    ibv_mr* own_mr = cna_rdma_reg_mr(b.pd, own.data(), own.size(),
+                                     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+    ASSERT_NE(own_mr, nullptr) << strerror(errno);
+
+    auto data = pattern(64 * 1024, 3);
+    std::memcpy(a.buf, data.data(), data.size());
+    ASSERT_EQ(post(a, IBV_WR_RDMA_WRITE, 1, a.buf, uint32_t(data.size()), reinterpret_cast<uint64_t>(own.data() + 7),
+                   own_mr->rkey),
+              0);
+    auto tx = wait_wc(a, 1);
+    ASSERT_EQ(tx.size(), 1u);
+    EXPECT_EQ(tx[0].status, IBV_WC_SUCCESS);
+    EXPECT_EQ(tx[0].opcode, IBV_WC_RDMA_WRITE);
+    EXPECT_EQ(std::memcmp(own.data() + 7, data.data(), data.size()), 0);
+
+    std::memset(a.buf + 100000, 0, data.size());
+    ASSERT_EQ(post(a, IBV_WR_RDMA_READ, 2, a.buf + 100000, uint32_t(data.size()),
+                   reinterpret_cast<uint64_t>(own.data() + 7), own_mr->rkey),
+              0);
+    tx = wait_wc(a, 1);
+    ASSERT_EQ(tx.size(), 1u);
+    EXPECT_EQ(tx[0].status, IBV_WC_SUCCESS);
+    EXPECT_EQ(tx[0].opcode, IBV_WC_RDMA_READ);
+    EXPECT_EQ(std::memcmp(a.buf + 100000, data.data(), data.size()), 0);
+
+    /* Atomics on b's DPDK memory. */
+    auto* target = reinterpret_cast<uint64_t*>(b.buf + 4096);
+    *target = 41;
+    ibv_sge sge{reinterpret_cast<uint64_t>(a.buf), 8, a.mr->lkey};
+    ibv_send_wr wr{};
+    wr.wr_id = 3;
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+    wr.send_flags = IBV_SEND_SIGNALED;
+    wr.wr.atomic.remote_addr = reinterpret_cast<uint64_t>(target);
+    wr.wr.atomic.rkey = b.mr->rkey;
+    wr.wr.atomic.compare_add = 1;
+    ibv_send_wr* bad;
+    ASSERT_EQ(cna_rdma_post_send(a.qp, &wr, &bad), 0);
+    tx = wait_wc(a, 1);
+    ASSERT_EQ(tx.size(), 1u);
+    EXPECT_EQ(tx[0].opcode, IBV_WC_FETCH_ADD);
+    EXPECT_EQ(*reinterpret_cast<uint64_t*>(a.buf), 41u);
+    EXPECT_EQ(*target, 42u);
+    wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+    wr.wr.atomic.compare_add = 42;
+    wr.wr.atomic.swap = 7;
+    ASSERT_EQ(cna_rdma_post_send(a.qp, &wr, &bad), 0);
+    tx = wait_wc(a, 1);
+    ASSERT_EQ(tx.size(), 1u);
+    EXPECT_EQ(tx[0].opcode, IBV_WC_COMP_SWAP);
+    EXPECT_EQ(*target, 7u);
+    EXPECT_EQ(cna_rdma_dereg_mr(own_mr), 0);
+}
+
+TEST_F(Verbs, WriteWithImmediateWakesTheArmedCqThroughTheEventFd)
+{
+    connect_both();
+    ASSERT_EQ(recv(b, 9, b.buf, 64), 0);
+    ASSERT_EQ(cna_rdma_req_notify_cq(b.cq, 0), 0);
+    ibv_sge sge{reinterpret_cast<uint64_t>(a.buf), 100, a.mr->lkey};
+    ibv_send_wr wr{};
+    wr.wr_id = 1;
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+    wr.imm_data = htobe32(0xfeedf00d);
+    wr.wr.rdma.remote_addr = reinterpret_cast<uint64_t>(b.buf + 1000);
+    wr.wr.rdma.rkey = b.mr->rkey;
+    ibv_send_wr* bad;
+    ASSERT_EQ(cna_rdma_post_send(a.qp, &wr, &bad), 0);
+    pollfd pfd{cna_rdma_event_fd(b.dev), POLLIN, 0};
+    ASSERT_EQ(poll(&pfd, 1, 2000), 1) << "no completion event";
+    ibv_cq* cq = nullptr;
+    void* ctx = nullptr;
+    ASSERT_EQ(cna_rdma_get_cq_event(b.dev, &cq, &ctx), 0);
+    EXPECT_EQ(cq, b.cq);
+    EXPECT_EQ(ctx, &b);
+    cna_rdma_ack_cq_events(cq, 1);
+    EXPECT_EQ(cna_rdma_get_cq_event(b.dev, &cq, &ctx), -1);
+    EXPECT_EQ(errno, EAGAIN);
+    auto rx = wait_wc(b, 1);
+    ASSERT_EQ(rx.size(), 1u);
+    EXPECT_EQ(rx[0].opcode, IBV_WC_RECV_RDMA_WITH_IMM);
+    EXPECT_EQ(rx[0].wc_flags & IBV_WC_WITH_IMM, unsigned(IBV_WC_WITH_IMM));
+    EXPECT_EQ(be32toh(rx[0].imm_data), 0xfeedf00du);
+    EXPECT_EQ(rx[0].byte_len, 100u);
+}
+
+TEST_F(Verbs, ErrorsAreVerbs)
+{
+    /* A post before RTS, an attribute missing, a bad opcode. */
+    EXPECT_EQ(post(a, IBV_WR_SEND, 1, a.buf, 8), EINVAL);
+    ibv_qp_attr attr{};
+    attr.qp_state = IBV_QPS_INIT;
+    EXPECT_NE(cna_rdma_modify_qp(a.qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_ACCESS_FLAGS), 0)
+        << "IBV_QP_PORT missing";
+    EXPECT_EQ(cna_rdma_modify_qp(a.qp, &attr, IBV_QP_STATE | IBV_QP_QKEY), EINVAL) << "not an RC attribute";
+    connect_both();
+    EXPECT_EQ(post(a, IBV_WR_BIND_MW, 1, a.buf, 8), EINVAL);
+
+    /* A full SQ: ENOMEM and bad_wr at the first WR that did not fit. */
+    std::vector<ibv_sge> sges(80, ibv_sge{reinterpret_cast<uint64_t>(a.buf), 8, a.mr->lkey});
+    std::vector<ibv_send_wr> wrs(80);
+    for (size_t i = 0; i < wrs.size(); i++) {
+        wrs[i].wr_id = i;
+        wrs[i].sg_list = &sges[i];
+        wrs[i].num_sge = 1;
+        wrs[i].opcode = IBV_WR_RDMA_WRITE;
+        wrs[i].wr.rdma.remote_addr = reinterpret_cast<uint64_t>(b.buf);
+        wrs[i].wr.rdma.rkey = b.mr->rkey;
+        wrs[i].next = i + 1 < wrs.size() ? &wrs[i + 1] : nullptr;
+    }
+    wrs[63].send_flags = IBV_SEND_SIGNALED;
+    ibv_send_wr* bad = nullptr;
+    EXPECT_EQ(cna_rdma_post_send(a.qp, wrs.data(), &bad), ENOMEM);
+    EXPECT_EQ(bad, &wrs[64]);
+    auto tx = wait_wc(a, 1);
+    ASSERT_EQ(tx.size(), 1u);
+    EXPECT_EQ(tx[0].wr_id, 63u) << "the one signalled retires the 63 before it";
+
+    /* A wrong rkey: remote access error, both QPs in ERR, later WRs flushed. */
+    ASSERT_EQ(post(a, IBV_WR_RDMA_WRITE, 200, a.buf, 8, reinterpret_cast<uint64_t>(b.buf), b.mr->rkey + 1), 0);
+    ASSERT_EQ(post(a, IBV_WR_SEND, 201, a.buf, 8, 0, 0, 0), 0);
+    tx = wait_wc(a, 2);
+    ASSERT_EQ(tx.size(), 2u);
+    EXPECT_EQ(tx[0].status, IBV_WC_REM_ACCESS_ERR) << "status " << int(tx[0].status);
+    EXPECT_EQ(tx[1].status, IBV_WC_WR_FLUSH_ERR);
+    ibv_qp_attr q{};
+    ibv_qp_init_attr init{};
+    ASSERT_EQ(cna_rdma_query_qp(a.qp, &q, IBV_QP_STATE, &init), 0);
+    EXPECT_EQ(q.qp_state, IBV_QPS_ERR);
+    ASSERT_EQ(cna_rdma_query_qp(b.qp, &q, IBV_QP_STATE, &init), 0);
+    EXPECT_EQ(q.qp_state, IBV_QPS_ERR);
+    ibv_async_event ev{};
+    for (int i = 0; i < 200 && cna_rdma_get_async_event(b.dev, &ev) != 0; i++)
+        rte_delay_ms(5);
+    EXPECT_EQ(ev.event_type, IBV_EVENT_QP_ACCESS_ERR);
+    EXPECT_EQ(ev.element.qp, b.qp);
+    ASSERT_EQ(post(a, IBV_WR_SEND, 202, a.buf, 8), 0) << "posting in ERR is allowed...";
+    tx = wait_wc(a, 1);
+    ASSERT_EQ(tx.size(), 1u);
+    EXPECT_EQ(tx[0].status, IBV_WC_WR_FLUSH_ERR) << "...and flushes";
+
+    /* Objects in use are not destroyed. */
+    EXPECT_EQ(cna_rdma_destroy_cq(a.cq), EBUSY);
+    EXPECT_EQ(cna_rdma_dealloc_pd(a.pd), EBUSY);
+    EXPECT_EQ(cna_rdma_close(a.dev), -1);
+    EXPECT_EQ(errno, EBUSY);
+}
+
+} // namespace

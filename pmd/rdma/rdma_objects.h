@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The RDMA PMD's objects: each verbs object (ibv_pd, ibv_mr, ibv_cq,
+ * ibv_qp, ibv_srq) is the first member of ours, so the pointer the
+ * application holds is ours too. What the fastpath touches per call sits
+ * in the queue objects: ring, producer or consumer, doorbell.
+ */
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "cna_rdma.h"
+#include "ecore_int_api.h"
+#include "ecore_rdma_api.h"
+#include "hsi_rdma.h"
+#include "osal.h"
+
+namespace cna::pmd {
+struct EthPort;
+}
+
+namespace cna::rdma {
+
+struct Device;
+
+struct Pd {
+    ibv_pd ibv{};
+    Device* dev = nullptr;
+    uint16_t id = 0;
+    uint32_t users = 0;  /* MRs, QPs and SRQs of the PD */
+};
+
+struct Mr {
+    ibv_mr ibv{};
+    Pd* pd = nullptr;
+    uint32_t tid = 0;
+    uint64_t dma_mapped = 0;  /* bytes mapped for the device at ibv.addr (not DPDK memory) */
+    uint64_t map_iova = 0;
+};
+
+struct Cq {
+    ibv_cq ibv{};
+    Device* dev = nullptr;
+    uint16_t id = 0;
+    osal::DmaMem ring;
+    uint32_t mask = 0;
+    uint32_t shift = 0;                 /* log2 of the ring size: the phase of a pass */
+    uint32_t cons = 0;                  /* CQEs consumed, ever */
+    uint32_t arm_seq = 0;
+    volatile uint32_t* db_cons = nullptr;
+    volatile uint32_t* db_arm = nullptr;
+    uint32_t users = 0;
+    std::atomic<uint32_t> events{0};    /* completion events handed out */
+    std::atomic<uint32_t> events_acked{0};
+};
+
+struct Srq {
+    ibv_srq ibv{};
+    Device* dev = nullptr;
+    Pd* pd = nullptr;
+    uint16_t id = 0;
+    osal::DmaMem ring;
+    uint32_t mask = 0;
+    uint8_t wqe_shift = 0;
+    uint32_t max_sge = 0;
+    uint32_t prod = 0;
+    std::atomic<uint32_t> cons{0};      /* WQEs completed: poll_cq's */
+    volatile uint32_t* db = nullptr;
+    uint32_t users = 0;
+};
+
+struct Qp {
+    ibv_qp ibv{};
+    Device* dev = nullptr;
+    Pd* pd = nullptr;
+    Cq* send_cq = nullptr;
+    Cq* recv_cq = nullptr;
+    Srq* srq = nullptr;
+    uint16_t id = 0;
+    bool sq_sig_all = false;
+    uint32_t max_send_sge = 0, max_recv_sge = 0, max_inline = 0;
+    /* Send queue: post_send's. */
+    osal::DmaMem sq;
+    uint32_t sq_mask = 0;
+    uint8_t sq_shift = 0;               /* slot = 64 << sq_shift bytes */
+    uint32_t sq_prod = 0;
+    std::atomic<uint32_t> sq_cons{0};   /* WQEs retired: poll_cq's */
+    volatile uint32_t* sq_db = nullptr;
+    /* Receive queue: post_recv's. */
+    osal::DmaMem rq;
+    uint32_t rq_mask = 0;
+    uint8_t rq_shift = 0;               /* slot = 16 << rq_shift bytes */
+    uint32_t rq_prod = 0;
+    std::atomic<uint32_t> rq_cons{0};
+    volatile uint32_t* rq_db = nullptr;
+    /* The attributes query_qp reports that the device does not keep. */
+    ibv_ah_attr ah{};
+    std::atomic<ibv_qp_state> state{IBV_QPS_RESET};
+};
+
+struct CqEvent {
+    Cq* cq;
+};
+
+struct Device {
+    pmd::EthPort* port = nullptr;
+    ecore::Hwfn* hwfn = nullptr;
+    uint16_t port_id = 0;
+    ecore::RdmaUser user;
+    std::array<uint8_t, 6> mac{};
+    uint16_t mtu = 0;
+
+    /* The CNQ: its ring, status block and interrupt. */
+    osal::DmaMem cnq_ring;
+    osal::DmaMem cnq_sb_mem;
+    ecore::SbInfo cnq_sb;
+    osal::MsixIrq cnq_irq;
+    uint16_t cnq_cons = 0;
+
+    /* Objects by the device's ids, for poll_cq's CQE -> QP and the CNQ's
+     * handle -> CQ (read on lcores and the interrupt thread; written by
+     * the control calls while the object cannot complete). */
+    std::vector<Qp*> qps;
+    std::vector<Cq*> cqs;
+    std::vector<Srq*> srqs;
+    uint8_t next_key = 1;
+
+    /* Events for the application. */
+    int event_fd = -1;
+    std::mutex events_lock;
+    std::deque<CqEvent> cq_events;
+    std::deque<ibv_async_event> async_events;
+    uint32_t objects = 0;               /* PDs, MRs, CQs, QPs and SRQs alive */
+};
+
+/* The GID of index 0: fe80::/64 with the MAC's EUI-64. */
+ibv_gid link_local_gid(const std::array<uint8_t, 6>& mac);
+
+/* The ibv_wc_status / ibv_wc_opcode of a CQE. */
+ibv_wc_opcode wc_opcode(uint8_t cqe_opcode);
+
+} // namespace cna::rdma
