@@ -1,0 +1,523 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * rdma_pingpong: RC SEND/RECV ping-pong between two RDMA devices, on a
+ * net_cna port. It speaks ibv_rc_pingpong's connection protocol (a TCP
+ * exchange of "LID:QPN:PSN:GID", then "done") and prints its lines, so
+ * either end may be Debian's ibv_rc_pingpong on another RoCE stack.
+ *
+ *   rdma_pingpong <EAL options> -- [options]            server
+ *   rdma_pingpong <EAL options> -- [options] <host>     client
+ *
+ * Every message received is checked: without --chk it must be the 0x7b
+ * fill ibv_rc_pingpong sends; with --chk (both ends rdma_pingpong) the
+ * sender writes a pattern of the message's number, the receiver checks it.
+ */
+#include <arpa/inet.h>
+#include <getopt.h>
+#include <netdb.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "cna_rdma.h"
+
+namespace {
+
+constexpr uint64_t RECV_WRID = 1;
+constexpr uint64_t SEND_WRID = 2;
+constexpr uint8_t FILL = 0x7b;
+
+struct Options {
+    unsigned tcp_port = 18515;
+    uint16_t eth_port = 0;
+    unsigned size = 4096;
+    ibv_mtu mtu = IBV_MTU_1024;
+    unsigned rx_depth = 500;
+    unsigned iters = 1000;
+    int gid_index = -1;
+    bool events = false;
+    bool check_pattern = false;
+    const char* server = nullptr;
+};
+
+struct Dest {
+    unsigned lid = 0;
+    unsigned qpn = 0;
+    unsigned psn = 0;
+    ibv_gid gid{};
+};
+
+/* The exchange message: "LLLL:QQQQQQ:PPPPPP:" and the GID's 16 bytes as 32
+ * hex digits, NUL-terminated: 52 bytes each way. */
+constexpr size_t MSG_LEN = sizeof "0000:000000:000000:00000000000000000000000000000000";
+
+void encode(const Dest& d, char (&msg)[MSG_LEN])
+{
+    char gid[33];
+    for (int i = 0; i < 16; i++)
+        std::snprintf(gid + 2 * i, 3, "%02x", d.gid.raw[i]);
+    std::snprintf(msg, MSG_LEN, "%04x:%06x:%06x:%s", d.lid, d.qpn, d.psn, gid);
+}
+
+bool decode(const char (&msg)[MSG_LEN], Dest* d)
+{
+    char gid[33] = {};
+    if (std::sscanf(msg, "%x:%x:%x:%32s", &d->lid, &d->qpn, &d->psn, gid) != 4 || std::strlen(gid) != 32)
+        return false;
+    for (int i = 0; i < 16; i++) {
+        unsigned byte;
+        if (std::sscanf(gid + 2 * i, "%2x", &byte) != 1)
+            return false;
+        d->gid.raw[i] = static_cast<uint8_t>(byte);
+    }
+    return true;
+}
+
+bool read_all(int fd, void* buf, size_t len)
+{
+    auto* p = static_cast<char*>(buf);
+    while (len != 0) {
+        ssize_t n = ::read(fd, p, len);
+        if (n <= 0)
+            return false;
+        p += n;
+        len -= static_cast<size_t>(n);
+    }
+    return true;
+}
+
+bool write_all(int fd, const void* buf, size_t len) { return ::write(fd, buf, len) == static_cast<ssize_t>(len); }
+
+std::string gid_text(const ibv_gid& gid)
+{
+    char s[INET6_ADDRSTRLEN];
+    inet_ntop(AF_INET6, gid.raw, s, sizeof s);
+    return s;
+}
+
+void print_dest(const char* what, const Dest& d)
+{
+    std::printf("  %s address: %sLID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s\n", what,
+                std::strcmp(what, "local") == 0 ? " " : "", d.lid, d.qpn, d.psn, gid_text(d.gid).c_str());
+}
+
+class Pingpong {
+public:
+    explicit Pingpong(const Options& o) : o_(o) {}
+    ~Pingpong() { close(); }
+
+    bool open();
+    bool exchange_and_connect();
+    bool run();
+
+private:
+    bool connect_qp();
+    bool post_recvs(unsigned n);
+    bool post_send();
+    bool complete(const ibv_wc& wc);
+    bool check(unsigned message) const;
+    void close();
+
+    const Options& o_;
+    cna_rdma_dev* dev_ = nullptr;
+    ibv_pd* pd_ = nullptr;
+    ibv_mr* mr_ = nullptr;
+    ibv_cq* cq_ = nullptr;
+    ibv_qp* qp_ = nullptr;
+    uint8_t* buf_ = nullptr;  /* the receive buffer, then the send buffer */
+    Dest me_, peer_;
+    unsigned routs_ = 0, rcnt_ = 0, scnt_ = 0;
+    uint64_t pending_ = 0;
+    unsigned events_ = 0;
+};
+
+bool Pingpong::open()
+{
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    buf_ = static_cast<uint8_t*>(std::aligned_alloc(page, (2 * o_.size + page - 1) / page * page));
+    if (buf_ == nullptr)
+        return false;
+    std::memset(buf_, FILL, 2 * o_.size);
+    dev_ = cna_rdma_open(o_.eth_port);
+    if (dev_ == nullptr) {
+        std::fprintf(stderr, "Couldn't open the RDMA device of port %u: %s\n", o_.eth_port, std::strerror(errno));
+        return false;
+    }
+    pd_ = cna_rdma_alloc_pd(dev_);
+    mr_ = pd_ ? cna_rdma_reg_mr(pd_, buf_, 2 * o_.size, IBV_ACCESS_LOCAL_WRITE) : nullptr;
+    cq_ = mr_ ? cna_rdma_create_cq(dev_, static_cast<int>(o_.rx_depth + 1), nullptr, 0) : nullptr;
+    if (cq_ == nullptr) {
+        std::fprintf(stderr, "Couldn't create the PD, MR or CQ: %s\n", std::strerror(errno));
+        return false;
+    }
+    ibv_qp_init_attr init{};
+    init.send_cq = init.recv_cq = cq_;
+    init.cap.max_send_wr = 1;
+    init.cap.max_recv_wr = o_.rx_depth;
+    init.cap.max_send_sge = init.cap.max_recv_sge = 1;
+    init.qp_type = IBV_QPT_RC;
+    qp_ = cna_rdma_create_qp(pd_, &init);
+    if (qp_ == nullptr) {
+        std::fprintf(stderr, "Couldn't create QP: %s\n", std::strerror(errno));
+        return false;
+    }
+    ibv_qp_attr attr{};
+    attr.qp_state = IBV_QPS_INIT;
+    attr.pkey_index = 0;
+    attr.port_num = 1;
+    attr.qp_access_flags = 0;
+    if (cna_rdma_modify_qp(qp_, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) != 0) {
+        std::fprintf(stderr, "Failed to modify QP to INIT\n");
+        return false;
+    }
+    if (!post_recvs(o_.rx_depth))
+        return false;
+    if (o_.events)
+        cna_rdma_req_notify_cq(cq_, 0);
+    me_.qpn = qp_->qp_num;
+    me_.psn = static_cast<unsigned>(lrand48() & 0xffffff);
+    if (o_.gid_index >= 0 && cna_rdma_query_gid(dev_, 1, o_.gid_index, &me_.gid) != 0) {
+        std::fprintf(stderr, "can't read sgid of index %d\n", o_.gid_index);
+        return false;
+    }
+    print_dest("local", me_);
+    return true;
+}
+
+bool Pingpong::connect_qp()
+{
+    ibv_qp_attr attr{};
+    attr.qp_state = IBV_QPS_RTR;
+    attr.path_mtu = o_.mtu;
+    attr.dest_qp_num = peer_.qpn;
+    attr.rq_psn = peer_.psn;
+    attr.max_dest_rd_atomic = 1;
+    attr.min_rnr_timer = 12;
+    attr.ah_attr.dlid = static_cast<uint16_t>(peer_.lid);
+    attr.ah_attr.port_num = 1;
+    uint64_t interface_id;
+    std::memcpy(&interface_id, peer_.gid.raw + 8, 8);
+    if (interface_id != 0) {
+        attr.ah_attr.is_global = 1;
+        attr.ah_attr.grh.hop_limit = 1;
+        attr.ah_attr.grh.dgid = peer_.gid;
+        attr.ah_attr.grh.sgid_index = static_cast<uint8_t>(o_.gid_index < 0 ? 0 : o_.gid_index);
+    }
+    if (cna_rdma_modify_qp(qp_, &attr,
+                           IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+                               IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER) != 0) {
+        std::fprintf(stderr, "Failed to modify QP to RTR\n");
+        return false;
+    }
+    attr.qp_state = IBV_QPS_RTS;
+    attr.timeout = 14;
+    attr.retry_cnt = 7;
+    attr.rnr_retry = 7;
+    attr.sq_psn = me_.psn;
+    attr.max_rd_atomic = 1;
+    if (cna_rdma_modify_qp(qp_, &attr,
+                           IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+                               IBV_QP_MAX_QP_RD_ATOMIC) != 0) {
+        std::fprintf(stderr, "Failed to modify QP to RTS\n");
+        return false;
+    }
+    return true;
+}
+
+bool Pingpong::exchange_and_connect()
+{
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = o_.server ? 0 : AI_PASSIVE;
+    const std::string service = std::to_string(o_.tcp_port);
+    addrinfo* res = nullptr;
+    if (int rc = getaddrinfo(o_.server, service.c_str(), &hints, &res); rc != 0) {
+        std::fprintf(stderr, "%s for port %u\n", gai_strerror(rc), o_.tcp_port);
+        return false;
+    }
+    int fd = -1;
+    for (addrinfo* t = res; t != nullptr && fd < 0; t = t->ai_next) {
+        fd = socket(t->ai_family, t->ai_socktype, t->ai_protocol);
+        if (fd < 0)
+            continue;
+        int one = 1;
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        const bool ok = o_.server ? connect(fd, t->ai_addr, t->ai_addrlen) == 0
+                                  : bind(fd, t->ai_addr, t->ai_addrlen) == 0 && listen(fd, 1) == 0;
+        if (!ok) {
+            ::close(fd);
+            fd = -1;
+        }
+    }
+    freeaddrinfo(res);
+    if (fd < 0) {
+        std::fprintf(stderr, "Couldn't %s %s:%u\n", o_.server ? "connect to" : "listen to port",
+                     o_.server ? o_.server : "", o_.tcp_port);
+        return false;
+    }
+    if (!o_.server) {
+        const int conn = accept(fd, nullptr, nullptr);
+        ::close(fd);
+        fd = conn;
+        if (fd < 0) {
+            std::fprintf(stderr, "accept() failed\n");
+            return false;
+        }
+    }
+    char mine[MSG_LEN], theirs[MSG_LEN];
+    encode(me_, mine);
+    bool ok;
+    if (o_.server) {
+        /* Client: ours, theirs, then "done". */
+        ok = write_all(fd, mine, sizeof mine) && read_all(fd, theirs, sizeof theirs) && decode(theirs, &peer_) &&
+             write_all(fd, "done", sizeof "done");
+    } else {
+        /* Server: theirs, connect, ours, then wait for "done". */
+        char done[sizeof "done"];
+        ok = read_all(fd, theirs, sizeof theirs) && decode(theirs, &peer_) && connect_qp() &&
+             write_all(fd, mine, sizeof mine) && read_all(fd, done, sizeof done);
+    }
+    ::close(fd);
+    if (!ok) {
+        std::fprintf(stderr, "Couldn't exchange addresses with the peer\n");
+        return false;
+    }
+    print_dest("remote", peer_);
+    return !o_.server || connect_qp();
+}
+
+bool Pingpong::post_recvs(unsigned n)
+{
+    ibv_sge sge{reinterpret_cast<uint64_t>(buf_), o_.size, mr_->lkey};
+    ibv_recv_wr wr{};
+    wr.wr_id = RECV_WRID;
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    ibv_recv_wr* bad;
+    for (unsigned i = 0; i < n; i++) {
+        if (cna_rdma_post_recv(qp_, &wr, &bad) != 0) {
+            std::fprintf(stderr, "Couldn't post receive (%u)\n", routs_ + i);
+            return false;
+        }
+    }
+    routs_ += n;
+    return true;
+}
+
+bool Pingpong::post_send()
+{
+    uint8_t* out = buf_ + o_.size;
+    if (o_.check_pattern)
+        for (unsigned j = 0; j < o_.size; j++)
+            out[j] = static_cast<uint8_t>(scnt_ * 31 + j);
+    ibv_sge sge{reinterpret_cast<uint64_t>(out), o_.size, mr_->lkey};
+    ibv_send_wr wr{};
+    wr.wr_id = SEND_WRID;
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    wr.opcode = IBV_WR_SEND;
+    wr.send_flags = IBV_SEND_SIGNALED;
+    ibv_send_wr* bad;
+    if (cna_rdma_post_send(qp_, &wr, &bad) != 0) {
+        std::fprintf(stderr, "Couldn't post send\n");
+        return false;
+    }
+    pending_ |= SEND_WRID;
+    return true;
+}
+
+bool Pingpong::check(unsigned message) const
+{
+    for (unsigned j = 0; j < o_.size; j++) {
+        const uint8_t want = o_.check_pattern ? static_cast<uint8_t>(message * 31 + j) : FILL;
+        if (buf_[j] != want) {
+            std::fprintf(stderr, "Message %u: byte %u is 0x%02x, not 0x%02x\n", message, j, buf_[j], want);
+            return false;
+        }
+    }
+    return true;
+}
+
+bool Pingpong::complete(const ibv_wc& wc)
+{
+    if (wc.status != IBV_WC_SUCCESS) {
+        std::fprintf(stderr, "Failed status %d for wr_id %d\n", wc.status, static_cast<int>(wc.wr_id));
+        return false;
+    }
+    if (wc.wr_id == SEND_WRID) {
+        scnt_++;
+    } else if (wc.wr_id == RECV_WRID) {
+        if (wc.byte_len != o_.size || !check(rcnt_)) {
+            std::fprintf(stderr, "Message %u: %u bytes, or not what was sent\n", rcnt_, wc.byte_len);
+            return false;
+        }
+        if (--routs_ <= 1 && !post_recvs(o_.rx_depth - routs_))
+            return false;
+        rcnt_++;
+    } else {
+        std::fprintf(stderr, "Completion for unknown wr_id %d\n", static_cast<int>(wc.wr_id));
+        return false;
+    }
+    pending_ &= ~wc.wr_id;
+    if (scnt_ < o_.iters && pending_ == 0) {
+        pending_ = RECV_WRID;
+        return post_send();
+    }
+    return true;
+}
+
+bool Pingpong::run()
+{
+    pending_ = RECV_WRID;
+    if (o_.server && !post_send())
+        return false;
+    timeval start, end;
+    gettimeofday(&start, nullptr);
+    while (rcnt_ < o_.iters || scnt_ < o_.iters) {
+        if (o_.events) {
+            pollfd pfd{cna_rdma_event_fd(dev_), POLLIN, 0};
+            ibv_cq* cq;
+            void* ctx;
+            while (cna_rdma_get_cq_event(dev_, &cq, &ctx) != 0)
+                if (poll(&pfd, 1, 5000) == 0) {
+                    std::fprintf(stderr, "Failed to get cq_event\n");
+                    return false;
+                }
+            events_++;
+            cna_rdma_req_notify_cq(cq_, 0);
+        }
+        ibv_wc wc[2];
+        int n;
+        do {
+            n = cna_rdma_poll_cq(cq_, 2, wc);
+        } while (!o_.events && n == 0);
+        for (int i = 0; i < n; i++)
+            if (!complete(wc[i]))
+                return false;
+    }
+    gettimeofday(&end, nullptr);
+    const double usec = (end.tv_sec - start.tv_sec) * 1e6 + (end.tv_usec - start.tv_usec);
+    const long long bytes = static_cast<long long>(o_.size) * o_.iters * 2;
+    std::printf("%lld bytes in %.2f seconds = %.2f Mbit/sec\n", bytes, usec / 1e6, bytes * 8. / usec);
+    std::printf("%u iters in %.2f seconds = %.2f usec/iter\n", o_.iters, usec / 1e6, usec / o_.iters);
+    cna_rdma_ack_cq_events(cq_, events_);
+    return true;
+}
+
+void Pingpong::close()
+{
+    if (qp_ != nullptr)
+        cna_rdma_destroy_qp(qp_);
+    if (cq_ != nullptr)
+        cna_rdma_destroy_cq(cq_);
+    if (mr_ != nullptr)
+        cna_rdma_dereg_mr(mr_);
+    if (pd_ != nullptr)
+        cna_rdma_dealloc_pd(pd_);
+    if (dev_ != nullptr)
+        cna_rdma_close(dev_);
+    std::free(buf_);
+    qp_ = nullptr;
+    cq_ = nullptr;
+    mr_ = nullptr;
+    pd_ = nullptr;
+    dev_ = nullptr;
+    buf_ = nullptr;
+}
+
+bool parse(int argc, char** argv, Options* o)
+{
+    static const option longs[] = {{"port", 1, nullptr, 'p'},    {"eth-port", 1, nullptr, 'P'},
+                                   {"size", 1, nullptr, 's'},    {"mtu", 1, nullptr, 'm'},
+                                   {"rx-depth", 1, nullptr, 'r'}, {"iters", 1, nullptr, 'n'},
+                                   {"gid-idx", 1, nullptr, 'g'}, {"events", 0, nullptr, 'e'},
+                                   {"chk", 0, nullptr, 'c'},     {nullptr, 0, nullptr, 0}};
+    for (int c; (c = getopt_long(argc, argv, "p:P:s:m:r:n:g:ec", longs, nullptr)) != -1;) {
+        switch (c) {
+        case 'p': o->tcp_port = static_cast<unsigned>(std::strtoul(optarg, nullptr, 0)); break;
+        case 'P': o->eth_port = static_cast<uint16_t>(std::strtoul(optarg, nullptr, 0)); break;
+        case 's': o->size = static_cast<unsigned>(std::strtoul(optarg, nullptr, 0)); break;
+        case 'm': {
+            const long m = std::strtol(optarg, nullptr, 0);
+            if (m != 256 && m != 512 && m != 1024 && m != 2048 && m != 4096)
+                return false;
+            o->mtu = static_cast<ibv_mtu>(__builtin_ctz(static_cast<unsigned>(m)) - 7);
+            break;
+        }
+        case 'r': o->rx_depth = static_cast<unsigned>(std::strtoul(optarg, nullptr, 0)); break;
+        case 'n': o->iters = static_cast<unsigned>(std::strtoul(optarg, nullptr, 0)); break;
+        case 'g': o->gid_index = static_cast<int>(std::strtol(optarg, nullptr, 0)); break;
+        case 'e': o->events = true; break;
+        case 'c': o->check_pattern = true; break;
+        default: return false;
+        }
+    }
+    if (optind == argc - 1)
+        o->server = argv[optind];
+    else if (optind < argc)
+        return false;
+    return o->size != 0 && o->rx_depth >= 2 && o->iters != 0;
+}
+
+/* The port's L2 side up (its link, for RoCE too): one queue pair. */
+bool start_port(uint16_t port)
+{
+    rte_mempool* pool = rte_pktmbuf_pool_create("pp_pool", 1023, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
+    rte_eth_conf conf{};
+    if (pool == nullptr || rte_eth_dev_configure(port, 1, 1, &conf) != 0 ||
+        rte_eth_rx_queue_setup(port, 0, 256, rte_socket_id(), nullptr, pool) != 0 ||
+        rte_eth_tx_queue_setup(port, 0, 256, rte_socket_id(), nullptr) != 0 || rte_eth_dev_start(port) != 0)
+        return false;
+    rte_eth_link link{};
+    for (int i = 0; i < 500 && link.link_status != RTE_ETH_LINK_UP; i++) {
+        rte_delay_ms(10);
+        rte_eth_link_get_nowait(port, &link);
+    }
+    return link.link_status == RTE_ETH_LINK_UP;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    const int eal = rte_eal_init(argc, argv);
+    if (eal < 0) {
+        std::fprintf(stderr, "EAL init failed\n");
+        return 1;
+    }
+    Options o;
+    argv[eal] = argv[0];
+    if (!parse(argc - eal, argv + eal, &o)) {
+        std::printf("Usage:\n  %s <EAL options> -- [options]          start a server\n"
+                    "  %s <EAL options> -- [options] <host>   connect to the server at <host>\n"
+                    "Options: -p/--port, -P/--eth-port, -s/--size, -m/--mtu, -r/--rx-depth, -n/--iters,\n"
+                    "         -g/--gid-idx, -e/--events, -c/--chk (a pattern per message, checked)\n",
+                    argv[0], argv[0]);
+        return 1;
+    }
+    srand48(getpid() * time(nullptr));
+    int rc = 1;
+    if (!start_port(o.eth_port)) {
+        std::fprintf(stderr, "port %u: no link\n", o.eth_port);
+    } else {
+        Pingpong pp(o);
+        rc = pp.open() && pp.exchange_and_connect() && pp.run() ? 0 : 1;
+    }
+    rte_eth_dev_stop(o.eth_port);
+    rte_eth_dev_close(o.eth_port);
+    rte_eal_cleanup();
+    return rc;
+}
