@@ -49,6 +49,7 @@ struct Options {
     int gid_index = -1;
     bool events = false;
     bool check_pattern = false;
+    long initial_psn = -1;      /* -1: random, as ibv_rc_pingpong */
     const char* server = nullptr;
 };
 
@@ -187,7 +188,7 @@ bool Pingpong::open()
     if (o_.events)
         cna_rdma_req_notify_cq(cq_, 0);
     me_.qpn = qp_->qp_num;
-    me_.psn = static_cast<unsigned>(lrand48() & 0xffffff);
+    me_.psn = static_cast<unsigned>((o_.initial_psn >= 0 ? o_.initial_psn : lrand48()) & 0xffffff);
     if (o_.gid_index >= 0 && cna_rdma_query_gid(dev_, 1, o_.gid_index, &me_.gid) != 0) {
         std::fprintf(stderr, "can't read sgid of index %d\n", o_.gid_index);
         return false;
@@ -444,8 +445,9 @@ bool parse(int argc, char** argv, Options* o)
                                    {"size", 1, nullptr, 's'},    {"mtu", 1, nullptr, 'm'},
                                    {"rx-depth", 1, nullptr, 'r'}, {"iters", 1, nullptr, 'n'},
                                    {"gid-idx", 1, nullptr, 'g'}, {"events", 0, nullptr, 'e'},
-                                   {"chk", 0, nullptr, 'c'},     {nullptr, 0, nullptr, 0}};
-    for (int c; (c = getopt_long(argc, argv, "p:P:s:m:r:n:g:ec", longs, nullptr)) != -1;) {
+                                   {"chk", 0, nullptr, 'c'},     {"psn", 1, nullptr, 'S'},
+                                   {nullptr, 0, nullptr, 0}};
+    for (int c; (c = getopt_long(argc, argv, "p:P:s:m:r:n:g:ecS:", longs, nullptr)) != -1;) {
         switch (c) {
         case 'p': o->tcp_port = static_cast<unsigned>(std::strtoul(optarg, nullptr, 0)); break;
         case 'P': o->eth_port = static_cast<uint16_t>(std::strtoul(optarg, nullptr, 0)); break;
@@ -462,6 +464,7 @@ bool parse(int argc, char** argv, Options* o)
         case 'g': o->gid_index = static_cast<int>(std::strtol(optarg, nullptr, 0)); break;
         case 'e': o->events = true; break;
         case 'c': o->check_pattern = true; break;
+        case 'S': o->initial_psn = std::strtol(optarg, nullptr, 0); break;
         default: return false;
         }
     }
@@ -504,7 +507,8 @@ int main(int argc, char** argv)
         std::printf("Usage:\n  %s <EAL options> -- [options]          start a server\n"
                     "  %s <EAL options> -- [options] <host>   connect to the server at <host>\n"
                     "Options: -p/--port, -P/--eth-port, -s/--size, -m/--mtu, -r/--rx-depth, -n/--iters,\n"
-                    "         -g/--gid-idx, -e/--events, -c/--chk (a pattern per message, checked)\n",
+                    "         -g/--gid-idx, -e/--events, -c/--chk (a pattern per message, checked),\n"
+                    "         -S/--psn (the first PSN sent; default random)\n",
                     argv[0], argv[0]);
         return 1;
     }

@@ -1,0 +1,99 @@
+"""Two RDMA "hosts": two processes, each with its own embedded adapter
+whose port's wire is a TAP interface, both TAPs in a Linux bridge inside a
+network namespace of their own. The examples (rdma_pingpong) run in it;
+dumpcap can watch the bridge.
+
+    with BridgedHosts() as hosts:
+        server, client = hosts.pingpong(["-s", "4096", "--chk"])
+"""
+import os
+import re
+import subprocess
+import time
+
+from harness.testpmd import Netns, TestPmdError, build_dir, unique_tag, wait_for_iface
+
+EAL = ["--no-huge", "-m", "256", "--no-pci", "--no-shconf", "--no-telemetry"]
+LOCAL = re.compile(r"local address:\s+LID 0x([0-9a-f]+), QPN 0x([0-9a-f]+), PSN 0x([0-9a-f]+), GID (\S+)")
+REMOTE = re.compile(r"remote address: LID 0x([0-9a-f]+), QPN 0x([0-9a-f]+), PSN 0x([0-9a-f]+), GID (\S+)")
+RESULT = re.compile(r"(\d+) iters in ([\d.]+) seconds = ([\d.]+) usec/iter")
+
+
+def example(name, build=None):
+    return os.path.join(build or build_dir(), "examples", name, name)
+
+
+class BridgedHosts:
+    def __init__(self, build=None, timeout=60):
+        self.build, self.timeout = build, timeout
+        self.tag = unique_tag()
+        self.ns = None
+        self.capture = None
+
+    def __enter__(self):
+        self.ns = Netns(self.tag)
+        self.ns.run("ip", "link", "add", "br0", "type", "bridge")
+        self.ns.run("ip", "link", "set", "br0", "up")
+        return self
+
+    def __exit__(self, *exc):
+        self.stop_capture()
+        if self.ns:
+            self.ns.delete()
+
+    def start_capture(self, path):
+        """dumpcap on the bridge, writing `path` until stop_capture()."""
+        self.capture = self.ns.popen("dumpcap", "-q", "-i", "br0", "-w", path, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while not os.path.exists(path) and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    def stop_capture(self):
+        if self.capture:
+            time.sleep(0.3)
+            self.capture.terminate()
+            self.capture.wait(timeout=10)
+            self.capture = None
+
+    def _host(self, role, lcore, args, server=None):
+        """One rdma_pingpong process; its TAP joins the bridge once it exists."""
+        ifname = f"r{self.tag}{role}"[:15]
+        argv = [example("rdma_pingpong", self.build), "-l", str(lcore), *EAL, "--file-prefix", f"rp{self.tag}{role}",
+                "--vdev", f"net_cna0,adapter=rp{self.tag}{role},wire=tap:{ifname}", "--", "-g", "0", *args]
+        if server:
+            argv.append(server)
+        proc = self.ns.popen(*argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        wait_for_iface(ifname, netns=self.ns.name)
+        self.ns.run("ip", "link", "set", ifname, "master", "br0", "up")
+        return proc
+
+    def pingpong(self, args):
+        """rdma_pingpong server and client with the same options; their
+        outputs (server's, client's). Raises if either fails."""
+        port = str(18515 + int(self.tag.split("x")[1]) % 1000)
+        server = self._host("s", 0, ["-p", port, *args])
+        time.sleep(0.3)
+        client = self._host("c", 1, ["-p", port, *args], server="127.0.0.1")
+        outputs = []
+        for proc in (server, client):
+            try:
+                out, _ = proc.communicate(timeout=self.timeout)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                out, _ = proc.communicate()
+                raise TestPmdError(f"rdma_pingpong timed out:\n{out}")
+            if proc.returncode != 0:
+                raise TestPmdError(f"rdma_pingpong failed ({proc.returncode}):\n{out}")
+            outputs.append(out)
+        return outputs[0], outputs[1]
+
+
+def addresses(output):
+    """The (local, remote) (LID, QPN, PSN, GID) rdma_pingpong printed."""
+    local, remote = LOCAL.search(output), REMOTE.search(output)
+    if not local or not remote:
+        raise TestPmdError(f"no address lines in:\n{output}")
+    def parse(m):
+        return int(m.group(1), 16), int(m.group(2), 16), int(m.group(3), 16), m.group(4)
+    return parse(local), parse(remote)
