@@ -258,6 +258,8 @@ enum class RdmaCmd : uint8_t {
     create_srq = 12,
     modify_srq = 13,
     destroy_srq = 14,
+    set_addresses = 15,
+    resolve_neighbour = 16,
 };
 
 /* Affiliated (the object's id in EQE data) and unaffiliated events. */
@@ -271,7 +273,23 @@ enum class RdmaEvent : uint8_t {
     srq_limit = 70,        /* fewer WQEs than the armed limit (IBV_EVENT_SRQ_LIMIT_REACHED) */
     srq_error = 71,        /* SRQ unusable (IBV_EVENT_SRQ_ERR) */
     qp_comm_established = 72,
+    /* A RESOLVE_NEIGHBOUR answered: data = neighbour_event(mac, tag). */
+    neighbour = 73,
 };
+
+inline constexpr uint64_t neighbour_event(const uint8_t (&mac)[6], uint16_t tag)
+{
+    uint64_t v = 0;
+    for (uint8_t b : mac)
+        v = v << 8 | b;
+    return v << 16 | tag;
+}
+inline constexpr uint16_t neighbour_event_tag(uint64_t data) { return static_cast<uint16_t>(data); }
+inline constexpr void neighbour_event_mac(uint64_t data, uint8_t (&mac)[6])
+{
+    for (int i = 0; i < 6; i++)
+        mac[i] = static_cast<uint8_t>(data >> (16 + 8 * (5 - i)));
+}
 
 /* A CNQ holds an entry per CQ bound to it (an armed CQ notifies once):
  * the storms keep no consumer. */
@@ -597,5 +615,36 @@ struct DestroySrqRamrodData {
     uint16_t reserved[3];
 };
 static_assert(sizeof(DestroySrqRamrodData) == 8);
+
+/* ------------------------------------------------------------------------
+ * Neighbours. The storms answer ARP requests and IPv6 neighbour
+ * solicitations for the PF's addresses (those SET_ADDRESSES gives, and the
+ * link-local IPv6 address of its RDMA MAC) from that MAC, so any RoCE peer
+ * on the wire can resolve them; and RESOLVE_NEIGHBOUR asks the wire who
+ * has an address (an ARP request, or a solicitation to the solicited-node
+ * multicast group), each answer becoming an RdmaEvent::neighbour. The
+ * frames still reach L2 as well.
+ * ---------------------------------------------------------------------- */
+inline constexpr uint32_t MAX_IPV4_ADDRESSES = 4;
+inline constexpr uint32_t MAX_IPV6_ADDRESSES = 4;
+
+struct SetAddressesRamrodData {
+    uint8_t num_ipv4;
+    uint8_t num_ipv6;
+    uint8_t reserved[2];
+    uint8_t ipv4[MAX_IPV4_ADDRESSES][4];   /* network order */
+    uint8_t ipv6[MAX_IPV6_ADDRESSES][16];
+};
+static_assert(sizeof(SetAddressesRamrodData) == 4 + 16 + 64);
+
+/* Completes at once; the answer (if any) comes as an event with the tag. */
+struct ResolveNeighbourRamrodData {
+    uint8_t ip_version;    /* IP_VERSION_4 or IP_VERSION_6 */
+    uint8_t reserved;
+    uint16_t tag;
+    uint8_t target[16];    /* IPv4: the last four bytes */
+    uint8_t source[16];    /* the PF's address the question comes from */
+};
+static_assert(sizeof(ResolveNeighbourRamrodData) == 36);
 
 } // namespace cna::hsi::rdma

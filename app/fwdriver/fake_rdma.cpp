@@ -192,28 +192,26 @@ FwReturn FakeRdma::destroy_qp(uint16_t id, uint64_t* data)
     return static_cast<FwReturn>(eqe.fw_return_code);
 }
 
-RoceRequesterContext FakeRdma::requester_context(uint16_t id)
+template <typename Context> Context FakeRdma::context(uint16_t id, uint32_t cid)
 {
     QueryQpRamrodData d{};
     d.qp_id = id;
-    RoceRequesterContext ctx{};
+    Context ctx{};
     if (rc(RdmaCmd::query_qp, &d, sizeof(d)) == FwReturn::ok)
-        std::memcpy(&ctx, drv_.ilt_context(requester_cid(id)), sizeof(ctx));
+        std::memcpy(&ctx, drv_.ilt_context(cid), sizeof(ctx));
     else
         ctx.state = 0xff;
     return ctx;
 }
 
+RoceRequesterContext FakeRdma::requester_context(uint16_t id)
+{
+    return context<RoceRequesterContext>(id, requester_cid(id));
+}
+
 RoceResponderContext FakeRdma::responder_context(uint16_t id)
 {
-    QueryQpRamrodData d{};
-    d.qp_id = id;
-    RoceResponderContext ctx{};
-    if (rc(RdmaCmd::query_qp, &d, sizeof(d)) == FwReturn::ok)
-        std::memcpy(&ctx, drv_.ilt_context(responder_cid(id)), sizeof(ctx));
-    else
-        ctx.state = 0xff;
-    return ctx;
+    return context<RoceResponderContext>(id, responder_cid(id));
 }
 
 QpState FakeRdma::state(uint16_t id) { return static_cast<QpState>(requester_context(id).state); }

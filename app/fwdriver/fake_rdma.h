@@ -112,6 +112,8 @@ private:
         uint32_t sq_prod = 0, rq_prod = 0;
     };
     void doorbell(uint32_t offset, uint32_t value);
+    /* QUERY_QP, then the context the adapter wrote at cid (state 0xff if refused). */
+    template <typename Context> Context context(uint16_t id, uint32_t cid);
 
     FakeDriver& drv_;
     const uint16_t cnq_sb_;

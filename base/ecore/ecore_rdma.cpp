@@ -261,6 +261,10 @@ void rdma_free_tid(Hwfn& hwfn, uint32_t tid)
 
 void rdma_async_event(Hwfn& hwfn, uint8_t opcode, uint64_t data)
 {
+    if (opcode == static_cast<uint8_t>(RdmaEvent::neighbour)) {
+        roce_neighbour_answered(hwfn, data);
+        return;
+    }
     DP_VERBOSE(hwfn, osal::dp_module::RDMA, "RDMA event %u for %u", opcode, static_cast<uint32_t>(data));
     RdmaEventCallback cb;
     if (hwfn.rdma) {

@@ -5,7 +5,10 @@
  */
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "ecore.h"
@@ -45,11 +48,24 @@ struct RdmaInfo {
     IdPool tids, cqs{hsi::rdma::MAX_CQS}, srqs{hsi::rdma::MAX_SRQS}, qps;
     std::vector<uint8_t> tid_keys;       /* the key byte of each TID's next registration */
     std::vector<RdmaQpInfo> qp_info;
+
+    /* Neighbours: the answers the device reported, by address, and the
+     * questions waiting for one (by tag). */
+    struct Neighbour {
+        std::array<uint8_t, 6> mac{};
+        std::chrono::steady_clock::time_point learnt;
+    };
+    std::map<RoceIp, Neighbour> neighbours;
+    std::map<uint16_t, RoceIp> questions;
+    uint16_t next_tag = 1;
+    std::condition_variable answered;
 };
 
 Status rdma_alloc(Hwfn& hwfn);
 void rdma_free(Hwfn& hwfn);
 /* eq_process: an asynchronous RDMA event. */
 void rdma_async_event(Hwfn& hwfn, uint8_t opcode, uint64_t data);
+/* rdma_async_event: a neighbour's answer (RdmaEvent::neighbour). */
+void roce_neighbour_answered(Hwfn& hwfn, uint64_t data);
 
 } // namespace cna::ecore

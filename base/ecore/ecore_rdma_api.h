@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <vector>
 
 #include "ecore.h"
 #include "ecore_rdma_qp_state.h"
@@ -194,5 +195,22 @@ struct RdmaQueryQpOut {
 };
 Status rdma_query_qp(Hwfn& hwfn, uint16_t qp_id, RdmaQueryQpOut* out);
 Status rdma_destroy_qp(Hwfn& hwfn, uint16_t qp_id);
+
+/* ---- RoCE addresses and neighbours ------------------------------------------ */
+
+/* An IP address as a GID holds it: IPv4 in its last four bytes (IPv4-mapped). */
+using RoceIp = std::array<uint8_t, 16>;
+bool roce_is_ipv4(const RoceIp& ip);
+
+/* The PF's IPv4 and IPv6 addresses: the device answers ARP and neighbour
+ * solicitations for them (and for the RDMA MAC's link-local address). */
+Status roce_set_addresses(Hwfn& hwfn, const std::vector<RoceIp>& addresses);
+
+/* The MAC of `target`, asked from `source` (one of the PF's addresses, of
+ * the same family): from the neighbour cache, or by ARP or neighbour
+ * discovery on the wire (3 tries within timeout_ms). Status::timeout,
+ * logged with the address, when nobody answers. */
+Status roce_resolve_neighbour(Hwfn& hwfn, const RoceIp& target, const RoceIp& source, std::array<uint8_t, 6>* mac,
+                              uint32_t timeout_ms = 3000);
 
 } // namespace cna::ecore

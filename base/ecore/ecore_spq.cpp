@@ -149,6 +149,8 @@ const char* ramrod_name(uint8_t protocol_id, uint8_t cmd_id)
         case RdmaCmd::create_srq: return "RDMA_CREATE_SRQ";
         case RdmaCmd::modify_srq: return "RDMA_MODIFY_SRQ";
         case RdmaCmd::destroy_srq: return "RDMA_DESTROY_SRQ";
+        case RdmaCmd::set_addresses: return "ROCE_SET_ADDRESSES";
+        case RdmaCmd::resolve_neighbour: return "ROCE_RESOLVE_NEIGHBOUR";
         }
     }
     return "UNKNOWN";

@@ -513,6 +513,7 @@ int main(int argc, char** argv)
         return 1;
     }
     srand48(getpid() * time(nullptr));
+    setvbuf(stdout, nullptr, _IOLBF, 0); /* each line as it is printed, also into a pipe */
     int rc = 1;
     if (!start_port(o.eth_port)) {
         std::fprintf(stderr, "port %u: no link\n", o.eth_port);

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string_view>
 
+#include <arpa/inet.h>
 #include <sched.h>
 
 #include <rte_kvargs.h>
@@ -23,6 +24,27 @@ bool parse_u32(std::string_view text, uint32_t* value)
 {
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *value);
     return ec == std::errc() && end == text.data() + text.size() && !text.empty();
+}
+
+/* "address/prefix" of one family, into the GID form (IPv4-mapped). */
+bool parse_ip(std::string_view text, bool v4, std::optional<Devargs::IpAddress>* out)
+{
+    const size_t slash = text.find('/');
+    uint32_t prefix;
+    if (slash == std::string_view::npos || !parse_u32(text.substr(slash + 1), &prefix) || prefix > (v4 ? 32u : 128u))
+        return false;
+    const std::string addr(text.substr(0, slash));
+    Devargs::IpAddress ip;
+    ip.prefix = static_cast<uint8_t>(prefix);
+    if (v4) {
+        ip.addr[10] = ip.addr[11] = 0xff;
+        if (inet_pton(AF_INET, addr.c_str(), ip.addr.data() + 12) != 1)
+            return false;
+    } else if (inet_pton(AF_INET6, addr.c_str(), ip.addr.data()) != 1) {
+        return false;
+    }
+    *out = ip;
+    return true;
 }
 
 /* A Linux interface name: IFNAMSIZ - 1 characters of a portable set. */
@@ -107,6 +129,11 @@ std::string apply(std::string_view key, std::string_view value, Devargs* d)
         if (value != "0" && value != "1")
             return bad_value(key, value, "0 or 1");
         d->rdma = value == "1";
+    } else if (key == "ipv4" || key == "ipv6") {
+        const bool v4 = key == "ipv4";
+        if (!parse_ip(value, v4, v4 ? &d->ipv4 : &d->ipv6))
+            return bad_value(key, value, v4 ? "an IPv4 address and prefix length, as 192.0.2.1/24"
+                                            : "an IPv6 address and prefix length, as 2001:db8::1/64");
     } else if (key == "fault") {
         if (value == "mfw_silent")
             d->fault = Fault::mfw_silent;

@@ -3,6 +3,7 @@
  */
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -36,6 +37,13 @@ struct Devargs {
     /* RoCE on the port (its RDMA device, pmd/rdma): the adapter keeps QP
      * and MR contexts, and a status block for the CNQ, for it. */
     bool rdma = true;
+    /* The port's addresses for RoCEv2 (GIDs 1.. of its RDMA device). */
+    struct IpAddress {
+        std::array<uint8_t, 16> addr{}; /* IPv4: the last four bytes, as an IPv4-mapped GID */
+        uint8_t prefix = 0;
+    };
+    std::optional<IpAddress> ipv4;
+    std::optional<IpAddress> ipv6;
 };
 
 /* The devargs keys, for RTE_PMD_REGISTER_PARAM_STRING and the user guide. */
@@ -43,7 +51,7 @@ struct Devargs {
     "adapter=<name> ports=<1|2|4> port=<int> wire=<loopback|cable|tap:<ifname>> mac=<xx:xx:xx:xx:xx:xx> " \
     "fw_file=<path> " \
     "fault=<mfw_silent|fw_assert|lose_ramrod|dma_fault> engine_threads=<int> engine_cpu=<int|[int,...]> " \
-    "rdma=<0|1>"
+    "rdma=<0|1> ipv4=<a.b.c.d/len> ipv6=<addr/len>"
 
 /* Parses args (may be null or empty). On error returns -EINVAL with a message
  * naming the offending key and value in *error. */

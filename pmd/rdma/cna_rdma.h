@@ -44,8 +44,13 @@ CNA_RDMA_API int cna_rdma_close(struct cna_rdma_dev *dev);
 
 CNA_RDMA_API int cna_rdma_query_device(struct cna_rdma_dev *dev, struct ibv_device_attr *attr);
 CNA_RDMA_API int cna_rdma_query_port(struct cna_rdma_dev *dev, uint8_t port_num, struct ibv_port_attr *attr);
-/* GID index 0: the port's link-local IPv6 address from its MAC (RoCEv2). */
+/* The GID table (RoCEv2, as rxe lays it out): index 0 the port's link-local
+ * IPv6 address from its MAC, then its IPv4 address as an IPv4-mapped GID
+ * and its IPv6 address (net_cna's ipv4= and ipv6=), then those added. */
 CNA_RDMA_API int cna_rdma_query_gid(struct cna_rdma_dev *dev, uint8_t port_num, int index, union ibv_gid *gid);
+/* Adds an address at run time (IPv4-mapped for IPv4); its index, or -1
+ * with errno (ENOSPC: 8 GIDs at most; EEXIST). */
+CNA_RDMA_API int cna_rdma_add_gid(struct cna_rdma_dev *dev, const union ibv_gid *gid);
 
 CNA_RDMA_API struct ibv_pd *cna_rdma_alloc_pd(struct cna_rdma_dev *dev);
 CNA_RDMA_API int cna_rdma_dealloc_pd(struct ibv_pd *pd);

@@ -20,6 +20,7 @@ namespace cna::rdma {
 namespace {
 
 constexpr uint16_t CNQ_ENTRIES = hsi::rdma::MAX_CQS; /* one per CQ: no overrun */
+constexpr size_t MAX_GIDS = 1 + hsi::rdma::MAX_IPV4_ADDRESSES + hsi::rdma::MAX_IPV6_ADDRESSES - 1;
 
 /* The ibv_event_type of an affiliated event, and whether it names a QP,
  * CQ or SRQ. */
@@ -38,6 +39,7 @@ bool event_type(hsi::rdma::RdmaEvent e, ibv_event_type* type, Subject* subject)
     case RdmaEvent::cq_error: *type = IBV_EVENT_CQ_ERR; *subject = Subject::cq; return true;
     case RdmaEvent::srq_limit: *type = IBV_EVENT_SRQ_LIMIT_REACHED; *subject = Subject::srq; return true;
     case RdmaEvent::srq_error: *type = IBV_EVENT_SRQ_ERR; *subject = Subject::srq; return true;
+    case RdmaEvent::neighbour: break; /* ecore's own */
     }
     return false;
 }
@@ -165,6 +167,16 @@ int start(Device* dev)
         ecore::rdma_stop(hwfn);
         return ecore::status_to_errno(st);
     }
+    dev->gids = {link_local_gid(dev->mac)};
+    for (const auto& ip : {dev->port->devargs.ipv4, dev->port->devargs.ipv6}) {
+        if (ip) {
+            ibv_gid gid;
+            std::memcpy(gid.raw, ip->addr.data(), 16);
+            dev->gids.push_back(gid);
+        }
+    }
+    if (int rc = publish_gids(dev); rc != 0)
+        return rc;
     const ecore::RdmaDevice caps = ecore::rdma_query_device(hwfn);
     dev->qps.assign(caps.max_qp, nullptr);
     dev->cqs.assign(caps.max_cq, nullptr);
@@ -179,6 +191,17 @@ int fail(int err)
 }
 
 } // namespace
+
+int publish_gids(Device* dev)
+{
+    std::vector<ecore::RoceIp> addresses;
+    for (size_t i = 1; i < dev->gids.size(); i++) {
+        ecore::RoceIp ip;
+        std::memcpy(ip.data(), dev->gids[i].raw, 16);
+        addresses.push_back(ip);
+    }
+    return ecore::status_to_errno(ecore::roce_set_addresses(*dev->hwfn, addresses));
+}
 
 ibv_gid link_local_gid(const std::array<uint8_t, 6>& mac)
 {
@@ -308,7 +331,7 @@ int cna_rdma_query_port(cna_rdma_dev* handle, uint8_t port_num, ibv_port_attr* a
                        : p.active_mtu >= 1024 ? IBV_MTU_1024
                        : p.active_mtu >= 512  ? IBV_MTU_512
                                               : IBV_MTU_256;
-    attr->gid_tbl_len = 1;
+    attr->gid_tbl_len = MAX_GIDS;
     attr->port_cap_flags = 0;
     attr->max_msg_sz = static_cast<uint32_t>(hsi::rdma::MAX_MSG_SIZE);
     attr->pkey_tbl_len = 1;
@@ -322,10 +345,26 @@ int cna_rdma_query_port(cna_rdma_dev* handle, uint8_t port_num, ibv_port_attr* a
 int cna_rdma_query_gid(cna_rdma_dev* handle, uint8_t port_num, int index, ibv_gid* gid)
 {
     auto* dev = reinterpret_cast<Device*>(handle);
-    if (port_num != 1 || index != 0)
+    if (port_num != 1 || index < 0 || static_cast<size_t>(index) >= dev->gids.size())
         return fail(EINVAL);
-    *gid = link_local_gid(dev->mac);
+    *gid = dev->gids[static_cast<size_t>(index)];
     return 0;
+}
+
+int cna_rdma_add_gid(cna_rdma_dev* handle, const ibv_gid* gid)
+{
+    auto* dev = reinterpret_cast<Device*>(handle);
+    for (const ibv_gid& g : dev->gids)
+        if (std::memcmp(g.raw, gid->raw, 16) == 0)
+            return fail(EEXIST);
+    if (dev->gids.size() == MAX_GIDS)
+        return fail(ENOSPC);
+    dev->gids.push_back(*gid);
+    if (int rc = publish_gids(dev); rc != 0) {
+        dev->gids.pop_back();
+        return fail(-rc);
+    }
+    return static_cast<int>(dev->gids.size() - 1);
 }
 
 ibv_pd* cna_rdma_alloc_pd(cna_rdma_dev* handle)

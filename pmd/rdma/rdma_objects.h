@@ -128,6 +128,9 @@ struct Device {
     std::vector<Cq*> cqs;
     std::vector<Srq*> srqs;
     uint8_t next_key = 1;
+    /* The GID table: 0 the link-local address of the MAC, then the port's
+     * IPv4 (IPv4-mapped) and IPv6 addresses. */
+    std::vector<ibv_gid> gids;
 
     /* Events for the application. */
     int event_fd = -1;
@@ -139,6 +142,9 @@ struct Device {
 
 /* The GID of index 0: fe80::/64 with the MAC's EUI-64. */
 ibv_gid link_local_gid(const std::array<uint8_t, 6>& mac);
+/* The device learns the GID table's addresses (it answers ARP and ND for
+ * them); 0 or -errno. */
+int publish_gids(Device* dev);
 
 /* The ibv_wc_status / ibv_wc_opcode of a CQE. */
 ibv_wc_opcode wc_opcode(uint8_t cqe_opcode);

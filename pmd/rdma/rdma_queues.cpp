@@ -69,32 +69,45 @@ int fail(Device* dev, int err, const char* why)
     return err;
 }
 
-/* IBV_QP_AV: a RoCEv2 path from the GRH. The GID table has the port's
- * link-local address; a link-local destination (EUI-64) names its MAC. */
+/* IBV_QP_AV: a RoCEv2 path from the GRH. The source is a GID of the table;
+ * the destination's MAC comes from its EUI-64 when it is a link-local
+ * address made from one, else from ARP or neighbour discovery. */
 int roce_path(Device* dev, const ibv_qp_attr& attr, uint16_t qp_id, hsi::rdma::RocePath* path)
 {
     const ibv_ah_attr& ah = attr.ah_attr;
     if (!ah.is_global)
         return fail(dev, EINVAL, "modify_qp: IBV_QP_AV: RoCE needs a GRH (is_global)");
-    if (ah.grh.sgid_index != 0)
-        return fail(dev, EINVAL, "modify_qp: IBV_QP_AV: sgid_index beyond the GID table (1 entry)");
-    const uint8_t* dgid = ah.grh.dgid.raw;
-    const bool eui64_link_local = dgid[0] == 0xfe && (dgid[1] & 0xc0) == 0x80 && dgid[11] == 0xff && dgid[12] == 0xfe;
-    if (!eui64_link_local)
-        return fail(dev, EHOSTUNREACH, "modify_qp: IBV_QP_AV: only link-local (EUI-64) destination GIDs resolve to a MAC so far");
+    if (ah.grh.sgid_index >= dev->gids.size())
+        return fail(dev, EINVAL, "modify_qp: IBV_QP_AV: sgid_index beyond the GID table");
+    ecore::RoceIp src, dst;
+    std::memcpy(src.data(), dev->gids[ah.grh.sgid_index].raw, 16);
+    std::memcpy(dst.data(), ah.grh.dgid.raw, 16);
+    const bool v4 = ecore::roce_is_ipv4(src);
+    if (v4 != ecore::roce_is_ipv4(dst))
+        return fail(dev, EINVAL, "modify_qp: IBV_QP_AV: the source and destination GIDs are of different families");
     *path = hsi::rdma::RocePath{};
-    const uint8_t mac[6] = {static_cast<uint8_t>(dgid[8] ^ 0x02), dgid[9], dgid[10], dgid[13], dgid[14], dgid[15]};
-    std::memcpy(path->dst_mac, mac, 6);
+    const uint8_t* d = dst.data();
+    const bool eui64_link_local = d[0] == 0xfe && (d[1] & 0xc0) == 0x80 && d[11] == 0xff && d[12] == 0xfe;
+    if (eui64_link_local) {
+        const uint8_t mac[6] = {static_cast<uint8_t>(d[8] ^ 0x02), d[9], d[10], d[13], d[14], d[15]};
+        std::memcpy(path->dst_mac, mac, 6);
+    } else {
+        std::array<uint8_t, 6> mac;
+        if (ecore::Status st = ecore::roce_resolve_neighbour(*dev->hwfn, dst, src, &mac);
+            st != ecore::Status::success)
+            return st == ecore::Status::timeout ? EHOSTUNREACH : -ecore::status_to_errno(st);
+        std::memcpy(path->dst_mac, mac.data(), 6);
+    }
     std::memcpy(path->src_mac, dev->mac.data(), 6);
     path->vlan_tci = hsi::rdma::NO_VLAN;
-    path->ip_version = hsi::rdma::IP_VERSION_6;
+    path->ip_version = v4 ? hsi::rdma::IP_VERSION_4 : hsi::rdma::IP_VERSION_6;
     path->traffic_class = ah.grh.traffic_class;
     path->hop_limit = ah.grh.hop_limit != 0 ? ah.grh.hop_limit : 64;
     path->flow_label = ah.grh.flow_label & 0xfffff;
     /* ECMP entropy: a port per QP in the range RoCEv2 recommends. */
     path->udp_src_port = static_cast<uint16_t>(0xc000 | ((qp_id * 0x9e37u) & 0x3fff));
-    std::memcpy(path->src_ip, link_local_gid(dev->mac).raw, 16);
-    std::memcpy(path->dst_ip, dgid, 16);
+    std::memcpy(path->src_ip, src.data(), 16);
+    std::memcpy(path->dst_ip, dst.data(), 16);
     return 0;
 }
 

@@ -27,6 +27,10 @@ BAD_DEVARGS = [
     ("engine_threads=5", r"1 to 4"),
     ("engine_cpu=[0,x]", r"a CPU number, or one per engine thread"),
     ("fault=meltdown", r"mfw_silent, fw_assert, lose_ramrod or dma_fault"),
+    ("rdma=2", r"0 or 1"),
+    ("ipv4=10.0.0.300/24", r"an IPv4 address and prefix length"),
+    ("ipv4=10.0.0.1", r"an IPv4 address and prefix length"),
+    ("ipv6=fe80::1/129", r"an IPv6 address and prefix length"),
 ]
 
 # fault, what ecore says, what the adapter says (its own log)

@@ -36,10 +36,15 @@ void PortRx::receive(const FrameBurst& burst)
     l2_.clear();
     for (uint32_t i = 0; i < burst.count; i++) {
         const WireFrame& f = burst.frames[i];
-        if (PfStorm* pf = roce_owner(f))
+        if (PfStorm* pf = roce_owner(f)) {
             pf->roce().receive(f, now);
-        else
-            l2_.push(f);
+            continue;
+        }
+        if (roce::Neighbours::is_neighbour_protocol(f))
+            for (PfStorm* pf : pfs_)
+                if (pf->roce().active())
+                    pf->roce().neighbour_frame(f);
+        l2_.push(f);
     }
     if (l2_.count != 0)
         rx_.receive(pfs_, l2_);

@@ -70,14 +70,14 @@ void RoceStorm::notify(Cq& cq)
     cq.armed = false;
 }
 
-void RoceStorm::raise(RdmaEvent event, uint32_t id)
+void RoceStorm::raise(RdmaEvent event, uint64_t data)
 {
     if (event_count_ == MAX_EVENTS) {
-        log(LogLevel::err, "roce: pf%u async event %u for %u lost: the slowpath is behind", hw_.pf_id(),
-            static_cast<uint32_t>(event), id);
+        log(LogLevel::err, "roce: pf%u async event %u (0x%llx) lost: the slowpath is behind", hw_.pf_id(),
+            static_cast<uint32_t>(event), static_cast<unsigned long long>(data));
         return;
     }
-    events_[event_count_++] = Event{event, id};
+    events_[event_count_++] = Event{event, data};
     events_pending_.store(1, std::memory_order_release);
 }
 
@@ -97,64 +97,47 @@ void RoceStorm::fail_qp(Qp& qp, RdmaError why, std::optional<RdmaEvent> event)
         log(LogLevel::info, "roce: pf%u QP %u to ERR (error %u)", hw_.pf_id(), qp.id, static_cast<uint32_t>(why));
 }
 
-bool RoceStorm::flush(Qp& qp)
+bool RoceStorm::flush_ring(Qp& qp, bool requester, uint32_t& cons, uint32_t end)
 {
+    DmaRing& ring = requester ? qp.sq : qp.rq;
+    const uint32_t mask = requester ? qp.sq_mask : qp.rq_mask;
+    const uint32_t shift = requester ? qp.sq_wqe_shift + 6u : qp.rq_wqe_shift + 4u;
     bool work = false;
     /* A producer more than a ring ahead is the driver's bug: flush what the
      * ring can hold, no more. */
-    const uint32_t sq_end = sq_prod(qp);
-    uint32_t budget = qp.sq_mask + 1;
-    while (qp.req.sq_cons != sq_end && budget-- != 0) {
-        SqWqe wqe;
-        const uint64_t slot = uint64_t{qp.req.sq_cons & qp.sq_mask} << (qp.sq_wqe_shift + 6);
-        if (!hw_.dma().read(qp.sq, slot, &wqe, sizeof(wqe)))
+    for (uint32_t budget = mask + 1; cons != end && budget != 0; budget--) {
+        /* Both WQE formats start with wr_id; an SQ WQE's opcode follows. */
+        SqWqe wqe{};
+        if (!hw_.dma().read(ring, uint64_t{cons & mask} << shift, &wqe, requester ? sizeof(SqWqe) : sizeof(RqWqe)))
             return work;
         RdmaCqe cqe{};
         cqe.wr_id = wqe.wr_id;
         cqe.qp_id = qp.id;
-        cqe.wqe_index = static_cast<uint16_t>(qp.req.sq_cons);
+        cqe.wqe_index = static_cast<uint16_t>(cons);
         cqe.status = static_cast<uint8_t>(CqeStatus::work_request_flushed);
         cqe.vendor_error = static_cast<uint8_t>(RdmaError::flushed);
-        cqe.opcode = requester_opcode(wqe.opcode);
-        cqe.flags = cqe::REQUESTER;
-        if (!complete(qp.sq_cq, cqe))
+        cqe.opcode = requester ? requester_opcode(wqe.opcode) : static_cast<uint8_t>(CqeOpcode::recv);
+        cqe.flags = requester ? cqe::REQUESTER : 0;
+        if (!complete(requester ? qp.sq_cq : qp.rq_cq, cqe))
             return work;
-        qp.req.sq_cons++;
+        cons++;
         work = true;
     }
-    if (qp.req.sq_cons != sq_end)
-        qp.req.sq_cons = sq_end;
+    cons = end;
+    return work;
+}
+
+bool RoceStorm::flush(Qp& qp)
+{
+    bool work = flush_ring(qp, true, qp.req.sq_cons, sq_prod(qp));
     qp.req.sq_next = qp.req.tx_wqe = qp.req.sq_cons;
     qp.req.reads_outstanding = 0;
-
-    if (qp.srq != NO_SRQ) {
-        if (!qp.last_wqe_reported) {
-            qp.last_wqe_reported = true;
-            raise(RdmaEvent::qp_last_wqe, qp.id);
-        }
-        return work;
+    if (qp.srq == NO_SRQ)
+        return flush_ring(qp, false, qp.resp.rq_cons, rq_prod(qp)) || work;
+    if (!qp.last_wqe_reported) {
+        qp.last_wqe_reported = true;
+        raise(RdmaEvent::qp_last_wqe, qp.id);
     }
-    const uint32_t rq_end = rq_prod(qp);
-    budget = qp.rq_mask + 1;
-    while (qp.resp.rq_cons != rq_end && budget-- != 0) {
-        RqWqe wqe;
-        const uint64_t slot = uint64_t{qp.resp.rq_cons & qp.rq_mask} << (qp.rq_wqe_shift + 4);
-        if (!hw_.dma().read(qp.rq, slot, &wqe, sizeof(wqe)))
-            return work;
-        RdmaCqe cqe{};
-        cqe.wr_id = wqe.wr_id;
-        cqe.qp_id = qp.id;
-        cqe.wqe_index = static_cast<uint16_t>(qp.resp.rq_cons);
-        cqe.status = static_cast<uint8_t>(CqeStatus::work_request_flushed);
-        cqe.vendor_error = static_cast<uint8_t>(RdmaError::flushed);
-        cqe.opcode = static_cast<uint8_t>(CqeOpcode::recv);
-        if (!complete(qp.rq_cq, cqe))
-            return work;
-        qp.resp.rq_cons++;
-        work = true;
-    }
-    if (qp.resp.rq_cons != rq_end)
-        qp.resp.rq_cons = rq_end;
     return work;
 }
 

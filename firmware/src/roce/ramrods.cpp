@@ -38,7 +38,7 @@ FwReturn RoceStorm::ramrod(uint8_t cmd, uint64_t ptr, const Ilt& ilt, uint64_t& 
     ilt_ = ilt;
     completion_data_ = 0;
     auto command = static_cast<RdmaCmd>(cmd);
-    if (!active_ && command != RdmaCmd::func_init && command <= RdmaCmd::destroy_srq)
+    if (!active_ && command != RdmaCmd::func_init && command <= RdmaCmd::resolve_neighbour)
         return FwReturn::bad_state;
     FwReturn rc = FwReturn::invalid_command;
     switch (command) {
@@ -56,6 +56,8 @@ FwReturn RoceStorm::ramrod(uint8_t cmd, uint64_t ptr, const Ilt& ilt, uint64_t& 
     case RdmaCmd::create_srq: rc = run(ptr, &RoceStorm::create_srq); break;
     case RdmaCmd::modify_srq: rc = run(ptr, &RoceStorm::modify_srq); break;
     case RdmaCmd::destroy_srq: rc = run(ptr, &RoceStorm::destroy_srq); break;
+    case RdmaCmd::set_addresses: rc = run(ptr, &RoceStorm::set_addresses); break;
+    case RdmaCmd::resolve_neighbour: rc = run(ptr, &RoceStorm::resolve_neighbour); break;
     }
     data = completion_data_;
     return rc;
@@ -70,6 +72,7 @@ void RoceStorm::reset()
     qps_.clear();
     live_qps_.clear();
     mrs_.clear();
+    neighbours_.clear();
     counters_ = {};
     event_count_ = 0;
     events_pending_.store(0, std::memory_order_release);
@@ -108,6 +111,7 @@ FwReturn RoceStorm::func_init(const FuncInitRamrodData& d)
                        .sb_id = c.sb_id};
     }
     std::copy(std::begin(d.mac), std::end(d.mac), mac_.begin());
+    neighbours_.set_mac(d.mac);
     max_mtu_ = d.max_mtu;
     num_qps_ = d.num_qps;
     tid_context_base_ = tids;
@@ -501,6 +505,27 @@ FwReturn RoceStorm::destroy_srq(const DestroySrqRamrodData& d)
         return FwReturn::bad_state;
     srq = Srq{};
     return FwReturn::ok;
+}
+
+} // namespace cna::fw::roce
+
+namespace cna::fw::roce {
+
+/* ---- Neighbours ---------------------------------------------------------------- */
+
+FwReturn RoceStorm::set_addresses(const SetAddressesRamrodData& d)
+{
+    if (d.num_ipv4 > MAX_IPV4_ADDRESSES || d.num_ipv6 > MAX_IPV6_ADDRESSES)
+        return FwReturn::invalid_param;
+    neighbours_.set_addresses(d);
+    return FwReturn::ok;
+}
+
+FwReturn RoceStorm::resolve_neighbour(const ResolveNeighbourRamrodData& d)
+{
+    if (d.ip_version != IP_VERSION_4 && d.ip_version != IP_VERSION_6)
+        return FwReturn::invalid_param;
+    return neighbours_.ask(d) ? FwReturn::ok : FwReturn::no_resource;
 }
 
 } // namespace cna::fw::roce

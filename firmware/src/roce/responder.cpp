@@ -34,6 +34,26 @@ Response* RoceStorm::owe(Qp& qp)
     return resp;
 }
 
+void RoceStorm::owe_read(Qp& qp, uint32_t psn, const Reth& reth)
+{
+    if (Response* resp = owe(qp)) {
+        resp->kind = Response::Kind::read;
+        resp->psn = psn;
+        resp->va = reth.va;
+        resp->rkey = reth.rkey;
+        resp->length = reth.length;
+    }
+}
+
+void RoceStorm::owe_atomic(Qp& qp, uint32_t psn, uint64_t original)
+{
+    if (Response* resp = owe(qp)) {
+        resp->kind = Response::Kind::atomic;
+        resp->psn = psn;
+        resp->original = original;
+    }
+}
+
 void RoceStorm::owe_ack(Qp& qp, uint8_t syndrome, uint32_t psn)
 {
     Responder& r = qp.resp;
@@ -232,13 +252,7 @@ void RoceStorm::on_request(Qp& qp, const Bth& bth, const uint8_t* hdrs, const ui
             return;
         }
         r.msn = psn_add(r.msn, 1);
-        if (Response* resp = owe(qp)) {
-            resp->kind = Response::Kind::read;
-            resp->psn = bth.psn;
-            resp->va = reth.va;
-            resp->rkey = reth.rkey;
-            resp->length = reth.length;
-        }
+        owe_read(qp, bth.psn, reth);
         r.epsn = psn_add(r.epsn, packets_of(reth.length, qp.path_mtu));
         return;
     } else {
@@ -273,11 +287,7 @@ void RoceStorm::on_request(Qp& qp, const Bth& bth, const uint8_t* hdrs, const ui
         }
         r.atomics[r.atomic_next++ % r.atomics.size()] = AtomicReplay{true, bth.psn, original};
         r.msn = psn_add(r.msn, 1);
-        if (Response* resp = owe(qp)) {
-            resp->kind = Response::Kind::atomic;
-            resp->psn = bth.psn;
-            resp->original = original;
-        }
+        owe_atomic(qp, bth.psn, original);
         r.epsn = psn_add(r.epsn, 1);
         return;
     }
@@ -313,22 +323,12 @@ void RoceStorm::on_duplicate(Qp& qp, const Bth& bth, const uint8_t* hdrs)
             if (const Response& o = r.out[i % Responder::MAX_RESPONSES];
                 o.kind == Response::Kind::read && o.psn == bth.psn)
                 return; /* still being answered */
-        if (Response* resp = owe(qp)) {
-            resp->kind = Response::Kind::read;
-            resp->psn = bth.psn;
-            resp->va = reth.va;
-            resp->rkey = reth.rkey;
-            resp->length = reth.length;
-        }
+        owe_read(qp, bth.psn, reth);
         return;
     }
     for (const AtomicReplay& a : r.atomics) {
         if (a.valid && a.psn == bth.psn) {
-            if (Response* resp = owe(qp)) {
-                resp->kind = Response::Kind::atomic;
-                resp->psn = bth.psn;
-                resp->original = a.original;
-            }
+            owe_atomic(qp, bth.psn, a.original);
             return;
         }
     }

@@ -17,7 +17,7 @@ using namespace hsi::rdma;
 
 bool RoceStorm::poll(uint64_t now_ns, FrameBurst& out)
 {
-    bool work = false;
+    bool work = neighbours_.poll(out, tx_buffers_.data(), FRAME_BUFFER);
     const uint32_t n = static_cast<uint32_t>(live_qps_.size());
     for (uint32_t i = 0; i < n && !out.full(); i++) {
         Qp& qp = qps_[live_qps_[(poll_start_ + i) % n]];
@@ -76,6 +76,13 @@ void RoceStorm::receive(const WireFrame& frame, uint64_t now_ns)
         on_request(qp, bth, hdrs, payload, len);
     else
         on_response(qp, bth, hdrs, payload, len, now_ns);
+}
+
+void RoceStorm::neighbour_frame(const WireFrame& frame)
+{
+    neighbours_.receive(frame, [this](const uint8_t(&mac)[6], uint16_t tag) {
+        raise(RdmaEvent::neighbour, neighbour_event(mac, tag));
+    });
 }
 
 void RoceStorm::on_response(Qp& qp, const Bth& bth, const uint8_t* hdrs, const uint8_t* payload, uint32_t len,

@@ -23,6 +23,7 @@
 #include "hsi_spq.h"
 #include "packet/frame_burst.h"
 #include "roce/mr_table.h"
+#include "roce/neighbour.h"
 #include "roce/objects.h"
 #include "roce/transport.h"
 #include "storm/resources.h"
@@ -73,16 +74,18 @@ public:
     bool poll(uint64_t now_ns, FrameBurst& out);
     /* Engine: a RoCEv2 frame to the PF's MAC. */
     void receive(const WireFrame& frame, uint64_t now_ns);
+    /* Engine: an ARP or ICMPv6 frame of the port (it goes to L2 too). */
+    void neighbour_frame(const WireFrame& frame);
 
     /* Asynchronous events for the EQ: raised on the PF's engine thread,
      * taken by the slowpath (the pass locks order the two). */
     bool events_pending() const { return events_pending_.load(std::memory_order_acquire) != 0; }
-    /* post(event, id) puts one on the EQ, false when it cannot: the rest
+    /* post(event, data) puts one on the EQ, false when it cannot: the rest
      * wait for the next slowpath pass. */
     template <typename Post> void take_events(Post&& post)
     {
         uint32_t done = 0;
-        while (done < event_count_ && post(events_[done].event, events_[done].id))
+        while (done < event_count_ && post(events_[done].event, events_[done].data))
             done++;
         std::copy(events_.begin() + done, events_.begin() + event_count_, events_.begin());
         event_count_ -= done;
@@ -109,6 +112,8 @@ private:
     hsi::FwReturn create_srq(const hsi::rdma::CreateSrqRamrodData& d);
     hsi::FwReturn modify_srq(const hsi::rdma::ModifySrqRamrodData& d);
     hsi::FwReturn destroy_srq(const hsi::rdma::DestroySrqRamrodData& d);
+    hsi::FwReturn set_addresses(const hsi::rdma::SetAddressesRamrodData& d);
+    hsi::FwReturn resolve_neighbour(const hsi::rdma::ResolveNeighbourRamrodData& d);
     hsi::FwReturn check_modify(const Qp& qp, const hsi::rdma::ModifyQpRamrodData& d) const;
     void enter_state(Qp& qp, hsi::rdma::QpState state);
     bool write_contexts(const Qp& qp);
@@ -125,7 +130,10 @@ private:
     /* In ERR: completes whatever the driver posted, and posts, with
      * work_request_flushed. */
     bool flush(Qp& qp);
-    void raise(hsi::rdma::RdmaEvent event, uint32_t id);
+    /* WQEs [cons, end) of the SQ or the RQ completed as flushed; cons
+     * moves to end unless a CQE could not be written. */
+    bool flush_ring(Qp& qp, bool requester, uint32_t& cons, uint32_t end);
+    void raise(hsi::rdma::RdmaEvent event, uint64_t data);
     uint32_t sq_prod(const Qp& qp) const;
     uint32_t rq_prod(const Qp& qp) const;
     uint32_t srq_prod(const Srq& srq) const;
@@ -159,6 +167,8 @@ private:
     bool poll_responder(Qp& qp, FrameBurst& out);
     Response* owe(Qp& qp);
     void owe_ack(Qp& qp, uint8_t syndrome, uint32_t psn);
+    void owe_read(Qp& qp, uint32_t psn, const Reth& reth);
+    void owe_atomic(Qp& qp, uint32_t psn, uint64_t original);
     /* A NAK for the expected PSN, and the QP to ERR. */
     void responder_error(Qp& qp, NakCode code, hsi::rdma::RdmaError why, std::optional<hsi::rdma::RdmaEvent> event);
     void complete_receive(Qp& qp, hsi::rdma::CqeOpcode opcode, uint32_t byte_len, const Bth& bth, const uint8_t* imm,
@@ -203,11 +213,12 @@ private:
     std::vector<uint16_t> live_qps_;  /* ids of the QPs that exist, for the engine's pass */
     uint32_t poll_start_ = 0;          /* where the next pass starts in live_qps_: fairness */
     MrTable mrs_;
+    Neighbours neighbours_;
     RoceCounters counters_;
 
     struct Event {
         hsi::rdma::RdmaEvent event;
-        uint32_t id;
+        uint64_t data;   /* the object's id, or a neighbour_event() */
     };
     static constexpr uint32_t MAX_EVENTS = 64;
     std::array<Event, MAX_EVENTS> events_{};

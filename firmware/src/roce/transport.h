@@ -118,18 +118,16 @@ constexpr uint32_t packets_of(uint64_t length, uint32_t mtu)
 {
     return length == 0 ? 1 : static_cast<uint32_t>((length + mtu - 1) / mtu);
 }
-constexpr uint8_t send_opcode(Position p, bool imm)
+/* SEND and WRITE: FIRST, MIDDLE, LAST, ONLY, and "with immediate" the
+ * opcode after LAST's and ONLY's. */
+constexpr uint8_t message_opcode(uint8_t first, Position p, bool imm)
 {
-    constexpr uint8_t ops[] = {op::SEND_FIRST, op::SEND_MIDDLE, op::SEND_LAST, op::SEND_ONLY};
-    uint8_t o = ops[static_cast<int>(p)];
-    return imm && (p == Position::last || p == Position::only) ? o + 1 : o;
+    constexpr uint8_t offset[] = {0, 1, 2, 4}; /* FIRST, MIDDLE, LAST, ONLY from FIRST */
+    const bool ends = p == Position::last || p == Position::only;
+    return static_cast<uint8_t>(first + offset[static_cast<int>(p)] + (imm && ends ? 1 : 0));
 }
-constexpr uint8_t write_opcode(Position p, bool imm)
-{
-    constexpr uint8_t ops[] = {op::WRITE_FIRST, op::WRITE_MIDDLE, op::WRITE_LAST, op::WRITE_ONLY};
-    uint8_t o = ops[static_cast<int>(p)];
-    return imm && (p == Position::last || p == Position::only) ? o + 1 : o;
-}
+constexpr uint8_t send_opcode(Position p, bool imm) { return message_opcode(op::SEND_FIRST, p, imm); }
+constexpr uint8_t write_opcode(Position p, bool imm) { return message_opcode(op::WRITE_FIRST, p, imm); }
 constexpr uint8_t read_response_opcode(Position p)
 {
     constexpr uint8_t ops[] = {op::READ_RESPONSE_FIRST, op::READ_RESPONSE_MIDDLE, op::READ_RESPONSE_LAST,

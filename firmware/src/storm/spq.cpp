@@ -159,11 +159,11 @@ void PfStorm::post_async_events()
 {
     if (!eq_.exists)
         return;
-    roce_.take_events([&](hsi::rdma::RdmaEvent event, uint32_t id) {
+    roce_.take_events([&](hsi::rdma::RdmaEvent event, uint64_t data) {
         RamrodHeader hdr{};
         hdr.cmd_id = static_cast<uint8_t>(event);
         hdr.protocol_id = static_cast<uint8_t>(ProtocolId::roce);
-        return post_eqe(hdr, FwReturn::ok, id, EQE_FLAG_ASYNC);
+        return post_eqe(hdr, FwReturn::ok, data, EQE_FLAG_ASYNC);
     });
 }
 

@@ -56,11 +56,11 @@ class BridgedHosts:
             self.capture.wait(timeout=10)
             self.capture = None
 
-    def _host(self, role, lcore, args, server=None):
+    def host(self, role, lcore, args, server=None, vdev_extra=""):
         """One rdma_pingpong process; its TAP joins the bridge once it exists."""
         ifname = f"r{self.tag}{role}"[:15]
         argv = [example("rdma_pingpong", self.build), "-l", str(lcore), *EAL, "--file-prefix", f"rp{self.tag}{role}",
-                "--vdev", f"net_cna0,adapter=rp{self.tag}{role},wire=tap:{ifname}", "--", "-g", "0", *args]
+                "--vdev", f"net_cna0,adapter=rp{self.tag}{role},wire=tap:{ifname}{vdev_extra}", "--", *args]
         if server:
             argv.append(server)
         proc = self.ns.popen(*argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -68,13 +68,14 @@ class BridgedHosts:
         self.ns.run("ip", "link", "set", ifname, "master", "br0", "up")
         return proc
 
-    def pingpong(self, args):
-        """rdma_pingpong server and client with the same options; their
-        outputs (server's, client's). Raises if either fails."""
+    def pingpong(self, args, gid=0, server_vdev="", client_vdev=""):
+        """rdma_pingpong server and client with the same options, GID index
+        `gid`; their outputs (server's, client's). Raises if either fails."""
         port = str(18515 + int(self.tag.split("x")[1]) % 1000)
-        server = self._host("s", 0, ["-p", port, *args])
+        args = ["-p", port, "-g", str(gid), *args]
+        server = self.host("s", 0, args, vdev_extra=server_vdev)
         time.sleep(0.3)
-        client = self._host("c", 1, ["-p", port, *args], server="127.0.0.1")
+        client = self.host("c", 1, args, server="127.0.0.1", vdev_extra=client_vdev)
         outputs = []
         for proc in (server, client):
             try:
