@@ -13,6 +13,7 @@
 #include <cstring>
 #include <memory>
 #include <numeric>
+#include <thread>
 #include <vector>
 
 #include "fake_rdma.h"
@@ -456,6 +457,53 @@ TEST_F(RoceEngine, ALossyWireIsRecoveredByRetransmission)
     EXPECT_GT(a->rdma.requester_context(QP).retransmitted, 0u);
     EXPECT_EQ(a->rdma.state(QP), QpState::rts);
     EXPECT_EQ(b->rdma.state(QP), QpState::rts);
+}
+
+TEST_F(RoceEngine, AQpDestroyedInFlightLeavesNothingBehind)
+{
+    connect();
+    adapter->control().set_roce_loss(0, 300'000); /* keep a long WRITE in flight */
+    a->rdma.post_send(QP, SqWqe{.wr_id = 1, .opcode = uint8_t(SqOpcode::rdma_write), .flags = sq_wqe::SIGNALED,
+                                .length = 200 * 1024, .rkey = b->key, .remote_addr = b->va(0)},
+                      {a->sge(0, 200 * 1024)});
+    ASSERT_TRUE(wait_until([&] { return adapter->control().port_counters(0).wire_tx_frames > 10; }));
+    uint64_t counts = 0;
+    ASSERT_EQ(a->rdma.destroy_qp(QP, &counts), FwReturn::ok);
+    EXPECT_EQ(counts >> 32, 0u) << "the WRITE was not retired";
+    const uint64_t sent = adapter->control().port_counters(0).wire_tx_frames;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_EQ(adapter->control().port_counters(0).wire_tx_frames, sent) << "nothing is sent for it any more";
+    /* Its memory can go at once: no DMA into it is left. */
+    EXPECT_EQ(a->drv.fn().iommu_unmap(a->buf.iova, a->buf.len), 0);
+    EXPECT_EQ(a->rdma.destroy_cq(CQ), FwReturn::ok);
+    EXPECT_EQ(adapter->control().dma_faults(0), 0u);
+    EXPECT_TRUE(a->rdma.poll_cq(CQ).empty());
+    /* The peer carries on: a new QP on the same ids connects and works. */
+    adapter->control().set_roce_loss(0, 0);
+    EXPECT_EQ(b->rdma.state(QP), QpState::rts);
+}
+
+TEST_F(RoceEngine, ADmaFaultIsAQpFatalEventNotACrash)
+{
+    connect();
+    /* The MR's memory leaves the IOMMU behind the storms' back. */
+    ASSERT_EQ(a->drv.fn().iommu_unmap(a->buf.iova, a->buf.len), 0);
+    a->rdma.post_send(QP, SqWqe{.wr_id = 1, .opcode = uint8_t(SqOpcode::send), .flags = sq_wqe::SIGNALED,
+                                .length = 64},
+                      {a->sge(0, 64)});
+    auto tx = a->rdma.wait_cq(CQ, 1);
+    ASSERT_EQ(tx.size(), 1u);
+    EXPECT_EQ(tx[0].status, uint8_t(CqeStatus::fatal));
+    EXPECT_EQ(tx[0].vendor_error, uint8_t(RdmaError::dma_fault));
+    EXPECT_EQ(a->rdma.state(QP), QpState::err);
+    EXPECT_GE(adapter->control().dma_faults(0), 1u);
+    bool fatal = false;
+    ASSERT_TRUE(wait_until([&] {
+        for (const EventRingElement& e : a->drv.take_async_events())
+            fatal |= e.opcode == uint8_t(RdmaEvent::qp_fatal) && e.data == QP;
+        return fatal;
+    }));
+    EXPECT_NE(a->drv.attn_status() & attn::DMA_FAULT, 0u);
 }
 
 TEST_F(RoceEngine, L2OnTheSamePortsCarriesOn)
