@@ -1,0 +1,93 @@
+"""Linux's Soft-RoCE (rdma_rxe) as an independent RoCE peer: ../shared/rxekit
+boots Debian's kernel in a QEMU guest attached to a bridge in a network
+namespace, where rdma_pingpong on a cna port (its TAP in the same bridge)
+meets Debian's ibv_rc_pingpong on rxe.
+
+    with RxePeer() as peer:
+        out = peer.run("server", commands)     # the guest runs `commands`
+        ...
+"""
+import os
+import subprocess
+import time
+
+from harness.rdma import EAL, example
+from harness.testpmd import TestPmdError, sh, unique_tag
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
+RXEKIT = os.environ.get("CNA_RXEKIT", os.path.join(os.path.dirname(ROOT), "shared", "rxekit"))
+RXEKIT_WORK = os.environ.get("RXEKIT_WORK", os.path.expanduser("~/.cache/rxekit"))
+BRIDGE_IP = "192.0.2.1"   # the namespace's kernel: TCP for the connection exchange
+CNA_IP = "192.0.2.30"     # the cna port's RoCE address (ipv4=)
+GUEST_IP = {"server": "192.0.2.21", "client": "192.0.2.22"}
+
+
+def available():
+    """Why rxekit cannot run here, or None."""
+    if not os.path.isfile(os.path.join(RXEKIT, "rxe-peer.sh")):
+        return f"no rxekit at {RXEKIT}"
+    for artifact in ("vmlinux", "initrd.gz"):
+        if not os.path.isfile(os.path.join(RXEKIT_WORK, artifact)):
+            return f"rxekit's {artifact} is missing from {RXEKIT_WORK} (./cna setup makes it)"
+    return None
+
+
+class RxePeer:
+    def __init__(self, build=None):
+        self.build = build
+        self.tag = unique_tag()
+        self.ns = f"rx{self.tag}"
+        self.tap = f"cnx{self.tag}"[:15]
+
+    def _peer(self, *args, timeout=300, check=True):
+        return sh("bash", os.path.join(RXEKIT, "rxe-peer.sh"), *args, timeout=timeout, check=check)
+
+    def __enter__(self):
+        self._peer("setup", "-n", self.ns, "-b", "br0", "-a", f"{BRIDGE_IP}/24")
+        # One persistent TAP in the bridge for every rdma_pingpong run: the
+        # bridge keeps its port while the processes come and go.
+        self._peer("addtap", "-n", self.ns, "-b", "br0", "-t", self.tap)
+        return self
+
+    def __exit__(self, *exc):
+        self._peer("teardown", "-n", self.ns, check=False)
+
+    def guest(self, role, command, limit=120):
+        """The rxe guest, running `command` (sh, with $RXE_DEV and $RXE_GID
+        set) after rxe0 is up; a Popen whose output ends with rxe-peer's
+        result line. Its console goes to self.console."""
+        self.console = os.path.join(RXEKIT_WORK, "logs", f"cna-{self.tag}-{role}.log")
+        argv = ["bash", os.path.join(RXEKIT, "rxe-peer.sh"), role, "-n", self.ns, "-b", "br0", "-q",
+                "-w", str(limit), "-T", str(limit + 60), "-l", self.console, "-c", command]
+        if role == "client":
+            argv += ["-p", BRIDGE_IP]
+        return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+    def wait_console(self, text, count, timeout=120):
+        """Until the guest's console shows `text` `count` times."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if os.path.exists(self.console):
+                with open(self.console, errors="replace") as f:
+                    if f.read().count(text) >= count:
+                        return
+            time.sleep(0.1)
+        raise TestPmdError(f"the rxe guest did not print {text!r} {count} times within {timeout} s")
+
+    def cna(self, args, server=None, timeout=60):
+        """rdma_pingpong on a cna port whose TAP joins the bridge; its output."""
+        argv = ["ip", "netns", "exec", self.ns, example("rdma_pingpong", self.build), "-l", "1", *EAL,
+                "--file-prefix", f"cx{self.tag}", "--vdev",
+                f"net_cna0,adapter=cx{self.tag},wire=tap:{self.tap},ipv4={CNA_IP}/24", "--", "-g", "1", *args]
+        if server:
+            argv.append(server)
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            out, _ = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, _ = proc.communicate()
+            raise TestPmdError(f"rdma_pingpong timed out:\n{out}")
+        if proc.returncode != 0:
+            raise TestPmdError(f"rdma_pingpong failed ({proc.returncode}):\n{out}")
+        return out

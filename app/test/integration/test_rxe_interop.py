@@ -1,0 +1,66 @@
+"""Interoperability with an independent RoCE stack: Linux's Soft-RoCE
+(rdma_rxe) in a QEMU guest, Debian's ibv_rc_pingpong on it, rdma_pingpong
+on a cna port, both on one bridge. IPv4 RoCEv2 GIDs resolved by ARP both
+ways, every message of every size across the path MTU (1024 on rxe) going
+through, in both roles."""
+import re
+import unittest
+
+from harness import rxe
+from harness.rdma import RESULT, addresses
+
+SIZES = (1, 1023, 1024, 1025, 65536)
+ITERS = 10
+
+
+def rxe_loop(server):
+    """The guest's command: ibv_rc_pingpong once per size, stopping at the
+    first failure (its status is the guest's). A client tries to connect
+    for up to 10 s, until the cna server listens."""
+    if server:
+        return "; ".join(f"ibv_rc_pingpong -d $RXE_DEV -g $RXE_GID -n {ITERS} -s {s} || exit $?" for s in SIZES)
+    runs = []
+    for s in SIZES:
+        runs.append(f"ok=0; for t in $(seq 20); do if ibv_rc_pingpong -d $RXE_DEV -g $RXE_GID -n {ITERS} -s {s} "
+                    f"{rxe.BRIDGE_IP}; then ok=1; break; fi; sleep 0.5; done; [ $ok = 1 ] || exit 1")
+    return "; ".join(runs)
+
+
+@unittest.skipIf(rxe.available(), rxe.available())
+class RxeInterop(unittest.TestCase):
+    def check(self, out, size, peer_ip):
+        local, remote = addresses(out)
+        self.assertEqual(local[3], f"::ffff:{rxe.CNA_IP}")
+        self.assertEqual(remote[3], f"::ffff:{peer_ip}")
+        m = RESULT.search(out)
+        self.assertIsNotNone(m, out)
+        self.assertEqual(int(m.group(1)), ITERS, f"size {size}")
+
+    def finish(self, guest):
+        out, _ = guest.communicate(timeout=240)
+        m = re.search(r"rxe-peer: role=\w+ .* rc=(\d+)", out)
+        self.assertIsNotNone(m, out[-2000:])
+        self.assertEqual(m.group(1), "0", f"ibv_rc_pingpong on rxe failed:\n{out[-3000:]}")
+
+    def test_cna_client_rxe_server(self):
+        with rxe.RxePeer() as peer:
+            guest = peer.guest("server", rxe_loop(server=True))
+            for n, size in enumerate(SIZES, 1):
+                with self.subTest(size=size):
+                    peer.wait_console("local address:", n)  # the n-th server listens
+                    out = peer.cna(["-n", str(ITERS), "-s", str(size)], server=rxe.GUEST_IP["server"], timeout=90)
+                    self.check(out, size, rxe.GUEST_IP["server"])
+            self.finish(guest)
+
+    def test_rxe_client_cna_server(self):
+        with rxe.RxePeer() as peer:
+            guest = peer.guest("client", rxe_loop(server=False))
+            for size in SIZES:
+                with self.subTest(size=size):
+                    out = peer.cna(["-n", str(ITERS), "-s", str(size)], timeout=90)
+                    self.check(out, size, rxe.GUEST_IP["client"])
+            self.finish(guest)
+
+
+if __name__ == "__main__":
+    unittest.main()
