@@ -52,22 +52,26 @@ build fuzz_devargs "$ROOT/app/test/fuzz/fuzz_devargs.cpp" "$ROOT/pmd/net/cna_dev
 
 # The whole adapter and the tests' fake driver, instrumented: two compilers
 # at a time, the fuzz target's link waits for all.
-HOST_WRITES_SRCS=("$ROOT"/firmware/src/*/*.cpp "$ROOT"/app/fwdriver/fake_driver.cpp "$ROOT"/app/fwdriver/frames.cpp
+HOST_WRITES_SRCS=("$ROOT"/firmware/src/*/*.cpp "$ROOT"/app/fwdriver/fake_driver.cpp "$ROOT"/app/fwdriver/fake_rdma.cpp
+                  "$ROOT"/app/fwdriver/frames.cpp
                   "$BUILD/firmware/cna_fw_builtin.cpp" "$ROOT/base/ecore/ecore_init_image.cpp"
                   "$ROOT/osal/dpdk/os/osal_util.cpp")
 rm -rf "$OUT/host_writes" && mkdir -p "$OUT/host_writes"
 printf '%s\n' "${HOST_WRITES_SRCS[@]}" | xargs -P2 -I{} sh -c \
     '$0 $1 -c {} -o $2/host_writes/$(echo {} | md5sum | cut -c1-12).o' \
     "${CXX/-fsanitize=fuzzer,/-fsanitize=fuzzer-no-link,}" "$INC" "$OUT" 2>"$OUT/host_writes.compile.log"
-build fuzz_host_writes "$ROOT/app/test/fuzz/fuzz_host_writes.cpp" "$OUT"/host_writes/*.o -- -lz -pthread
+build fuzz_host_writes "$ROOT/app/test/fuzz/fuzz_host_writes.cpp" "$OUT"/host_writes/*.o -- -lz -lisal -pthread
+build fuzz_roce "$ROOT/app/test/fuzz/fuzz_roce.cpp" "$OUT"/host_writes/*.o -- -lz -lisal -pthread
 seed "$OUT/corpus_image" "$BUILD/firmware/cna_fw.bin" "$BUILD/firmware/cna_fw_zipped.bin"
 seed "$OUT/corpus_frame" "$ROOT"/app/test/fuzz/seeds/frame_*
 seed "$OUT/corpus_devargs" "$ROOT"/app/test/fuzz/seeds/devargs_*
 seed "$OUT/corpus_host_writes" "$ROOT"/app/test/fuzz/seeds/host_writes_*
+seed "$OUT/corpus_roce" "$ROOT"/app/test/fuzz/seeds/roce_*
 
 run fuzz_init_image "$OUT/corpus_image"
 run fuzz_frame "$OUT/corpus_frame"
 run fuzz_devargs "$OUT/corpus_devargs"
 run fuzz_host_writes "$OUT/corpus_host_writes"
+run fuzz_roce "$OUT/corpus_roce"
 echo "fuzz: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
