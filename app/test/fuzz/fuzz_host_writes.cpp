@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "fake_driver.h"
+#include "fuzz_input.h"
 
 namespace {
 
@@ -22,13 +23,7 @@ using namespace cna::fw;
 using namespace cna::fw::test;
 using namespace cna::hsi;
 
-class Input {
-public:
-    Input(const uint8_t* data, std::size_t size) : data_(data), size_(size) {}
-    bool empty() const { return pos_ >= size_; }
-    template <typename T> T take()
-    {
-        T v{};
+using Input = FuzzInput;
         std::size_t n = std::min(sizeof(T), size_ - pos_);
         std::memcpy(&v, data_ + pos_, n);
         pos_ += n;

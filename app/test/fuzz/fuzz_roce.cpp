@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "fake_rdma.h"
+#include "fuzz_input.h"
 #include "roce/encap.h"
 #include "roce/transport.h"
 #include "util/log.h"
@@ -30,13 +31,7 @@ using namespace cna::hsi::rdma;
 constexpr uint16_t QP = 3;
 constexpr std::size_t BUF = 256 * 1024;
 
-class Input {
-public:
-    Input(const uint8_t* data, std::size_t size) : data_(data), size_(size) {}
-    bool empty() const { return pos_ >= size_; }
-    template <typename T> T take()
-    {
-        T v{};
+using Input = FuzzInput;
         std::size_t n = std::min(sizeof(T), size_ - pos_);
         std::memcpy(&v, data_ + pos_, n);
         pos_ += n;
