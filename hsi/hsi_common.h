@@ -273,6 +273,10 @@ inline constexpr uint32_t flow_counters(uint32_t pf, uint32_t rule)
 {
     return FLOW_COUNTERS_BASE + (pf * FLOW_RULES_PER_PF + rule) * FLOW_COUNTERS_SIZE;
 }
+/* Per PF: rdma::RoceStats, the RoCE engine's counters of the port. */
+inline constexpr uint32_t ROCE_STATS_BASE = flow_counters(MAX_PFS - 1, FLOW_RULES_PER_PF - 1) + FLOW_COUNTERS_SIZE;
+inline constexpr uint32_t ROCE_STATS_SIZE = 0x80;
+inline constexpr uint32_t roce_stats(uint32_t pf) { return ROCE_STATS_BASE + pf * ROCE_STATS_SIZE; }
 } // namespace iro
 static_assert(iro::EQ_CONS_BASE + MAX_PFS * 8 <= GTT_SIZE, "producers must be GTT-mapped");
 static_assert(iro::tx_queue_stats(MAX_PFS - 1, MAX_QUEUES_PER_PF - 1) + iro::QUEUE_STATS_SIZE <=

@@ -647,4 +647,28 @@ struct ResolveNeighbourRamrodData {
 };
 static_assert(sizeof(ResolveNeighbourRamrodData) == 36);
 
+/* ---- Statistics (storm RAM, iro::roce_stats) --------------------------------
+ * The RoCE engine's counters of a PF's port, each a single 64-bit store like
+ * the L2 statistics, read by ecore through a PTT; zeroed by PF_START. The
+ * per-QP counters come with QUERY_QP, in the QP's contexts. */
+struct RoceStats {
+    uint64_t rx_packets;        /* RoCEv2 frames to the PF, the dropped ones too */
+    uint64_t tx_packets;
+    uint64_t rx_bytes;          /* of those frames, Ethernet header to ICRC */
+    uint64_t tx_bytes;
+    uint64_t icrc_errors;       /* dropped: ICRC wrong */
+    uint64_t bad_packets;       /* dropped: malformed, or for no QP of the PF */
+    uint64_t retransmitted;     /* requester packets sent again (timeout, sequence NAK) */
+    uint64_t timeouts;          /* ACK timer expiries */
+    uint64_t naks_sent;         /* sequence, access and invalid-request NAKs */
+    uint64_t naks_received;
+    uint64_t rnr_naks_sent;
+    uint64_t rnr_naks_received;
+    uint64_t duplicates;        /* requests with a PSN already executed */
+    uint64_t out_of_sequence;   /* requests with a PSN beyond the expected one */
+    uint64_t reserved[2];
+};
+static_assert(sizeof(RoceStats) == iro::ROCE_STATS_SIZE);
+static_assert(iro::roce_stats(MAX_PFS - 1) + iro::ROCE_STATS_SIZE <= reg::STORM_MICROCODE - reg::STORM_RAM_BASE);
+
 } // namespace cna::hsi::rdma

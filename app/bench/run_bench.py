@@ -20,8 +20,17 @@ does no per-packet work, for 64 and 1518 B over 1, 2, 4 and 8 queue pairs;
 its table is printed as its own section. `--only engine` (or
 `--engine-only`) runs just that section, `--no-engine` skips it.
 
+RDMA: rdma_perf (examples/rdma_perf) with both ends in one process on two
+cabled ports of one adapter, one application lcore on CPU 1 stepping both
+QPs and the adapter's engine thread pinned to CPU 0: RC WRITE, READ and SEND
+bandwidth at 64 B, 4 KiB, 64 KiB and 1 MiB, and one-way latency (half the
+round trip) of 8-byte SENDs and WRITEs, path MTU 4096 (port MTU 9000);
+beside them net_cna's L2 figure of the same run (testpmd io forwarding of
+1518-byte frames, as Gbit/s of frames). `--only rdma` runs just that
+section (with the L2 reference), `--no-rdma` skips it.
+
 The last line is `net_cna/memif: R`, R the ratio of the median aggregate
-rates at 64 B.
+rates at 64 B; with `--only rdma`, `rdma write 64KiB: X Gbit/s`.
 """
 import argparse
 import os
@@ -390,6 +399,81 @@ def run_callgrind(args, pmd):
     print(f"  {'sum':<14} {sum(per_fn.values()) / packets:8.1f} instructions/packet")
 
 
+# ---- RDMA: RC between two cabled ports, rdma_perf ----------------------------
+
+RDMA_SIZES = (64, 4096, 65536, 1 << 20)
+RDMA_BW_ROW = re.compile(r"^ (\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*$", re.M)
+RDMA_LAT_ROW = re.compile(r"^ (\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)"
+                          r"\s+([\d.]+)\s+([\d.]+)\s*$", re.M)
+
+
+def rdma_perf(args, options, timeout=120):
+    """rdma_perf --cable with `options`: its output, or BenchError."""
+    perf = os.path.join(args.build, "examples", "rdma_perf", "rdma_perf")
+    tag = f"cnabench{os.getpid()}"
+    eal = ["-l", str(FWD_CPU), "--no-huge", "-m", "1024", "--no-pci", "--no-shconf", "--no-telemetry",
+           "--file-prefix", tag, "--log-level=lib.*:warning",
+           "--vdev", f"net_cna0,adapter={tag},ports=2,wire=cable,engine_cpu={MAIN_CPU}",
+           "--vdev", f"net_cna1,adapter={tag},port=1"]
+    try:
+        run = subprocess.run([perf, *eal, "--", "--cable", "--port-mtu", "9000", *options], capture_output=True,
+                             text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise BenchError(f"rdma_perf {' '.join(options)} did not finish within {timeout} s")
+    if run.returncode != 0:
+        raise BenchError(f"rdma_perf {' '.join(options)} failed ({run.returncode}): "
+                         + last_lines(run.stdout + run.stderr, 4))
+    return run.stdout
+
+
+def rdma_iterations(size, budget_bytes=2 << 30):
+    """About 2 GiB per size, at least 20000 messages and at most 2 million."""
+    return max(20000, min(2_000_000, budget_bytes // size))
+
+
+def run_rdma(args, l2_results):
+    """The RDMA table: bandwidth per (opcode, size), one-way latency at 8 B.
+    Returns the WRITE 64 KiB average Gbit/s, or None."""
+    print()
+    print("RDMA (rdma_perf --cable: two cabled ports of one adapter, one app lcore on CPU "
+          f"{FWD_CPU}, engine pinned to CPU {MAIN_CPU}; path MTU 4096)")
+    print(f"{'operation':<12}{'size':>9}{'iterations':>12}{'Gbit/s avg':>12}{'Gbit/s peak':>13}{'Mmsg/s':>9}")
+    write_64k = None
+    for test in ("write", "read", "send"):
+        for size in RDMA_SIZES:
+            iters = rdma_iterations(size)
+            try:
+                m = RDMA_BW_ROW.search(rdma_perf(args, ["-T", test, "-s", str(size), "-n", str(iters)]))
+                if not m:
+                    raise BenchError("no result row")
+            except BenchError as e:
+                print(f"{test:<12}{size:>9}  failed: {e}")
+                continue
+            peak, avg, rate = float(m.group(3)), float(m.group(4)), float(m.group(5))
+            print(f"{test:<12}{size:>9}{iters:>12}{avg:>12.1f}{peak:>13.1f}{rate:>9.2f}")
+            if test == "write" and size == 65536:
+                write_64k = avg
+    print(f"{'latency':<12}{'size':>9}{'iterations':>12}{'typical us':>12}{'min us':>13}{'99% us':>9}   (one way)")
+    for test in ("send", "write"):
+        try:
+            m = RDMA_LAT_ROW.search(rdma_perf(args, ["-T", test, "--latency", "-s", "8", "-n", "20000"]))
+            if not m:
+                raise BenchError("no result row")
+        except BenchError as e:
+            print(f"{test:<12}{8:>9}  failed: {e}")
+            continue
+        print(f"{test:<12}{8:>9}{int(m.group(2)):>12}{float(m.group(5)):>12.2f}{float(m.group(3)):>13.2f}"
+              f"{float(m.group(8)):>9.2f}")
+    l2 = l2_results.get(("net_cna", 1518))
+    if isinstance(l2, list):
+        mpps = statistics.median(all_rates(l2)) / 1e6
+        print(f"L2 reference, same run: net_cna testpmd io forwarding at 1518 B: {mpps:.2f} Mpps = "
+              f"{mpps * 1518 * 8 / 1e3:.1f} Gbit/s of frames (aggregate of both ports)")
+    else:
+        print("L2 reference: not measured")
+    return write_64k
+
+
 # ---- the adapter engine alone ----------------------------------------------
 
 def run_engine(args):
@@ -440,6 +524,7 @@ def main():
                    help="configurations whose name contains one of these; `engine` selects the engine section")
     p.add_argument("--engine-only", action="store_true", help="only the adapter engine section (engine_bench)")
     p.add_argument("--no-engine", action="store_true", help="skip the adapter engine section")
+    p.add_argument("--no-rdma", action="store_true", help="skip the RDMA section")
     p.add_argument("--engine-window", type=float, default=0.5, help="seconds per engine_bench window")
     p.add_argument("--engine-warmup", type=float, default=0.5, help="seconds before engine_bench's first window")
     p.add_argument("--engine-wire", choices=("loopback", "cable"), default="loopback",
@@ -452,12 +537,18 @@ def main():
     args = p.parse_args()
     if args.engine_only and args.no_engine:
         p.error("--engine-only and --no-engine exclude each other")
-    only = [o for o in (args.only or []) if o != "engine"]
+    only = [o for o in (args.only or []) if o not in ("engine", "rdma")]
+    rdma_only = args.only == ["rdma"]
     # testpmd and callgrind unless only the engine was asked for; the engine
-    # unless skipped or --only names configurations but not it.
-    with_testpmd = not args.engine_only and (not args.only or bool(only))
+    # unless skipped or --only names configurations but not it; RDMA unless
+    # skipped or --only names something else. `--only rdma` measures
+    # net_cna's L2 reference alongside, nothing else.
+    with_testpmd = not args.engine_only and (not args.only or bool(only) or rdma_only)
     with_engine = not args.no_engine and (args.engine_only or not args.only or "engine" in args.only)
-    args.only = only
+    with_rdma = not args.no_rdma and not args.engine_only and (not args.only or "rdma" in args.only)
+    args.only = ["net_cna"] if rdma_only else only
+    if rdma_only:
+        args.no_callgrind = True
 
     so = os.path.join(args.build, "pmd", "net", "librte_net_cna.so")
     if not os.path.exists(so):
@@ -474,9 +565,13 @@ def main():
             run_callgrind(args, pmd)
         results = run_throughput(args, pmd)
     engine_ok = run_engine(args) if with_engine else True
+    write_64k = run_rdma(args, results) if with_rdma else None
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
 
     # The last line, whatever ran.
+    if rdma_only:
+        print(f"rdma write 64KiB: {write_64k:.1f} Gbit/s" if write_64k is not None else "rdma write 64KiB: n/a")
+        sys.exit(0 if write_64k is not None else 1)
     cna, memif = results.get(("net_cna", 64)), results.get(("memif", 64))
     if isinstance(cna, list) and isinstance(memif, list):
         print(f"net_cna/memif: {statistics.median(all_rates(cna)) / statistics.median(all_rates(memif)):.2f}")

@@ -10,6 +10,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <iterator>
 
 #include "ecore.h"
 
@@ -59,6 +61,17 @@ void memcpy_to(Hwfn& hwfn, Ptt& ptt, uint32_t addr, const void* src, std::size_t
 /* A 64-bit counter the device updates with single 64-bit stores, read as
  * high, low, high until the high half is stable. */
 uint64_t rd64(Hwfn& hwfn, Ptt& ptt, uint32_t addr);
+
+/* A statistics block the storms keep in storm RAM at iro_offset: a struct
+ * of 64-bit counters, each read with rd64. */
+template <typename Stats> void read_storm_stats(Hwfn& hwfn, Ptt& ptt, uint32_t iro_offset, Stats* out)
+{
+    static_assert(sizeof(Stats) % sizeof(uint64_t) == 0);
+    uint64_t counters[sizeof(Stats) / sizeof(uint64_t)];
+    for (std::size_t i = 0; i < std::size(counters); i++)
+        counters[i] = rd64(hwfn, ptt, hsi::reg::STORM_RAM_BASE + iro_offset + static_cast<uint32_t>(i * 8));
+    std::memcpy(out, counters, sizeof(*out));
+}
 
 /* Doorbells: a connection's hsi::DoorbellData in the doorbell BAR. */
 inline volatile uint32_t* doorbell_addr(Hwfn& hwfn, uint32_t cid)

@@ -94,14 +94,6 @@ Status queue_stop(Hwfn& hwfn, QueueHandle handle, bool rx)
     return rc;
 }
 
-/* Statistics block of n 64-bit counters at a storm RAM offset. */
-void read_stats(Hwfn& hwfn, Ptt& ptt, uint32_t iro_offset, uint64_t* out, std::size_t n)
-{
-    const uint32_t base = hsi::reg::STORM_RAM_BASE + iro_offset;
-    for (std::size_t i = 0; i < n; i++)
-        out[i] = rd64(hwfn, ptt, base + static_cast<uint32_t>(i * 8));
-}
-
 Status get_queue_stats(Hwfn& hwfn, Ptt& ptt, uint16_t queue_id, bool rx, QueueStats* stats)
 {
     const uint32_t max_queues = rx ? hwfn.hw_info.resc.num_rx_queues : hwfn.hw_info.resc.num_tx_queues;
@@ -110,10 +102,8 @@ Status get_queue_stats(Hwfn& hwfn, Ptt& ptt, uint16_t queue_id, bool rx, QueueSt
         return Status::inval;
     }
     const uint32_t pf = hwfn.hw_info.pf_id;
-    uint64_t counters[sizeof(QueueStats) / 8];
-    read_stats(hwfn, ptt, rx ? hsi::iro::rx_queue_stats(pf, queue_id) : hsi::iro::tx_queue_stats(pf, queue_id),
-               counters, std::size(counters));
-    memcpy(stats, counters, sizeof(*stats));
+    read_storm_stats(hwfn, ptt, rx ? hsi::iro::rx_queue_stats(pf, queue_id) : hsi::iro::tx_queue_stats(pf, queue_id),
+                     stats);
     return Status::success;
 }
 
@@ -287,10 +277,7 @@ Status get_vport_stats(Hwfn& hwfn, Ptt& ptt, uint8_t vport_id, VportStats* stats
 {
     if (!check_vport(hwfn, vport_id))
         return Status::inval;
-    static_assert(sizeof(VportStats) % 8 == 0);
-    uint64_t counters[sizeof(VportStats) / 8];
-    read_stats(hwfn, ptt, hsi::iro::vport_stats(hwfn.hw_info.pf_id, vport_id), counters, std::size(counters));
-    memcpy(stats, counters, sizeof(*stats));
+    read_storm_stats(hwfn, ptt, hsi::iro::vport_stats(hwfn.hw_info.pf_id, vport_id), stats);
     return Status::success;
 }
 

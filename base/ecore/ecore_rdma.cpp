@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "ecore_hw.h"
 #include "ecore_log.h"
 #include "ecore_mcp_api.h"
 #include "ecore_spq.h"
@@ -216,6 +217,12 @@ RdmaPort rdma_query_port(Hwfn& hwfn)
         }
     }
     return p;
+}
+
+Status rdma_get_stats(Hwfn& hwfn, Ptt& ptt, hsi::rdma::RoceStats* stats)
+{
+    read_storm_stats(hwfn, ptt, hsi::iro::roce_stats(hwfn.hw_info.pf_id), stats);
+    return Status::success;
 }
 
 Status rdma_alloc_pd(Hwfn& hwfn, uint16_t* pd)

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "ecore.h"
+#include "ecore_hw.h"
 #include "ecore_rdma_qp_state.h"
 #include "hsi_rdma.h"
 
@@ -195,6 +196,9 @@ struct RdmaQueryQpOut {
 };
 Status rdma_query_qp(Hwfn& hwfn, uint16_t qp_id, RdmaQueryQpOut* out);
 Status rdma_destroy_qp(Hwfn& hwfn, uint16_t qp_id);
+
+/* The port's RoCE counters (storm RAM); they count from PF start. */
+Status rdma_get_stats(Hwfn& hwfn, Ptt& ptt, hsi::rdma::RoceStats* stats);
 
 /* ---- RoCE addresses and neighbours ------------------------------------------ */
 

@@ -11,11 +11,8 @@
  * fill ibv_rc_pingpong sends; with --chk (both ends rdma_pingpong) the
  * sender writes a pattern of the message's number, the receiver checks it.
  */
-#include <arpa/inet.h>
 #include <getopt.h>
-#include <netdb.h>
 #include <poll.h>
-#include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -26,14 +23,14 @@
 #include <cstring>
 #include <string>
 
-#include <rte_cycles.h>
 #include <rte_eal.h>
-#include <rte_ethdev.h>
-#include <rte_mbuf.h>
 
 #include "cna_rdma.h"
+#include "example_net.h"
 
 namespace {
+
+using namespace cna::examples;
 
 constexpr uint64_t RECV_WRID = 1;
 constexpr uint64_t SEND_WRID = 2;
@@ -66,46 +63,13 @@ constexpr size_t MSG_LEN = sizeof "0000:000000:000000:00000000000000000000000000
 
 void encode(const Dest& d, char (&msg)[MSG_LEN])
 {
-    char gid[33];
-    for (int i = 0; i < 16; i++)
-        std::snprintf(gid + 2 * i, 3, "%02x", d.gid.raw[i]);
-    std::snprintf(msg, MSG_LEN, "%04x:%06x:%06x:%s", d.lid, d.qpn, d.psn, gid);
+    std::snprintf(msg, MSG_LEN, "%04x:%06x:%06x:%s", d.lid, d.qpn, d.psn, gid_hex(d.gid).c_str());
 }
 
 bool decode(const char (&msg)[MSG_LEN], Dest* d)
 {
     char gid[33] = {};
-    if (std::sscanf(msg, "%x:%x:%x:%32s", &d->lid, &d->qpn, &d->psn, gid) != 4 || std::strlen(gid) != 32)
-        return false;
-    for (int i = 0; i < 16; i++) {
-        unsigned byte;
-        if (std::sscanf(gid + 2 * i, "%2x", &byte) != 1)
-            return false;
-        d->gid.raw[i] = static_cast<uint8_t>(byte);
-    }
-    return true;
-}
-
-bool read_all(int fd, void* buf, size_t len)
-{
-    auto* p = static_cast<char*>(buf);
-    while (len != 0) {
-        ssize_t n = ::read(fd, p, len);
-        if (n <= 0)
-            return false;
-        p += n;
-        len -= static_cast<size_t>(n);
-    }
-    return true;
-}
-
-bool write_all(int fd, const void* buf, size_t len) { return ::write(fd, buf, len) == static_cast<ssize_t>(len); }
-
-std::string gid_text(const ibv_gid& gid)
-{
-    char s[INET6_ADDRSTRLEN];
-    inet_ntop(AF_INET6, gid.raw, s, sizeof s);
-    return s;
+    return std::sscanf(msg, "%x:%x:%x:%32s", &d->lid, &d->qpn, &d->psn, gid) == 4 && gid_from_hex(gid, &d->gid);
 }
 
 void print_dest(const char* what, const Dest& d)
@@ -239,45 +203,9 @@ bool Pingpong::connect_qp()
 
 bool Pingpong::exchange_and_connect()
 {
-    addrinfo hints{};
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = o_.server ? 0 : AI_PASSIVE;
-    const std::string service = std::to_string(o_.tcp_port);
-    addrinfo* res = nullptr;
-    if (int rc = getaddrinfo(o_.server, service.c_str(), &hints, &res); rc != 0) {
-        std::fprintf(stderr, "%s for port %u\n", gai_strerror(rc), o_.tcp_port);
+    int fd = tcp_connect(o_.server, o_.tcp_port);
+    if (fd < 0)
         return false;
-    }
-    int fd = -1;
-    for (addrinfo* t = res; t != nullptr && fd < 0; t = t->ai_next) {
-        fd = socket(t->ai_family, t->ai_socktype, t->ai_protocol);
-        if (fd < 0)
-            continue;
-        int one = 1;
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        const bool ok = o_.server ? connect(fd, t->ai_addr, t->ai_addrlen) == 0
-                                  : bind(fd, t->ai_addr, t->ai_addrlen) == 0 && listen(fd, 1) == 0;
-        if (!ok) {
-            ::close(fd);
-            fd = -1;
-        }
-    }
-    freeaddrinfo(res);
-    if (fd < 0) {
-        std::fprintf(stderr, "Couldn't %s %s:%u\n", o_.server ? "connect to" : "listen to port",
-                     o_.server ? o_.server : "", o_.tcp_port);
-        return false;
-    }
-    if (!o_.server) {
-        const int conn = accept(fd, nullptr, nullptr);
-        ::close(fd);
-        fd = conn;
-        if (fd < 0) {
-            std::fprintf(stderr, "accept() failed\n");
-            return false;
-        }
-    }
     char mine[MSG_LEN], theirs[MSG_LEN];
     encode(me_, mine);
     bool ok;
@@ -475,23 +403,6 @@ bool parse(int argc, char** argv, Options* o)
     return o->size != 0 && o->rx_depth >= 2 && o->iters != 0;
 }
 
-/* The port's L2 side up (its link, for RoCE too): one queue pair. */
-bool start_port(uint16_t port)
-{
-    rte_mempool* pool = rte_pktmbuf_pool_create("pp_pool", 1023, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
-    rte_eth_conf conf{};
-    if (pool == nullptr || rte_eth_dev_configure(port, 1, 1, &conf) != 0 ||
-        rte_eth_rx_queue_setup(port, 0, 256, rte_socket_id(), nullptr, pool) != 0 ||
-        rte_eth_tx_queue_setup(port, 0, 256, rte_socket_id(), nullptr) != 0 || rte_eth_dev_start(port) != 0)
-        return false;
-    rte_eth_link link{};
-    for (int i = 0; i < 500 && link.link_status != RTE_ETH_LINK_UP; i++) {
-        rte_delay_ms(10);
-        rte_eth_link_get_nowait(port, &link);
-    }
-    return link.link_status == RTE_ETH_LINK_UP;
-}
-
 } // namespace
 
 int main(int argc, char** argv)
@@ -515,14 +426,13 @@ int main(int argc, char** argv)
     srand48(getpid() * time(nullptr));
     setvbuf(stdout, nullptr, _IOLBF, 0); /* each line as it is printed, also into a pipe */
     int rc = 1;
-    if (!start_port(o.eth_port)) {
+    if (!start_port(o.eth_port) || !wait_link_up(o.eth_port)) {
         std::fprintf(stderr, "port %u: no link\n", o.eth_port);
     } else {
         Pingpong pp(o);
         rc = pp.open() && pp.exchange_and_connect() && pp.run() ? 0 : 1;
     }
-    rte_eth_dev_stop(o.eth_port);
-    rte_eth_dev_close(o.eth_port);
+    stop_port(o.eth_port);
     rte_eal_cleanup();
     return rc;
 }

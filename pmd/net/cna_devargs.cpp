@@ -119,6 +119,9 @@ std::string apply(std::string_view key, std::string_view value, Devargs* d)
         if (value.empty())
             return bad_value(key, value, "a file path");
         d->fw_file = value;
+    } else if (key == "roce_loss") {
+        if (!parse_u32(value, &d->roce_loss_ppm) || d->roce_loss_ppm > 1'000'000)
+            return bad_value(key, value, "RoCE frames lost per million sent, 0 to 1000000");
     } else if (key == "engine_threads") {
         if (!parse_u32(value, &d->engine_threads) || d->engine_threads < 1 || d->engine_threads > 4)
             return bad_value(key, value, "1 to 4 (at most one per port group)");

@@ -30,6 +30,8 @@ struct Devargs {
     std::optional<rte_ether_addr> mac;
     std::string fw_file;     /* firmware image file; empty: the compiled-in image */
     Fault fault = Fault::none; /* test only: simulated by the embedded adapter from power-on */
+    /* Test only: RoCE frames the port's wire loses on transmit, per million. */
+    uint32_t roce_loss_ppm = 0;
     /* Engine threads of a newly created adapter, and the CPU of each (one
      * per thread; empty: not pinned). */
     uint32_t engine_threads = 1;
@@ -50,8 +52,8 @@ struct Devargs {
 #define CNA_DEVARGS_PARAM_STRING                                                                  \
     "adapter=<name> ports=<1|2|4> port=<int> wire=<loopback|cable|tap:<ifname>> mac=<xx:xx:xx:xx:xx:xx> " \
     "fw_file=<path> " \
-    "fault=<mfw_silent|fw_assert|lose_ramrod|dma_fault> engine_threads=<int> engine_cpu=<int|[int,...]> " \
-    "rdma=<0|1> ipv4=<a.b.c.d/len> ipv6=<addr/len>"
+    "fault=<mfw_silent|fw_assert|lose_ramrod|dma_fault> roce_loss=<per-million> engine_threads=<int> " \
+    "engine_cpu=<int|[int,...]> rdma=<0|1> ipv4=<a.b.c.d/len> ipv6=<addr/len>"
 
 /* Parses args (may be null or empty). On error returns -EINVAL with a message
  * naming the offending key and value in *error. */

@@ -71,6 +71,15 @@ int hw_bring_up(EthPort* port)
         PMD_LOG(ERR, port, "cannot attach the PCI function: %s", msg.c_str());
         return err;
     }
+    if (port->devargs.roce_loss_ppm != 0) {
+        osal::AdapterControl* control = port->pci->control();
+        if (control == nullptr) {
+            PMD_LOG(ERR, port, "roce_loss: this adapter backend has no fault switch");
+            port->pci.reset();
+            return -ENOTSUP;
+        }
+        control->set_roce_loss(port->devargs.port, port->devargs.roce_loss_ppm);
+    }
 
     ecore::UpperOps ops;
     ops.link_update = [port](ecore::Hwfn&) { link_changed(port); };

@@ -19,6 +19,7 @@
 #include "ecore.h"
 #include "ecore_int_api.h"
 #include "hsi_eth.h"
+#include "hsi_rdma.h"
 #include "osal.h"
 
 #include <rte_ether.h>
@@ -75,6 +76,7 @@ struct EthPort {
     hsi::eth::VportStats stats_base{};
     std::array<hsi::eth::QueueStats, hsi::MAX_QUEUES_PER_PF> rxq_stats_base{};
     std::array<hsi::eth::QueueStats, hsi::MAX_QUEUES_PER_PF> txq_stats_base{};
+    hsi::rdma::RoceStats roce_stats_base{};
     /* The port's RDMA device while it is open (pmd/rdma): dev_close tears
      * it down first, the device refusing to stop the PF under it. */
     std::function<void()> rdma_teardown;

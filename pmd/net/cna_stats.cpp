@@ -4,7 +4,7 @@
  * cannot be cleared, so a reset records a baseline that later reads subtract.
  *
  * xstats names are stable: the vport counters first, then per Rx queue and
- * per Tx queue, in queue order.
+ * per Tx queue, in queue order, then (rdma=1) the port's RoCE counters.
  */
 #include <atomic>
 #include <cerrno>
@@ -14,12 +14,14 @@
 #include "cna_log.h"
 #include "cna_rxtx.h"
 #include "ecore_l2_api.h"
+#include "ecore_rdma_api.h"
 
 namespace cna::pmd {
 namespace {
 
 using hsi::eth::QueueStats;
 using hsi::eth::VportStats;
+using hsi::rdma::RoceStats;
 
 struct VportXstat {
     const char* name;
@@ -55,6 +57,28 @@ constexpr QueueXstat RXQ_XSTATS[] = {
     {"packets", &QueueStats::pkts}, {"bytes", &QueueStats::bytes}, {"no_buffer_drops", &QueueStats::drops}};
 constexpr QueueXstat TXQ_XSTATS[] = {
     {"packets", &QueueStats::pkts}, {"bytes", &QueueStats::bytes}, {"errors", &QueueStats::drops}};
+/* The RoCE engine's, when the port has RDMA: L2 and RoCE share the port. */
+struct RoceXstat {
+    const char* name;
+    uint64_t RoceStats::*counter;
+};
+constexpr RoceXstat ROCE_XSTATS[] = {
+    {"roce_rx_packets", &RoceStats::rx_packets},
+    {"roce_tx_packets", &RoceStats::tx_packets},
+    {"roce_rx_bytes", &RoceStats::rx_bytes},
+    {"roce_tx_bytes", &RoceStats::tx_bytes},
+    {"roce_icrc_errors", &RoceStats::icrc_errors},
+    {"roce_bad_packets", &RoceStats::bad_packets},
+    {"roce_retransmitted_packets", &RoceStats::retransmitted},
+    {"roce_ack_timeouts", &RoceStats::timeouts},
+    {"roce_naks_sent", &RoceStats::naks_sent},
+    {"roce_naks_received", &RoceStats::naks_received},
+    {"roce_rnr_naks_sent", &RoceStats::rnr_naks_sent},
+    {"roce_rnr_naks_received", &RoceStats::rnr_naks_received},
+    {"roce_duplicate_requests", &RoceStats::duplicates},
+    {"roce_out_of_sequence_requests", &RoceStats::out_of_sequence},
+};
+
 /* Driver counter per Rx queue, after the adapter's. */
 constexpr const char* RXQ_ALLOC_FAILURES = "mbuf_alloc_failures";
 constexpr unsigned RXQ_XSTATS_COUNT = RTE_DIM(RXQ_XSTATS) + 1;
@@ -64,6 +88,7 @@ struct Snapshot {
     VportStats vport;
     std::array<QueueStats, hsi::MAX_QUEUES_PER_PF> rxq;
     std::array<QueueStats, hsi::MAX_QUEUES_PER_PF> txq;
+    RoceStats roce;
 };
 
 template <class T> void subtract(T* now, const T& base)
@@ -86,6 +111,8 @@ int read_raw(EthPort* port, Snapshot* s, uint16_t nb_rxq, uint16_t nb_txq)
         st = ecore::get_rx_queue_stats(hwfn, *ptt, q, &s->rxq[q]);
     for (uint16_t q = 0; q < nb_txq && st == ecore::Status::success; q++)
         st = ecore::get_tx_queue_stats(hwfn, *ptt, q, &s->txq[q]);
+    if (st == ecore::Status::success && port->devargs.rdma)
+        st = ecore::rdma_get_stats(hwfn, *ptt, &s->roce);
     return ecore::status_to_errno(st);
 }
 
@@ -101,6 +128,8 @@ int read_snapshot(rte_eth_dev* dev, Snapshot* s)
         subtract(&s->rxq[q], port->rxq_stats_base[q]);
     for (uint16_t q = 0; q < nb_txq; q++)
         subtract(&s->txq[q], port->txq_stats_base[q]);
+    if (port->devargs.rdma)
+        subtract(&s->roce, port->roce_stats_base);
     return 0;
 }
 
@@ -120,7 +149,7 @@ uint64_t alloc_failures(const rte_eth_dev* dev, uint16_t q)
 unsigned xstats_count(const rte_eth_dev* dev)
 {
     return RTE_DIM(VPORT_XSTATS) + dev->data->nb_rx_queues * RXQ_XSTATS_COUNT +
-           dev->data->nb_tx_queues * RTE_DIM(TXQ_XSTATS);
+           dev->data->nb_tx_queues * RTE_DIM(TXQ_XSTATS) + (port_of(dev)->devargs.rdma ? RTE_DIM(ROCE_XSTATS) : 0);
 }
 
 } // namespace
@@ -167,6 +196,7 @@ int stats_reset(rte_eth_dev* dev)
     port->stats_base = raw.vport;
     port->rxq_stats_base = raw.rxq;
     port->txq_stats_base = raw.txq;
+    port->roce_stats_base = raw.roce;
     for (uint16_t q = 0; q < dev->data->nb_rx_queues; q++)
         if (auto* rxq = static_cast<RxQueue*>(dev->data->rx_queues[q]))
             rxq->alloc_failures_base = alloc_failures_raw(*rxq);
@@ -189,6 +219,9 @@ int xstats_get_names(rte_eth_dev* dev, rte_eth_xstat_name* names, unsigned size)
     for (uint16_t q = 0; q < dev->data->nb_tx_queues; q++)
         for (const QueueXstat& x : TXQ_XSTATS)
             snprintf(names[n++].name, RTE_ETH_XSTATS_NAME_SIZE, "tx_q%u_%s", q, x.name);
+    if (port_of(dev)->devargs.rdma)
+        for (const RoceXstat& x : ROCE_XSTATS)
+            snprintf(names[n++].name, RTE_ETH_XSTATS_NAME_SIZE, "%s", x.name);
     return static_cast<int>(n);
 }
 
@@ -217,6 +250,9 @@ int xstats_get(rte_eth_dev* dev, rte_eth_xstat* xstats, unsigned size)
     for (uint16_t q = 0; q < dev->data->nb_tx_queues; q++)
         for (const QueueXstat& x : TXQ_XSTATS)
             put(s.txq[q].*x.counter);
+    if (port_of(dev)->devargs.rdma)
+        for (const RoceXstat& x : ROCE_XSTATS)
+            put(s.roce.*x.counter);
     return static_cast<int>(n);
 }
 

@@ -89,6 +89,41 @@ CNA_RDMA_API int cna_rdma_event_fd(struct cna_rdma_dev *dev);
 CNA_RDMA_API int cna_rdma_get_cq_event(struct cna_rdma_dev *dev, struct ibv_cq **cq, void **cq_context);
 CNA_RDMA_API void cna_rdma_ack_cq_events(struct ibv_cq *cq, unsigned int nevents);
 
+/* Counters of the port's RoCE engine, from the start of the port's PF (the
+ * same figures are net_cna's roce_* xstats, which a stats reset clears). */
+struct cna_rdma_port_counters {
+    uint64_t rx_packets;          /* RoCEv2 frames received, dropped ones too */
+    uint64_t tx_packets;
+    uint64_t rx_bytes;
+    uint64_t tx_bytes;
+    uint64_t icrc_errors;         /* dropped: ICRC wrong */
+    uint64_t bad_packets;         /* dropped: malformed, no such QP, not its peer */
+    uint64_t retransmitted;       /* packets sent again (ACK timeout, sequence NAK) */
+    uint64_t timeouts;            /* ACK timer expiries */
+    uint64_t naks_sent;
+    uint64_t naks_received;
+    uint64_t rnr_naks_sent;
+    uint64_t rnr_naks_received;
+    uint64_t duplicates;          /* requests with a PSN already executed */
+    uint64_t out_of_sequence;     /* requests with a PSN beyond the expected one */
+};
+CNA_RDMA_API int cna_rdma_query_port_counters(struct cna_rdma_dev *dev, struct cna_rdma_port_counters *counters);
+
+/* Counters of one QP, from its creation. */
+struct cna_rdma_qp_counters {
+    uint64_t packets_sent;
+    uint64_t retransmitted;
+    uint64_t timeouts;
+    uint64_t naks_received;
+    uint64_t rnr_naks_received;
+    uint64_t packets_received;
+    uint64_t duplicates;
+    uint64_t out_of_sequence;
+    uint64_t naks_sent;
+    uint64_t rnr_naks_sent;
+};
+CNA_RDMA_API int cna_rdma_query_qp_counters(struct ibv_qp *qp, struct cna_rdma_qp_counters *counters);
+
 /* Asynchronous events (QP fatal, access and request errors, CQ errors,
  * SRQ limit, port active/down): 0 and the event, or -1 with errno EAGAIN. */
 CNA_RDMA_API int cna_rdma_get_async_event(struct cna_rdma_dev *dev, struct ibv_async_event *event);

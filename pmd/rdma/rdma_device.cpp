@@ -394,6 +394,34 @@ int cna_rdma_dealloc_pd(ibv_pd* ibv)
     return 0;
 }
 
+int cna_rdma_query_port_counters(cna_rdma_dev* handle, cna_rdma_port_counters* counters)
+{
+    ecore::Hwfn& hwfn = *reinterpret_cast<Device*>(handle)->hwfn;
+    ecore::PttGuard ptt(hwfn);
+    if (!ptt)
+        return EBUSY;
+    hsi::rdma::RoceStats s;
+    if (ecore::Status st = ecore::rdma_get_stats(hwfn, *ptt, &s); st != ecore::Status::success)
+        return -ecore::status_to_errno(st);
+    *counters = cna_rdma_port_counters{
+        .rx_packets = s.rx_packets,
+        .tx_packets = s.tx_packets,
+        .rx_bytes = s.rx_bytes,
+        .tx_bytes = s.tx_bytes,
+        .icrc_errors = s.icrc_errors,
+        .bad_packets = s.bad_packets,
+        .retransmitted = s.retransmitted,
+        .timeouts = s.timeouts,
+        .naks_sent = s.naks_sent,
+        .naks_received = s.naks_received,
+        .rnr_naks_sent = s.rnr_naks_sent,
+        .rnr_naks_received = s.rnr_naks_received,
+        .duplicates = s.duplicates,
+        .out_of_sequence = s.out_of_sequence,
+    };
+    return 0;
+}
+
 int cna_rdma_event_fd(cna_rdma_dev* handle) { return reinterpret_cast<Device*>(handle)->event_fd; }
 
 int cna_rdma_get_cq_event(cna_rdma_dev* handle, ibv_cq** cq, void** cq_context)

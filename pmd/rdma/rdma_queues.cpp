@@ -449,6 +449,29 @@ int cna_rdma_query_qp(ibv_qp* ibv, ibv_qp_attr* attr, int, ibv_qp_init_attr* ini
     return 0;
 }
 
+int cna_rdma_query_qp_counters(ibv_qp* ibv, cna_rdma_qp_counters* counters)
+{
+    auto* qp = reinterpret_cast<Qp*>(ibv);
+    ecore::RdmaQueryQpOut q;
+    if (ecore::Status st = ecore::rdma_query_qp(*qp->dev->hwfn, qp->id, &q); st != ecore::Status::success)
+        return -ecore::status_to_errno(st);
+    const hsi::rdma::RoceRequesterContext& rq = q.requester;
+    const hsi::rdma::RoceResponderContext& rs = q.responder;
+    *counters = cna_rdma_qp_counters{
+        .packets_sent = rq.packets_sent,
+        .retransmitted = rq.retransmitted,
+        .timeouts = rq.timeouts,
+        .naks_received = rq.naks_received,
+        .rnr_naks_received = rq.rnr_naks_received,
+        .packets_received = rs.packets_received,
+        .duplicates = rs.duplicates,
+        .out_of_sequence = rs.out_of_sequence,
+        .naks_sent = rs.naks_sent,
+        .rnr_naks_sent = rs.rnr_naks_sent,
+    };
+    return 0;
+}
+
 int cna_rdma_destroy_qp(ibv_qp* ibv)
 {
     auto* qp = reinterpret_cast<Qp*>(ibv);

@@ -28,6 +28,7 @@ BAD_DEVARGS = [
     ("engine_cpu=[0,x]", r"a CPU number, or one per engine thread"),
     ("fault=meltdown", r"mfw_silent, fw_assert, lose_ramrod or dma_fault"),
     ("rdma=2", r"0 or 1"),
+    ("roce_loss=1000001", r"RoCE frames lost per million sent, 0 to 1000000"),
     ("ipv4=10.0.0.300/24", r"an IPv4 address and prefix length"),
     ("ipv4=10.0.0.1", r"an IPv4 address and prefix length"),
     ("ipv6=fe80::1/129", r"an IPv6 address and prefix length"),

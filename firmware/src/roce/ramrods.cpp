@@ -73,7 +73,6 @@ void RoceStorm::reset()
     live_qps_.clear();
     mrs_.clear();
     neighbours_.clear();
-    counters_ = {};
     event_count_ = 0;
     events_pending_.store(0, std::memory_order_release);
 }

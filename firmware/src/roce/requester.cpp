@@ -59,7 +59,7 @@ bool RoceStorm::poll_requester(Qp& qp, uint64_t now_ns, FrameBurst& out)
     }
     if (r.ack_deadline_ns != 0 && now_ns >= r.ack_deadline_ns) {
         qp.counters.timeouts++;
-        counters_.timeouts++;
+        counter_add(stats_.timeouts, 1);
         if (r.retries_left == 0) {
             fail_wqe(qp, r.sq_cons, RdmaError::retry_exhausted);
             return true;
@@ -214,7 +214,7 @@ bool RoceStorm::send_packet(Qp& qp, const SqWqe& wqe, FrameBurst& out)
     qp.counters.packets_sent++;
     if (retransmission) {
         qp.counters.retransmitted++;
-        counters_.retransmitted++;
+        counter_add(stats_.retransmitted, 1);
     }
     r.tx_psn = psn_add(r.tx_psn, psns);
     if (psn_after(r.tx_psn, r.sent_psn))
@@ -393,10 +393,10 @@ void RoceStorm::on_nak(Qp& qp, const Bth& bth, uint8_t syndrome, uint64_t now_ns
         return;
     retire_acked(qp, bth.psn, now_ns); /* everything before the NAKed PSN arrived */
     qp.counters.naks_received++;
-    counters_.naks_received++;
+    counter_add(stats_.naks_received, 1);
     if (syndrome::kind(syndrome) == AethKind::rnr_nak) {
         qp.counters.rnr_naks_received++;
-        counters_.rnr_naks_received++;
+        counter_add(stats_.rnr_naks_received, 1);
         if (qp.rnr_retry != INFINITE_RNR_RETRY) {
             if (r.rnr_retries_left == 0) {
                 fail_wqe(qp, r.sq_cons, RdmaError::rnr_retry_exhausted);

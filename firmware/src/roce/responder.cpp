@@ -77,7 +77,7 @@ void RoceStorm::responder_error(Qp& qp, NakCode code, RdmaError why, std::option
 {
     owe_ack(qp, syndrome::nak(code), qp.resp.epsn);
     qp.counters.naks_sent++;
-    counters_.naks_sent++;
+    counter_add(stats_.naks_sent, 1);
     fail_qp(qp, why, event);
 }
 
@@ -156,16 +156,17 @@ void RoceStorm::on_request(Qp& qp, const Bth& bth, const uint8_t* hdrs, const ui
     switch (classify_psn(bth.psn, r.epsn)) {
     case PsnClass::duplicate:
         qp.counters.duplicates++;
-        counters_.duplicates++;
+        counter_add(stats_.duplicates, 1);
         on_duplicate(qp, bth, hdrs);
         return;
     case PsnClass::ahead:
         qp.counters.out_of_sequence++;
+        counter_add(stats_.out_of_sequence, 1);
         if (!r.nak_sent) {
             r.nak_sent = true;
             owe_ack(qp, syndrome::nak(NakCode::psn_sequence_error), r.epsn);
             qp.counters.naks_sent++;
-            counters_.naks_sent++;
+            counter_add(stats_.naks_sent, 1);
         }
         return;
     case PsnClass::expected: r.nak_sent = false; break;
@@ -183,7 +184,7 @@ void RoceStorm::on_request(Qp& qp, const Bth& bth, const uint8_t* hdrs, const ui
         if ((f & opf::FIRST) && !take_receive(qp)) {
             owe_ack(qp, syndrome::rnr_nak(qp.min_rnr_timer), bth.psn);
             qp.counters.rnr_naks_sent++;
-            counters_.rnr_naks_sent++;
+            counter_add(stats_.rnr_naks_sent, 1);
             return;
         }
         RdmaError why = RdmaError::none;
@@ -222,7 +223,7 @@ void RoceStorm::on_request(Qp& qp, const Bth& bth, const uint8_t* hdrs, const ui
         if (imm != nullptr && !take_receive(qp)) {
             owe_ack(qp, syndrome::rnr_nak(qp.min_rnr_timer), bth.psn);
             qp.counters.rnr_naks_sent++;
-            counters_.rnr_naks_sent++;
+            counter_add(stats_.rnr_naks_sent, 1);
             return;
         }
         const MemoryRegion* mr = nullptr;

@@ -41,10 +41,11 @@ bool RoceStorm::poll(uint64_t now_ns, FrameBurst& out)
 
 void RoceStorm::receive(const WireFrame& frame, uint64_t now_ns)
 {
-    counters_.rx_packets++;
     const FrameLayout& l = frame.layout;
+    counter_add(stats_.rx_packets, 1);
+    counter_add(stats_.rx_bytes, l.l3_end);
     if (!icrc_ok(frame.data, l)) {
-        counters_.icrc_errors++;
+        counter_add(stats_.icrc_errors, 1);
         return;
     }
     const uint8_t* bth_at = frame.data + l.l4_off + UDP_HLEN;
@@ -56,7 +57,7 @@ void RoceStorm::receive(const WireFrame& frame, uint64_t now_ns)
     const uint32_t qp_id = bth.dest_qp - QPN_BASE;
     if (!(f & opf::VALID) || bth_tver(bth_at) != 0 || hdr_end + bth.pad > roce_end || qp_id >= qps_.size() ||
         !qps_[qp_id].exists) {
-        counters_.bad_packets++;
+        counter_add(stats_.bad_packets, 1);
         return;
     }
     Qp& qp = qps_[qp_id];
@@ -66,7 +67,7 @@ void RoceStorm::receive(const WireFrame& frame, uint64_t now_ns)
     const uint8_t* peer = qp.path.dst_ip + (l.l3 == L3::ipv4 ? 12 : 0);
     if (qp.path.ip_version != (l.l3 == L3::ipv4 ? IP_VERSION_4 : IP_VERSION_6) ||
         std::memcmp(frame.data + src_off, peer, ip_len) != 0) {
-        counters_.bad_packets++;
+        counter_add(stats_.bad_packets, 1);
         return;
     }
     const uint8_t* hdrs = bth_at + BTH_LEN;
@@ -208,7 +209,8 @@ void RoceStorm::end_packet(Qp&, FrameBurst& out)
     finish_frame(frame, building_);
     out.next_layout() = building_;
     out.join(frame, building_.l3_end);
-    counters_.tx_packets++;
+    counter_add(stats_.tx_packets, 1);
+    counter_add(stats_.tx_bytes, building_.l3_end);
 }
 
 } // namespace cna::fw::roce

@@ -27,6 +27,7 @@
 #include "roce/objects.h"
 #include "roce/transport.h"
 #include "storm/resources.h"
+#include "util/bytes.h"
 
 namespace cna::fw {
 class Dma;
@@ -34,21 +35,6 @@ class FunctionHw;
 }
 
 namespace cna::fw::roce {
-
-/* Adapter-wide RoCE counters of the PF (per QP ones are in QpCounters). */
-struct RoceCounters {
-    uint64_t rx_packets = 0;
-    uint64_t tx_packets = 0;
-    uint64_t icrc_errors = 0;
-    uint64_t bad_packets = 0;   /* malformed, or for no QP of the PF */
-    uint64_t retransmitted = 0;
-    uint64_t naks_sent = 0;
-    uint64_t naks_received = 0;
-    uint64_t rnr_naks_sent = 0;
-    uint64_t rnr_naks_received = 0;
-    uint64_t duplicates = 0;
-    uint64_t timeouts = 0;
-};
 
 /* Where the PF's connection contexts are (its ILT): the QP contexts go there. */
 struct Ilt {
@@ -58,7 +44,10 @@ struct Ilt {
 
 class RoceStorm {
 public:
-    RoceStorm(FunctionHw& hw, const Grant& grant) : hw_(hw), grant_(grant) {}
+    /* stats: the PF's counters in storm RAM. */
+    RoceStorm(FunctionHw& hw, const Grant& grant, hsi::rdma::RoceStats& stats) : hw_(hw), grant_(grant), stats_(stats)
+    {
+    }
 
     bool active() const { return active_; }
     const std::array<uint8_t, 6>& mac() const { return mac_; }
@@ -92,7 +81,6 @@ public:
         events_pending_.store(event_count_ != 0 ? 1 : 0, std::memory_order_release);
     }
 
-    const RoceCounters& counters() const { return counters_; }
     const Qp* qp(uint32_t id) const { return id < qps_.size() && qps_[id].exists ? &qps_[id] : nullptr; }
 
 private:
@@ -214,7 +202,7 @@ private:
     uint32_t poll_start_ = 0;          /* where the next pass starts in live_qps_: fairness */
     MrTable mrs_;
     Neighbours neighbours_;
-    RoceCounters counters_;
+    hsi::rdma::RoceStats& stats_;
 
     struct Event {
         hsi::rdma::RdmaEvent event;

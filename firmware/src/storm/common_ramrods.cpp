@@ -52,6 +52,7 @@ void PfStorm::pf_start(const SlowPathElement& elem)
     for (uint32_t v = 0; v < MAX_VPORTS_PER_PF; v++)
         ram_.zero(iro::vport_stats(pf_, v), iro::VPORT_STATS_SIZE);
     ram_.zero(iro::rx_queue_stats(pf_, 0), MAX_QUEUES_PER_PF * 2 * iro::QUEUE_STATS_SIZE);
+    ram_.zero(iro::roce_stats(pf_), iro::ROCE_STATS_SIZE);
     for (Vport& vport : l2_.vports)
         vport.filters.reserve(grant_.num_mac_filters + grant_.num_vlan_filters);
 

@@ -21,10 +21,10 @@
 #include "storm/flow_table.h"
 #include "storm/l2_state.h"
 #include "storm/resources.h"
+#include "storm/storm_ram.h"
 
 namespace cna::fw {
 
-class StormRam;
 class Storms;
 
 class PfStorm {
@@ -129,7 +129,7 @@ private:
     L2State l2_;
     FilterTable filters_{l2_, grant_};
     FlowTable flows_{ram_, pf_};
-    roce::RoceStorm roce_{hw_, grant_};
+    roce::RoceStorm roce_{hw_, grant_, ram_.roce_stats(pf_)};
 };
 
 } // namespace cna::fw

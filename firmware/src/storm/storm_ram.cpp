@@ -56,4 +56,9 @@ eth::FlowCounters& StormRam::flow_counters(uint32_t pf, uint32_t rule)
     return *reinterpret_cast<eth::FlowCounters*>(base_ + iro::flow_counters(pf, rule));
 }
 
+hsi::rdma::RoceStats& StormRam::roce_stats(uint32_t pf)
+{
+    return *reinterpret_cast<hsi::rdma::RoceStats*>(base_ + iro::roce_stats(pf));
+}
+
 } // namespace cna::fw

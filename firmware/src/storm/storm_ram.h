@@ -12,6 +12,7 @@
 
 #include "hsi_common.h"
 #include "hsi_eth.h"
+#include "hsi_rdma.h"
 
 namespace cna::fw {
 
@@ -49,6 +50,7 @@ public:
     hsi::eth::QueueStats& rx_queue_stats(uint32_t pf, uint32_t queue);
     hsi::eth::QueueStats& tx_queue_stats(uint32_t pf, uint32_t queue);
     hsi::eth::FlowCounters& flow_counters(uint32_t pf, uint32_t rule);
+    hsi::rdma::RoceStats& roce_stats(uint32_t pf);
 
 private:
     uint8_t* base_;

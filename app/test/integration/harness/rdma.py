@@ -1,10 +1,11 @@
 """Two RDMA "hosts": two processes, each with its own embedded adapter
 whose port's wire is a TAP interface, both TAPs in a Linux bridge inside a
-network namespace of their own. The examples (rdma_pingpong) run in it;
-dumpcap can watch the bridge.
+network namespace of their own. The examples (rdma_pingpong, rdma_perf) run
+in it; dumpcap can watch the bridge.
 
     with BridgedHosts() as hosts:
         server, client = hosts.pingpong(["-s", "4096", "--chk"])
+        server, client = hosts.perf(["-T", "read", "-s", "4096", "--check"])
 """
 import os
 import re
@@ -56,10 +57,10 @@ class BridgedHosts:
             self.capture.wait(timeout=10)
             self.capture = None
 
-    def host(self, role, lcore, args, server=None, vdev_extra=""):
-        """One rdma_pingpong process; its TAP joins the bridge once it exists."""
+    def host(self, role, lcore, args, server=None, vdev_extra="", program="rdma_pingpong"):
+        """One example process; its TAP joins the bridge once it exists."""
         ifname = f"r{self.tag}{role}"[:15]
-        argv = [example("rdma_pingpong", self.build), "-l", str(lcore), *EAL, "--file-prefix", f"rp{self.tag}{role}",
+        argv = [example(program, self.build), "-l", str(lcore), *EAL, "--file-prefix", f"rp{self.tag}{role}",
                 "--vdev", f"net_cna0,adapter=rp{self.tag}{role},wire=tap:{ifname}{vdev_extra}", "--", *args]
         if server:
             argv.append(server)
@@ -68,14 +69,30 @@ class BridgedHosts:
         self.ns.run("ip", "link", "set", ifname, "master", "br0", "up")
         return proc
 
+    def tcp_port(self):
+        return str(18515 + int(self.tag.split("x")[1]) % 1000)
+
     def pingpong(self, args, gid=0, server_vdev="", client_vdev=""):
         """rdma_pingpong server and client with the same options, GID index
         `gid`; their outputs (server's, client's). Raises if either fails."""
-        port = str(18515 + int(self.tag.split("x")[1]) % 1000)
-        args = ["-p", port, "-g", str(gid), *args]
-        server = self.host("s", 0, args, vdev_extra=server_vdev)
+        return self.pair("rdma_pingpong", ["-p", self.tcp_port(), "-g", str(gid), *args], server_vdev, client_vdev)
+
+    def perf(self, args, gid=0, server_vdev="", client_vdev=""):
+        """rdma_perf server and client, as pingpong()."""
+        return self.pair("rdma_perf", ["-p", self.tcp_port(), "-x", str(gid), *args], server_vdev, client_vdev)
+
+    def start_pair(self, program, args, server_vdev="", client_vdev=""):
+        """The server, then the client once the server listens: (server, client)."""
+        server = self.host("s", 0, args, vdev_extra=server_vdev, program=program)
         time.sleep(0.3)
-        client = self.host("c", 1, args, server="127.0.0.1", vdev_extra=client_vdev)
+        client = self.host("c", 1, args, server="127.0.0.1", vdev_extra=client_vdev, program=program)
+        return server, client
+
+    def pair(self, program, args, server_vdev="", client_vdev=""):
+        return self.finish(program, *self.start_pair(program, args, server_vdev, client_vdev))
+
+    def finish(self, program, server, client):
+        """Both processes' outputs (server's, client's); raises if either fails."""
         outputs = []
         for proc in (server, client):
             try:
@@ -83,9 +100,9 @@ class BridgedHosts:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 out, _ = proc.communicate()
-                raise TestPmdError(f"rdma_pingpong timed out:\n{out}")
+                raise TestPmdError(f"{program} timed out:\n{out}")
             if proc.returncode != 0:
-                raise TestPmdError(f"rdma_pingpong failed ({proc.returncode}):\n{out}")
+                raise TestPmdError(f"{program} failed ({proc.returncode}):\n{out}")
             outputs.append(out)
         return outputs[0], outputs[1]
 
@@ -98,3 +115,23 @@ def addresses(output):
     def parse(m):
         return int(m.group(1), 16), int(m.group(2), 16), int(m.group(3), 16), m.group(4)
     return parse(local), parse(remote)
+
+
+LOCAL_PERF = re.compile(r"local address: LID 0x[0-9a-f]+ QPN 0x([0-9a-f]+) PSN 0x([0-9a-f]+)")
+REMOTE_PERF = re.compile(r"remote address: LID 0x[0-9a-f]+ QPN 0x([0-9a-f]+) PSN 0x([0-9a-f]+)")
+BW_ROW = re.compile(r"^ (\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*$", re.M)
+LAT_ROW = re.compile(r"^ (\d+)\s+(\d+)(\s+[\d.]+){7}\s*$", re.M)
+
+
+def perf_rows(output):
+    """{size: iterations} of rdma_perf's result rows (bandwidth or latency)."""
+    return {int(m.group(1)): int(m.group(2)) for r in (BW_ROW, LAT_ROW) for m in r.finditer(output)}
+
+
+def perf_counters(output, which="port"):
+    """rdma_perf --counters: {name: value} of its `port` or `qp` line."""
+    m = re.search(rf"^ {which} counters: (.*)$", output, re.M)
+    if not m:
+        raise TestPmdError(f"no {which} counters in:\n{output}")
+    words = m.group(1).split()
+    return {words[i]: int(words[i + 1]) for i in range(0, len(words), 2)}

@@ -128,7 +128,7 @@ protected:
     }
 
     /* RESET -> INIT -> RTR -> RTS towards `peer`, as ibv_rc_pingpong does. */
-    void connect(Side& s, const Side& peer, uint32_t my_psn, uint32_t peer_psn)
+    void connect(Side& s, const Side& peer, uint32_t my_psn, uint32_t peer_psn, uint8_t rnr_retry = 7)
     {
         ibv_qp_attr attr{};
         attr.qp_state = IBV_QPS_INIT;
@@ -157,7 +157,7 @@ protected:
         attr.qp_state = IBV_QPS_RTS;
         attr.timeout = 14;
         attr.retry_cnt = 7;
-        attr.rnr_retry = 7;
+        attr.rnr_retry = rnr_retry;
         attr.sq_psn = my_psn;
         attr.max_rd_atomic = 4;
         ASSERT_EQ(cna_rdma_modify_qp(s.qp, &attr,
@@ -423,6 +423,55 @@ TEST_F(Verbs, ErrorsAreVerbs)
     EXPECT_EQ(cna_rdma_dealloc_pd(a.pd), EBUSY);
     EXPECT_EQ(cna_rdma_close(a.dev), -1);
     EXPECT_EQ(errno, EBUSY);
+}
+
+uint64_t xstat(uint16_t port, const char* name)
+{
+    uint64_t id, value;
+    if (rte_eth_xstats_get_id_by_name(port, name, &id) != 0 || rte_eth_xstats_get_by_id(port, &id, &value, 1) != 1)
+        ADD_FAILURE() << "no xstat " << name;
+    return value;
+}
+
+TEST_F(Verbs, NoReceivePostedRetriesRnrThenFailsAndEveryCounterSaysSo)
+{
+    connect(a, b, 0x100, 0x200, 2);
+    connect(b, a, 0x200, 0x100);
+    ASSERT_EQ(post(a, IBV_WR_SEND, 7, a.buf, 64), 0);
+    const auto tx = wait_wc(a, 1);
+    ASSERT_EQ(tx.size(), 1u);
+    EXPECT_EQ(tx[0].status, IBV_WC_RNR_RETRY_EXC_ERR) << "status " << int(tx[0].status);
+    EXPECT_EQ(tx[0].wr_id, 7u);
+    ibv_qp_attr q{};
+    ibv_qp_init_attr init{};
+    ASSERT_EQ(cna_rdma_query_qp(a.qp, &q, IBV_QP_STATE, &init), 0);
+    EXPECT_EQ(q.qp_state, IBV_QPS_ERR);
+    ASSERT_EQ(cna_rdma_query_qp(b.qp, &q, IBV_QP_STATE, &init), 0);
+    EXPECT_EQ(q.qp_state, IBV_QPS_RTS) << "an RNR is no error of the responder's";
+
+    /* The first try and rnr_retry = 2 more, each answered by an RNR NAK. */
+    cna_rdma_qp_counters qa{}, qb{};
+    ASSERT_EQ(cna_rdma_query_qp_counters(a.qp, &qa), 0);
+    ASSERT_EQ(cna_rdma_query_qp_counters(b.qp, &qb), 0);
+    EXPECT_EQ(qa.rnr_naks_received, 3u);
+    EXPECT_EQ(qb.rnr_naks_sent, 3u);
+    EXPECT_EQ(qa.packets_sent, 3u);
+    cna_rdma_port_counters pa{}, pb{};
+    ASSERT_EQ(cna_rdma_query_port_counters(a.dev, &pa), 0);
+    ASSERT_EQ(cna_rdma_query_port_counters(b.dev, &pb), 0);
+    EXPECT_EQ(pa.rnr_naks_received, 3u);
+    EXPECT_EQ(pb.rnr_naks_sent, 3u);
+    EXPECT_EQ(pa.tx_packets, pb.rx_packets) << "the cable loses nothing";
+    EXPECT_EQ(pb.tx_packets, pa.rx_packets);
+    EXPECT_EQ(pa.icrc_errors + pb.icrc_errors, 0u);
+
+    /* The same figures are the ports' roce_* xstats; a stats reset clears those. */
+    EXPECT_EQ(xstat(b.port, "roce_rnr_naks_sent"), 3u);
+    EXPECT_EQ(xstat(a.port, "roce_tx_packets"), pa.tx_packets);
+    ASSERT_EQ(rte_eth_stats_reset(b.port), 0);
+    EXPECT_EQ(xstat(b.port, "roce_rnr_naks_sent"), 0u);
+    ASSERT_EQ(cna_rdma_query_port_counters(b.dev, &pb), 0);
+    EXPECT_EQ(pb.rnr_naks_sent, 3u) << "the device's own count stays";
 }
 
 } // namespace

@@ -1,0 +1,106 @@
+"""rdma_perf between two RDMA hosts (two processes, each with its own
+embedded adapter, their TAP wires in one Linux bridge): the bandwidth and
+latency test of every opcode with every payload byte and atomic result
+verified, sizes across the path MTU and PSNs across the 24-bit wrap; the
+wire losing RoCE frames (net_cna's roce_loss fault switch) while transfers
+still complete with the right data; and frames scapy injects into the
+bridge, one with a bad ICRC and one with a PSN beyond the window, dropped
+or NAKed and counted while the transfer they land in completes."""
+import os
+import re
+import subprocess
+import time
+import unittest
+
+from scapy.all import IP, UDP, Ether, Raw, sendp
+from scapy.contrib.roce import BTH
+
+from harness.rdma import REMOTE_PERF, LOCAL_PERF, BridgedHosts, perf_counters, perf_rows
+from harness.testpmd import sh
+
+SIZES = [1, 1023, 1024, 1025, 1 << 20]  # across the 1024-byte path MTU, and 1 MiB
+SERVER_MAC = "02:00:00:00:0a:01"
+
+
+@unittest.skipUnless(os.geteuid() == 0 and os.path.exists("/dev/net/tun"), "needs root and /dev/net/tun")
+class Perf(unittest.TestCase):
+    def run_perf(self, hosts, args, sizes, **kw):
+        server, client = hosts.perf(args, **kw)
+        self.assertEqual(sorted(perf_rows(client)), sizes, client)
+        for size in sizes:
+            self.assertIn(f" {size} bytes: payload verified", server)
+        return server, client
+
+    def test_bandwidth_of_every_opcode(self):
+        sizes = ",".join(map(str, SIZES))
+        with BridgedHosts(timeout=180) as hosts:
+            for test in ("send", "write", "read"):
+                with self.subTest(test=test):
+                    self.run_perf(hosts, ["-T", test, "-s", sizes, "-m", "1024", "-n", "30", "--check",
+                                          "--psn", "0xfffff0"], SIZES)
+            for atomic in ("FETCH_AND_ADD", "CMP_AND_SWAP"):
+                with self.subTest(atomic=atomic):
+                    self.run_perf(hosts, ["-T", "atomic", "-A", atomic, "-n", "300", "--check"], [8])
+
+    def test_latency_of_every_opcode(self):
+        with BridgedHosts(timeout=180) as hosts:
+            for test in ("send", "write", "read"):
+                with self.subTest(test=test):
+                    self.run_perf(hosts, ["-T", test, "--latency", "-s", "1,1024,1025,65536", "-m", "1024",
+                                          "-n", "20", "--check"], [1, 1024, 1025, 65536])
+            self.run_perf(hosts, ["-T", "atomic", "--latency", "-n", "50", "--check"], [8])
+
+    def test_transfers_complete_over_a_lossy_wire(self):
+        loss = ",roce_loss=20000"  # 2 % of the RoCE frames each port sends
+        with BridgedHosts(timeout=180) as hosts:
+            for test in ("write", "read", "send"):
+                with self.subTest(test=test):
+                    server, client = self.run_perf(
+                        hosts, ["-T", test, "-s", "4096,65536", "-m", "1024", "-n", "60", "--check", "--counters"],
+                        [4096, 65536], server_vdev=loss, client_vdev=loss)
+                    lost = perf_counters(client)["retransmitted"]
+                    self.assertGreater(lost, 0, f"nothing retransmitted over a lossy wire:\n{client}")
+                    self.assertEqual(perf_counters(client, "qp")["retransmitted"], lost, "one QP did it all")
+
+    def test_injected_bad_icrc_and_psn_beyond_the_window_are_counted(self):
+        with BridgedHosts(timeout=180) as hosts:
+            veth = f"vi{hosts.tag}"[:13]
+            sh("ip", "link", "add", veth, "type", "veth", "peer", "name", veth + "b")
+            sh("ip", "link", "set", veth + "b", "netns", hosts.ns.name)
+            hosts.ns.run("ip", "link", "set", veth + "b", "master", "br0", "up")
+            sh("ip", "link", "set", veth, "up")
+            server, client = hosts.start_pair(
+                "rdma_perf", ["-p", hosts.tcp_port(), "-x", "1", "-T", "write", "-s", "4096", "-n", "100000",
+                              "--check", "--counters"],
+                server_vdev=f",ipv4=10.0.0.1/24,mac={SERVER_MAC}", client_vdev=",ipv4=10.0.0.2/24")
+            head = []
+            deadline = time.monotonic() + 60
+            while not any(REMOTE_PERF.search(l) for l in head) and time.monotonic() < deadline:
+                line = server.stdout.readline()
+                if not line:
+                    break
+                head.append(line)
+            local = next((LOCAL_PERF.search(l) for l in head if LOCAL_PERF.search(l)), None)
+            remote = next((REMOTE_PERF.search(l) for l in head if REMOTE_PERF.search(l)), None)
+            self.assertTrue(local and remote, "".join(head))
+            qpn, client_psn = int(local.group(1), 16), int(remote.group(2), 16)
+
+            def frame(psn, icrc=None):
+                return (Ether(dst=SERVER_MAC) / IP(src="10.0.0.2", dst="10.0.0.1") /
+                        UDP(sport=49152, dport=4791) / BTH(opcode=4, dqpn=qpn, psn=psn, icrc=icrc) / Raw(b"\x5a" * 8))
+            # The transfer is far from 2^22 packets: this PSN stays ahead of
+            # the expected one for all of it.
+            beyond = (client_psn + (1 << 22)) & 0xffffff
+            sendp([frame(client_psn, icrc=0xDEADBEEF)] * 5 + [frame(beyond)] * 3, iface=veth, verbose=False)
+            out_server, out_client = hosts.finish("rdma_perf", server, client)
+        out_server = "".join(head) + out_server
+        self.assertIn(" 4096 bytes: payload verified", out_server)
+        port, qp = perf_counters(out_server), perf_counters(out_server, "qp")
+        self.assertGreaterEqual(port["icrc_errors"], 5, out_server)
+        self.assertGreaterEqual(port["out_of_sequence"], 3, out_server)
+        self.assertGreaterEqual(qp["out_of_sequence"], 3, out_server)
+        self.assertGreaterEqual(port["naks_sent"], 1, "a PSN beyond the window is NAKed")
+
+
+if __name__ == "__main__":
+    unittest.main()
