@@ -34,6 +34,35 @@ Response* RoceStorm::owe(Qp& qp)
     return resp;
 }
 
+void RoceStorm::forget_responses_from(Qp& qp, uint32_t psn)
+{
+    Responder& r = qp.resp;
+    while (r.out_tail != r.out_head) {
+        const Response& last = r.out[(r.out_tail - 1) % Responder::MAX_RESPONSES];
+        const uint32_t packets = last.kind == Response::Kind::read ? packets_of(last.length, qp.path_mtu) : 1;
+        if (psn_diff(psn_add(last.psn, packets - 1), psn) < 0)
+            return;
+        r.out_tail--;
+    }
+}
+
+/* A new READ or atomic while max_dest_rd_atomic are owed: the requester
+ * never has more outstanding than that, so the oldest owed is one it no
+ * longer waits for (a duplicate it asked for while the original answer was
+ * on its way). That one goes, as rxe recycles its oldest read resource. */
+void RoceStorm::make_room_for_read(Qp& qp)
+{
+    Responder& r = qp.resp;
+    if (reads_owed(qp) < std::max<uint8_t>(qp.max_dest_rd_atomic, 1))
+        return;
+    uint32_t i = r.out_head;
+    while (r.out[i % Responder::MAX_RESPONSES].kind == Response::Kind::ack)
+        i++;
+    for (; i + 1 != r.out_tail; i++)
+        r.out[i % Responder::MAX_RESPONSES] = r.out[(i + 1) % Responder::MAX_RESPONSES];
+    r.out_tail--;
+}
+
 void RoceStorm::owe_read(Qp& qp, uint32_t psn, const Reth& reth)
 {
     if (Response* resp = owe(qp)) {
@@ -248,10 +277,7 @@ void RoceStorm::on_request(Qp& qp, const Bth& bth, const uint8_t* hdrs, const ui
             responder_error(qp, NakCode::remote_access_error, RdmaError::nak_remote_access, RdmaEvent::qp_access_error);
             return;
         }
-        if (reads_owed(qp) >= std::max<uint8_t>(qp.max_dest_rd_atomic, 1)) {
-            responder_error(qp, NakCode::invalid_request, RdmaError::nak_invalid_request, RdmaEvent::qp_request_error);
-            return;
-        }
+        make_room_for_read(qp);
         r.msn = psn_add(r.msn, 1);
         owe_read(qp, bth.psn, reth);
         r.epsn = psn_add(r.epsn, packets_of(reth.length, qp.path_mtu));
@@ -274,10 +300,7 @@ void RoceStorm::on_request(Qp& qp, const Bth& bth, const uint8_t* hdrs, const ui
             responder_error(qp, NakCode::remote_access_error, RdmaError::nak_remote_access, RdmaEvent::qp_access_error);
             return;
         }
-        if (reads_owed(qp) >= std::max<uint8_t>(qp.max_dest_rd_atomic, 1)) {
-            responder_error(qp, NakCode::invalid_request, RdmaError::nak_invalid_request, RdmaEvent::qp_request_error);
-            return;
-        }
+        make_room_for_read(qp);
         std::atomic_ref<uint64_t> word(*target);
         uint64_t original;
         if (bth.opcode == op::CMP_SWAP) {
@@ -320,15 +343,15 @@ void RoceStorm::on_duplicate(Qp& qp, const Bth& bth, const uint8_t* hdrs)
         if (psn_diff(psn_add(bth.psn, packets_of(reth.length, qp.path_mtu)), r.epsn) > 0 ||
             mrs_.check(reth.rkey, qp.pd, reth.va, reth.length, access::REMOTE_READ, &mr) != MrCheck::ok)
             return;
-        for (uint32_t i = r.out_head; i != r.out_tail; i++)
-            if (const Response& o = r.out[i % Responder::MAX_RESPONSES];
-                o.kind == Response::Kind::read && o.psn == bth.psn)
-                return; /* still being answered */
+        /* The requester went back to this PSN: what is owed from it on
+         * it asks for again, so it is answered once, from here. */
+        forget_responses_from(qp, bth.psn);
         owe_read(qp, bth.psn, reth);
         return;
     }
     for (const AtomicReplay& a : r.atomics) {
         if (a.valid && a.psn == bth.psn) {
+            forget_responses_from(qp, bth.psn);
             owe_atomic(qp, bth.psn, a.original);
             return;
         }

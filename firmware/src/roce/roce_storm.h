@@ -156,6 +156,9 @@ private:
     Response* owe(Qp& qp);
     void owe_ack(Qp& qp, uint8_t syndrome, uint32_t psn);
     void owe_read(Qp& qp, uint32_t psn, const Reth& reth);
+    /* Drops the responses owed whose last PSN is at or after `psn`. */
+    void forget_responses_from(Qp& qp, uint32_t psn);
+    void make_room_for_read(Qp& qp);
     void owe_atomic(Qp& qp, uint32_t psn, uint64_t original);
     /* A NAK for the expected PSN, and the QP to ERR. */
     void responder_error(Qp& qp, NakCode code, hsi::rdma::RdmaError why, std::optional<hsi::rdma::RdmaEvent> event);

@@ -92,18 +92,21 @@ class BridgedHosts:
         return self.finish(program, *self.start_pair(program, args, server_vdev, client_vdev))
 
     def finish(self, program, server, client):
-        """Both processes' outputs (server's, client's); raises if either fails."""
-        outputs = []
-        for proc in (server, client):
+        """Both processes' outputs (server's, client's); raises, with both,
+        if either fails."""
+        outputs, failures = [], []
+        for role, proc in (("server", server), ("client", client)):
             try:
                 out, _ = proc.communicate(timeout=self.timeout)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 out, _ = proc.communicate()
-                raise TestPmdError(f"{program} timed out:\n{out}")
-            if proc.returncode != 0:
-                raise TestPmdError(f"{program} failed ({proc.returncode}):\n{out}")
+                failures.append(f"{role} timed out")
+            if proc.returncode != 0 and len(failures) < len(outputs) + 1:
+                failures.append(f"{role} failed ({proc.returncode})")
             outputs.append(out)
+        if failures:
+            raise TestPmdError(f"{program}: {', '.join(failures)}\n--- server:\n{outputs[0]}\n--- client:\n{outputs[1]}")
         return outputs[0], outputs[1]
 
 
