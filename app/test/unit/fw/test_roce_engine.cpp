@@ -459,6 +459,44 @@ TEST_F(RoceEngine, ALossyWireIsRecoveredByRetransmission)
     EXPECT_EQ(b->rdma.state(QP), QpState::rts);
 }
 
+TEST_F(RoceEngine, PipelinedReadsCompleteOverALossyWire)
+{
+    /* Sixteen READs in flight at a time: a lost response makes the
+     * requester ask again while answers are on their way, and the
+     * responder must neither answer twice nor refuse the next READ. */
+    FakeRdma::ConnectOptions o;
+    o.max_rd_atomic = 16;
+    connect(o, o);
+    adapter->control().set_roce_loss(0, 100'000);
+    adapter->control().set_roce_loss(1, 100'000);
+    constexpr uint32_t LEN = 4096, READS = 60;
+    const auto data = pattern(BUF / 2, 77);
+    std::copy(data.begin(), data.end(), b->buf.va);
+    std::memset(a->buf.va, 0, BUF);
+    uint32_t done = 0;
+    for (uint32_t i = 0; i < READS; i++) {
+        const uint32_t off = (i * LEN) % (BUF / 2);
+        a->rdma.post_send(QP, SqWqe{.wr_id = i, .opcode = uint8_t(SqOpcode::rdma_read), .flags = sq_wqe::SIGNALED,
+                                    .length = LEN, .rkey = b->key, .remote_addr = b->va(off)},
+                          {a->sge(off, LEN)});
+        if (i - done >= 30) { /* the SQ holds 64 */
+            auto tx = a->rdma.wait_cq(CQ, 10, std::chrono::seconds(20));
+            ASSERT_GE(tx.size(), 10u);
+            for (const auto& c : tx)
+                ASSERT_EQ(c.status, uint8_t(CqeStatus::success)) << "READ " << c.wr_id << " vendor error "
+                                                                  << int(c.vendor_error);
+            done += uint32_t(tx.size());
+        }
+    }
+    auto tx = a->rdma.wait_cq(CQ, READS - done, std::chrono::seconds(20));
+    ASSERT_EQ(tx.size(), READS - done);
+    for (const auto& c : tx)
+        ASSERT_EQ(c.status, uint8_t(CqeStatus::success)) << "READ " << c.wr_id;
+    EXPECT_TRUE(std::equal(data.begin(), data.end(), a->buf.va)) << "every byte read back";
+    EXPECT_GT(a->rdma.requester_context(QP).retransmitted, 0u);
+    EXPECT_EQ(b->rdma.state(QP), QpState::rts);
+}
+
 TEST_F(RoceEngine, AQpDestroyedInFlightLeavesNothingBehind)
 {
     connect();
