@@ -20,6 +20,11 @@ bool start_port(uint16_t port, uint16_t mtu)
     const std::string name = "example_pool" + std::to_string(port);
     rte_mempool* pool = rte_pktmbuf_pool_create(name.c_str(), 1023, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
     rte_eth_conf conf{};
+    /* A jumbo MTU (the RDMA examples' 4096-byte path MTU) needs frames
+     * spread over several mbufs. */
+    const uint32_t frame = uint32_t{mtu} + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN + 2 * RTE_VLAN_HLEN;
+    if (frame > RTE_MBUF_DEFAULT_DATAROOM)
+        conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
     if (pool == nullptr || rte_eth_dev_configure(port, 1, 1, &conf) != 0 ||
         (mtu != 0 && rte_eth_dev_set_mtu(port, mtu) != 0) ||
         rte_eth_rx_queue_setup(port, 0, 256, rte_socket_id(), nullptr, pool) != 0 ||
