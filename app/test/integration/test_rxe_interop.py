@@ -1,7 +1,7 @@
 """Interoperability with an independent RoCE stack: Linux's Soft-RoCE
 (rdma_rxe) in a QEMU guest, Debian's ibv_rc_pingpong on it, rdma_pingpong
 on a cna port, both on one bridge. IPv4 RoCEv2 GIDs resolved by ARP both
-ways, every message of every size across the path MTU (1024 on rxe) going
+ways (and IPv6 link-local ones by neighbour discovery), every message of every size across the path MTU (1024 on rxe) going
 through, in both roles."""
 import re
 import unittest
@@ -13,15 +13,16 @@ SIZES = (1, 1023, 1024, 1025, 65536)
 ITERS = 10
 
 
-def rxe_loop(server):
+def rxe_loop(server, sizes=SIZES, gid="$RXE_GID"):
     """The guest's command: ibv_rc_pingpong once per size, stopping at the
     first failure (its status is the guest's). A client tries to connect
-    for up to 10 s, until the cna server listens."""
+    for up to 10 s, until the cna server listens. rxe's GID index: its
+    IPv4 one unless told."""
     if server:
-        return "; ".join(f"ibv_rc_pingpong -d $RXE_DEV -g $RXE_GID -n {ITERS} -s {s} || exit $?" for s in SIZES)
+        return "; ".join(f"ibv_rc_pingpong -d $RXE_DEV -g {gid} -n {ITERS} -s {s} || exit $?" for s in sizes)
     runs = []
-    for s in SIZES:
-        runs.append(f"ok=0; for t in $(seq 20); do if ibv_rc_pingpong -d $RXE_DEV -g $RXE_GID -n {ITERS} -s {s} "
+    for s in sizes:
+        runs.append(f"ok=0; for t in $(seq 20); do if ibv_rc_pingpong -d $RXE_DEV -g {gid} -n {ITERS} -s {s} "
                     f"{rxe.BRIDGE_IP}; then ok=1; break; fi; sleep 0.5; done; [ $ok = 1 ] || exit 1")
     return "; ".join(runs)
 
@@ -59,6 +60,30 @@ class RxeInterop(unittest.TestCase):
                 with self.subTest(size=size):
                     out = peer.cna(["-n", str(ITERS), "-s", str(size)], timeout=90)
                     self.check(out, size, rxe.GUEST_IP["client"])
+            self.finish(guest)
+
+    def test_ipv6_link_local_gids(self):
+        """RoCEv2 over IPv6 both ways, UDP checksum 0 as both stacks send it:
+        rxe resolves the cna port's link-local GID by neighbour discovery,
+        the cna port rxe's from the EUI-64 in it."""
+        sizes = (1, 1025, 65536)
+        with rxe.RxePeer() as peer:
+            # The guest's kernel cannot resolve from its link-local address
+            # while duplicate address detection still holds it tentative.
+            settle = ("for t in $(seq 50); do [ -z \"$(ip -6 addr show dev $RXE_NETDEV tentative)\" ] && break; "
+                      "sleep 0.1; done; ")
+            guest = peer.guest("server", settle + rxe_loop(server=True, sizes=sizes, gid=0))
+            for n, size in enumerate(sizes, 1):
+                with self.subTest(size=size):
+                    peer.wait_console("local address:", n)
+                    out = peer.cna(["-n", str(ITERS), "-s", str(size)], server=rxe.GUEST_IP["server"], timeout=90,
+                                   gid=0)
+                    local, remote = addresses(out)
+                    self.assertTrue(local[3].startswith("fe80::"), local)
+                    self.assertTrue(remote[3].startswith("fe80::5054:ff:fe12:"), remote)
+                    m = RESULT.search(out)
+                    self.assertIsNotNone(m, out)
+                    self.assertEqual(int(m.group(1)), ITERS, f"size {size}")
             self.finish(guest)
 
 

@@ -86,8 +86,6 @@ FrameLayout write_encap(uint8_t* frame, const RocePath& path, uint32_t roce_len)
 void finish_frame(uint8_t* frame, const FrameLayout& layout)
 {
     icrc_insert(frame, layout);
-    if (layout.l3 == L3::ipv6)
-        l4_insert_checksum(frame, layout);
 }
 
 bool is_roce(const uint8_t* frame, const FrameLayout& layout)

@@ -22,8 +22,10 @@ uint32_t encap_len(const hsi::rdma::RocePath& path);
  * layout.l3_end bytes long. */
 FrameLayout write_encap(uint8_t* frame, const hsi::rdma::RocePath& path, uint32_t roce_len);
 
-/* After the payload and BTH are in place: the ICRC and, over IPv6 (where
- * UDP may not go without one), the UDP checksum. */
+/* After the payload and BTH are in place: the ICRC. The UDP checksum stays
+ * 0 over IPv6 too: the ICRC covers the packet end to end, zero-checksum
+ * UDP tunnels over IPv6 are allowed (RFC 6935), and RoCEv2 peers send and
+ * accept it so (Linux's rxe does). */
 void finish_frame(uint8_t* frame, const FrameLayout& layout);
 
 /* Whether a parsed frame is RoCEv2: UDP to port 4791 in an unfragmented

@@ -74,11 +74,13 @@ class RxePeer:
             time.sleep(0.1)
         raise TestPmdError(f"the rxe guest did not print {text!r} {count} times within {timeout} s")
 
-    def cna(self, args, server=None, timeout=60):
-        """rdma_pingpong on a cna port whose TAP joins the bridge; its output."""
+    def cna(self, args, server=None, timeout=60, gid=1):
+        """rdma_pingpong on a cna port whose TAP joins the bridge, with its
+        GID index `gid` (1: the IPv4 address, 0: the link-local IPv6 one);
+        its output."""
         argv = ["ip", "netns", "exec", self.ns, example("rdma_pingpong", self.build), "-l", "1", *EAL,
                 "--file-prefix", f"cx{self.tag}", "--vdev",
-                f"net_cna0,adapter=cx{self.tag},wire=tap:{self.tap},ipv4={CNA_IP}/24", "--", "-g", "1", *args]
+                f"net_cna0,adapter=cx{self.tag},wire=tap:{self.tap},ipv4={CNA_IP}/24", "--", "-g", str(gid), *args]
         if server:
             argv.append(server)
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
