@@ -5,7 +5,8 @@ verified, sizes across the path MTU and PSNs across the 24-bit wrap; the
 wire losing RoCE frames (net_cna's roce_loss fault switch) while transfers
 still complete with the right data; and frames scapy injects into the
 bridge, one with a bad ICRC and one with a PSN beyond the window, dropped
-or NAKed and counted while the transfer they land in completes."""
+or NAKed and counted while the transfer they land in completes. And the
+way ./cna bench runs it: both ends in one process on cabled ports."""
 import os
 import re
 import subprocess
@@ -15,7 +16,7 @@ import unittest
 from scapy.all import IP, UDP, Ether, Raw, sendp
 from scapy.contrib.roce import BTH
 
-from harness.rdma import REMOTE_PERF, LOCAL_PERF, BridgedHosts, perf_counters, perf_rows
+from harness.rdma import EAL, REMOTE_PERF, LOCAL_PERF, BridgedHosts, example, perf_counters, perf_rows
 from harness.testpmd import sh
 
 SIZES = [1, 1023, 1024, 1025, 1 << 20]  # across the 1024-byte path MTU, and 1 MiB
@@ -100,6 +101,33 @@ class Perf(unittest.TestCase):
         self.assertGreaterEqual(port["out_of_sequence"], 3, out_server)
         self.assertGreaterEqual(qp["out_of_sequence"], 3, out_server)
         self.assertGreaterEqual(port["naks_sent"], 1, "a PSN beyond the window is NAKed")
+
+
+class CabledPorts(unittest.TestCase):
+    """rdma_perf --cable, as ./cna bench runs it: both ends in one process on
+    two cabled ports of one adapter, ethdev MTU 9000 for a 4096-byte path
+    MTU; a payload or atomic result that is wrong fails the run."""
+
+    def cable(self, args):
+        tag = f"cb{os.getpid()}"
+        argv = [example("rdma_perf"), "-l", "1", *EAL, "--file-prefix", tag,
+                "--vdev", f"net_cna0,adapter={tag},ports=2,wire=cable", "--vdev", f"net_cna1,adapter={tag},port=1",
+                "--", "--cable", "--port-mtu", "9000", "--check", *args]
+        run = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        self.assertIn("Mtu             : 4096[B]", run.stdout)
+        return run.stdout
+
+    def test_every_opcode_across_the_4096_byte_path_mtu(self):
+        sizes = [64, 4095, 4096, 4097, 65536]
+        for test in ("write", "read", "send"):
+            with self.subTest(test=test):
+                out = self.cable(["-T", test, "-s", ",".join(map(str, sizes)), "-n", "200"])
+                self.assertEqual(sorted(perf_rows(out)), sizes, out)
+        with self.subTest(test="atomic"):
+            self.assertEqual(sorted(perf_rows(self.cable(["-T", "atomic", "-n", "200"]))), [8])
+        with self.subTest(test="write latency"):
+            self.assertEqual(perf_rows(self.cable(["-T", "write", "--latency", "-s", "8", "-n", "200"])), {8: 200})
 
 
 if __name__ == "__main__":
