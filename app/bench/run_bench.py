@@ -437,33 +437,42 @@ def run_rdma(args, l2_results):
     print()
     print("RDMA (rdma_perf --cable: two cabled ports of one adapter, one app lcore on CPU "
           f"{FWD_CPU}, engine pinned to CPU {MAIN_CPU}; path MTU 4096)")
+    print("Each row is one rdma_perf process, followed by the CPU0-CPU1 round trip (ns) before/after it")
     print(f"{'operation':<12}{'size':>9}{'iterations':>12}{'Gbit/s avg':>12}{'Gbit/s peak':>13}{'Mmsg/s':>9}")
     write_64k = None
+
+    def measured(test, size, options, regex):
+        """rdma_perf's result row for `options`, and the round trips around
+        it; None (and a line saying why) when it failed."""
+        before = core_latency(args)
+        try:
+            m = regex.search(rdma_perf(args, ["-T", test, *options]))
+            if not m:
+                raise BenchError("no result row")
+        except BenchError as e:
+            print(f"{test:<12}{size:>9}  failed: {e}")
+            return None
+        return m, f"   ({before or '?'}/{core_latency(args) or '?'})"
+
     for test in ("write", "read", "send"):
         for size in RDMA_SIZES:
             iters = rdma_iterations(size)
-            try:
-                m = RDMA_BW_ROW.search(rdma_perf(args, ["-T", test, "-s", str(size), "-n", str(iters)]))
-                if not m:
-                    raise BenchError("no result row")
-            except BenchError as e:
-                print(f"{test:<12}{size:>9}  failed: {e}")
+            row = measured(test, size, ["-s", str(size), "-n", str(iters)], RDMA_BW_ROW)
+            if row is None:
                 continue
+            m, rtt = row
             peak, avg, rate = float(m.group(3)), float(m.group(4)), float(m.group(5))
-            print(f"{test:<12}{size:>9}{iters:>12}{avg:>12.1f}{peak:>13.1f}{rate:>9.2f}")
+            print(f"{test:<12}{size:>9}{iters:>12}{avg:>12.1f}{peak:>13.1f}{rate:>9.2f}{rtt}")
             if test == "write" and size == 65536:
                 write_64k = avg
     print(f"{'latency':<12}{'size':>9}{'iterations':>12}{'typical us':>12}{'min us':>13}{'99% us':>9}   (one way)")
     for test in ("send", "write"):
-        try:
-            m = RDMA_LAT_ROW.search(rdma_perf(args, ["-T", test, "--latency", "-s", "8", "-n", "20000"]))
-            if not m:
-                raise BenchError("no result row")
-        except BenchError as e:
-            print(f"{test:<12}{8:>9}  failed: {e}")
+        row = measured(test, 8, ["--latency", "-s", "8", "-n", "20000"], RDMA_LAT_ROW)
+        if row is None:
             continue
+        m, rtt = row
         print(f"{test:<12}{8:>9}{int(m.group(2)):>12}{float(m.group(5)):>12.2f}{float(m.group(3)):>13.2f}"
-              f"{float(m.group(8)):>9.2f}")
+              f"{float(m.group(8)):>9.2f}{rtt}")
     l2 = l2_results.get(("net_cna", 1518))
     if isinstance(l2, list):
         mpps = statistics.median(all_rates(l2)) / 1e6
