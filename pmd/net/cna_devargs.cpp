@@ -13,6 +13,8 @@
 
 #include <rte_kvargs.h>
 
+#include "hsi_common.h"
+
 namespace cna::pmd {
 namespace {
 
@@ -86,7 +88,14 @@ std::string bad_value(std::string_view key, std::string_view value, std::string_
 /* Applies one key=value; returns an error message or an empty string. */
 std::string apply(std::string_view key, std::string_view value, Devargs* d)
 {
-    if (key == "adapter") {
+    if (key == "daemon") {
+        if (value.empty() || value.size() > 107)
+            return bad_value(key, value, "the path of cna-adapterd's socket (1 to 107 characters)");
+        d->daemon = value;
+    } else if (key == "pf") {
+        if (!parse_u32(value, &d->port) || d->port >= hsi::MAX_PFS)
+            return bad_value(key, value, "a PF number from 0 to " + std::to_string(hsi::MAX_PFS - 1));
+    } else if (key == "adapter") {
         if (value.empty() || value.size() > 32)
             return bad_value(key, value, "a name of 1 to 32 characters");
         d->adapter = value;
@@ -168,6 +177,8 @@ int parse_devargs(const char* device_name, const char* args, Devargs* out, std::
         *error = std::string("malformed devargs '") + args + "': expected key=value pairs separated by ','";
         return -EINVAL;
     }
+    bool has_pf = false;
+    std::string embedded_key;
     for (unsigned i = 0; i < kvlist->count; i++) {
         const rte_kvargs_pair& pair = kvlist->pairs[i];
         std::string msg = apply(pair.key, pair.value ? pair.value : "", out);
@@ -175,6 +186,19 @@ int parse_devargs(const char* device_name, const char* args, Devargs* out, std::
             *error = std::move(msg);
             return -EINVAL;
         }
+        const std::string_view key = pair.key;
+        has_pf |= key == "pf";
+        for (std::string_view k : {"adapter", "ports", "port", "wire", "engine_threads", "engine_cpu", "fault"})
+            if (key == k && embedded_key.empty())
+                embedded_key = k;
+    }
+    if (!out->daemon.empty() && !embedded_key.empty()) {
+        *error = "invalid devarg '" + embedded_key + "' with 'daemon': the daemon's options configure its adapter";
+        return -EINVAL;
+    }
+    if (has_pf && out->daemon.empty()) {
+        *error = "invalid devarg 'pf' without 'daemon': an embedded adapter's PF is its 'port'";
+        return -EINVAL;
     }
     if (!out->engine_cpus.empty() && out->engine_cpus.size() != out->engine_threads) {
         *error = "invalid devarg 'engine_cpu': " + std::to_string(out->engine_cpus.size()) + " CPU(s) for " +

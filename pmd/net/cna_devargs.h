@@ -19,6 +19,9 @@ using hsi::control::Fault;
 using hsi::control::Wire;
 
 struct Devargs {
+    /* cna-adapterd's socket: the port is PF `port` (devarg pf=) of the
+     * daemon's adapter; empty: an embedded adapter. */
+    std::string daemon;
     std::string adapter;     /* embedded adapter to create or join; default: the device name */
     uint32_t ports = 1;      /* ports of a newly created adapter */
     bool ports_given = false;
@@ -50,6 +53,7 @@ struct Devargs {
 
 /* The devargs keys, for RTE_PMD_REGISTER_PARAM_STRING and the user guide. */
 #define CNA_DEVARGS_PARAM_STRING                                                                  \
+    "daemon=<socket path> pf=<int> " \
     "adapter=<name> ports=<1|2|4> port=<int> wire=<loopback|cable|tap:<ifname>> mac=<xx:xx:xx:xx:xx:xx> " \
     "fw_file=<path> " \
     "fault=<mfw_silent|fw_assert|lose_ramrod|dma_fault> roce_loss=<per-million> engine_threads=<int> " \

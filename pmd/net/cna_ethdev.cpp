@@ -43,9 +43,14 @@ osal::PciAttachParams attach_params(const EthPort* port)
 {
     const Devargs& d = port->devargs;
     osal::PciAttachParams p;
+    p.pf = d.port;
+    if (!d.daemon.empty()) {
+        p.backend = osal::Backend::remote;
+        p.daemon_socket = d.daemon;
+        return p;
+    }
     p.backend = osal::Backend::embedded;
     p.adapter = d.adapter;
-    p.pf = d.port;
     p.embedded.ports = d.ports;
     /* A TAP is this port's own wire, not the adapter's layout. */
     p.embedded.wire = d.wire == Wire::tap ? Wire::loopback : d.wire;

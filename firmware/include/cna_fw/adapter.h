@@ -44,6 +44,12 @@ struct AdapterConfig {
     uint32_t engine_threads = 1;
 };
 
+/* A base MAC for an adapter of a process: locally administered, from a
+ * CRC-32 of the adapter name and the process ID, its last byte 0 (PF n
+ * gets base + n). Two adapters of one name in two processes, whose wires
+ * may meet in one bridge, thus never share an address. */
+void derive_base_mac(const std::string& name, uint32_t pid, uint8_t mac[6]);
+
 /* Port groups of a configuration: what engine_threads may go up to. */
 uint32_t port_groups(const AdapterConfig& config);
 /* The name engine thread `engine` of adapter `adapter_name` has in ps, top
@@ -67,9 +73,20 @@ public:
     /* GTT windows of BAR0 and the doorbell BAR: plain memory the host maps. */
     virtual volatile uint8_t* gtt_memory() = 0;
     virtual volatile uint8_t* doorbell_memory() = 0;
+    /* The files behind that memory, for a host in another process: the GTT
+     * windows are the first hsi::GTT_SIZE bytes of gtt_fd, the doorbell BAR
+     * all hsi::DB_BAR_SIZE bytes of doorbell_fd. */
+    struct SharedBars {
+        int gtt_fd;
+        int doorbell_fd;
+    };
+    virtual SharedBars shared_bars() const = 0;
     /* MSI-X: the adapter writes 1 to the vector's eventfd to interrupt. */
     virtual uint32_t msix_count() const = 0;
     virtual int msix_eventfd(uint32_t vector) const = 0;
+    /* The vector signals `fd` (the adapter keeps a duplicate) from now on
+     * instead of its own eventfd; -1 gives it its own back. 0 or -errno. */
+    virtual int route_msix(uint32_t vector, int fd) = 0;
     /* IOMMU: the only way the adapter reaches host memory. Returns 0 or -errno. */
     virtual int iommu_map(uint64_t iova, void* va, std::size_t len) = 0;
     virtual int iommu_unmap(uint64_t iova, std::size_t len) = 0;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "adapter/adapter_impl.h"
 
+#include "util/crc32.h"
 #include "util/log.h"
 
 namespace cna::fw {
@@ -28,6 +29,17 @@ uint32_t port_group(const AdapterConfig& config, uint32_t port)
 
 } // namespace
 
+void derive_base_mac(const std::string& name, uint32_t pid, uint8_t mac[6])
+{
+    const uint32_t hash = crc32(crc32(0, name.data(), name.size()), &pid, sizeof(pid));
+    mac[0] = 0x02; /* locally administered, unicast */
+    mac[1] = static_cast<uint8_t>(hash >> 24);
+    mac[2] = static_cast<uint8_t>(hash >> 16);
+    mac[3] = static_cast<uint8_t>(hash >> 8);
+    mac[4] = static_cast<uint8_t>(hash);
+    mac[5] = 0;
+}
+
 uint32_t port_groups(const AdapterConfig& config)
 {
     return port_group(config, config.ports - 1) + 1;
@@ -47,7 +59,7 @@ AdapterImpl::AdapterImpl(const AdapterConfig& config)
     for (uint32_t pf = 0; pf < pfs; pf++) {
         functions_.push_back(
             std::make_unique<FunctionHw>(pf, mfw_.port_of(pf), grant_.num_sbs + 1, grc_, ram_.gtt(),
-                                         [this] { wait_passes(); }));
+                                         ram_.gtt_fd(), [this] { wait_passes(); }));
         pf_storms_.push_back(std::make_unique<PfStorm>(*functions_.back(), ram_, storms_, grant_));
         pfs_on_port_[mfw_.port_of(pf)].push_back(pf_storms_.back().get());
     }

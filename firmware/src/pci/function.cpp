@@ -1,35 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "pci/function.h"
 
-#include <sys/mman.h>
-
 #include <utility>
-
 
 namespace cna::fw {
 
 using namespace hsi;
 
-namespace {
-
-/* The doorbell BAR is a mapping of its own, as a BAR mapped elsewhere would be. */
-constexpr std::size_t DOORBELL_MAPPING = DB_BAR_SIZE;
-static_assert(DOORBELL_MAPPING % 4096 == 0);
-
-} // namespace
-
 FunctionHw::FunctionHw(uint32_t pf, uint32_t port, uint32_t msix_vectors, RegisterSpace& grc, uint8_t* gtt,
-                       std::function<void()> wait_dma)
-    : pf_(pf), port_(port), grc_(grc), gtt_(gtt), wait_dma_(std::move(wait_dma)), msix_(msix_vectors)
+                       int gtt_fd, std::function<void()> wait_dma)
+    : pf_(pf), port_(port), grc_(grc), gtt_(gtt), gtt_fd_(gtt_fd), wait_dma_(std::move(wait_dma)),
+      doorbell_memory_("cna-doorbells", DB_BAR_SIZE), doorbells_(doorbell_memory_.base()), msix_(msix_vectors)
 {
-    void* p = ::mmap(nullptr, DOORBELL_MAPPING, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    doorbells_ = p == MAP_FAILED ? nullptr : static_cast<uint8_t*>(p);
-}
-
-FunctionHw::~FunctionHw()
-{
-    if (doorbells_ != nullptr)
-        ::munmap(doorbells_, DOORBELL_MAPPING);
 }
 
 int FunctionHw::iommu_unmap(uint64_t iova, std::size_t len)

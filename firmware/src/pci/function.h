@@ -25,6 +25,7 @@
 #include "pci/iommu.h"
 #include "pci/msix.h"
 #include "pci/pglue.h"
+#include "util/shared_memory.h"
 
 namespace cna::fw {
 
@@ -46,19 +47,20 @@ class FunctionHw final : public DeviceFunction {
 public:
     /* wait_dma returns once no engine thread is in a pass begun before the
      * call: what an IOMMU invalidation waits for. */
-    FunctionHw(uint32_t pf, uint32_t port, uint32_t msix_vectors, RegisterSpace& grc, uint8_t* gtt,
+    FunctionHw(uint32_t pf, uint32_t port, uint32_t msix_vectors, RegisterSpace& grc, uint8_t* gtt, int gtt_fd,
                std::function<void()> wait_dma);
-    ~FunctionHw() override;
 
-    bool valid() const { return msix_.valid() && doorbells_ != nullptr; }
+    bool valid() const { return msix_.valid() && doorbell_memory_.valid(); }
 
     /* DeviceFunction */
     uint32_t bar0_read(uint32_t offset) override;
     void bar0_write(uint32_t offset, uint32_t value) override;
     volatile uint8_t* gtt_memory() override { return gtt_; }
     volatile uint8_t* doorbell_memory() override { return doorbells_; }
+    SharedBars shared_bars() const override { return {gtt_fd_, doorbell_memory_.fd()}; }
     uint32_t msix_count() const override { return msix_.count(); }
     int msix_eventfd(uint32_t vector) const override { return msix_.eventfd(vector); }
+    int route_msix(uint32_t vector, int fd) override { return msix_.route(vector, fd); }
     int iommu_map(uint64_t iova, void* va, std::size_t len) override { return iommu_.map(iova, va, len); }
     int iommu_unmap(uint64_t iova, std::size_t len) override;
     uint32_t pf_id() const override { return pf_; }
@@ -106,8 +108,10 @@ private:
     const uint32_t port_;
     RegisterSpace& grc_;
     uint8_t* const gtt_;
+    const int gtt_fd_;
     const std::function<void()> wait_dma_;
-    uint8_t* doorbells_;
+    SharedMemory doorbell_memory_;
+    uint8_t* const doorbells_;
     std::array<std::atomic<uint32_t>, hsi::PTT_WINDOWS> ptt_entries_{};
 
     /* Construction order follows the references between the blocks. */

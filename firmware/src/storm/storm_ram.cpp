@@ -1,24 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "storm/storm_ram.h"
 
-#include <sys/mman.h>
-
 namespace cna::fw {
 
 using namespace hsi;
 
-StormRam::StormRam()
-{
-    /* Page-aligned and shareable, as a BAR mapped by another process would be. */
-    void* p = ::mmap(nullptr, reg::STORM_RAM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    base_ = p == MAP_FAILED ? nullptr : static_cast<uint8_t*>(p);
-}
-
-StormRam::~StormRam()
-{
-    if (base_ != nullptr)
-        ::munmap(base_, reg::STORM_RAM_SIZE);
-}
+StormRam::StormRam() : memory_("cna-storm-ram", reg::STORM_RAM_SIZE), base_(memory_.base()) {}
 
 void StormRam::write32(uint32_t offset, uint32_t value)
 {

@@ -13,19 +13,21 @@
 #include "hsi_common.h"
 #include "hsi_eth.h"
 #include "hsi_rdma.h"
+#include "util/shared_memory.h"
 
 namespace cna::fw {
 
 class StormRam {
 public:
     StormRam();
-    ~StormRam();
     StormRam(const StormRam&) = delete;
     StormRam& operator=(const StormRam&) = delete;
 
     bool valid() const { return base_ != nullptr; }
-    /* The GTT windows: storm RAM from offset 0. */
+    /* The GTT windows: storm RAM from offset 0, and the file behind them
+     * for a host in another process. */
     uint8_t* gtt() { return base_; }
+    int gtt_fd() const { return memory_.fd(); }
 
     /* GRC accesses (offset relative to STORM_RAM_BASE). */
     /* Inline: the Rx path reads a queue's producers for every frame. */
@@ -53,6 +55,7 @@ public:
     hsi::rdma::RoceStats& roce_stats(uint32_t pf);
 
 private:
+    SharedMemory memory_;
     uint8_t* base_;
 };
 

@@ -6,7 +6,6 @@
 #include "pci_embedded.h"
 
 #include <unistd.h>
-#include <zlib.h>
 
 #include <cerrno>
 #include <map>
@@ -58,23 +57,6 @@ void route_adapter_log()
     });
 }
 
-/* The MAC an adapter's MFW gives PF 0 (PF n: + n): locally administered,
- * and different for every adapter name and process, so two cna processes
- * whose TAP wires meet in one bridge, or two adapters of one process in one
- * switch, never share an address. Stable for a name within a process. */
-void embedded_base_mac(const std::string& name, uint8_t mac[6])
-{
-    const uint32_t pid = static_cast<uint32_t>(getpid());
-    uLong hash = crc32(0L, reinterpret_cast<const Bytef*>(name.data()), static_cast<uInt>(name.size()));
-    hash = crc32(hash, reinterpret_cast<const Bytef*>(&pid), sizeof(pid));
-    mac[0] = 0x02; /* locally administered, unicast */
-    mac[1] = static_cast<uint8_t>(hash >> 24);
-    mac[2] = static_cast<uint8_t>(hash >> 16);
-    mac[3] = static_cast<uint8_t>(hash >> 8);
-    mac[4] = static_cast<uint8_t>(hash);
-    mac[5] = 0; /* the PF number goes here */
-}
-
 fw::AdapterConfig to_adapter_config(const std::string& name, const EmbeddedConfig& c)
 {
     fw::AdapterConfig config;
@@ -83,7 +65,7 @@ fw::AdapterConfig to_adapter_config(const std::string& name, const EmbeddedConfi
     config.pfs_per_port = c.pfs_per_port;
     config.wire = c.wire;
     config.tap_names = c.tap_names;
-    embedded_base_mac(name, config.base_mac);
+    fw::derive_base_mac(name, static_cast<uint32_t>(getpid()), config.base_mac);
     config.faults = c.faults;
     config.link_up_delay_ms = c.link_up_delay_ms;
     config.engine_threads = c.engine_threads;
@@ -148,12 +130,6 @@ public:
             *reinterpret_cast<volatile uint32_t*>(gtt() + (offset - hsi::BAR0_GTT_BASE)) = value;
         else
             df_.bar0_write(offset, value);
-    }
-    /* The GTT is memory both sides map; the rest of BAR0 (and whatever lies
-     * past it, which the device reports) goes through the device. */
-    static bool in_gtt(uint32_t offset)
-    {
-        return offset >= hsi::BAR0_GTT_BASE && offset < hsi::BAR0_SIZE && offset % 4 == 0;
     }
     volatile uint8_t* gtt() override { return df_.gtt_memory(); }
     volatile uint8_t* doorbells() override { return df_.doorbell_memory(); }

@@ -4,6 +4,7 @@
 #include <cerrno>
 
 #include "pci_embedded.h"
+#include "pci_remote.h"
 
 namespace cna::osal {
 
@@ -13,10 +14,10 @@ std::unique_ptr<PciFunction> pci_attach(const PciAttachParams& params, int* err,
     case Backend::embedded:
         return embedded_attach(params, err, msg);
     case Backend::remote:
-        break;
+        return remote_attach(params, err, msg);
     }
-    *err = -ENOTSUP;
-    *msg = "the remote adapter backend is not available yet";
+    *err = -EINVAL;
+    *msg = "unknown adapter backend";
     return nullptr;
 }
 

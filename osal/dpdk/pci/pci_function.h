@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The PCI function as ecore sees it: BAR0 (registers behind PTT windows plus
  * GTT-mapped storm RAM), the doorbell BAR, MSI-X eventfds and DMA through an
- * IOMMU. A backend provides it; today the embedded software adapter, later a
- * remote adapter daemon or real PCI. Nothing above the OSAL knows which.
+ * IOMMU. A backend provides it: the embedded software adapter, the adapter
+ * daemon (cna-adapterd) in another process, later real PCI. Nothing above
+ * the OSAL knows which.
  */
 #pragma once
 
@@ -67,6 +68,12 @@ public:
 
 protected:
     explicit PciFunction(std::string name) : name_(std::move(name)) {}
+    /* The GTT is memory both sides map; the rest of BAR0 (and whatever lies
+     * past it, which the device reports) goes through the device. */
+    static bool in_gtt(uint32_t offset)
+    {
+        return offset >= hsi::BAR0_GTT_BASE && offset < hsi::BAR0_SIZE && offset % 4 == 0;
+    }
 
 private:
     std::string name_;
@@ -98,7 +105,8 @@ struct EmbeddedConfig {
 
 struct PciAttachParams {
     Backend backend = Backend::embedded;
-    std::string adapter = "cna0"; /* adapter instance name */
+    std::string adapter = "cna0"; /* embedded: adapter instance name */
+    std::string daemon_socket;    /* remote: cna-adapterd's socket */
     uint32_t pf = 0;
     EmbeddedConfig embedded;
 };

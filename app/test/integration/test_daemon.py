@@ -1,0 +1,105 @@
+"""cna-adapterd: one adapter serving net_cna ports of several processes.
+Two unmodified testpmd processes, each attached to one port of a daemon's
+two-port cabled adapter, forward between each other with counters that
+agree both ways, and see each other's link go down; a port attaches again
+after its process closed it; attach errors and bad options are named; the
+daemon goes on SIGTERM leaving nothing behind."""
+import os
+import re
+import subprocess
+import time
+import unittest
+
+from harness.daemon import AdapterDaemon, daemon_path
+from harness.testpmd import TestPmd, TestPmdError, forward_stats, run_testpmd_once, unique_tag
+
+
+def attached(socket, pf, tag):
+    """A testpmd on PF `pf` of the daemon: its own memory and runtime files."""
+    return TestPmd([f"net_cna0,daemon={socket},pf={pf}"],
+                   memory=["--no-huge", "-m", "512", "--file-prefix", f"{tag}pf{pf}"])
+
+
+class TwoProcesses(unittest.TestCase):
+    def test_io_forwarding_between_two_processes_with_consistent_counters(self):
+        tag = unique_tag()
+        with AdapterDaemon(["--ports", "2", "--wire", "cable"]) as d, \
+                attached(d.socket, 0, tag) as a, attached(d.socket, 1, tag) as b:
+            for tp in (a, b):
+                self.assertEqual(tp.link(0)[0], "up")
+            a.cmd("start")
+            b.cmd("start tx_first")
+            time.sleep(2)
+            fwd = {"b": forward_stats(b.cmd("stop")), "a": forward_stats(a.cmd("stop"))}
+            for name in ("a", "b"):
+                self.assertGreater(fwd[name][0]["RX-packets"], 1000, f"process {name} received too little")
+            time.sleep(0.3)
+            nic = {"a": a.port_stats(0), "b": b.port_stats(0)}
+            for src, dst in (("a", "b"), ("b", "a")):
+                self.assertEqual(nic[src]["TX-packets"], nic[dst]["RX-packets"] + nic[dst]["RX-missed"],
+                                 f"frames process {src} sent must all arrive at process {dst}")
+                self.assertEqual(nic[src]["TX-bytes"], nic[dst]["RX-bytes"] + 64 * nic[dst]["RX-missed"])
+            # One process pulls its link down: the cable's other end, in the
+            # other process, sees it.
+            a.cmd("set link-down port 0")
+            b.collect(r"Port 0: link state change event", timeout=5)
+            self.assertEqual(b.link(0)[0], "down")
+            a.cmd("set link-up port 0")
+            b.collect(r"Port 0: link state change event", timeout=5)
+            self.assertEqual(b.link(0)[0], "up")
+            a.quit()
+            b.quit()
+        self.assertRegex(d.output(), r"client \d+ \(pid \d+\) on pf0: detached")
+        self.assertRegex(d.output(), r"client \d+ \(pid \d+\) on pf1: detached")
+
+    def test_a_port_attaches_again_after_its_process_closed_it(self):
+        tag = unique_tag()
+        with AdapterDaemon(["--ports", "1"]) as d:
+            for run in range(3):
+                with attached(d.socket, 0, f"{tag}r{run}") as tp:
+                    fwd = forward_stats(tp.run_forwarding(0.5))
+                    self.assertGreater(fwd[0]["RX-packets"], 100, f"run {run}: the loopback wire returned nothing")
+                    tp.quit()
+            self.assertEqual(d.output().count("on pf0: attached"), 3)
+
+
+class Errors(unittest.TestCase):
+    def probe_fails(self, vdev, pattern):
+        _, _, out = run_testpmd_once([vdev])
+        self.assertRegex(out, pattern)
+        self.assertIn("No probed ethernet devices", out)
+
+    def test_attach_errors_are_named(self):
+        tag = unique_tag()
+        self.probe_fails("net_cna0,daemon=/nonexistent/cna.sock,pf=0",
+                         r"cannot connect to the adapter daemon at /nonexistent/cna\.sock: No such file or directory")
+        with AdapterDaemon(["--ports", "1"]) as d:
+            self.probe_fails(f"net_cna0,daemon={d.socket},pf=1", r"cannot attach PF 1: No such device")
+            with attached(d.socket, 0, tag):
+                self.probe_fails(f"net_cna0,daemon={d.socket},pf=0",
+                                 r"cannot attach PF 0: Device or resource busy")
+            self.assertIn("another client has it", d.output())
+        self.probe_fails("net_cna0,daemon=/tmp/x.sock,ports=2",
+                         r"invalid devarg 'ports' with 'daemon': the daemon's options configure its adapter")
+        self.probe_fails("net_cna0,pf=1", r"invalid devarg 'pf' without 'daemon'")
+
+    def test_bad_options_sigterm_and_a_live_socket(self):
+        bad = subprocess.run([daemon_path(), "--socket", "/tmp/x.sock", "--ports", "3"], capture_output=True,
+                             text=True, timeout=10)
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("invalid --ports '3': expected 1, 2 or 4", bad.stderr)
+        missing = subprocess.run([daemon_path(), "--ports", "1"], capture_output=True, text=True, timeout=10)
+        self.assertEqual(missing.returncode, 2)
+        self.assertIn("--socket PATH is required", missing.stderr)
+        d = AdapterDaemon(["--ports", "2", "--wire", "cable"])
+        d.start()
+        second = subprocess.run([daemon_path(), "--socket", d.socket], capture_output=True, text=True, timeout=10)
+        self.assertEqual(second.returncode, 1)
+        self.assertIn(f"a daemon already serves {d.socket}", second.stderr)
+        self.assertEqual(d.stop(), 0)
+        self.assertRegex(d.output(), r"signal 15: detaching 0 client\(s\)")
+        self.assertFalse(os.path.exists(d.socket), "the socket file goes with the daemon")
+
+
+if __name__ == "__main__":
+    unittest.main()

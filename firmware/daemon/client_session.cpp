@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "daemon/client_session.h"
+
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+
+#include "hsi_common.h"
+#include "util/log.h"
+
+namespace cna::fw::daemon {
+
+using namespace hsi::daemon;
+
+namespace {
+
+constexpr uint64_t PAGE = 4096;
+/* What one client may lend the device: far more than a DPDK process has. */
+constexpr uint64_t MAX_CLIENT_MEMORY = 1ull << 40;
+
+/* Whether fd is an eventfd: what the adapter writes MSI-X interrupts into
+ * must never block or reach a file. */
+bool is_eventfd(int fd)
+{
+    char link[64];
+    const std::string path = "/proc/self/fd/" + std::to_string(fd);
+    const ssize_t n = ::readlink(path.c_str(), link, sizeof link - 1);
+    return n > 0 && std::string_view(link, static_cast<std::size_t>(n)) == "anon_inode:[eventfd]";
+}
+
+/* The file behind a piece of client memory must be a file (a memfd, a
+ * hugetlbfs or tmpfs file) holding the whole piece. */
+bool piece_fits(int fd, uint64_t offset, uint64_t len)
+{
+    struct stat st;
+    return ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && offset % PAGE == 0 && len % PAGE == 0 && len != 0 &&
+           offset <= static_cast<uint64_t>(st.st_size) && len <= static_cast<uint64_t>(st.st_size) - offset;
+}
+
+} // namespace
+
+int FunctionOwners::claim(uint32_t pf, const void* session)
+{
+    if (pf >= owner_.size())
+        return -ENODEV;
+    if (owner_[pf] != nullptr)
+        return -EBUSY;
+    owner_[pf] = session;
+    return 0;
+}
+
+ClientSession::ClientSession(int sock, uint32_t id, FunctionOwners& owners) : sock_(sock), id_(id), owners_(owners) {}
+
+ClientSession::~ClientSession()
+{
+    detach();
+    ::close(sock_);
+}
+
+std::string ClientSession::name() const
+{
+    std::string n = "client " + std::to_string(id_);
+    if (client_pid_ != 0)
+        n += " (pid " + std::to_string(client_pid_) + ")";
+    if (function_ != nullptr)
+        n += " on pf" + std::to_string(function_->pf_id());
+    return n;
+}
+
+bool ClientSession::on_message()
+{
+    Message m;
+    const int rc = recv_message(sock_, m);
+    if (rc == -ECONNRESET) {
+        log(LogLevel::notice, "%s: disconnected", name().c_str());
+        return false;
+    }
+    if (rc < 0) {
+        log(LogLevel::warning, "%s: %s: disconnecting it", name().c_str(),
+            rc == -EPROTO ? "a malformed message" : std::strerror(-rc));
+        return false;
+    }
+    return handle(m);
+}
+
+bool ClientSession::handle(Message& m)
+{
+    const auto type = static_cast<MsgType>(m.header.type);
+    if (!greeted_ && type != MsgType::hello) {
+        log(LogLevel::warning, "%s: message %u before hello: disconnecting it", name().c_str(), m.header.type);
+        reply_status(m.header, -EPROTO);
+        return false;
+    }
+    switch (type) {
+    case MsgType::hello: return on_hello(m);
+    case MsgType::attach: return on_attach(m);
+    case MsgType::set_msix: return on_set_msix(m);
+    case MsgType::dma_map: return on_dma_map(m);
+    case MsgType::dma_unmap: return on_dma_unmap(m);
+    case MsgType::control: return on_control(m);
+    }
+    log(LogLevel::warning, "%s: unknown message type %u: disconnecting it", name().c_str(), m.header.type);
+    reply_status(m.header, -EPROTO);
+    return false;
+}
+
+bool ClientSession::reply(const Header& request, const void* body, uint32_t len, const int* fds, uint32_t nfds)
+{
+    return send_message(sock_, static_cast<uint16_t>(request.type | REPLY), request.seq, body, len, fds, nfds) == 0;
+}
+
+bool ClientSession::reply_status(const Header& request, int status)
+{
+    const Status s{status, 0};
+    return reply(request, &s, sizeof s);
+}
+
+bool ClientSession::on_hello(const Message& m)
+{
+    const auto* hello = m.body_as<Hello>();
+    if (hello == nullptr || greeted_ || m.nfds != 0) {
+        reply_status(m.header, -EPROTO);
+        return false;
+    }
+    if (hello->version != VERSION) {
+        log(LogLevel::warning, "%s: speaks version %u of the protocol, the daemon %u", name().c_str(),
+            hello->version, VERSION);
+        reply_status(m.header, -EPROTONOSUPPORT);
+        return false;
+    }
+    greeted_ = true;
+    client_pid_ = hello->pid;
+    HelloReply r{};
+    r.version = VERSION;
+    r.functions = static_cast<uint16_t>(owners_.adapter().num_functions());
+    r.ports = static_cast<uint16_t>(owners_.adapter().config().ports);
+    std::strncpy(r.adapter, owners_.adapter().config().name.c_str(), sizeof r.adapter - 1);
+    log(LogLevel::info, "%s: connected", name().c_str());
+    return reply(m.header, &r, sizeof r);
+}
+
+bool ClientSession::on_attach(const Message& m)
+{
+    const auto* req = m.body_as<Attach>();
+    if (req == nullptr || m.nfds != 0) {
+        reply_status(m.header, -EPROTO);
+        return false;
+    }
+    if (function_ != nullptr)
+        return reply_status(m.header, -EALREADY);
+    if (const int rc = owners_.claim(req->pf, this); rc != 0) {
+        log(LogLevel::warning, "%s: cannot attach pf%u: %s", name().c_str(), req->pf,
+            rc == -EBUSY ? "another client has it" : "no such PF");
+        return reply_status(m.header, rc);
+    }
+    auto mailbox = std::make_unique<SharedMemory>("cna-bar0-mailbox", MAILBOX_SIZE);
+    const int kick = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    const int done = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (!mailbox->valid() || kick < 0 || done < 0) {
+        const int rc = -errno;
+        if (kick >= 0)
+            ::close(kick);
+        if (done >= 0)
+            ::close(done);
+        owners_.release(req->pf);
+        return reply_status(m.header, rc != 0 ? rc : -ENOMEM);
+    }
+    function_ = &owners_.adapter().function(req->pf);
+    mailbox_ = std::move(mailbox);
+    kick_fd_ = kick;
+    done_fd_ = done;
+    served_seq_ = 0;
+    const DeviceFunction::SharedBars bars = function_->shared_bars();
+    AttachReply r{};
+    r.msix_vectors = function_->msix_count();
+    r.port = function_->port_id();
+    r.gtt_offset = 0;
+    r.gtt_size = hsi::GTT_SIZE;
+    r.doorbells_size = hsi::DB_BAR_SIZE;
+    r.mailbox_size = MAILBOX_SIZE;
+    int fds[ATTACH_FDS];
+    fds[FD_GTT] = bars.gtt_fd;
+    fds[FD_DOORBELLS] = bars.doorbell_fd;
+    fds[FD_MAILBOX] = mailbox_->fd();
+    fds[FD_KICK] = kick_fd_;
+    fds[FD_DONE] = done_fd_;
+    log(LogLevel::notice, "%s: attached", name().c_str());
+    return reply(m.header, &r, sizeof r, fds, ATTACH_FDS);
+}
+
+bool ClientSession::on_set_msix(Message& m)
+{
+    const auto* req = m.body_as<SetMsix>();
+    if (req == nullptr || req->count != m.nfds) {
+        reply_status(m.header, -EPROTO);
+        return false;
+    }
+    if (function_ == nullptr)
+        return reply_status(m.header, -ENODEV);
+    if (req->first > function_->msix_count() || req->count > function_->msix_count() - req->first)
+        return reply_status(m.header, -EINVAL);
+    for (uint32_t i = 0; i < req->count; i++)
+        if (!is_eventfd(m.fds[i]))
+            return reply_status(m.header, -EBADF);
+    for (uint32_t i = 0; i < req->count; i++) {
+        if (const int rc = function_->route_msix(req->first + i, m.fds[i]); rc != 0)
+            return reply_status(m.header, rc);
+        routed_msix_ |= 1ull << (req->first + i);
+    }
+    return reply_status(m.header, 0);
+}
+
+bool ClientSession::on_dma_map(Message& m)
+{
+    const auto* req = m.body_as<DmaMap>();
+    if (req == nullptr || req->pieces == 0 || req->pieces > MAX_DMA_PIECES || req->pieces != m.nfds) {
+        reply_status(m.header, -EPROTO);
+        return false;
+    }
+    if (function_ == nullptr)
+        return reply_status(m.header, -ENODEV);
+    return reply_status(m.header, map_region(*req, m.fds));
+}
+
+/* The region is mapped here as one run of addresses, so that a DMA access
+ * spanning two pieces translates as one. */
+int ClientSession::map_region(const DmaMap& req, const int* fds)
+{
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < req.pieces; i++) {
+        if (!piece_fits(fds[i], req.piece_offset[i], req.piece_len[i]))
+            return -EINVAL;
+        total += req.piece_len[i];
+    }
+    if (total != req.len || req.iova % PAGE != 0 || req.iova + req.len < req.iova ||
+        req.len > MAX_CLIENT_MEMORY - mapped_bytes_)
+        return -EINVAL;
+    void* area = ::mmap(nullptr, req.len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (area == MAP_FAILED)
+        return -errno;
+    auto* va = static_cast<uint8_t*>(area);
+    uint64_t at = 0;
+    for (uint32_t i = 0; i < req.pieces; at += req.piece_len[i], i++) {
+        if (::mmap(va + at, req.piece_len[i], PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fds[i],
+                   static_cast<off_t>(req.piece_offset[i])) == MAP_FAILED) {
+            const int rc = -errno;
+            ::munmap(va, req.len);
+            return rc;
+        }
+    }
+    if (const int rc = function_->iommu_map(req.iova, va, req.len); rc != 0) {
+        ::munmap(va, req.len);
+        return rc;
+    }
+    regions_[req.iova] = Region{va, req.len};
+    mapped_bytes_ += req.len;
+    return 0;
+}
+
+bool ClientSession::on_dma_unmap(const Message& m)
+{
+    const auto* req = m.body_as<DmaUnmap>();
+    if (req == nullptr || m.nfds != 0) {
+        reply_status(m.header, -EPROTO);
+        return false;
+    }
+    if (function_ == nullptr)
+        return reply_status(m.header, -ENODEV);
+    const int rc = function_->iommu_unmap(req->iova, req->len);
+    if (rc == 0)
+        unmap_regions(req->iova, req->len);
+    return reply_status(m.header, rc);
+}
+
+/* The daemon's mappings of the regions inside [iova, iova + len), once the
+ * function's IOMMU no longer has them (and no access through them is in
+ * flight). */
+void ClientSession::unmap_regions(uint64_t iova, uint64_t len)
+{
+    for (auto it = regions_.lower_bound(iova); it != regions_.end() && it->first - iova < len;) {
+        ::munmap(it->second.va, it->second.len);
+        mapped_bytes_ -= it->second.len;
+        it = regions_.erase(it);
+    }
+}
+
+bool ClientSession::on_control(const Message& m)
+{
+    const auto* req = m.body_as<Control>();
+    if (req == nullptr || m.nfds != 0) {
+        reply_status(m.header, -EPROTO);
+        return false;
+    }
+    AdapterControl& ctl = owners_.adapter().control();
+    const uint32_t ports = owners_.adapter().config().ports;
+    ControlReply r{};
+    switch (static_cast<ControlOp>(req->op)) {
+    case ControlOp::set_carrier:
+        if (req->port >= ports)
+            return reply_status(m.header, -EINVAL);
+        ctl.set_carrier(req->port, req->value != 0);
+        break;
+    case ControlOp::inject:
+        ctl.inject(static_cast<Fault>(req->value), req->arg != 0);
+        break;
+    case ControlOp::set_roce_loss:
+        if (req->port >= ports || req->value > 1'000'000)
+            return reply_status(m.header, -EINVAL);
+        ctl.set_roce_loss(req->port, req->value);
+        break;
+    case ControlOp::port_counters:
+        if (req->port >= ports)
+            return reply_status(m.header, -EINVAL);
+        r.counters = ctl.port_counters(req->port);
+        break;
+    case ControlOp::dma_faults:
+        if (req->value >= owners_.adapter().num_functions())
+            return reply_status(m.header, -EINVAL);
+        r.dma_faults = ctl.dma_faults(req->value);
+        break;
+    default:
+        return reply_status(m.header, -EOPNOTSUPP);
+    }
+    return reply(m.header, &r, sizeof r);
+}
+
+void ClientSession::on_kick()
+{
+    uint64_t count;
+    [[maybe_unused]] ssize_t n = ::read(kick_fd_, &count, sizeof count);
+    auto* box = reinterpret_cast<Bar0Mailbox*>(mailbox_->base());
+    const uint32_t seq = std::atomic_ref<uint32_t>(box->request_seq).load(std::memory_order_acquire);
+    if (seq == served_seq_)
+        return;
+    /* The client may rewrite the request while it is read: each field is read
+     * once, and whatever they say is an access any driver could ask. */
+    const uint32_t op = std::atomic_ref<uint32_t>(box->op).load(std::memory_order_relaxed);
+    const uint32_t offset = std::atomic_ref<uint32_t>(box->offset).load(std::memory_order_relaxed);
+    const uint32_t value = std::atomic_ref<uint32_t>(box->value).load(std::memory_order_relaxed);
+    if (op == static_cast<uint32_t>(Bar0Op::write))
+        function_->bar0_write(offset, value);
+    else
+        std::atomic_ref<uint32_t>(box->value).store(function_->bar0_read(offset), std::memory_order_relaxed);
+    served_seq_ = seq;
+    std::atomic_ref<uint32_t>(box->done_seq).store(seq, std::memory_order_release);
+    const uint64_t one = 1;
+    n = ::write(done_fd_, &one, sizeof one);
+}
+
+/* What the client lent the function goes back: its interrupts no longer
+ * reach it, its memory leaves the IOMMU (waiting out the device's accesses
+ * in flight) and this process. */
+void ClientSession::detach()
+{
+    if (function_ == nullptr)
+        return;
+    for (uint32_t v = 0; v < 64; v++)
+        if (routed_msix_ & (1ull << v))
+            function_->route_msix(v, -1);
+    routed_msix_ = 0;
+    for (const auto& [iova, region] : regions_)
+        function_->iommu_unmap(iova, region.len);
+    unmap_regions(0, UINT64_MAX);
+    ::close(kick_fd_);
+    ::close(done_fd_);
+    kick_fd_ = done_fd_ = -1;
+    mailbox_.reset();
+    owners_.release(function_->pf_id());
+    log(LogLevel::notice, "%s: detached", name().c_str());
+    function_ = nullptr;
+}
+
+} // namespace cna::fw::daemon

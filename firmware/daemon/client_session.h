@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * One client of cna-adapterd: a process (a net_cna port) that attached, or
+ * is about to attach, one PCI function of the daemon's adapter over its
+ * socket (hsi_daemon.h). The session holds what the client lent the
+ * function — its MSI-X eventfds and its memory, mapped here and in the
+ * function's IOMMU — and takes it all back when the client goes.
+ */
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "cna_fw/adapter.h"
+#include "hsi_daemon_socket.h"
+#include "util/shared_memory.h"
+
+namespace cna::fw::daemon {
+
+/* What the sessions share: the adapter, and which PF each has. */
+class FunctionOwners {
+public:
+    explicit FunctionOwners(Adapter& adapter) : adapter_(adapter), owner_(adapter.num_functions(), nullptr) {}
+    Adapter& adapter() { return adapter_; }
+    /* Claims PF `pf` for `session`: 0, -ENODEV (no such PF) or -EBUSY. */
+    int claim(uint32_t pf, const void* session);
+    void release(uint32_t pf) { owner_.at(pf) = nullptr; }
+
+private:
+    Adapter& adapter_;
+    std::vector<const void*> owner_;
+};
+
+class ClientSession {
+public:
+    /* Takes the connected socket. */
+    ClientSession(int sock, uint32_t id, FunctionOwners& owners);
+    ~ClientSession();
+    ClientSession(const ClientSession&) = delete;
+    ClientSession& operator=(const ClientSession&) = delete;
+
+    int socket() const { return sock_; }
+    /* The eventfd the client kicks when its BAR0 mailbox holds a request; -1
+     * until attached. */
+    int kick_fd() const { return kick_fd_; }
+    std::string name() const;
+
+    /* Reads and answers one message. False when the session is over: the
+     * client closed the socket or broke the protocol (it was told why). */
+    bool on_message();
+    /* Performs the BAR0 access the mailbox holds, if a new one does. */
+    void on_kick();
+
+    /* One request, answered on the socket; false: the protocol is broken
+     * and the session must end. Public for the fuzzer. */
+    bool handle(hsi::daemon::Message& m);
+
+private:
+    struct Region {
+        uint8_t* va;
+        std::size_t len;
+    };
+
+    bool reply(const hsi::daemon::Header& request, const void* body, uint32_t len, const int* fds = nullptr,
+               uint32_t nfds = 0);
+    bool reply_status(const hsi::daemon::Header& request, int status);
+    bool on_hello(const hsi::daemon::Message& m);
+    bool on_attach(const hsi::daemon::Message& m);
+    bool on_set_msix(hsi::daemon::Message& m);
+    bool on_dma_map(hsi::daemon::Message& m);
+    bool on_dma_unmap(const hsi::daemon::Message& m);
+    bool on_control(const hsi::daemon::Message& m);
+    int map_region(const hsi::daemon::DmaMap& req, const int* fds);
+    void unmap_regions(uint64_t iova, uint64_t len);
+    void detach();
+
+    int sock_;
+    const uint32_t id_;
+    FunctionOwners& owners_;
+    uint32_t client_pid_ = 0;
+    bool greeted_ = false;
+    DeviceFunction* function_ = nullptr;
+    std::unique_ptr<SharedMemory> mailbox_;
+    int kick_fd_ = -1;
+    int done_fd_ = -1;
+    uint32_t served_seq_ = 0;
+    uint64_t routed_msix_ = 0;                /* bit per vector routed to a client eventfd */
+    std::map<uint64_t, Region> regions_;      /* by IOVA; disjoint */
+    uint64_t mapped_bytes_ = 0;
+};
+
+} // namespace cna::fw::daemon

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * How the daemon transport's messages (hsi_daemon.h) travel: one message per
+ * datagram of a unix SOCK_SEQPACKET socket, its fds as SCM_RIGHTS. Both
+ * sides use these, so a message is framed and checked the same way on both.
+ */
+#pragma once
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "hsi_daemon.h"
+
+namespace cna::hsi::daemon {
+
+/* A received message; owns its fds until taken (take_fd). */
+struct Message {
+    Header header{};
+    uint8_t body[MAX_BODY]{};
+    int fds[MAX_FDS]{};
+    uint32_t nfds = 0;
+
+    Message() = default;
+    Message(const Message&) = delete;
+    Message& operator=(const Message&) = delete;
+    ~Message() { close_fds(); }
+
+    void close_fds()
+    {
+        for (uint32_t i = 0; i < nfds; i++)
+            if (fds[i] >= 0)
+                ::close(fds[i]);
+        nfds = 0;
+    }
+    int take_fd(uint32_t i)
+    {
+        const int fd = fds[i];
+        fds[i] = -1;
+        return fd;
+    }
+    /* The body as T, if it is exactly that long. */
+    template <typename T>
+    const T* body_as() const
+    {
+        return header.body_len == sizeof(T) ? reinterpret_cast<const T*>(body) : nullptr;
+    }
+};
+
+/* 0 or -errno. */
+inline int send_message(int sock, uint16_t type, uint32_t seq, const void* body, uint32_t len, const int* fds = nullptr,
+                        uint32_t nfds = 0)
+{
+    if (len > MAX_BODY || nfds > MAX_FDS)
+        return -EINVAL;
+    Header h{MAGIC, type, static_cast<uint16_t>(nfds), len, seq};
+    iovec iov[2] = {{&h, sizeof h}, {const_cast<void*>(body), len}};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * MAX_FDS)];
+    msghdr msg{};
+    msg.msg_iov = iov;
+    msg.msg_iovlen = len != 0 ? 2 : 1;
+    if (nfds != 0) {
+        msg.msg_control = control;
+        msg.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
+        cmsghdr* c = CMSG_FIRSTHDR(&msg);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+        std::memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
+    }
+    for (;;) {
+        const ssize_t n = ::sendmsg(sock, &msg, MSG_NOSIGNAL);
+        if (n == static_cast<ssize_t>(sizeof h + len))
+            return 0;
+        if (n < 0 && errno == EINTR)
+            continue;
+        return n < 0 ? -errno : -EIO;
+    }
+}
+
+/* One message: 0; -ECONNRESET when the peer closed; -EPROTO when what came
+ * is no well-formed message (bad magic, lengths or fd count, truncated); or
+ * another -errno. */
+inline int recv_message(int sock, Message& m)
+{
+    m.close_fds();
+    struct {
+        Header h;
+        uint8_t body[MAX_BODY];
+    } buf;
+    iovec iov{&buf, sizeof buf};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * MAX_FDS)];
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    ssize_t n;
+    do
+        n = ::recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+    while (n < 0 && errno == EINTR);
+    if (n < 0)
+        return -errno;
+    if (n == 0)
+        return -ECONNRESET;
+    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+            continue;
+        const uint32_t count = static_cast<uint32_t>((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+        for (uint32_t i = 0; i < count; i++) {
+            int fd;
+            std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+            if (m.nfds < MAX_FDS)
+                m.fds[m.nfds++] = fd;
+            else
+                ::close(fd);
+        }
+    }
+    if ((msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || n < static_cast<ssize_t>(sizeof(Header)) ||
+        buf.h.magic != MAGIC || buf.h.body_len != n - sizeof(Header) || buf.h.fds != m.nfds) {
+        m.close_fds();
+        return -EPROTO;
+    }
+    m.header = buf.h;
+    std::memcpy(m.body, buf.body, buf.h.body_len);
+    return 0;
+}
+
+} // namespace cna::hsi::daemon

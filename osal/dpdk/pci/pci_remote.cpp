@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The remote backend. At attach the daemon hands over the function's GTT
+ * window and doorbell BAR (mapped here: the fastpath stores to them as it
+ * does on the embedded adapter), a BAR0 mailbox for the other registers,
+ * and eventfds to kick it and to hear it done; this side gives one eventfd
+ * per MSI-X vector and lends every DPDK memory segment, by the file behind
+ * it, for the function's IOMMU to map at the segment's IOVA.
+ */
+#include "pci_remote.h"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cinttypes>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include <rte_memory.h>
+
+#include "hsi_common.h"
+#include "hsi_daemon_socket.h"
+#include "osal_log.h"
+#include "pci_iommu.h"
+
+namespace cna::osal {
+namespace {
+
+using namespace hsi::daemon;
+
+/* How long a request may wait for the daemon before it counts as gone. */
+constexpr int REPLY_TIMEOUT_MS = 5000;
+
+class RemotePciFunction;
+
+class RemoteControl final : public AdapterControl {
+public:
+    explicit RemoteControl(RemotePciFunction& fn) : fn_(fn) {}
+    void set_carrier(uint32_t port, bool present) override;
+    void inject(Fault fault, bool on) override;
+    void set_roce_loss(uint32_t port, uint32_t per_million) override;
+    PortCounters port_counters(uint32_t port) const override;
+    uint64_t dma_faults(uint32_t pf) const override;
+
+private:
+    RemotePciFunction& fn_;
+};
+
+/* A mapping of an fd the daemon passed, unmapped with the function. */
+struct SharedMapping {
+    uint8_t* va = nullptr;
+    std::size_t len = 0;
+    ~SharedMapping()
+    {
+        if (va != nullptr)
+            ::munmap(va, len);
+    }
+    bool map(int fd, uint64_t offset, std::size_t size)
+    {
+        void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, static_cast<off_t>(offset));
+        if (p == MAP_FAILED)
+            return false;
+        va = static_cast<uint8_t*>(p);
+        len = size;
+        return true;
+    }
+};
+
+class RemotePciFunction final : public PciFunction {
+public:
+    RemotePciFunction(std::string name, int sock)
+        : PciFunction(std::move(name)), sock_(sock), control_(*this),
+          iommu_("cna-iommu-" + this->name(),
+                 [this](uint64_t iova, void* va, std::size_t len) { return lend(iova, va, len); },
+                 [this](uint64_t iova, std::size_t len) { return take_back(iova, len); })
+    {
+    }
+    ~RemotePciFunction() override
+    {
+        iommu_.stop();
+        for (int fd : {kick_fd_, done_fd_, sock_})
+            if (fd >= 0)
+                ::close(fd);
+        for (int fd : msix_)
+            ::close(fd);
+    }
+
+    int connect(const PciAttachParams& params, std::string* msg);
+
+    uint32_t reg_rd(uint32_t offset) override
+    {
+        if (in_gtt(offset))
+            return std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(gtt_.va + (offset - hsi::BAR0_GTT_BASE)))
+                .load(std::memory_order_acquire);
+        return mailbox(Bar0Op::read, offset, 0);
+    }
+    void reg_wr(uint32_t offset, uint32_t value) override
+    {
+        if (in_gtt(offset))
+            std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(gtt_.va + (offset - hsi::BAR0_GTT_BASE)))
+                .store(value, std::memory_order_release);
+        else
+            mailbox(Bar0Op::write, offset, value);
+    }
+    volatile uint8_t* gtt() override { return gtt_.va; }
+    volatile uint8_t* doorbells() override { return doorbells_.va; }
+    uint32_t msix_count() const override { return static_cast<uint32_t>(msix_.size()); }
+    int msix_eventfd(uint32_t vector) const override { return vector < msix_.size() ? msix_[vector] : -1; }
+    int dma_map(uint64_t iova, void* va, std::size_t len) override { return lend(iova, va, len); }
+    int dma_unmap(uint64_t iova, std::size_t len) override { return take_back(iova, len); }
+    AdapterControl* control() override { return &control_; }
+
+    /* One request and its reply (of at most reply_len bytes, starting with a
+     * Status): the reply's status, or -errno when the daemon did not answer. */
+    int request(MsgType type, const void* body, uint32_t len, void* reply, uint32_t reply_len,
+                const int* fds = nullptr, uint32_t nfds = 0, Message* reply_msg = nullptr);
+
+private:
+    uint32_t mailbox(Bar0Op op, uint32_t offset, uint32_t value);
+    int lend(uint64_t iova, void* va, std::size_t len);
+    int take_back(uint64_t iova, std::size_t len);
+    void log_err(const char* func, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+
+    int sock_;
+    std::mutex request_lock_; /* one request on the socket at a time: control thread, hotplug, RDMA */
+    uint32_t seq_ = 0;
+    SharedMapping gtt_, doorbells_, mailbox_mem_;
+    int kick_fd_ = -1, done_fd_ = -1;
+    std::mutex bar0_lock_;    /* one BAR0 access at a time: control and interrupt threads */
+    uint32_t bar0_seq_ = 0;
+    bool daemon_gone_ = false;
+    std::vector<int> msix_;
+    RemoteControl control_;
+    IommuSync iommu_;
+};
+
+void RemotePciFunction::log_err(const char* func, const char* fmt, ...)
+{
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    dp_log(logtype_ecore, DpLevel::err, dp_module::IOMMU, name().c_str(), func, "%s", line);
+}
+
+int RemotePciFunction::request(MsgType type, const void* body, uint32_t len, void* reply, uint32_t reply_len,
+                               const int* fds, uint32_t nfds, Message* reply_msg)
+{
+    std::lock_guard guard(request_lock_);
+    const uint32_t seq = ++seq_;
+    if (int rc = send_message(sock_, static_cast<uint16_t>(type), seq, body, len, fds, nfds); rc != 0)
+        return rc;
+    pollfd p{sock_, POLLIN, 0};
+    if (::poll(&p, 1, REPLY_TIMEOUT_MS) != 1)
+        return -ETIMEDOUT;
+    Message local;
+    Message& m = reply_msg != nullptr ? *reply_msg : local;
+    if (int rc = recv_message(sock_, m); rc != 0)
+        return rc;
+    if (m.header.type != (static_cast<uint16_t>(type) | REPLY) || m.header.seq != seq ||
+        m.header.body_len < sizeof(Status) || m.header.body_len > reply_len)
+        return -EPROTO;
+    std::memcpy(reply, m.body, m.header.body_len);
+    return reinterpret_cast<const Status*>(m.body)->status;
+}
+
+/* A register outside the GTT: the request goes into the mailbox and the
+ * daemon is kicked. A daemon that does not answer reads as all ones, as a
+ * device that fell off the bus does. */
+uint32_t RemotePciFunction::mailbox(Bar0Op op, uint32_t offset, uint32_t value)
+{
+    std::lock_guard guard(bar0_lock_);
+    if (daemon_gone_)
+        return 0xffffffff;
+    auto* box = reinterpret_cast<Bar0Mailbox*>(mailbox_mem_.va);
+    const uint32_t seq = ++bar0_seq_;
+    box->op = static_cast<uint32_t>(op);
+    box->offset = offset;
+    box->value = value;
+    std::atomic_ref<uint32_t>(box->request_seq).store(seq, std::memory_order_release);
+    const uint64_t one = 1;
+    [[maybe_unused]] ssize_t n = ::write(kick_fd_, &one, sizeof one);
+    for (int waited = 0; std::atomic_ref<uint32_t>(box->done_seq).load(std::memory_order_acquire) != seq;) {
+        pollfd p{done_fd_, POLLIN, 0};
+        if (::poll(&p, 1, 100) == 1) {
+            uint64_t count;
+            n = ::read(done_fd_, &count, sizeof count);
+        } else if ((waited += 100) >= REPLY_TIMEOUT_MS) {
+            daemon_gone_ = true;
+            log_err(__func__, "the adapter daemon did not answer a BAR0 access within %d ms", REPLY_TIMEOUT_MS);
+            return 0xffffffff;
+        }
+    }
+    return box->value;
+}
+
+/* Lends [va, va + len) to the function at iova: the files behind it, piece
+ * by piece (DPDK memory is file-backed: a memfd with --no-huge, hugetlbfs
+ * files otherwise), up to MAX_DMA_PIECES pieces per region. */
+int RemotePciFunction::lend(uint64_t iova, void* va, std::size_t len)
+{
+    struct Piece {
+        int fd;
+        uint64_t offset, len;
+    };
+    std::vector<Piece> pieces;
+    const uintptr_t start = reinterpret_cast<uintptr_t>(va);
+    for (uintptr_t at = start; at < start + len;) {
+        const rte_memseg* ms = rte_mem_virt2memseg(reinterpret_cast<void*>(at), nullptr);
+        size_t seg_offset = 0;
+        const int fd = ms != nullptr ? rte_memseg_get_fd_thread_unsafe(ms) : -1;
+        if (fd < 0 || rte_memseg_get_fd_offset_thread_unsafe(ms, &seg_offset) != 0) {
+            log_err(__func__, "VA 0x%" PRIxPTR " is not DPDK memory with a file behind it: the daemon cannot reach it",
+                    at);
+            return -ENOTSUP;
+        }
+        const uintptr_t ms_start = reinterpret_cast<uintptr_t>(ms->addr);
+        const uint64_t offset = seg_offset + (at - ms_start);
+        const uint64_t n = std::min<uint64_t>(ms_start + ms->len, start + len) - at;
+        if (!pieces.empty() && pieces.back().fd == fd && pieces.back().offset + pieces.back().len == offset)
+            pieces.back().len += n;
+        else
+            pieces.push_back({fd, offset, n});
+        at += n;
+    }
+    uint64_t done = 0;
+    for (std::size_t first = 0; first < pieces.size(); first += MAX_DMA_PIECES) {
+        DmaMap req{};
+        int fds[MAX_DMA_PIECES];
+        req.iova = iova + done;
+        for (std::size_t i = first; i < pieces.size() && req.pieces < MAX_DMA_PIECES; i++, req.pieces++) {
+            req.piece_offset[req.pieces] = pieces[i].offset;
+            req.piece_len[req.pieces] = pieces[i].len;
+            fds[req.pieces] = pieces[i].fd;
+            req.len += pieces[i].len;
+        }
+        Status st;
+        if (const int rc = request(MsgType::dma_map, &req, sizeof req, &st, sizeof st, fds, req.pieces); rc != 0) {
+            if (done != 0)
+                take_back(iova, done);
+            return rc;
+        }
+        done += req.len;
+    }
+    return 0;
+}
+
+int RemotePciFunction::take_back(uint64_t iova, std::size_t len)
+{
+    const DmaUnmap req{iova, len};
+    Status st;
+    return request(MsgType::dma_unmap, &req, sizeof req, &st, sizeof st);
+}
+
+int RemotePciFunction::connect(const PciAttachParams& params, std::string* msg)
+{
+    Hello hello{VERSION, 0, static_cast<uint32_t>(::getpid())};
+    HelloReply hr;
+    if (int rc = request(MsgType::hello, &hello, sizeof hello, &hr, sizeof hr); rc != 0) {
+        *msg = "the daemon at " + params.daemon_socket + " refused hello: " + std::strerror(-rc);
+        return rc;
+    }
+    Attach attach{params.pf, 0};
+    AttachReply ar;
+    Message m;
+    if (int rc = request(MsgType::attach, &attach, sizeof attach, &ar, sizeof ar, nullptr, 0, &m); rc != 0) {
+        *msg = "the daemon at " + params.daemon_socket + " cannot attach PF " + std::to_string(params.pf) + ": " +
+               std::strerror(-rc);
+        return rc;
+    }
+    if (m.nfds != ATTACH_FDS || ar.gtt_size < hsi::GTT_SIZE || ar.doorbells_size < hsi::DB_BAR_SIZE ||
+        ar.mailbox_size < sizeof(Bar0Mailbox) || ar.msix_vectors == 0 || ar.msix_vectors > MAX_MSIX ||
+        !gtt_.map(m.fds[FD_GTT], ar.gtt_offset, ar.gtt_size) ||
+        !doorbells_.map(m.fds[FD_DOORBELLS], 0, ar.doorbells_size) ||
+        !mailbox_mem_.map(m.fds[FD_MAILBOX], 0, ar.mailbox_size)) {
+        *msg = "the daemon's attach reply gives no usable BARs";
+        return -EPROTO;
+    }
+    kick_fd_ = m.take_fd(FD_KICK);
+    done_fd_ = m.take_fd(FD_DONE);
+    for (uint32_t v = 0; v < ar.msix_vectors; v++) {
+        const int fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+        if (fd < 0) {
+            *msg = std::string("eventfd: ") + std::strerror(errno);
+            return -errno;
+        }
+        msix_.push_back(fd);
+    }
+    const SetMsix sm{0, ar.msix_vectors};
+    Status st;
+    if (int rc = request(MsgType::set_msix, &sm, sizeof sm, &st, sizeof st, msix_.data(), ar.msix_vectors); rc != 0) {
+        *msg = std::string("the daemon refused the MSI-X eventfds: ") + std::strerror(-rc);
+        return rc;
+    }
+    if (int rc = iommu_.start(); rc != 0) {
+        *msg = "cannot lend DPDK memory to the IOMMU of " + name();
+        return rc;
+    }
+    return 0;
+}
+
+void RemoteControl::set_carrier(uint32_t port, bool present)
+{
+    const Control c{static_cast<uint32_t>(ControlOp::set_carrier), port, present, 0};
+    ControlReply r;
+    fn_.request(MsgType::control, &c, sizeof c, &r, sizeof r);
+}
+
+void RemoteControl::inject(Fault fault, bool on)
+{
+    const Control c{static_cast<uint32_t>(ControlOp::inject), 0, static_cast<uint32_t>(fault), on};
+    ControlReply r;
+    fn_.request(MsgType::control, &c, sizeof c, &r, sizeof r);
+}
+
+void RemoteControl::set_roce_loss(uint32_t port, uint32_t per_million)
+{
+    const Control c{static_cast<uint32_t>(ControlOp::set_roce_loss), port, per_million, 0};
+    ControlReply r;
+    fn_.request(MsgType::control, &c, sizeof c, &r, sizeof r);
+}
+
+PortCounters RemoteControl::port_counters(uint32_t port) const
+{
+    const Control c{static_cast<uint32_t>(ControlOp::port_counters), port, 0, 0};
+    ControlReply r{};
+    return fn_.request(MsgType::control, &c, sizeof c, &r, sizeof r) == 0 ? r.counters : PortCounters{};
+}
+
+uint64_t RemoteControl::dma_faults(uint32_t pf) const
+{
+    const Control c{static_cast<uint32_t>(ControlOp::dma_faults), 0, pf, 0};
+    ControlReply r{};
+    return fn_.request(MsgType::control, &c, sizeof c, &r, sizeof r) == 0 ? r.dma_faults : 0;
+}
+
+} // namespace
+
+std::unique_ptr<PciFunction> remote_attach(const PciAttachParams& params, int* err, std::string* msg)
+{
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    if (params.daemon_socket.empty() || params.daemon_socket.size() >= sizeof addr.sun_path) {
+        *err = -EINVAL;
+        *msg = "the daemon socket path must have 1 to 107 characters";
+        return nullptr;
+    }
+    std::strncpy(addr.sun_path, params.daemon_socket.c_str(), sizeof addr.sun_path - 1);
+    const int sock = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (sock < 0 || ::connect(sock, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+        *err = -errno;
+        *msg = "cannot connect to the adapter daemon at " + params.daemon_socket + ": " + std::strerror(errno);
+        if (sock >= 0)
+            ::close(sock);
+        return nullptr;
+    }
+    auto fn = std::make_unique<RemotePciFunction>(params.daemon_socket + "/pf" + std::to_string(params.pf), sock);
+    if (int rc = fn->connect(params, msg); rc != 0) {
+        *err = rc;
+        return nullptr;
+    }
+    *err = 0;
+    return fn;
+}
+
+} // namespace cna::osal
