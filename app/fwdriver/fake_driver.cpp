@@ -505,8 +505,13 @@ FwReturn FakeDriver::filter(FilterOpcode op, FilterType type, uint8_t vport, con
 
 std::string bring_up_l2(FakeDriver& drv, const L2Setup& s)
 {
-    if (drv.load() == 0)
-        return "load: LOAD_REQ/the image's phases/LOAD_DONE failed or went unanswered";
+    if (const uint32_t rc = drv.load(); rc != mfw::FW_MSG_CODE_DRV_LOAD_ENGINE && rc != mfw::FW_MSG_CODE_DRV_LOAD_PORT &&
+                                        rc != mfw::FW_MSG_CODE_DRV_LOAD_FUNCTION) {
+        char code[16];
+        std::snprintf(code, sizeof code, "0x%08x", rc);
+        return rc == 0 ? "load: the image's phases or LOAD_DONE failed or went unanswered"
+                       : std::string("load: LOAD_REQ refused, MFW answered ") + code;
+    }
     if (FwReturn rc = drv.start_pf(); rc != FwReturn::ok)
         return "PF_START ramrod: fw_return " + std::to_string(static_cast<int>(rc));
     mfw::DrvPhyCfg cfg{};

@@ -352,13 +352,15 @@ void ClientSession::on_kick()
     n = ::write(done_fd_, &one, sizeof one);
 }
 
-/* What the client lent the function goes back: its interrupts no longer
- * reach it, its memory leaves the IOMMU (waiting out the device's accesses
- * in flight) and this process. */
+/* The function is reset, as VFIO resets a device its user let go (the
+ * client may have died in the middle of anything), and what the client
+ * lent it goes back: its interrupts no longer reach it, its memory leaves
+ * the IOMMU (waiting out the device's accesses in flight) and this process. */
 void ClientSession::detach()
 {
     if (function_ == nullptr)
         return;
+    owners_.adapter().function_level_reset(function_->pf_id());
     for (uint32_t v = 0; v < 64; v++)
         if (routed_msix_ & (1ull << v))
             function_->route_msix(v, -1);

@@ -6,6 +6,7 @@ after its process closed it; attach errors and bad options are named; the
 daemon goes on SIGTERM leaving nothing behind."""
 import os
 import re
+import signal
 import subprocess
 import time
 import unittest
@@ -62,6 +63,36 @@ class TwoProcesses(unittest.TestCase):
                     tp.quit()
             self.assertEqual(d.output().count("on pf0: attached"), 3)
 
+    def test_a_process_killed_mid_traffic_is_a_function_level_reset(self):
+        """kill -9 of the process on PF 0 while it forwards: the daemon
+        resets PF 0, the process on PF 1 never notices beyond its link, and
+        a new process takes PF 0 and forwards again; 20 times, the daemon
+        keeping no file and no memory of the dead."""
+        tag = unique_tag()
+        with AdapterDaemon(["--ports", "2", "--wire", "cable"]) as d, attached(d.socket, 1, tag) as b:
+            b.cmd("start")
+            baseline = None
+            for i in range(20):
+                with attached(d.socket, 0, f"{tag}k{i}") as a:
+                    a.cmd("start tx_first")
+                    first = b.port_stats(0)["RX-packets"]
+                    deadline = time.monotonic() + 5
+                    while b.port_stats(0)["RX-packets"] < first + 1000:
+                        self.assertLess(time.monotonic(), deadline, f"round {i}: no traffic through PF 1")
+                        time.sleep(0.05)
+                    os.kill(a.child.pid, signal.SIGKILL)
+                    a.child.wait()
+                deadline = time.monotonic() + 5
+                while d.output().count("on pf0: detached") < i + 1:
+                    self.assertLess(time.monotonic(), deadline, f"round {i}: the daemon did not detach PF 0")
+                    time.sleep(0.05)
+                self.assertEqual(d.output().count("pf0 function level reset"), i + 1)
+                if i == 1:
+                    baseline = (d.open_fds(), d.rss_kb())
+            self.assertEqual(d.open_fds(), baseline[0], "file descriptors of dead clients kept")
+            self.assertLess(d.rss_kb() - baseline[1], 4096, "memory of dead clients kept (kB)")
+            self.assertIsNotNone(re.search(r"Forward statistics", b.cmd("stop")), "PF 1's process carries on")
+            b.quit()
 
 class Errors(unittest.TestCase):
     def probe_fails(self, vdev, pattern):

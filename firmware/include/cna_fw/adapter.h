@@ -122,6 +122,12 @@ public:
      * a message in *error when the port cannot take it or the TAP cannot be
      * opened. */
     virtual bool attach_tap(uint32_t port, const std::string& ifname, std::string* error) = 0;
+    /* What a PCIe function level reset does: PF `pf` forgets whatever its
+     * driver set up (queues, RDMA objects, status blocks, interrupts, PTT
+     * windows, bus mastering) and its load state with the MFW, so a new
+     * driver can load it; the other functions carry on. For a driver that
+     * went away without unloading (its process died). */
+    virtual void function_level_reset(uint32_t pf) = 0;
     /* Pins engine thread `engine` (0..config().engine_threads - 1) to a
      * CPU (-1: no affinity). 0 or -errno. */
     virtual int set_engine_affinity(uint32_t engine, int cpu) = 0;

@@ -268,6 +268,22 @@ void AdapterImpl::function_unloaded(uint32_t pf)
     functions_[pf]->pglue().reset();
 }
 
+void AdapterImpl::function_level_reset(uint32_t pf)
+{
+    if (pf >= functions_.size())
+        return;
+    /* Every engine thread between two passes and the slowpath idle, in the
+     * order the slowpath takes them. */
+    std::array<std::unique_lock<std::mutex>, hsi::MAX_PORTS> held;
+    for (std::size_t t = 0; t < dataplanes_.size(); t++)
+        held[t] = std::unique_lock(dataplanes_[t]->pass);
+    std::lock_guard lock(slowpath_);
+    mfw_.function_reset(pf);
+    pf_storms_[pf]->reset();
+    functions_[pf]->reset();
+    log(LogLevel::notice, "%s: pf%u function level reset", config_.name.c_str(), pf);
+}
+
 void AdapterImpl::set_carrier(uint32_t port, bool present)
 {
     if (port >= nig_.port_count())

@@ -56,6 +56,7 @@ public:
     AdapterControl& control() override { return *this; }
     bool attach_tap(uint32_t port, const std::string& ifname, std::string* error) override;
     int set_engine_affinity(uint32_t engine, int cpu) override;
+    void function_level_reset(uint32_t pf) override;
 
     /* AdapterControl */
     void set_carrier(uint32_t port, bool present) override;

@@ -37,6 +37,14 @@ void Attention::raise(uint32_t causes)
         undelivered_.store(true, std::memory_order_release);
 }
 
+void Attention::reset()
+{
+    status_.store(0);
+    mask_.store(0);
+    fw_assert_code_.store(0);
+    undelivered_.store(false, std::memory_order_release);
+}
+
 void Attention::deliver()
 {
     if (undelivered_.exchange(false, std::memory_order_acq_rel))

@@ -28,6 +28,8 @@ public:
     bool undelivered() const { return undelivered_.load(std::memory_order_acquire); }
     /* Slowpath (every engine thread between passes): bump SP_PI_ATTN. */
     void deliver();
+    /* Function level reset: no cause latched or enabled. */
+    void reset();
     void set_fw_assert_code(uint32_t code) { fw_assert_code_.store(code); }
     uint32_t status() const { return status_.load(); }
 

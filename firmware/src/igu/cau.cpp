@@ -51,6 +51,18 @@ void Cau::bump_pi(uint32_t sb, uint32_t pi)
     set_pi(sb, pi, static_cast<uint16_t>(sbs_[sb].shadow.pi_array[pi] + 1));
 }
 
+void Cau::reset()
+{
+    for (Sb& sb : sbs_) {
+        sb.addr_lo.store(0);
+        sb.addr_hi.store(0);
+        sb.conf.store(0);
+        sb.shadow = hsi::StatusBlock{};
+        sb.dirty = false;
+    }
+    dirty_count_ = 0;
+}
+
 void Cau::flush(Igu& igu)
 {
     /* A write-back that faults raises an attention: the slowpath delivers

@@ -47,6 +47,8 @@ public:
     /* Engine thread: write back every changed SB and tell the IGU. */
     void flush(Igu& igu);
     bool dirty() const { return dirty_count_ != 0; }
+    /* Function level reset, with the engine held: no SB configured. */
+    void reset();
 
 private:
     struct Sb {

@@ -29,6 +29,16 @@ bool Igu::write(uint32_t addr, uint32_t value)
     return addr >= IGU_SB_PROD(0) && addr < IGU_SB_PROD(SB_COUNT); /* read-only */
 }
 
+void Igu::reset()
+{
+    int_mode_.store(static_cast<uint32_t>(hsi::IntMode::msix));
+    for (SbState& sb : sbs_) {
+        sb.prod.store(0);
+        sb.ack.store(0);
+        sb.armed.store(false);
+    }
+}
+
 void Igu::command(uint32_t sb, uint32_t cmd)
 {
     if (sb >= SB_COUNT)

@@ -32,6 +32,8 @@ public:
     void command(uint32_t sb, uint32_t cmd);
     /* Engine: the CAU wrote prod_index of sb to host memory. */
     void producer_updated(uint32_t sb, uint32_t prod);
+    /* Function level reset: nothing armed or acknowledged, MSI-X mode. */
+    void reset();
 
 private:
     struct SbState {

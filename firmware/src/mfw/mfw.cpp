@@ -146,6 +146,15 @@ Mfw::Response Mfw::execute(uint32_t pf, uint32_t command, uint32_t param)
     }
 }
 
+void Mfw::function_reset(uint32_t pf)
+{
+    pending_.fetch_and(~(1u << pf), std::memory_order_acq_rel);
+    const bool was_loaded = load_[pf] != LoadState::unloaded;
+    load_[pf] = LoadState::unloaded;
+    if (was_loaded && others_loaded(pf, true) == 0)
+        link_.reset_phy(port_of(pf));
+}
+
 bool Mfw::port_loaded(uint32_t port) const
 {
     for (uint32_t pf = 0; pf < num_pfs_; pf++)

@@ -49,6 +49,10 @@ public:
 
     void set_silent(bool silent) { silent_ = silent; }
     void carrier_changed() { link_.carrier_changed(); }
+    /* A function level reset of the PF: unloaded whatever its driver was
+     * doing, its mailbox command forgotten, its port's link reset if no
+     * other PF of the port is loaded. */
+    void function_reset(uint32_t pf);
     /* Whether a PF of the port is loaded (or on its way in or out). */
     bool port_loaded(uint32_t port) const;
     /* PFs are interleaved over the ports, as on the real chip. */

@@ -74,6 +74,19 @@ bool FunctionHw::decodes(uint32_t offset)
     return true; /* the PTT windows (their GRC addresses are checked there) and the GTT */
 }
 
+void FunctionHw::reset()
+{
+    pglue_.reset();
+    for (auto& entry : ptt_entries_)
+        entry.store(0);
+    for (auto& word : scratch)
+        word.store(0);
+    attention_.reset();
+    cau_.reset();
+    igu_.reset();
+    clear_doorbells();
+}
+
 void FunctionHw::clear_doorbell(uint32_t cid) { clear_doorbell_slot(db_offset(cid)); }
 
 void FunctionHw::clear_doorbell_slot(uint32_t offset)

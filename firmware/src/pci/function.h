@@ -89,6 +89,11 @@ public:
     /* ... or the 8-byte slot of an RDMA object at `offset`. */
     void clear_doorbell_slot(uint32_t offset);
     void clear_doorbells();
+    /* Function level reset of the PCI function's own blocks, with the
+     * engine held: bus mastering off, PTT windows, scratch, attentions,
+     * status blocks and interrupt state as at power-on, doorbells clear.
+     * The IOMMU's mappings are the host's and stay. */
+    void reset();
 
     /* Per-function register state of the MISC block. */
     std::array<std::atomic<uint32_t>, hsi::reg::MISC_SCRATCH_DWORDS> scratch{};
