@@ -6,6 +6,7 @@ and io forwarding leaves them unchanged, so the destination decides whether the
 receiving port's vport accepts them.
 """
 import re
+import time
 import unittest
 
 from harness.testpmd import TestPmd, forward_stats
@@ -77,7 +78,11 @@ class Mtu(unittest.TestCase):
             tp.cmd("port config mtu 0 1400")
             tp.cmd("port start 0")
             self.assertRegex(tp.cmd("show port info 0"), r"MTU: 1400")
-            fwd = forward_stats(tp.run_forwarding(0.3))
+            deadline = time.monotonic() + 5
+            while tp.link(0)[0] != "up":
+                self.assertLess(time.monotonic(), deadline, "the link did not come back up after port start")
+                time.sleep(0.05)
+            fwd = forward_stats(tp.run_forwarding(1.0))
             self.assertGreater(fwd[0]["RX-packets"], 1000)
             # 9000 needs more than one 2 KiB mbuf per frame: refused without scattered Rx
             out = tp.cmd("port config mtu 0 9000")
