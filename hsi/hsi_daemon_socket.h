@@ -102,8 +102,6 @@ inline int recv_message(int sock, Message& m)
     while (n < 0 && errno == EINTR);
     if (n < 0)
         return -errno;
-    if (n == 0)
-        return -ECONNRESET;
     for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
         if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
             continue;
@@ -116,6 +114,10 @@ inline int recv_message(int sock, Message& m)
             else
                 ::close(fd);
         }
+    }
+    if (n == 0) { /* the peer closed (or sent an empty datagram, which no message is) */
+        m.close_fds();
+        return -ECONNRESET;
     }
     if ((msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || n < static_cast<ssize_t>(sizeof(Header)) ||
         buf.h.magic != MAGIC || buf.h.body_len != n - sizeof(Header) || buf.h.fds != m.nfds) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cna_devargs.h"
+#include "hsi_common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
@@ -21,7 +22,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
             std::abort();
         return 0;
     }
-    if ((d.ports != 1 && d.ports != 2 && d.ports != 4) || d.port > 3 || d.adapter.empty())
+    if ((d.ports != 1 && d.ports != 2 && d.ports != 4) || d.adapter.empty())
+        std::abort();
+    /* An embedded adapter's port, or a daemon's PF. */
+    if (d.daemon.empty() ? d.port > 3 : d.port >= cna::hsi::MAX_PFS || d.daemon.size() > 107)
         std::abort();
     if (d.engine_threads < 1 || d.engine_threads > 4)
         std::abort();

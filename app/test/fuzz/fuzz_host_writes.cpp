@@ -24,17 +24,6 @@ using namespace cna::fw::test;
 using namespace cna::hsi;
 
 using Input = FuzzInput;
-        std::size_t n = std::min(sizeof(T), size_ - pos_);
-        std::memcpy(&v, data_ + pos_, n);
-        pos_ += n;
-        return v;
-    }
-
-private:
-    const uint8_t* data_;
-    std::size_t size_;
-    std::size_t pos_ = 0;
-};
 
 struct Rig {
     std::unique_ptr<Adapter> adapter;

@@ -32,24 +32,6 @@ constexpr uint16_t QP = 3;
 constexpr std::size_t BUF = 256 * 1024;
 
 using Input = FuzzInput;
-        std::size_t n = std::min(sizeof(T), size_ - pos_);
-        std::memcpy(&v, data_ + pos_, n);
-        pos_ += n;
-        return v;
-    }
-    std::vector<uint8_t> bytes(std::size_t n)
-    {
-        n = std::min(n, size_ - pos_);
-        std::vector<uint8_t> v(data_ + pos_, data_ + pos_ + n);
-        pos_ += n;
-        return v;
-    }
-
-private:
-    const uint8_t* data_;
-    std::size_t size_;
-    std::size_t pos_ = 0;
-};
 
 struct Side {
     Side(Adapter& adapter, uint32_t pf) : drv(adapter, pf), rdma(drv) {}

@@ -12,7 +12,7 @@ mkdir -p "$OUT"
 
 # Library assertions too: std::array and std::vector indices are checked.
 CXX="clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GLIBCXX_ASSERTIONS"
-INC="-I$ROOT/base/ecore -I$ROOT/hsi -I$ROOT/osal/dpdk -I$ROOT/osal/dpdk/os -I$ROOT/osal/dpdk/pci -I$ROOT/firmware/src -I$ROOT/firmware/include -I$ROOT/app/fwdriver -I$ROOT/pmd/net"
+INC="-I$ROOT/firmware -I$ROOT/base/ecore -I$ROOT/hsi -I$ROOT/osal/dpdk -I$ROOT/osal/dpdk/os -I$ROOT/osal/dpdk/pci -I$ROOT/firmware/src -I$ROOT/firmware/include -I$ROOT/app/fwdriver -I$ROOT/pmd/net"
 DPDK_INC=$(pkg-config --cflags-only-I libdpdk | sed 's/-I/-isystem /g')
 
 build() { # name sources... -- libs...
@@ -62,16 +62,20 @@ printf '%s\n' "${HOST_WRITES_SRCS[@]}" | xargs -P2 -I{} sh -c \
     "${CXX/-fsanitize=fuzzer,/-fsanitize=fuzzer-no-link,}" "$INC" "$OUT" 2>"$OUT/host_writes.compile.log"
 build fuzz_host_writes "$ROOT/app/test/fuzz/fuzz_host_writes.cpp" "$OUT"/host_writes/*.o -- -lz -lisal -pthread
 build fuzz_roce "$ROOT/app/test/fuzz/fuzz_roce.cpp" "$OUT"/host_writes/*.o -- -lz -lisal -pthread
+build fuzz_daemon "$ROOT/app/test/fuzz/fuzz_daemon.cpp" "$ROOT/firmware/daemon/client_session.cpp" \
+    "$OUT"/host_writes/*.o -- -lz -lisal -pthread
 seed "$OUT/corpus_image" "$BUILD/firmware/cna_fw.bin" "$BUILD/firmware/cna_fw_zipped.bin"
 seed "$OUT/corpus_frame" "$ROOT"/app/test/fuzz/seeds/frame_*
 seed "$OUT/corpus_devargs" "$ROOT"/app/test/fuzz/seeds/devargs_*
 seed "$OUT/corpus_host_writes" "$ROOT"/app/test/fuzz/seeds/host_writes_*
 seed "$OUT/corpus_roce" "$ROOT"/app/test/fuzz/seeds/roce_*
+seed "$OUT/corpus_daemon" "$ROOT"/app/test/fuzz/seeds/daemon_*
 
 run fuzz_init_image "$OUT/corpus_image"
 run fuzz_frame "$OUT/corpus_frame"
 run fuzz_devargs "$OUT/corpus_devargs"
 run fuzz_host_writes "$OUT/corpus_host_writes"
 run fuzz_roce "$OUT/corpus_roce"
+run fuzz_daemon "$OUT/corpus_daemon"
 echo "fuzz: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
