@@ -17,6 +17,7 @@
  *                the function's IOMMU maps at an IOVA
  *   dma_unmap    every region inside an IOVA range
  *   control      the back door (link, faults, counters)
+ *   status       the PFs and their clients
  *
  * BAR0 registers outside the GTT do not travel over the socket: the client
  * writes a request into the Bar0Mailbox (shared memory), publishes its
@@ -28,6 +29,7 @@
 
 #include <cstdint>
 
+#include "hsi_common.h"
 #include "hsi_control.h"
 
 namespace cna::hsi::daemon {
@@ -46,6 +48,7 @@ enum class MsgType : uint16_t {
     dma_map = 4,
     dma_unmap = 5,
     control = 6,
+    status = 7,
 };
 inline constexpr uint16_t REPLY = 0x8000;
 
@@ -151,6 +154,23 @@ struct ControlReply {
     control::PortCounters counters;
 };
 static_assert(sizeof(ControlReply) == 80);
+
+/* The reply to status (no request body): each PF's port and client. */
+struct PfStatus {
+    uint32_t pf;
+    uint32_t port;
+    uint32_t client_pid;  /* 0: no client */
+    uint32_t reserved;
+};
+static_assert(sizeof(PfStatus) == 16);
+
+struct StatusReply {
+    Status status;
+    uint32_t functions;
+    uint32_t ports;
+    PfStatus pfs[MAX_PFS]; /* the first `functions` */
+};
+static_assert(sizeof(StatusReply) == 144);
 
 /* ---- BAR0 mailbox (the first bytes of the mailbox fd) -------------------- */
 

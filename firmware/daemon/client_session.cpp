@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -44,13 +45,13 @@ bool piece_fits(int fd, uint64_t offset, uint64_t len)
 
 } // namespace
 
-int FunctionOwners::claim(uint32_t pf, const void* session)
+int FunctionOwners::claim(uint32_t pf, const void* session, uint32_t pid)
 {
     if (pf >= owner_.size())
         return -ENODEV;
-    if (owner_[pf] != nullptr)
+    if (owner_[pf].session != nullptr)
         return -EBUSY;
-    owner_[pf] = session;
+    owner_[pf] = Owner{session, pid};
     return 0;
 }
 
@@ -103,6 +104,7 @@ bool ClientSession::handle(Message& m)
     case MsgType::dma_map: return on_dma_map(m);
     case MsgType::dma_unmap: return on_dma_unmap(m);
     case MsgType::control: return on_control(m);
+    case MsgType::status: return on_status(m);
     }
     log(LogLevel::warning, "%s: unknown message type %u: disconnecting it", name().c_str(), m.header.type);
     reply_status(m.header, -EPROTO);
@@ -153,7 +155,7 @@ bool ClientSession::on_attach(const Message& m)
     }
     if (function_ != nullptr)
         return reply_status(m.header, -EALREADY);
-    if (const int rc = owners_.claim(req->pf, this); rc != 0) {
+    if (const int rc = owners_.claim(req->pf, this, client_pid_); rc != 0) {
         log(LogLevel::warning, "%s: cannot attach pf%u: %s", name().c_str(), req->pf,
             rc == -EBUSY ? "another client has it" : "no such PF");
         return reply_status(m.header, rc);
@@ -326,6 +328,21 @@ bool ClientSession::on_control(const Message& m)
     default:
         return reply_status(m.header, -EOPNOTSUPP);
     }
+    return reply(m.header, &r, sizeof r);
+}
+
+bool ClientSession::on_status(const Message& m)
+{
+    if (m.header.body_len != 0 || m.nfds != 0) {
+        reply_status(m.header, -EPROTO);
+        return false;
+    }
+    Adapter& adapter = owners_.adapter();
+    StatusReply r{};
+    r.functions = std::min<uint32_t>(adapter.num_functions(), hsi::MAX_PFS);
+    r.ports = adapter.config().ports;
+    for (uint32_t pf = 0; pf < r.functions; pf++)
+        r.pfs[pf] = PfStatus{pf, adapter.function(pf).port_id(), owners_.client_pid(pf), 0};
     return reply(m.header, &r, sizeof r);
 }
 

@@ -21,15 +21,22 @@ namespace cna::fw::daemon {
 /* What the sessions share: the adapter, and which PF each has. */
 class FunctionOwners {
 public:
-    explicit FunctionOwners(Adapter& adapter) : adapter_(adapter), owner_(adapter.num_functions(), nullptr) {}
+    explicit FunctionOwners(Adapter& adapter) : adapter_(adapter), owner_(adapter.num_functions()) {}
     Adapter& adapter() { return adapter_; }
-    /* Claims PF `pf` for `session`: 0, -ENODEV (no such PF) or -EBUSY. */
-    int claim(uint32_t pf, const void* session);
-    void release(uint32_t pf) { owner_.at(pf) = nullptr; }
+    /* Claims PF `pf` for `session` of process `pid`: 0, -ENODEV (no such
+     * PF) or -EBUSY. */
+    int claim(uint32_t pf, const void* session, uint32_t pid);
+    void release(uint32_t pf) { owner_.at(pf) = Owner{}; }
+    /* The process of the PF's client, 0 if none. */
+    uint32_t client_pid(uint32_t pf) const { return owner_.at(pf).pid; }
 
 private:
+    struct Owner {
+        const void* session = nullptr;
+        uint32_t pid = 0;
+    };
     Adapter& adapter_;
-    std::vector<const void*> owner_;
+    std::vector<Owner> owner_;
 };
 
 class ClientSession {
@@ -71,6 +78,7 @@ private:
     bool on_dma_map(hsi::daemon::Message& m);
     bool on_dma_unmap(const hsi::daemon::Message& m);
     bool on_control(const hsi::daemon::Message& m);
+    bool on_status(const hsi::daemon::Message& m);
     int map_region(const hsi::daemon::DmaMap& req, const int* fds);
     void unmap_regions(uint64_t iova, uint64_t len);
     void detach();

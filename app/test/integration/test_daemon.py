@@ -11,7 +11,7 @@ import subprocess
 import time
 import unittest
 
-from harness.daemon import AdapterDaemon, daemon_path
+from harness.daemon import AdapterDaemon, adapterctl, daemon_path
 from harness.testpmd import TestPmd, TestPmdError, forward_stats, run_testpmd_once, unique_tag
 
 
@@ -93,6 +93,38 @@ class TwoProcesses(unittest.TestCase):
             self.assertLess(d.rss_kb() - baseline[1], 4096, "memory of dead clients kept (kB)")
             self.assertIsNotNone(re.search(r"Forward statistics", b.cmd("stop")), "PF 1's process carries on")
             b.quit()
+
+class Control(unittest.TestCase):
+    def test_adapterctl_lists_clients_pulls_the_cable_and_reads_the_wire(self):
+        tag = unique_tag()
+        with AdapterDaemon(["--ports", "2", "--wire", "cable", "--name", "ctl"]) as d:
+            self.assertRegex(adapterctl(d.socket, "status"),
+                             r"adapter ctl: 2 port\(s\), 2 PF\(s\)\npf0  port 0  free\npf1  port 1  free")
+            with attached(d.socket, 0, tag) as a, attached(d.socket, 1, tag) as b:
+                status = adapterctl(d.socket, "status")
+                self.assertIn(f"pf0  port 0  client pid {a.child.pid}", status)
+                self.assertIn(f"pf1  port 1  client pid {b.child.pid}", status)
+                b.cmd("start")
+                forward_stats(a.run_forwarding(0.5))
+                b.cmd("stop")
+                time.sleep(0.3)
+                sent = a.port_stats(0)["TX-packets"]
+                wire = dict(re.findall(r"(\w+) (\d+)", adapterctl(d.socket, "counters", "0").split(":", 1)[1]))
+                self.assertEqual(int(wire["wire_tx_frames"]), sent, "the wire carried what PF 0 sent")
+                adapterctl(d.socket, "carrier", "0", "down")
+                for tp in (a, b):
+                    tp.collect(r"Port 0: link state change event", timeout=5)
+                    self.assertEqual(tp.link(0)[0], "down")
+                adapterctl(d.socket, "carrier", "0", "up")
+                for tp in (a, b):
+                    tp.collect(r"Port 0: link state change event", timeout=5)
+                    self.assertEqual(tp.link(0)[0], "up")
+                self.assertRegex(adapterctl(d.socket, "dma-faults", "0"), r"pf0: 0 DMA fault\(s\)")
+                a.quit()
+                b.quit()
+            self.assertIn("pf0  port 0  free", adapterctl(d.socket, "status"))
+            self.assertIn("usage:", adapterctl(d.socket, "carrier", "0", "sideways", check=False))
+
 
 class Errors(unittest.TestCase):
     def probe_fails(self, vdev, pattern):

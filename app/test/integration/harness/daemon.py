@@ -17,6 +17,15 @@ def daemon_path(build=None):
     return os.path.join(build or build_dir(), "firmware", "cna-adapterd")
 
 
+def adapterctl(socket, *command, build=None, check=True):
+    """cna-adapterctl's output for `command` on the daemon at `socket`."""
+    run = subprocess.run([os.path.join(build or build_dir(), "firmware", "cna-adapterctl"), "--socket", socket,
+                          *command], capture_output=True, text=True, timeout=10)
+    if check and run.returncode != 0:
+        raise TestPmdError(f"cna-adapterctl {' '.join(command)} failed ({run.returncode}): {run.stderr}")
+    return run.stdout + run.stderr
+
+
 class AdapterDaemon:
     def __init__(self, options=(), build=None):
         self.dir = tempfile.mkdtemp(prefix="cna-adapterd-")

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * cna-adapterctl: the operator's and the tests' back door into the adapter
+ * cna-adapterd serves (netdevsim's, for a software adapter): its PFs and
+ * their clients, the link of a port, faults, the wire's counters. It speaks
+ * the daemon's transport (hsi_daemon.h) without attaching any PF.
+ */
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include "hsi_daemon_socket.h"
+
+namespace {
+
+using namespace cna::hsi::daemon;
+using cna::hsi::control::Fault;
+
+const char USAGE[] =
+    "usage: cna-adapterctl --socket PATH COMMAND\n"
+    "  status                          the PFs, their ports and clients\n"
+    "  carrier PORT up|down            plug or pull the port's cable\n"
+    "  fault NAME on|off               mfw_silent, fw_assert, lose_ramrod or dma_fault\n"
+    "  roce-loss PORT PER_MILLION      RoCE frames the port's wire loses\n"
+    "  counters PORT                   the port's wire counters\n"
+    "  dma-faults PF                   the PF's DMA faults\n";
+
+int fail(const std::string& why)
+{
+    std::fprintf(stderr, "cna-adapterctl: %s\n", why.c_str());
+    return 1;
+}
+
+bool number(const char* text, uint32_t* value)
+{
+    char* end;
+    const unsigned long v = std::strtoul(text, &end, 0);
+    *value = static_cast<uint32_t>(v);
+    return *text != '\0' && *end == '\0' && v <= UINT32_MAX;
+}
+
+class Connection {
+public:
+    ~Connection()
+    {
+        if (sock_ >= 0)
+            ::close(sock_);
+    }
+    std::string open(const std::string& path)
+    {
+        sockaddr_un addr{};
+        addr.sun_family = AF_UNIX;
+        std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+        sock_ = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+        if (sock_ < 0 || ::connect(sock_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
+            return "cannot connect to " + path + ": " + std::strerror(errno);
+        const Hello hello{VERSION, 0, static_cast<uint32_t>(::getpid())};
+        if (int rc = request(MsgType::hello, &hello, sizeof hello, &hello_, sizeof hello_); rc != 0)
+            return std::string("hello: ") + std::strerror(-rc);
+        return {};
+    }
+    /* The reply's status, or -errno. */
+    int request(MsgType type, const void* body, uint32_t len, void* reply, uint32_t reply_len)
+    {
+        if (int rc = send_message(sock_, static_cast<uint16_t>(type), ++seq_, body, len); rc != 0)
+            return rc;
+        Message m;
+        if (int rc = recv_message(sock_, m); rc != 0)
+            return rc;
+        if (m.header.type != (static_cast<uint16_t>(type) | REPLY) || m.header.body_len < sizeof(Status) ||
+            m.header.body_len > reply_len)
+            return -EPROTO;
+        std::memcpy(reply, m.body, m.header.body_len);
+        return reinterpret_cast<const Status*>(m.body)->status;
+    }
+    const HelloReply& hello() const { return hello_; }
+
+private:
+    int sock_ = -1;
+    uint32_t seq_ = 0;
+    HelloReply hello_{};
+};
+
+int status(Connection& c)
+{
+    StatusReply r{};
+    if (int rc = c.request(MsgType::status, nullptr, 0, &r, sizeof r); rc != 0)
+        return fail(std::string("status: ") + std::strerror(-rc));
+    std::printf("adapter %s: %u port(s), %u PF(s)\n", c.hello().adapter, r.ports, r.functions);
+    for (uint32_t i = 0; i < r.functions && i < std::size(r.pfs); i++) {
+        if (r.pfs[i].client_pid != 0)
+            std::printf("pf%u  port %u  client pid %u\n", r.pfs[i].pf, r.pfs[i].port, r.pfs[i].client_pid);
+        else
+            std::printf("pf%u  port %u  free\n", r.pfs[i].pf, r.pfs[i].port);
+    }
+    return 0;
+}
+
+int control(Connection& c, ControlOp op, uint32_t port, uint32_t value, uint32_t arg, ControlReply* r)
+{
+    const Control req{static_cast<uint32_t>(op), port, value, arg};
+    if (int rc = c.request(MsgType::control, &req, sizeof req, r, sizeof *r); rc != 0)
+        return fail(std::strerror(-rc));
+    return 0;
+}
+
+int run(Connection& c, int argc, char** argv)
+{
+    const std::string_view cmd = argv[0];
+    ControlReply r{};
+    uint32_t a = 0, b = 0;
+    if (cmd == "status" && argc == 1)
+        return status(c);
+    if (cmd == "carrier" && argc == 3 && number(argv[1], &a) &&
+        (std::string_view(argv[2]) == "up" || std::string_view(argv[2]) == "down"))
+        return control(c, ControlOp::set_carrier, a, std::string_view(argv[2]) == "up", 0, &r);
+    if (cmd == "fault" && argc == 3) {
+        static constexpr std::pair<std::string_view, Fault> faults[] = {
+            {"mfw_silent", Fault::mfw_silent}, {"fw_assert", Fault::fw_assert},
+            {"lose_ramrod", Fault::lose_ramrod}, {"dma_fault", Fault::dma_fault}};
+        for (const auto& [name, fault] : faults)
+            if (name == argv[1] && (std::string_view(argv[2]) == "on" || std::string_view(argv[2]) == "off"))
+                return control(c, ControlOp::inject, 0, static_cast<uint32_t>(fault),
+                               std::string_view(argv[2]) == "on", &r);
+    }
+    if (cmd == "roce-loss" && argc == 3 && number(argv[1], &a) && number(argv[2], &b))
+        return control(c, ControlOp::set_roce_loss, a, b, 0, &r);
+    if (cmd == "counters" && argc == 2 && number(argv[1], &a)) {
+        if (int rc = control(c, ControlOp::port_counters, a, 0, 0, &r); rc != 0)
+            return rc;
+        const auto& p = r.counters;
+        std::printf("port %u: wire_tx_frames %" PRIu64 " wire_tx_bytes %" PRIu64 " wire_rx_frames %" PRIu64
+                    " wire_rx_bytes %" PRIu64 " link_changes %" PRIu64 " wire_tx_drops %" PRIu64
+                    " wire_rx_errors %" PRIu64 " wire_roce_lost %" PRIu64 "\n",
+                    a, p.wire_tx_frames, p.wire_tx_bytes, p.wire_rx_frames, p.wire_rx_bytes, p.link_changes,
+                    p.wire_tx_drops, p.wire_rx_errors, p.wire_roce_lost);
+        return 0;
+    }
+    if (cmd == "dma-faults" && argc == 2 && number(argv[1], &a)) {
+        if (int rc = control(c, ControlOp::dma_faults, 0, a, 0, &r); rc != 0)
+            return rc;
+        std::printf("pf%u: %" PRIu64 " DMA fault(s)\n", a, r.dma_faults);
+        return 0;
+    }
+    std::fputs(USAGE, stderr);
+    return 2;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    if (argc < 4 || std::string_view(argv[1]) != "--socket") {
+        std::fputs(USAGE, stderr);
+        return 2;
+    }
+    Connection c;
+    if (std::string err = c.open(argv[2]); !err.empty())
+        return fail(err);
+    return run(c, argc - 3, argv + 3);
+}
