@@ -5,6 +5,7 @@
  */
 #pragma once
 
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -48,18 +49,16 @@ struct Message {
     }
 };
 
-/* 0 or -errno. */
-inline int send_message(int sock, uint16_t type, uint32_t seq, const void* body, uint32_t len, const int* fds = nullptr,
-                        uint32_t nfds = 0)
+/* One datagram of the iovecs' bytes, with `nfds` fds: the bytes sent, or
+ * -errno. */
+inline ssize_t send_datagram(int sock, iovec* iov, std::size_t iovcnt, const int* fds, uint32_t nfds)
 {
-    if (len > MAX_BODY || nfds > MAX_FDS)
+    if (nfds > MAX_FDS)
         return -EINVAL;
-    Header h{MAGIC, type, static_cast<uint16_t>(nfds), len, seq};
-    iovec iov[2] = {{&h, sizeof h}, {const_cast<void*>(body), len}};
     alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * MAX_FDS)];
     msghdr msg{};
     msg.msg_iov = iov;
-    msg.msg_iovlen = len != 0 ? 2 : 1;
+    msg.msg_iovlen = iovcnt;
     if (nfds != 0) {
         msg.msg_control = control;
         msg.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
@@ -71,12 +70,21 @@ inline int send_message(int sock, uint16_t type, uint32_t seq, const void* body,
     }
     for (;;) {
         const ssize_t n = ::sendmsg(sock, &msg, MSG_NOSIGNAL);
-        if (n == static_cast<ssize_t>(sizeof h + len))
-            return 0;
-        if (n < 0 && errno == EINTR)
-            continue;
-        return n < 0 ? -errno : -EIO;
+        if (n >= 0 || errno != EINTR)
+            return n < 0 ? -errno : n;
     }
+}
+
+/* 0 or -errno. */
+inline int send_message(int sock, uint16_t type, uint32_t seq, const void* body, uint32_t len, const int* fds = nullptr,
+                        uint32_t nfds = 0)
+{
+    if (len > MAX_BODY)
+        return -EINVAL;
+    Header h{MAGIC, type, static_cast<uint16_t>(nfds), len, seq};
+    iovec iov[2] = {{&h, sizeof h}, {const_cast<void*>(body), len}};
+    const ssize_t n = send_datagram(sock, iov, len != 0 ? 2 : 1, fds, nfds);
+    return n < 0 ? static_cast<int>(n) : n == static_cast<ssize_t>(sizeof h + len) ? 0 : -EIO;
 }
 
 /* One message: 0; -ECONNRESET when the peer closed; -EPROTO when what came
@@ -127,6 +135,31 @@ inline int recv_message(int sock, Message& m)
     m.header = buf.h;
     std::memcpy(m.body, buf.body, buf.h.body_len);
     return 0;
+}
+
+/* A client's request and its reply: sends `type` with `seq`, waits up to
+ * timeout_ms for the answer, which must be the reply to it with a body of
+ * at most reply_len bytes starting with a Status (copied to `reply`; the
+ * whole message, fds included, to *reply_msg if given). Returns the reply's
+ * status, or -errno (-ETIMEDOUT, -EPROTO for an answer that is not the reply). */
+inline int request(int sock, uint16_t type, uint32_t seq, const void* body, uint32_t len, void* reply,
+                   uint32_t reply_len, int timeout_ms, const int* fds = nullptr, uint32_t nfds = 0,
+                   Message* reply_msg = nullptr)
+{
+    if (int rc = send_message(sock, type, seq, body, len, fds, nfds); rc != 0)
+        return rc;
+    pollfd p{sock, POLLIN, 0};
+    if (::poll(&p, 1, timeout_ms) != 1)
+        return -ETIMEDOUT;
+    Message local;
+    Message& m = reply_msg != nullptr ? *reply_msg : local;
+    if (int rc = recv_message(sock, m); rc != 0)
+        return rc;
+    if (m.header.type != (type | REPLY) || m.header.seq != seq || m.header.body_len < sizeof(Status) ||
+        m.header.body_len > reply_len)
+        return -EPROTO;
+    std::memcpy(reply, m.body, m.header.body_len);
+    return reinterpret_cast<const Status*>(m.body)->status;
 }
 
 } // namespace cna::hsi::daemon

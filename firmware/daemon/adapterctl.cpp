@@ -67,16 +67,8 @@ public:
     /* The reply's status, or -errno. */
     int request(MsgType type, const void* body, uint32_t len, void* reply, uint32_t reply_len)
     {
-        if (int rc = send_message(sock_, static_cast<uint16_t>(type), ++seq_, body, len); rc != 0)
-            return rc;
-        Message m;
-        if (int rc = recv_message(sock_, m); rc != 0)
-            return rc;
-        if (m.header.type != (static_cast<uint16_t>(type) | REPLY) || m.header.body_len < sizeof(Status) ||
-            m.header.body_len > reply_len)
-            return -EPROTO;
-        std::memcpy(reply, m.body, m.header.body_len);
-        return reinterpret_cast<const Status*>(m.body)->status;
+        return cna::hsi::daemon::request(sock_, static_cast<uint16_t>(type), ++seq_, body, len, reply, reply_len,
+                                         5000);
     }
     const HelloReply& hello() const { return hello_; }
 

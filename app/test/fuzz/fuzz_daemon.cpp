@@ -68,23 +68,10 @@ std::vector<int> make_fds(uint8_t mode)
     return fds;
 }
 
-bool send_raw(int sock, const std::vector<uint8_t>& bytes, const std::vector<int>& fds)
+bool send_raw(int sock, std::vector<uint8_t>& bytes, const std::vector<int>& fds)
 {
-    iovec iov{const_cast<uint8_t*>(bytes.data()), bytes.size()};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 64)];
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    if (!fds.empty()) {
-        msg.msg_control = control;
-        msg.msg_controllen = CMSG_SPACE(sizeof(int) * fds.size());
-        cmsghdr* c = CMSG_FIRSTHDR(&msg);
-        c->cmsg_level = SOL_SOCKET;
-        c->cmsg_type = SCM_RIGHTS;
-        c->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
-        std::memcpy(CMSG_DATA(c), fds.data(), sizeof(int) * fds.size());
-    }
-    return ::sendmsg(sock, &msg, MSG_NOSIGNAL | MSG_DONTWAIT) >= 0;
+    iovec iov{bytes.data(), bytes.size()};
+    return send_datagram(sock, &iov, 1, fds.data(), static_cast<uint32_t>(fds.size())) >= 0;
 }
 
 struct Client {

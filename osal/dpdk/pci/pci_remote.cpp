@@ -157,21 +157,8 @@ int RemotePciFunction::request(MsgType type, const void* body, uint32_t len, voi
                                const int* fds, uint32_t nfds, Message* reply_msg)
 {
     std::lock_guard guard(request_lock_);
-    const uint32_t seq = ++seq_;
-    if (int rc = send_message(sock_, static_cast<uint16_t>(type), seq, body, len, fds, nfds); rc != 0)
-        return rc;
-    pollfd p{sock_, POLLIN, 0};
-    if (::poll(&p, 1, REPLY_TIMEOUT_MS) != 1)
-        return -ETIMEDOUT;
-    Message local;
-    Message& m = reply_msg != nullptr ? *reply_msg : local;
-    if (int rc = recv_message(sock_, m); rc != 0)
-        return rc;
-    if (m.header.type != (static_cast<uint16_t>(type) | REPLY) || m.header.seq != seq ||
-        m.header.body_len < sizeof(Status) || m.header.body_len > reply_len)
-        return -EPROTO;
-    std::memcpy(reply, m.body, m.header.body_len);
-    return reinterpret_cast<const Status*>(m.body)->status;
+    return hsi::daemon::request(sock_, static_cast<uint16_t>(type), ++seq_, body, len, reply, reply_len,
+                                REPLY_TIMEOUT_MS, fds, nfds, reply_msg);
 }
 
 /* A register outside the GTT: the request goes into the mailbox and the
