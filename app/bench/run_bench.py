@@ -8,6 +8,11 @@ started for every (configuration, frame size). After a warm-up, the Rx
 counters of both ports are read at the edges of several windows; each window
 gives one aggregate Rx rate, and the table shows median, min and max.
 
+Two processes: after the table, testpmd pairs with one port each, the
+ports connected across the processes (net_cna through cna-adapterd's two
+cabled PFs, memif server and client, vhost and virtio-user split), at 64 B:
+the aggregate of both ports, as above. `--no-two-process` skips them.
+
 Instructions: the fastpath harness (fastpath_harness.cpp) runs under
 callgrind with collection switched on only inside net_cna's recv_pkts and
 xmit_pkts; the inclusive counts divided by the packets give instructions per
@@ -33,6 +38,7 @@ The last line is `net_cna/memif: R`, R the ratio of the median aggregate
 rates at 64 B; with `--only rdma`, `rdma write 64KiB: X Gbit/s`.
 """
 import argparse
+import contextlib
 import os
 import re
 import shutil
@@ -320,6 +326,122 @@ def run_throughput(args, pmd):
     return results
 
 
+# ---- Two processes: one port each, forwarding into each other -----------------
+
+class TwoProcessConfig:
+    """Two testpmd processes with one port each, the ports connected:
+    sides(tmp) gives each process's --vdev list, setup(tmp) what must run
+    before them (a context manager: net_cna's adapter daemon)."""
+
+    def __init__(self, name, sides, setup=None):
+        self.name = name
+        self.sides = sides
+        self.setup = setup or (lambda tmp: contextlib.nullcontext())
+
+
+@contextlib.contextmanager
+def adapter_daemon(args, tmp):
+    """cna-adapterd with two cabled ports for the two processes."""
+    sock = os.path.join(tmp, "adapterd.sock")
+    log = open(os.path.join(tmp, "adapterd.log"), "w+")
+    proc = subprocess.Popen([os.path.join(args.build, "firmware", "cna-adapterd"), "--socket", sock, "--ports", "2",
+                             "--wire", "cable"], stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 10
+        while not os.path.exists(sock):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                log.seek(0)
+                raise BenchError("cna-adapterd did not start: " + last_lines(log.read()))
+            time.sleep(0.05)
+        yield sock
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        log.close()
+
+
+def two_process_configurations(args):
+    return [
+        TwoProcessConfig("net_cna (daemon)",
+                         lambda tmp: ([f"net_cna0,daemon={tmp}/adapterd.sock,pf=0"],
+                                      [f"net_cna0,daemon={tmp}/adapterd.sock,pf=1"]),
+                         setup=lambda tmp: adapter_daemon(args, tmp)),
+        TwoProcessConfig("memif", lambda tmp: (
+            [f"net_memif0,role=server,socket={tmp}/memif2.sock,socket-abstract=no"],
+            [f"net_memif0,role=client,socket={tmp}/memif2.sock,socket-abstract=no"])),
+        TwoProcessConfig("vhost/virtio split", lambda tmp: (
+            [f"net_vhost0,iface={tmp}/vhost2.sock,queues=1"],
+            [f"net_virtio_user0,path={tmp}/vhost2.sock,queues=1,packed_vq=0"])),
+    ]
+
+
+def measure_two(pmd, config, tmp, args):
+    """Aggregate Rx rates (packets/s, both processes' ports) of the windows
+    of one pair of processes: A forwards on CPU 1, B on CPU 0, each main
+    lcore idle at its prompt on the other CPU."""
+    memory = ["--no-huge", "-m", "512", "--no-pci", "-d", pmd]
+    vdevs_a, vdevs_b = config.sides(tmp)
+    with config.setup(tmp):
+        a = Session(["--lcores", "0@0,1@1", "--file-prefix", f"cnabench-a{os.getpid()}", *memory], vdevs_a)
+        try:
+            b = Session(["--lcores", "0@1,1@0", "--file-prefix", f"cnabench-b{os.getpid()}", *memory], vdevs_b)
+            try:
+                for session in (a, b):
+                    wait_links_up(session, 1)
+                    session.cmd("set txpkts 64")
+                a.cmd("start")
+                b.cmd(f"start tx_first {args.tx_first}")
+                time.sleep(args.warmup)
+                readings = [a.rx_packets(), b.rx_packets()]
+                rates = []
+                for _ in range(args.windows):
+                    time.sleep(args.window)
+                    ra, readings[0] = window_rate(a, readings[0])
+                    rb, readings[1] = window_rate(b, readings[1])
+                    rates.append(ra + rb)
+                for session in (b, a):
+                    session.cmd("stop")
+                if statistics.median(rates) == 0:
+                    raise BenchError("no packet forwarded")
+                return rates
+            finally:
+                b.close()
+        finally:
+            a.close()
+
+
+def run_two_process(args, pmd):
+    """The two-process rows at 64 B: {name: [Run] or why it failed}."""
+    print()
+    print("Two processes, one port each (64 B; process A forwards on CPU 1, B on CPU 0; "
+          "net_cna through cna-adapterd, its engine thread not pinned)")
+    results = {}
+    with tempfile.TemporaryDirectory(prefix="cna-bench-") as tmp:
+        for config in two_process_configurations(args):
+            if args.only and not any(o in config.name for o in args.only):
+                continue
+            try:
+                results[config.name] = [Run(measure_two(pmd, config, tmp, args), None, None)
+                                        for _ in range(args.runs)]
+            except BenchError as e:
+                results[config.name] = str(e)
+            except (pexpect.ExceptionPexpect, OSError) as e:
+                results[config.name] = f"{type(e).__name__}: {e}"
+    memif = results.get("memif")
+    print(f"{'configuration':<22}{'median':>9}{'min':>8}{'max':>8}{'/memif':>8}  per pair: median"
+          "   (Mpps, aggregate of both ports)")
+    for name, runs in results.items():
+        if isinstance(runs, str):
+            print(f"{name:<22}  failed: {runs}")
+            continue
+        r = all_rates(runs)
+        med = statistics.median(r)
+        ratio = f"{med / statistics.median(all_rates(memif)):.2f}" if isinstance(memif, list) else "-"
+        print(f"{name:<22}{med / 1e6:>9.2f}{min(r) / 1e6:>8.2f}{max(r) / 1e6:>8.2f}{ratio:>8}  "
+              + " ".join(f"{statistics.median(run.rates) / 1e6:.1f}" for run in runs))
+    return results
+
+
 def all_rates(runs):
     """The windows of every process of a row, as one list."""
     return [rate for run in runs for rate in run.rates]
@@ -534,6 +656,7 @@ def main():
     p.add_argument("--engine-only", action="store_true", help="only the adapter engine section (engine_bench)")
     p.add_argument("--no-engine", action="store_true", help="skip the adapter engine section")
     p.add_argument("--no-rdma", action="store_true", help="skip the RDMA section")
+    p.add_argument("--no-two-process", action="store_true", help="skip the two-process rows")
     p.add_argument("--engine-window", type=float, default=0.5, help="seconds per engine_bench window")
     p.add_argument("--engine-warmup", type=float, default=0.5, help="seconds before engine_bench's first window")
     p.add_argument("--engine-wire", choices=("loopback", "cable"), default="loopback",
@@ -558,6 +681,7 @@ def main():
     args.only = ["net_cna"] if rdma_only else only
     if rdma_only:
         args.no_callgrind = True
+        args.no_two_process = True
 
     so = os.path.join(args.build, "pmd", "net", "librte_net_cna.so")
     if not os.path.exists(so):
@@ -573,6 +697,8 @@ def main():
         if not args.no_callgrind and shutil.which("valgrind"):
             run_callgrind(args, pmd)
         results = run_throughput(args, pmd)
+        if not args.no_two_process:
+            run_two_process(args, pmd)
     engine_ok = run_engine(args) if with_engine else True
     write_64k = run_rdma(args, results) if with_rdma else None
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
