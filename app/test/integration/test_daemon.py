@@ -12,7 +12,7 @@ import time
 import unittest
 
 from harness.daemon import AdapterDaemon, adapterctl, daemon_path
-from harness.testpmd import TestPmd, TestPmdError, forward_stats, run_testpmd_once, unique_tag
+from harness.testpmd import TestPmd, forward_stats, hugetlbfs_mounts, run_testpmd_once, unique_tag
 
 
 def attached(socket, pf, tag):
@@ -62,6 +62,17 @@ class TwoProcesses(unittest.TestCase):
                     self.assertGreater(fwd[0]["RX-packets"], 100, f"run {run}: the loopback wire returned nothing")
                     tp.quit()
             self.assertEqual(d.output().count("on pf0: attached"), 3)
+
+    @unittest.skipUnless(hugetlbfs_mounts(), "needs a hugetlbfs mount")
+    def test_hugepage_memory_is_lent_through_its_files(self):
+        """DPDK memory on hugepages (a hugetlbfs file per page): the daemon
+        maps each page's file where the loopback wire's frames land."""
+        with AdapterDaemon(["--ports", "1"]) as d, \
+                TestPmd([f"net_cna0,daemon={d.socket},pf=0"],
+                        memory=["-m", "128", "--file-prefix", f"{unique_tag()}hp"]) as tp:
+            fwd = forward_stats(tp.run_forwarding(0.5))
+            self.assertGreater(fwd[0]["RX-packets"], 1000)
+            tp.quit()
 
     def test_a_process_killed_mid_traffic_is_a_function_level_reset(self):
         """kill -9 of the process on PF 0 while it forwards: the daemon
