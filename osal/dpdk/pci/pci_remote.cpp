@@ -128,7 +128,7 @@ private:
     uint32_t mailbox(Bar0Op op, uint32_t offset, uint32_t value);
     int lend(uint64_t iova, void* va, std::size_t len);
     int take_back(uint64_t iova, std::size_t len);
-    void log_err(const char* func, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+    void log_err(uint32_t module, const char* func, const char* fmt, ...) __attribute__((format(printf, 4, 5)));
 
     int sock_;
     std::mutex request_lock_; /* one request on the socket at a time: control thread, hotplug, RDMA */
@@ -143,14 +143,14 @@ private:
     IommuSync iommu_;
 };
 
-void RemotePciFunction::log_err(const char* func, const char* fmt, ...)
+void RemotePciFunction::log_err(uint32_t module, const char* func, const char* fmt, ...)
 {
     char line[256];
     va_list ap;
     va_start(ap, fmt);
     std::vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    dp_log(logtype_ecore, DpLevel::err, dp_module::IOMMU, name().c_str(), func, "%s", line);
+    dp_log(logtype_ecore, DpLevel::err, module, name().c_str(), func, "%s", line);
 }
 
 int RemotePciFunction::request(MsgType type, const void* body, uint32_t len, void* reply, uint32_t reply_len,
@@ -184,7 +184,8 @@ uint32_t RemotePciFunction::mailbox(Bar0Op op, uint32_t offset, uint32_t value)
             n = ::read(done_fd_, &count, sizeof count);
         } else if ((waited += 100) >= REPLY_TIMEOUT_MS) {
             daemon_gone_ = true;
-            log_err(__func__, "the adapter daemon did not answer a BAR0 access within %d ms", REPLY_TIMEOUT_MS);
+            log_err(dp_module::HW, __func__, "the adapter daemon did not answer a BAR0 access within %d ms",
+                    REPLY_TIMEOUT_MS);
             return 0xffffffff;
         }
     }
@@ -207,8 +208,8 @@ int RemotePciFunction::lend(uint64_t iova, void* va, std::size_t len)
         size_t seg_offset = 0;
         const int fd = ms != nullptr ? rte_memseg_get_fd_thread_unsafe(ms) : -1;
         if (fd < 0 || rte_memseg_get_fd_offset_thread_unsafe(ms, &seg_offset) != 0) {
-            log_err(__func__, "VA 0x%" PRIxPTR " is not DPDK memory with a file behind it: the daemon cannot reach it",
-                    at);
+            log_err(dp_module::IOMMU, __func__,
+                    "VA 0x%" PRIxPTR " is not DPDK memory with a file behind it: the daemon cannot reach it", at);
             return -ENOTSUP;
         }
         const uintptr_t ms_start = reinterpret_cast<uintptr_t>(ms->addr);
