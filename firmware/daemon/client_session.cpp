@@ -279,12 +279,18 @@ bool ClientSession::on_dma_unmap(const Message& m)
     return reply_status(m.header, rc);
 }
 
-/* The daemon's mappings of the regions inside [iova, iova + len), once the
- * function's IOMMU no longer has them (and no access through them is in
- * flight). */
+/* The daemon's mappings of the regions wholly inside [iova, iova + len),
+ * once the function's IOMMU no longer has them (and no access through them
+ * is in flight). A region the range only cuts into stays, in the IOMMU as
+ * here: unmapping it here alone would leave the engine a translation into
+ * nothing. */
 void ClientSession::unmap_regions(uint64_t iova, uint64_t len)
 {
     for (auto it = regions_.lower_bound(iova); it != regions_.end() && it->first - iova < len;) {
+        if (it->second.len > len - (it->first - iova)) {
+            ++it;
+            continue;
+        }
         ::munmap(it->second.va, it->second.len);
         mapped_bytes_ -= it->second.len;
         it = regions_.erase(it);

@@ -15,6 +15,14 @@ from harness.daemon import AdapterDaemon, adapterctl, daemon_path
 from harness.testpmd import TestPmd, forward_stats, hugetlbfs_mounts, run_testpmd_once, unique_tag
 
 
+def wait_up(tp, timeout=5):
+    deadline = time.monotonic() + timeout
+    while tp.link(0)[0] != "up":
+        if time.monotonic() > deadline:
+            raise AssertionError("the link did not come up")
+        time.sleep(0.05)
+
+
 def attached(socket, pf, tag):
     """A testpmd on PF `pf` of the daemon: its own memory and runtime files."""
     return TestPmd([f"net_cna0,daemon={socket},pf={pf}"],
@@ -58,7 +66,8 @@ class TwoProcesses(unittest.TestCase):
         with AdapterDaemon(["--ports", "1"]) as d:
             for run in range(3):
                 with attached(d.socket, 0, f"{tag}r{run}") as tp:
-                    fwd = forward_stats(tp.run_forwarding(0.5))
+                    wait_up(tp)
+                    fwd = forward_stats(tp.run_forwarding(1.0))
                     self.assertGreater(fwd[0]["RX-packets"], 100, f"run {run}: the loopback wire returned nothing")
                     tp.quit()
             self.assertEqual(d.output().count("on pf0: attached"), 3)
@@ -70,7 +79,8 @@ class TwoProcesses(unittest.TestCase):
         with AdapterDaemon(["--ports", "1"]) as d, \
                 TestPmd([f"net_cna0,daemon={d.socket},pf=0"],
                         memory=["-m", "128", "--file-prefix", f"{unique_tag()}hp"]) as tp:
-            fwd = forward_stats(tp.run_forwarding(0.5))
+            wait_up(tp)
+            fwd = forward_stats(tp.run_forwarding(1.0))
             self.assertGreater(fwd[0]["RX-packets"], 1000)
             tp.quit()
 
