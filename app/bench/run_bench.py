@@ -209,21 +209,31 @@ def window_rate(session, last):
     return sum(c[p] - c_prev.get(p, 0) for p in c) / (t - t_prev), (t, c)
 
 
+def window_rates(sessions, args):
+    """Forwarding is under way in every session: the aggregate Rx rate
+    (packets/s, all their ports) of each window; then forwarding stops."""
+    readings = [s.rx_packets() for s in sessions]
+    rates = []
+    for _ in range(args.windows):
+        time.sleep(args.window)
+        rate = 0
+        for i, s in enumerate(sessions):
+            r, readings[i] = window_rate(s, readings[i])
+            rate += r
+        rates.append(rate)
+    for s in reversed(sessions):
+        s.cmd("stop")
+    if statistics.median(rates) == 0:
+        raise BenchError("no packet forwarded")
+    return rates
+
+
 def measure(eal, config, size, tmp, args):
     """Aggregate Rx rates (packets/s) of the windows of one run."""
     session = Session(eal, config.vdevs(size, tmp))
     try:
         start_forwarding(session, config, size, tmp, args)
-        rates = []
-        reading = session.rx_packets()
-        for _ in range(args.windows):
-            time.sleep(args.window)
-            rate, reading = window_rate(session, reading)
-            rates.append(rate)
-        session.cmd("stop")
-        if statistics.median(rates) == 0:
-            raise BenchError("no packet forwarded")
-        return rates
+        return window_rates([session], args)
     finally:
         session.close()
 
@@ -399,18 +409,7 @@ def measure_two(pmd, config, tmp, args):
                 a.cmd("start")
                 b.cmd(f"start tx_first {TWO_PROCESS_TX_FIRST}")
                 time.sleep(args.warmup)
-                readings = [a.rx_packets(), b.rx_packets()]
-                rates = []
-                for _ in range(args.windows):
-                    time.sleep(args.window)
-                    ra, readings[0] = window_rate(a, readings[0])
-                    rb, readings[1] = window_rate(b, readings[1])
-                    rates.append(ra + rb)
-                for session in (b, a):
-                    session.cmd("stop")
-                if statistics.median(rates) == 0:
-                    raise BenchError("no packet forwarded")
-                return rates
+                return window_rates([a, b], args)
             finally:
                 b.close()
         finally:
