@@ -7,7 +7,9 @@
  */
 #pragma once
 
+#include <cctype>
 #include <cstdint>
+#include <string_view>
 
 namespace cna::hsi::control {
 
@@ -15,6 +17,18 @@ namespace cna::hsi::control {
  * port 2k <-> port 2k+1) or a Linux TAP interface (tap: the kernel is the
  * link partner). */
 enum class Wire : uint32_t { loopback = 0, cable = 1, tap = 2 };
+
+/* A TAP wire's interface name as both sides take it: a Linux interface
+ * name (IFNAMSIZ - 1 characters at most) of a portable character set. */
+inline bool valid_tap_name(std::string_view name)
+{
+    if (name.empty() || name.size() > 15)
+        return false;
+    for (char c : name)
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-'))
+            return false;
+    return true;
+}
 
 /* Faults an adapter can be told to simulate, as bits of a fault set. */
 enum class Fault : uint32_t {

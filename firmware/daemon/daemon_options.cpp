@@ -4,7 +4,6 @@
 #include <sched.h>
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <string_view>
 
@@ -17,17 +16,6 @@ bool parse_u32(std::string_view text, uint32_t* value)
 {
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *value);
     return ec == std::errc() && end == text.data() + text.size() && !text.empty();
-}
-
-/* A Linux interface name: IFNAMSIZ - 1 characters of a portable set. */
-bool valid_ifname(std::string_view name)
-{
-    if (name.empty() || name.size() > 15)
-        return false;
-    for (char c : name)
-        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-'))
-            return false;
-    return true;
 }
 
 /* "a,b,c" into its parts (none empty). */
@@ -72,7 +60,7 @@ std::string apply(std::string_view option, std::string_view value, DaemonOptions
         } else if (value == "cable") {
             a.wire = Wire::cable;
         } else if (value.starts_with(TAP_PREFIX) && split_list(value.substr(TAP_PREFIX.size()), taps) &&
-                   std::all_of(taps->begin(), taps->end(), valid_ifname)) {
+                   std::all_of(taps->begin(), taps->end(), hsi::control::valid_tap_name)) {
             a.wire = Wire::loopback;
         } else {
             return bad(option, value, "loopback, cable or tap:<ifname>[,<ifname>...] (one per port)");

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "cna_devargs.h"
 
-#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -46,18 +45,6 @@ bool parse_ip(std::string_view text, bool v4, std::optional<Devargs::IpAddress>*
         return false;
     }
     *out = ip;
-    return true;
-}
-
-/* A Linux interface name: IFNAMSIZ - 1 characters of a portable set. */
-bool valid_ifname(std::string_view name)
-{
-    static constexpr std::size_t MAX_IFNAME = 15;
-    if (name.empty() || name.size() > MAX_IFNAME)
-        return false;
-    for (char c : name)
-        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '-')
-            return false;
     return true;
 }
 
@@ -111,7 +98,7 @@ std::string apply(std::string_view key, std::string_view value, Devargs* d)
             d->wire = Wire::loopback;
         } else if (value == "cable") {
             d->wire = Wire::cable;
-        } else if (value.starts_with(TAP_PREFIX) && valid_ifname(value.substr(TAP_PREFIX.size()))) {
+        } else if (value.starts_with(TAP_PREFIX) && hsi::control::valid_tap_name(value.substr(TAP_PREFIX.size()))) {
             d->wire = Wire::tap;
             d->tap_name = value.substr(TAP_PREFIX.size());
         } else {
