@@ -274,8 +274,10 @@ int dev_start(rte_eth_dev* dev)
         rc = rx_intr_setup(dev);
     if (rc == 0)
         rc = set_link(port, true);
-    if (rc == 0)
+    if (rc == 0) {
         select_fastpath(dev);
+        mp_primary_rxtx(dev, true);
+    }
     if (rc != 0) {
         PMD_LOG(ERR, port, "start failed: %s", strerror(-rc));
         vport_teardown(port);
@@ -290,6 +292,7 @@ int dev_stop(rte_eth_dev* dev)
     dev->data->dev_started = 0;
     if (!port->vport_started)
         return 0;
+    mp_primary_rxtx(dev, false);
     set_link(port, false);
     rx_intr_release(dev);
     vport_teardown(port);
@@ -318,20 +321,6 @@ int dev_close(rte_eth_dev* dev)
 }
 
 /* ---- vdev probe/remove ------------------------------------------------------ */
-
-namespace {
-
-void set_fastpath_ops(rte_eth_dev* dev)
-{
-    dev->rx_pkt_burst = recv_pkts;
-    dev->tx_pkt_burst = xmit_pkts;
-    dev->tx_pkt_prepare = prep_pkts;
-    dev->rx_queue_count = rx_queue_count;
-    dev->rx_descriptor_status = rx_descriptor_status;
-    dev->tx_descriptor_status = tx_descriptor_status;
-}
-
-} // namespace
 
 int cna_probe(rte_vdev_device* vdev)
 {
@@ -390,8 +379,10 @@ int cna_remove(rte_vdev_device* vdev)
     rte_eth_dev* dev = rte_eth_dev_allocated(rte_vdev_device_name(vdev));
     if (dev == nullptr)
         return 0;
-    if (dev->data->dev_private != nullptr)
-        dev_close(dev);
+    /* Closed already (ethdev cleared its ops), or open in this process: a
+     * secondary's close releases only its view. */
+    if (dev->dev_ops != nullptr && dev->data->dev_private != nullptr)
+        dev->dev_ops->dev_close(dev);
     return rte_eth_dev_release_port(dev);
 }
 

@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * net_cna in secondary processes (dpdk-proc-info, dpdk-dumpcap, ...).
+ * net_cna in secondary processes (a forwarding secondary, dpdk-proc-info,
+ * dpdk-dumpcap, ...).
  *
- * The ethdev data and each EthPort (its dev_private) are in DPDK memory, which
- * every process of the group maps at the same address; the adapter is not:
- * its registers, doorbell BAR and GTT storm RAM exist in the primary only.
- * So a secondary reads what probe stored in the EthPort in place, asks the
- * primary (rte_mp request, bounded wait) for counters and the link, and does
- * nothing else: the other ops are absent (ethdev answers -ENOTSUP).
+ * The ethdev data, each EthPort (its dev_private) and the queues are in DPDK
+ * memory, which every process of the group maps at the same address. The
+ * PCI function is the primary's: its registers are reached through the
+ * primary's backend, so a secondary asks the primary (rte_mp request,
+ * bounded wait) for counters and the link, and has no other control op
+ * (ethdev answers -ENOTSUP). Its GTT window and doorbell BAR are files,
+ * though: the primary passes them, and the secondary maps them at the
+ * primary's addresses, where the queues' producer and doorbell pointers
+ * point, and runs the real burst functions on them. The primary tells its
+ * secondaries when a port's queues start and stop.
  */
 #include "cna_mp.h"
 
@@ -14,27 +19,37 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <array>
 #include <memory>
 
+#include <atomic>
+#include <unistd.h>
+
 #include <bus_vdev_driver.h>
+#include <ethdev_driver.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
 #include <rte_memory.h>
 #include <rte_string_fns.h>
 
+#include "cna_ethdev.h"
 #include "cna_ethdev_ops.h"
 #include "cna_log.h"
+#include "cna_rxtx.h"
 
 namespace cna::pmd {
 namespace {
 
+/* Requests of secondaries, served by the primary. */
 constexpr char MP_ACTION[] = "net_cna_mp";
+/* Notices of the primary, heard by secondaries. */
+constexpr char MP_RXTX_ACTION[] = "net_cna_mp_rxtx";
 /* A request reads a few registers in the primary; the bound is for a primary
  * that is stuck or gone. */
 constexpr int MP_TIMEOUT_S = 2;
 
-enum class MpOp : uint32_t { stats_get, xstats_get, link_update };
+enum class MpOp : uint32_t { stats_get, xstats_get, link_update, bars_get };
 
 /* A result larger than a message's 256 bytes goes through `buffer`: DPDK
  * memory the secondary allocated, at the same address in the primary. */
@@ -47,27 +62,59 @@ struct MpRequest {
 };
 static_assert(sizeof(MpRequest) <= RTE_MP_MAX_PARAM_LEN);
 
+/* bars_get: where the primary mapped each BAR; the files come as the
+ * reply's fds, in this order. */
+struct MpBar {
+    uint64_t address;
+    uint64_t offset; /* in the file */
+    uint64_t len;
+};
+enum : int { FD_GTT, FD_DOORBELLS, BAR_FDS };
+
 struct MpReply {
     int32_t rc; /* the op's return value */
+    MpBar bars[BAR_FDS];
+};
+static_assert(sizeof(MpReply) <= RTE_MP_MAX_PARAM_LEN && BAR_FDS <= RTE_MP_MAX_FD_NUM);
+
+struct MpRxtxNotice {
+    uint16_t port_id;
+    uint8_t started;
 };
 
 /* ---- primary: serving requests ----------------------------------------- */
 
 unsigned mp_holders = 0; /* probed ports; probe and close run on one thread */
 
-int serve(const MpRequest& req)
+MpBar describe(const osal::SharedBar& bar, rte_mp_msg& reply, int fd_index)
+{
+    reply.fds[fd_index] = bar.fd();
+    return {reinterpret_cast<uintptr_t>(bar.va()), bar.offset(), bar.len()};
+}
+
+int serve_bars(rte_eth_dev* dev, MpReply& r, rte_mp_msg& reply)
+{
+    const osal::PciFunction& pci = *port_of(dev)->pci;
+    r.bars[FD_GTT] = describe(pci.gtt_bar(), reply, FD_GTT);
+    r.bars[FD_DOORBELLS] = describe(pci.doorbell_bar(), reply, FD_DOORBELLS);
+    reply.num_fds = BAR_FDS;
+    return 0;
+}
+
+int serve(const MpRequest& req, MpReply& r, rte_mp_msg& reply)
 {
     if (!rte_eth_dev_is_valid_port(req.port_id))
         return -ENODEV;
     rte_eth_dev* dev = &rte_eth_devices[req.port_id];
     if (dev->dev_ops != &cna_dev_ops || dev->data->dev_private == nullptr)
         return -ENODEV;
-    if (req.op != MpOp::link_update && rte_mem_virt2memseg_list(req.buffer) == nullptr)
+    if ((req.op == MpOp::stats_get || req.op == MpOp::xstats_get) && rte_mem_virt2memseg_list(req.buffer) == nullptr)
         return -EFAULT; /* not DPDK memory: the primary cannot reach it */
     switch (req.op) {
     case MpOp::stats_get: return stats_get(dev, static_cast<rte_eth_stats*>(req.buffer));
     case MpOp::xstats_get: return xstats_get(dev, static_cast<rte_eth_xstat*>(req.buffer), req.count);
     case MpOp::link_update: return link_update(dev, req.wait_to_complete);
+    case MpOp::bars_get: return serve_bars(dev, r, reply);
     }
     return -EINVAL;
 }
@@ -77,13 +124,13 @@ int serve(const MpRequest& req)
  * locked pool. */
 int mp_handle(const rte_mp_msg* msg, const void* peer)
 {
-    MpReply r{-EINVAL};
+    MpReply r{-EINVAL, {}};
+    rte_mp_msg reply{};
     if (msg->len_param == sizeof(MpRequest)) {
         MpRequest req;
         std::memcpy(&req, msg->param, sizeof(req));
-        r.rc = serve(req);
+        r.rc = serve(req, r, reply);
     }
-    rte_mp_msg reply{};
     rte_strscpy(reply.name, msg->name, sizeof(reply.name));
     reply.len_param = sizeof(r);
     std::memcpy(reply.param, &r, sizeof(r));
@@ -92,7 +139,9 @@ int mp_handle(const rte_mp_msg* msg, const void* peer)
 
 /* ---- secondary: asking the primary -------------------------------------- */
 
-int ask_primary(const rte_eth_dev* dev, const MpRequest& req)
+/* The primary's answer: the op's return value or -errno; the whole reply in
+ * *out when given (its fds then the caller's to close). */
+int ask_primary(const rte_eth_dev* dev, const MpRequest& req, MpReply* out = nullptr, rte_mp_msg* out_msg = nullptr)
 {
     rte_mp_msg msg{};
     rte_strscpy(msg.name, MP_ACTION, sizeof(msg.name));
@@ -109,11 +158,23 @@ int ask_primary(const rte_eth_dev* dev, const MpRequest& req)
         PMD_DRV_LOG(ERR, "%s: the primary process does not serve net_cna requests (is its PMD older?)",
                     dev->data->name);
         rc = -ENOTSUP;
+    } else if (reply.msgs[0].len_param != sizeof(MpReply)) {
+        PMD_DRV_LOG(ERR, "%s: the primary process answers in another format (is its PMD another version?)",
+                    dev->data->name);
+        rc = -EPROTO;
     } else {
         MpReply r;
         std::memcpy(&r, reply.msgs[0].param, sizeof(r));
         rc = r.rc;
+        if (out != nullptr) {
+            *out = r;
+            *out_msg = reply.msgs[0];
+            reply.msgs[0].num_fds = 0;
+        }
     }
+    for (int m = 0; m < reply.nb_received; m++)
+        for (int i = 0; i < reply.msgs[m].num_fds; i++)
+            close(reply.msgs[m].fds[i]);
     free(reply.msgs);
     return rc;
 }
@@ -160,6 +221,113 @@ int secondary_link_update(rte_eth_dev* dev, int wait_to_complete)
     return ask_primary(dev, {MpOp::link_update, dev->data->port_id, 0, wait_to_complete, nullptr});
 }
 
+/* ---- secondary: the BARs and the bursts --------------------------------- */
+
+/* This process's mappings of the primary's BARs, by port; only the probe
+ * and close of a port touch its entry (the EAL thread's notices read
+ * `mapped`). */
+struct SecondaryBars {
+    osal::SharedBar gtt;
+    osal::SharedBar doorbells;
+    std::atomic<bool> mapped{false};
+};
+std::array<SecondaryBars, RTE_MAX_ETHPORTS> secondary_bars;
+unsigned secondary_ports = 0;
+
+int map_bar(osal::SharedBar& bar, const MpBar& where, int fd)
+{
+    return bar.map_at(static_cast<uintptr_t>(where.address), fd, where.offset, static_cast<std::size_t>(where.len));
+}
+
+/* 0, or why the bursts of this process cannot run (logged by the caller). */
+int map_primary_bars(rte_eth_dev* dev, SecondaryBars& bars)
+{
+    MpReply r{};
+    rte_mp_msg reply{};
+    int rc = ask_primary(dev, {MpOp::bars_get, dev->data->port_id, 0, 0, nullptr}, &r, &reply);
+    if (rc == 0 && reply.num_fds != BAR_FDS)
+        rc = -EPROTO;
+    if (rc == 0)
+        rc = map_bar(bars.gtt, r.bars[FD_GTT], reply.fds[FD_GTT]);
+    if (rc == 0)
+        rc = map_bar(bars.doorbells, r.bars[FD_DOORBELLS], reply.fds[FD_DOORBELLS]);
+    for (int i = 0; i < reply.num_fds; i++)
+        close(reply.fds[i]); /* the mappings keep their own */
+    if (rc != 0) {
+        bars.gtt.unmap();
+        bars.doorbells.unmap();
+    }
+    return rc;
+}
+
+/* This process's fastpath for the port: the real bursts while the primary
+ * has the queues started and the BARs are mapped here, the dummies
+ * otherwise. ethdev sets the fastpath table up only at probe in a
+ * secondary; later changes are the driver's to make. */
+void install_bursts(rte_eth_dev* dev, bool started)
+{
+    const uint16_t port_id = dev->data->port_id;
+    if (started && secondary_bars[port_id].mapped.load(std::memory_order_acquire)) {
+        set_fastpath_ops(dev);
+        select_fastpath(dev);
+    } else {
+        dev->rx_pkt_burst = rte_eth_pkt_burst_dummy;
+        dev->tx_pkt_burst = rte_eth_pkt_burst_dummy;
+    }
+    struct rte_eth_fp_ops& fp = rte_eth_fp_ops[port_id];
+    fp.rxq.data = dev->data->rx_queues;
+    fp.txq.data = dev->data->tx_queues;
+    fp.tx_pkt_prepare = dev->tx_pkt_prepare;
+    fp.rx_queue_count = dev->rx_queue_count;
+    fp.rx_descriptor_status = dev->rx_descriptor_status;
+    fp.tx_descriptor_status = dev->tx_descriptor_status;
+    /* The queue pointers before the bursts that use them. */
+    std::atomic_thread_fence(std::memory_order_release);
+    fp.rx_pkt_burst = dev->rx_pkt_burst;
+    fp.tx_pkt_burst = dev->tx_pkt_burst;
+}
+
+int secondary_close(rte_eth_dev* dev);
+
+bool is_our_secondary_port(uint16_t port_id)
+{
+    return rte_eth_dev_is_valid_port(port_id) && rte_eth_devices[port_id].dev_ops != nullptr &&
+           rte_eth_devices[port_id].dev_ops->dev_close == secondary_close;
+}
+
+/* On EAL's multi-process thread: the primary started or is stopping the
+ * port's queues. */
+int secondary_rxtx(const rte_mp_msg* msg, const void* peer)
+{
+    MpReply r{-EINVAL, {}};
+    if (msg->len_param == sizeof(MpRxtxNotice)) {
+        MpRxtxNotice n;
+        std::memcpy(&n, msg->param, sizeof(n));
+        r.rc = -ENODEV;
+        if (is_our_secondary_port(n.port_id)) {
+            install_bursts(&rte_eth_devices[n.port_id], n.started != 0);
+            r.rc = 0;
+        }
+    }
+    rte_mp_msg reply{};
+    rte_strscpy(reply.name, msg->name, sizeof(reply.name));
+    reply.len_param = sizeof(r);
+    std::memcpy(reply.param, &r, sizeof(r));
+    return rte_mp_reply(&reply, static_cast<const char*>(peer));
+}
+
+int secondary_close(rte_eth_dev* dev)
+{
+    SecondaryBars& bars = secondary_bars[dev->data->port_id];
+    bars.mapped.store(false, std::memory_order_release);
+    install_bursts(dev, false);
+    bars.gtt.unmap();
+    bars.doorbells.unmap();
+    if (--secondary_ports == 0)
+        rte_mp_action_unregister(MP_RXTX_ACTION);
+    return 0;
+}
+
 eth_dev_ops secondary_ops()
 {
     eth_dev_ops ops{};
@@ -167,8 +335,12 @@ eth_dev_ops secondary_ops()
     ops.dev_infos_get = cna_dev_ops.dev_infos_get;
     ops.fw_version_get = cna_dev_ops.fw_version_get;
     ops.xstats_get_names = cna_dev_ops.xstats_get_names;
+    ops.rx_burst_mode_get = cna_dev_ops.rx_burst_mode_get;
+    ops.tx_burst_mode_get = cna_dev_ops.tx_burst_mode_get;
+    ops.rxq_info_get = cna_dev_ops.rxq_info_get;
+    ops.txq_info_get = cna_dev_ops.txq_info_get;
     /* Releases only this process's view of the port. */
-    ops.dev_close = cna_dev_ops.dev_close;
+    ops.dev_close = secondary_close;
     /* The adapter's: asked of the primary. */
     ops.stats_get = secondary_stats_get;
     ops.xstats_get = secondary_xstats_get;
@@ -194,6 +366,25 @@ void mp_primary_release()
         rte_mp_action_unregister(MP_ACTION);
 }
 
+void mp_primary_rxtx(rte_eth_dev* dev, bool started)
+{
+    const MpRxtxNotice notice{dev->data->port_id, started};
+    rte_mp_msg msg{};
+    rte_strscpy(msg.name, MP_RXTX_ACTION, sizeof(msg.name));
+    msg.len_param = sizeof(notice);
+    std::memcpy(msg.param, &notice, sizeof(notice));
+    timespec timeout{MP_TIMEOUT_S, 0};
+    struct rte_mp_reply reply{};
+    /* Without a shared configuration there are no secondaries (ENOTSUP). */
+    if (rte_mp_request_sync(&msg, &reply, &timeout) != 0 && rte_errno != ENOTSUP)
+        PMD_LOG(WARNING, port_of(dev), "cannot tell secondary processes the queues %s: %s",
+                started ? "started" : "stop", rte_strerror(rte_errno));
+    else if (reply.nb_received < reply.nb_sent)
+        PMD_LOG(WARNING, port_of(dev), "%d of %d secondary processes did not hear the queues %s within %d s",
+                reply.nb_sent - reply.nb_received, reply.nb_sent, started ? "started" : "stop", MP_TIMEOUT_S);
+    free(reply.msgs);
+}
+
 int mp_secondary_probe(rte_vdev_device* vdev)
 {
     const char* name = rte_vdev_device_name(vdev);
@@ -206,12 +397,22 @@ int mp_secondary_probe(rte_vdev_device* vdev)
     static const eth_dev_ops ops = secondary_ops();
     dev->dev_ops = &ops;
     dev->device = &vdev->device;
-    /* The queues are the primary's to drive: a burst here would store to a
-     * doorbell BAR that only the primary maps. */
-    dev->rx_pkt_burst = rte_eth_pkt_burst_dummy;
-    dev->tx_pkt_burst = rte_eth_pkt_burst_dummy;
+    if (secondary_ports++ == 0 && rte_mp_action_register(MP_RXTX_ACTION, secondary_rxtx) != 0 &&
+        rte_errno != EEXIST)
+        PMD_DRV_LOG(WARNING, "%s: will not hear the primary start and stop queues: %s", name,
+                    rte_strerror(rte_errno));
+    SecondaryBars& bars = secondary_bars[dev->data->port_id];
+    if (const int rc = map_primary_bars(dev, bars); rc != 0)
+        PMD_DRV_LOG(WARNING, "%s: Rx/Tx bursts in this process return 0 packets: cannot map the port's BARs at the "
+                    "primary's addresses (%s)", name, strerror(-rc));
+    else
+        bars.mapped.store(true, std::memory_order_release);
+    /* Registered first, so a start between here and there is heard. */
+    set_fastpath_ops(dev);
+    install_bursts(dev, dev->data->dev_started != 0);
     rte_eth_dev_probing_finish(dev);
-    PMD_DRV_LOG(INFO, "%s: attached as port %u of the primary process", name, dev->data->port_id);
+    PMD_DRV_LOG(INFO, "%s: attached as port %u of the primary process%s", name, dev->data->port_id,
+                bars.mapped.load() ? "" : " (no Rx/Tx here)");
     return 0;
 }
 

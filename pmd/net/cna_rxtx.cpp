@@ -103,6 +103,16 @@ bool avx2_usable()
 
 } // namespace
 
+void set_fastpath_ops(rte_eth_dev* dev)
+{
+    dev->rx_pkt_burst = recv_pkts;
+    dev->tx_pkt_burst = xmit_pkts;
+    dev->tx_pkt_prepare = prep_pkts;
+    dev->rx_queue_count = rx_queue_count;
+    dev->rx_descriptor_status = rx_descriptor_status;
+    dev->tx_descriptor_status = tx_descriptor_status;
+}
+
 void select_fastpath(rte_eth_dev* dev)
 {
     const rte_eth_conf& conf = dev->data->dev_conf;

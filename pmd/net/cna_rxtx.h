@@ -110,6 +110,9 @@ uint16_t recv_pkts_avx2(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts);
 uint16_t recv_pkts_avx2_offload(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts);
 uint16_t xmit_pkts_avx2(void* tx_queue, rte_mbuf** tx_pkts, uint16_t nb_pkts);
 
+/* The queue functions ethdev calls on lcores (probe); the bursts are the
+ * scalar ones until select_fastpath. */
+void set_fastpath_ops(rte_eth_dev* dev);
 /* Chooses the Rx and Tx burst functions for the port's configuration and
  * the CPU (dev_start). */
 void select_fastpath(rte_eth_dev* dev);

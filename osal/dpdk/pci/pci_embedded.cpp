@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <map>
 #include <mutex>
 
@@ -116,28 +117,33 @@ public:
         release_pf(adapter_, df_.pf_id());
     }
 
-    int start() { return iommu_.start(); }
+    int start(std::string* msg)
+    {
+        const fw::DeviceFunction::SharedBars bars = df_.shared_bars();
+        if (int rc = gtt_.map(bars.gtt_fd, 0, hsi::GTT_SIZE); rc != 0) {
+            *msg = "cannot map the GTT window of " + name() + ": " + std::strerror(-rc);
+            return rc;
+        }
+        if (int rc = doorbells_.map(bars.doorbell_fd, 0, hsi::DB_BAR_SIZE); rc != 0) {
+            *msg = "cannot map the doorbell BAR of " + name() + ": " + std::strerror(-rc);
+            return rc;
+        }
+        if (int rc = iommu_.start(); rc != 0) {
+            *msg = "cannot map DPDK memory into the IOMMU of " + name();
+            return rc;
+        }
+        return 0;
+    }
 
-    uint32_t reg_rd(uint32_t offset) override
-    {
-        if (in_gtt(offset))
-            return *reinterpret_cast<volatile uint32_t*>(gtt() + (offset - hsi::BAR0_GTT_BASE));
-        return df_.bar0_read(offset);
-    }
-    void reg_wr(uint32_t offset, uint32_t value) override
-    {
-        if (in_gtt(offset))
-            *reinterpret_cast<volatile uint32_t*>(gtt() + (offset - hsi::BAR0_GTT_BASE)) = value;
-        else
-            df_.bar0_write(offset, value);
-    }
-    volatile uint8_t* gtt() override { return df_.gtt_memory(); }
-    volatile uint8_t* doorbells() override { return df_.doorbell_memory(); }
     uint32_t msix_count() const override { return df_.msix_count(); }
     int msix_eventfd(uint32_t vector) const override { return df_.msix_eventfd(vector); }
     int dma_map(uint64_t iova, void* va, std::size_t len) override { return df_.iommu_map(iova, va, len); }
     int dma_unmap(uint64_t iova, std::size_t len) override { return df_.iommu_unmap(iova, len); }
     AdapterControl* control() override { return &control_; }
+
+protected:
+    uint32_t bar0_read(uint32_t offset) override { return df_.bar0_read(offset); }
+    void bar0_write(uint32_t offset, uint32_t value) override { df_.bar0_write(offset, value); }
 
 private:
     std::string adapter_;
@@ -203,10 +209,8 @@ std::unique_ptr<PciFunction> embedded_attach(const PciAttachParams& params, int*
         }
     }
     /* Outside the registry lock: the walk takes the memory hotplug lock. */
-    int rc = fn->start();
-    if (rc < 0) {
+    if (int rc = fn->start(msg); rc < 0) {
         *err = rc;
-        *msg = "cannot map DPDK memory into the IOMMU of " + fn->name();
         return nullptr; /* fn's destructor detaches the PF */
     }
     *err = 0;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -16,6 +17,7 @@
 
 #include "hsi_common.h"
 #include "hsi_control.h"
+#include "pci_shared_bar.h"
 
 namespace cna::osal {
 
@@ -42,14 +44,28 @@ public:
     PciFunction(const PciFunction&) = delete;
     PciFunction& operator=(const PciFunction&) = delete;
 
-    /* REG_RD/REG_WR: 32-bit access at a BAR0 offset. */
-    virtual uint32_t reg_rd(uint32_t bar0_offset) = 0;
-    virtual void reg_wr(uint32_t bar0_offset, uint32_t value) = 0;
+    /* REG_RD/REG_WR: 32-bit access at a BAR0 offset. The GTT is memory
+     * both sides map; the rest of BAR0 (and whatever lies past it, which the
+     * device reports) goes through the device. */
+    uint32_t reg_rd(uint32_t bar0_offset)
+    {
+        return in_gtt(bar0_offset) ? gtt_word(bar0_offset).load(std::memory_order_acquire) : bar0_read(bar0_offset);
+    }
+    void reg_wr(uint32_t bar0_offset, uint32_t value)
+    {
+        if (in_gtt(bar0_offset))
+            gtt_word(bar0_offset).store(value, std::memory_order_release);
+        else
+            bar0_write(bar0_offset, value);
+    }
 
     /* BAR0 from hsi::BAR0_GTT_BASE on (storm RAM offset 0) and the doorbell
      * BAR: memory the host stores to directly. */
-    virtual volatile uint8_t* gtt() = 0;
-    virtual volatile uint8_t* doorbells() = 0;
+    volatile uint8_t* gtt() { return gtt_.va(); }
+    volatile uint8_t* doorbells() { return doorbells_.va(); }
+    /* The same, for a secondary process to map at the same addresses. */
+    const SharedBar& gtt_bar() const { return gtt_; }
+    const SharedBar& doorbell_bar() const { return doorbells_; }
 
     virtual uint32_t msix_count() const = 0;
     virtual int msix_eventfd(uint32_t vector) const = 0;
@@ -68,14 +84,25 @@ public:
 
 protected:
     explicit PciFunction(std::string name) : name_(std::move(name)) {}
-    /* The GTT is memory both sides map; the rest of BAR0 (and whatever lies
-     * past it, which the device reports) goes through the device. */
+    /* BAR0 outside the GTT, as the backend reaches it. */
+    virtual uint32_t bar0_read(uint32_t offset) = 0;
+    virtual void bar0_write(uint32_t offset, uint32_t value) = 0;
+
+    /* The backend maps them at attach. */
+    SharedBar gtt_;
+    SharedBar doorbells_;
+
+private:
     static bool in_gtt(uint32_t offset)
     {
         return offset >= hsi::BAR0_GTT_BASE && offset < hsi::BAR0_SIZE && offset % 4 == 0;
     }
+    std::atomic_ref<uint32_t> gtt_word(uint32_t offset)
+    {
+        return std::atomic_ref<uint32_t>(
+            *reinterpret_cast<uint32_t*>(const_cast<uint8_t*>(gtt_.va()) + (offset - hsi::BAR0_GTT_BASE)));
+    }
 
-private:
     std::string name_;
 };
 

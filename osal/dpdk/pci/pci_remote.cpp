@@ -55,26 +55,6 @@ private:
     RemotePciFunction& fn_;
 };
 
-/* A mapping of an fd the daemon passed, unmapped with the function. */
-struct SharedMapping {
-    uint8_t* va = nullptr;
-    std::size_t len = 0;
-    ~SharedMapping()
-    {
-        if (va != nullptr)
-            ::munmap(va, len);
-    }
-    bool map(int fd, uint64_t offset, std::size_t size)
-    {
-        void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, static_cast<off_t>(offset));
-        if (p == MAP_FAILED)
-            return false;
-        va = static_cast<uint8_t*>(p);
-        len = size;
-        return true;
-    }
-};
-
 class RemotePciFunction final : public PciFunction {
 public:
     RemotePciFunction(std::string name, int sock)
@@ -96,23 +76,6 @@ public:
 
     int connect(const PciAttachParams& params, std::string* msg);
 
-    uint32_t reg_rd(uint32_t offset) override
-    {
-        if (in_gtt(offset))
-            return std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(gtt_.va + (offset - hsi::BAR0_GTT_BASE)))
-                .load(std::memory_order_acquire);
-        return mailbox(Bar0Op::read, offset, 0);
-    }
-    void reg_wr(uint32_t offset, uint32_t value) override
-    {
-        if (in_gtt(offset))
-            std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(gtt_.va + (offset - hsi::BAR0_GTT_BASE)))
-                .store(value, std::memory_order_release);
-        else
-            mailbox(Bar0Op::write, offset, value);
-    }
-    volatile uint8_t* gtt() override { return gtt_.va; }
-    volatile uint8_t* doorbells() override { return doorbells_.va; }
     uint32_t msix_count() const override { return static_cast<uint32_t>(msix_.size()); }
     int msix_eventfd(uint32_t vector) const override { return vector < msix_.size() ? msix_[vector] : -1; }
     int dma_map(uint64_t iova, void* va, std::size_t len) override { return lend(iova, va, len); }
@@ -124,6 +87,10 @@ public:
     int request(MsgType type, const void* body, uint32_t len, void* reply, uint32_t reply_len,
                 const int* fds = nullptr, uint32_t nfds = 0, Message* reply_msg = nullptr);
 
+protected:
+    uint32_t bar0_read(uint32_t offset) override { return mailbox(Bar0Op::read, offset, 0); }
+    void bar0_write(uint32_t offset, uint32_t value) override { mailbox(Bar0Op::write, offset, value); }
+
 private:
     uint32_t mailbox(Bar0Op op, uint32_t offset, uint32_t value);
     int lend(uint64_t iova, void* va, std::size_t len);
@@ -133,7 +100,7 @@ private:
     int sock_;
     std::mutex request_lock_; /* one request on the socket at a time: control thread, hotplug, RDMA */
     uint32_t seq_ = 0;
-    SharedMapping gtt_, doorbells_, mailbox_mem_;
+    SharedBar mailbox_mem_; /* not a BAR, but memory shared the same way */
     int kick_fd_ = -1, done_fd_ = -1;
     std::mutex bar0_lock_;    /* one BAR0 access at a time: control and interrupt threads */
     uint32_t bar0_seq_ = 0;
@@ -169,7 +136,7 @@ uint32_t RemotePciFunction::mailbox(Bar0Op op, uint32_t offset, uint32_t value)
     std::lock_guard guard(bar0_lock_);
     if (daemon_gone_)
         return 0xffffffff;
-    auto* box = reinterpret_cast<Bar0Mailbox*>(mailbox_mem_.va);
+    auto* box = reinterpret_cast<Bar0Mailbox*>(const_cast<uint8_t*>(mailbox_mem_.va()));
     const uint32_t seq = ++bar0_seq_;
     box->op = static_cast<uint32_t>(op);
     box->offset = offset;
@@ -268,9 +235,9 @@ int RemotePciFunction::connect(const PciAttachParams& params, std::string* msg)
     }
     if (m.nfds != ATTACH_FDS || ar.gtt_size < hsi::GTT_SIZE || ar.doorbells_size < hsi::DB_BAR_SIZE ||
         ar.mailbox_size < sizeof(Bar0Mailbox) || ar.msix_vectors == 0 || ar.msix_vectors > MAX_MSIX ||
-        !gtt_.map(m.fds[FD_GTT], ar.gtt_offset, ar.gtt_size) ||
-        !doorbells_.map(m.fds[FD_DOORBELLS], 0, ar.doorbells_size) ||
-        !mailbox_mem_.map(m.fds[FD_MAILBOX], 0, ar.mailbox_size)) {
+        gtt_.map(m.fds[FD_GTT], ar.gtt_offset, ar.gtt_size) != 0 ||
+        doorbells_.map(m.fds[FD_DOORBELLS], 0, ar.doorbells_size) != 0 ||
+        mailbox_mem_.map(m.fds[FD_MAILBOX], 0, ar.mailbox_size) != 0) {
         *msg = "the daemon's attach reply gives no usable BARs";
         return -EPROTO;
     }

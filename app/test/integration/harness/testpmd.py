@@ -75,10 +75,12 @@ def eal_args(vdevs, build=None, lcores="0-1", memory_mb=512, file_prefix=None, m
     """EAL arguments of a primary. By default its memory and runtime state are
     private (--no-huge, --no-shconf); with file_prefix they are shared under
     that prefix, on hugepages, so secondary processes can attach. `memory`
-    (EAL options) replaces both."""
+    (EAL options) replaces both. lcores: EAL's --lcores (a secondary maps its
+    own lcore ids onto the CPUs: lcore ids index shared per-lcore state such
+    as mempool caches, so processes must not share one)."""
     if memory is None:
         memory = ["--file-prefix", file_prefix] if file_prefix else ["--no-huge", "-m", str(memory_mb), "--no-shconf"]
-    args = ["-l", lcores] + memory + ["--no-pci", "--log-level=pmd.net.cna*:info", "-d", pmd_path(build)]
+    args = ["--lcores", lcores] + memory + ["--no-pci", "--log-level=pmd.net.cna*:info", "-d", pmd_path(build)]
     # e.g. --force-max-simd-bitwidth=64: the suite on net_cna's scalar fastpath
     args += os.environ.get("CNA_TESTPMD_EAL_EXTRA", "").split()
     for v in vdevs:
@@ -123,15 +125,17 @@ class TestPmd:
     """An interactive testpmd session. Use as a context manager."""
 
     def __init__(self, vdevs, app_args=(), build=None, timeout=30, env=None, eal_extra=(), file_prefix=None,
-                 memory=None):
-        self.args = (eal_args(vdevs, build, file_prefix=file_prefix, memory=memory) + list(eal_extra) + ["--", "-i"]
-                     + APP_DEFAULTS + list(app_args))
+                 memory=None, lcores="0-1"):
+        self.args = (eal_args(vdevs, build, lcores=lcores, file_prefix=file_prefix, memory=memory) + list(eal_extra)
+                     + ["--", "-i"] + APP_DEFAULTS + list(app_args))
         self.timeout = timeout
         self.env = dict(os.environ, **(env or {}))
         self.child = None
         self.startup_output = ""
         eal = self.args[:self.args.index("--")]
-        self.file_prefix = eal[eal.index("--file-prefix") + 1] if "--file-prefix" in eal else None
+        # the primary's hugepage files, removed when it is gone
+        primary = "--proc-type=secondary" not in eal
+        self.file_prefix = eal[eal.index("--file-prefix") + 1] if primary and "--file-prefix" in eal else None
 
     # -- lifecycle -------------------------------------------------------
     def __enter__(self):
