@@ -39,6 +39,35 @@ enum class Fault : uint32_t {
     dma_fault = 1u << 3,   /* the IOMMUs translate nothing: every DMA faults */
 };
 
+/* The faults by the name every interface (devargs, daemon and
+ * adapterctl options) gives them. */
+struct NamedFault {
+    std::string_view name;
+    Fault fault;
+};
+inline constexpr NamedFault FAULTS[] = {{"mfw_silent", Fault::mfw_silent},
+                                        {"fw_assert", Fault::fw_assert},
+                                        {"lose_ramrod", Fault::lose_ramrod},
+                                        {"dma_fault", Fault::dma_fault}};
+inline constexpr std::string_view FAULT_NAMES = "mfw_silent, fw_assert, lose_ramrod or dma_fault";
+
+/* Fault::none for a name that is none of them. */
+inline Fault fault_named(std::string_view name)
+{
+    for (const NamedFault& f : FAULTS)
+        if (f.name == name)
+            return f.fault;
+    return Fault::none;
+}
+
+inline std::string_view fault_name(Fault fault)
+{
+    for (const NamedFault& f : FAULTS)
+        if (f.fault == fault)
+            return f.name;
+    return "none";
+}
+
 /* A port's counters on the adapter side of its wire. */
 struct PortCounters {
     uint64_t wire_tx_frames, wire_tx_bytes;

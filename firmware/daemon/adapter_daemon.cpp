@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "daemon/adapter_daemon.h"
 
+#include <fcntl.h>
 #include <poll.h>
+#include <sys/file.h>
 #include <signal.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -10,6 +12,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 
 #include "util/log.h"
@@ -17,10 +20,33 @@
 namespace cna::fw::daemon {
 namespace {
 
+/* Holds the directory of a socket path locked (flock), so that daemons
+ * started together for the same path decide one by one which serves it. */
+class DirectoryLock {
+public:
+    explicit DirectoryLock(const std::string& path)
+    {
+        const std::size_t slash = path.rfind('/');
+        const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+        fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd_ >= 0)
+            ::flock(fd_, LOCK_EX);
+    }
+    ~DirectoryLock()
+    {
+        if (fd_ >= 0)
+            ::close(fd_);
+    }
+
+private:
+    int fd_;
+};
+
 /* A listening SOCK_SEQPACKET socket at `path`; a stale socket file (no
  * daemon answers on it) is replaced, a live one is not. -errno on failure. */
 int listen_on(const std::string& path, std::string* error)
 {
+    DirectoryLock lock(path);
     sockaddr_un addr{};
     addr.sun_family = AF_UNIX;
     std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
@@ -113,15 +139,27 @@ void AdapterDaemon::run()
 {
     log(LogLevel::notice, "adapter %s: %u port(s), %u PF(s), serving on %s", adapter_->config().name.c_str(),
         adapter_->config().ports, adapter_->num_functions(), options_.socket_path.c_str());
+    using Clock = std::chrono::steady_clock;
+    const auto idle_limit = std::chrono::seconds(options_.idle_exit_s);
+    Clock::time_point idle_since = Clock::now();
     std::vector<pollfd> fds;
     for (;;) {
+        int timeout_ms = -1;
+        if (options_.idle_exit_s != 0 && sessions_.empty()) {
+            const auto left = idle_limit - (Clock::now() - idle_since);
+            if (left <= Clock::duration::zero()) {
+                log(LogLevel::notice, "no client for %u s: powering the adapter off", options_.idle_exit_s);
+                return;
+            }
+            timeout_ms = static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(left).count());
+        }
         /* [signals, listener, then per session: its socket, its kick fd] */
         fds.assign({{signal_fd_, POLLIN, 0}, {listen_fd_, POLLIN, 0}});
         for (const auto& s : sessions_) {
             fds.push_back({s->socket(), POLLIN, 0});
             fds.push_back({s->kick_fd(), POLLIN, 0}); /* -1 until attached: ignored by poll */
         }
-        if (::poll(fds.data(), fds.size(), -1) < 0) {
+        if (::poll(fds.data(), fds.size(), timeout_ms) < 0) {
             if (errno == EINTR)
                 continue;
             log(LogLevel::err, "poll: %s", std::strerror(errno));
@@ -140,8 +178,10 @@ void AdapterDaemon::run()
             const pollfd& kick = fds[3 + 2 * i];
             if (kick.revents & POLLIN)
                 sessions_[i]->on_kick();
-            if ((sock.revents & (POLLIN | POLLHUP | POLLERR)) && !sessions_[i]->on_message())
+            if ((sock.revents & (POLLIN | POLLHUP | POLLERR)) && !sessions_[i]->on_message()) {
                 end_session(i);
+                idle_since = Clock::now();
+            }
         }
         if (fds[1].revents & POLLIN)
             accept_client();

@@ -111,15 +111,10 @@ int run(Connection& c, int argc, char** argv)
     if (cmd == "carrier" && argc == 3 && number(argv[1], &a) &&
         (std::string_view(argv[2]) == "up" || std::string_view(argv[2]) == "down"))
         return control(c, ControlOp::set_carrier, a, std::string_view(argv[2]) == "up", 0, &r);
-    if (cmd == "fault" && argc == 3) {
-        static constexpr std::pair<std::string_view, Fault> faults[] = {
-            {"mfw_silent", Fault::mfw_silent}, {"fw_assert", Fault::fw_assert},
-            {"lose_ramrod", Fault::lose_ramrod}, {"dma_fault", Fault::dma_fault}};
-        for (const auto& [name, fault] : faults)
-            if (name == argv[1] && (std::string_view(argv[2]) == "on" || std::string_view(argv[2]) == "off"))
-                return control(c, ControlOp::inject, 0, static_cast<uint32_t>(fault),
-                               std::string_view(argv[2]) == "on", &r);
-    }
+    if (cmd == "fault" && argc == 3 && cna::hsi::control::fault_named(argv[1]) != Fault::none &&
+        (std::string_view(argv[2]) == "on" || std::string_view(argv[2]) == "off"))
+        return control(c, ControlOp::inject, 0, static_cast<uint32_t>(cna::hsi::control::fault_named(argv[1])),
+                       std::string_view(argv[2]) == "on", &r);
     if (cmd == "roce-loss" && argc == 3 && number(argv[1], &a) && number(argv[2], &b))
         return control(c, ControlOp::set_roce_loss, a, b, 0, &r);
     if (cmd == "counters" && argc == 2 && number(argv[1], &a)) {

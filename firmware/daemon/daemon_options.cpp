@@ -80,16 +80,16 @@ std::string apply(std::string_view option, std::string_view value, DaemonOptions
             o->engine_cpus.push_back(cpu);
         }
     } else if (option == "--fault") {
-        static constexpr std::pair<std::string_view, Fault> faults[] = {
-            {"mfw_silent", Fault::mfw_silent}, {"fw_assert", Fault::fw_assert},
-            {"lose_ramrod", Fault::lose_ramrod}, {"dma_fault", Fault::dma_fault}};
-        const auto* f = std::find_if(std::begin(faults), std::end(faults), [&](auto& e) { return e.first == value; });
-        if (f == std::end(faults))
-            return bad(option, value, "mfw_silent, fw_assert, lose_ramrod or dma_fault");
-        *fault_bits |= static_cast<uint32_t>(f->second);
+        const Fault f = hsi::control::fault_named(value);
+        if (f == Fault::none)
+            return bad(option, value, hsi::control::FAULT_NAMES);
+        *fault_bits |= static_cast<uint32_t>(f);
     } else if (option == "--link-up-delay") {
         if (!parse_u32(value, &a.link_up_delay_ms) || a.link_up_delay_ms > 60'000)
             return bad(option, value, "milliseconds, 0 to 60000");
+    } else if (option == "--idle-exit") {
+        if (!parse_u32(value, &o->idle_exit_s) || o->idle_exit_s > 86'400)
+            return bad(option, value, "seconds, 0 (never) to 86400");
     } else if (option == "--log-level") {
         static constexpr std::string_view levels[] = {"err", "warning", "notice", "info", "debug"};
         const auto* l = std::find(std::begin(levels), std::end(levels), value);
@@ -109,9 +109,11 @@ std::string usage(const char* program)
     return std::string("usage: ") + program +
            " --socket PATH [--name NAME] [--ports 1|2|4] [--wire loopback|cable|tap:IF[,IF...]]\n"
            "       [--engine-threads N] [--engine-cpus C[,C...]] [--fault F]... [--link-up-delay MS]\n"
-           "       [--log-level err|warning|notice|info|debug]\n"
+           "       [--log-level err|warning|notice|info|debug] [--idle-exit S] [--daemonize]\n"
            "Serves the PCI functions of one software adapter to net_cna ports in other\n"
-           "processes (--vdev net_cna0,daemon=PATH,pf=N).\n";
+           "processes (--vdev net_cna0,daemon=PATH,pf=N). --idle-exit: leave after S seconds\n"
+           "without a client. --daemonize: return once serving, in a session of its own and\n"
+           "on every CPU (how a net_cna port starts it when nothing serves PATH).\n";
 }
 
 bool parse_options(int argc, const char* const* argv, DaemonOptions* out, std::string* error)
@@ -125,6 +127,10 @@ bool parse_options(int argc, const char* const* argv, DaemonOptions* out, std::s
         if (arg == "--help" || arg == "-h") {
             *error = usage(argv[0]);
             return false;
+        }
+        if (arg == "--daemonize") {
+            out->daemonize = true;
+            continue;
         }
         std::string_view value;
         if (const std::size_t eq = arg.find('='); arg.starts_with("--") && eq != std::string_view::npos) {

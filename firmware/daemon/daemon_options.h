@@ -17,6 +17,11 @@ struct DaemonOptions {
     AdapterConfig adapter;
     std::vector<uint32_t> engine_cpus; /* one per engine thread; empty: not pinned */
     LogLevel log_level = LogLevel::notice;
+    /* Started on demand by a net_cna port: detach from the starter (a new
+     * session, no CPU pinning inherited) and return to it once serving. */
+    bool daemonize = false;
+    /* Exit after this many seconds without a client; 0: serve forever. */
+    uint32_t idle_exit_s = 0;
 };
 
 /* Parses argv (argv[0] is the program); false with a message naming the

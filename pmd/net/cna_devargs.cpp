@@ -134,16 +134,9 @@ std::string apply(std::string_view key, std::string_view value, Devargs* d)
             return bad_value(key, value, v4 ? "an IPv4 address and prefix length, as 192.0.2.1/24"
                                             : "an IPv6 address and prefix length, as 2001:db8::1/64");
     } else if (key == "fault") {
-        if (value == "mfw_silent")
-            d->fault = Fault::mfw_silent;
-        else if (value == "fw_assert")
-            d->fault = Fault::fw_assert;
-        else if (value == "lose_ramrod")
-            d->fault = Fault::lose_ramrod;
-        else if (value == "dma_fault")
-            d->fault = Fault::dma_fault;
-        else
-            return bad_value(key, value, "mfw_silent, fw_assert, lose_ramrod or dma_fault");
+        d->fault = hsi::control::fault_named(value);
+        if (d->fault == Fault::none)
+            return bad_value(key, value, hsi::control::FAULT_NAMES);
     } else {
         return "unknown devarg '" + std::string(key) + "' (known: " CNA_DEVARGS_PARAM_STRING ")";
     }
@@ -175,12 +168,19 @@ int parse_devargs(const char* device_name, const char* args, Devargs* out, std::
         }
         const std::string_view key = pair.key;
         has_pf |= key == "pf";
-        for (std::string_view k : {"adapter", "ports", "port", "wire", "engine_threads", "engine_cpu", "fault"})
+        /* The rest of the layout keys (ports, wire, engine threads, faults)
+         * configure the daemon a port starts when none serves the socket. */
+        for (std::string_view k : {"adapter", "port"})
             if (key == k && embedded_key.empty())
                 embedded_key = k;
     }
     if (!out->daemon.empty() && !embedded_key.empty()) {
-        *error = "invalid devarg '" + embedded_key + "' with 'daemon': the daemon's options configure its adapter";
+        *error = "invalid devarg '" + embedded_key + "' with 'daemon': a daemon's PF is its 'pf'";
+        return -EINVAL;
+    }
+    if (!out->daemon.empty() && out->wire == Wire::tap) {
+        *error = "invalid devarg 'wire=tap:" + out->tap_name +
+                 "' with 'daemon': start cna-adapterd with --wire tap:<ifname> for its TAP wires";
         return -EINVAL;
     }
     if (has_pf && out->daemon.empty()) {

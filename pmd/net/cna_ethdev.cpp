@@ -39,6 +39,24 @@ void slowpath_isr(void* arg)
     ecore::int_sp_dpc(static_cast<EthPort*>(arg)->edev.hwfn);
 }
 
+/* cna-adapterd's flags for the adapter the devargs describe: what a port
+ * starts the daemon with when none serves its socket. */
+std::vector<std::string> daemon_options(const Devargs& d)
+{
+    std::vector<std::string> o = {"--ports", std::to_string(d.ports), "--wire",
+                                  d.wire == Wire::cable ? "cable" : "loopback", "--engine-threads",
+                                  std::to_string(d.engine_threads)};
+    if (!d.engine_cpus.empty()) {
+        std::string cpus;
+        for (uint32_t cpu : d.engine_cpus)
+            cpus += (cpus.empty() ? "" : ",") + std::to_string(cpu);
+        o.insert(o.end(), {"--engine-cpus", cpus});
+    }
+    if (d.fault != Fault::none)
+        o.insert(o.end(), {"--fault", std::string(hsi::control::fault_name(d.fault))});
+    return o;
+}
+
 osal::PciAttachParams attach_params(const EthPort* port)
 {
     const Devargs& d = port->devargs;
@@ -47,6 +65,8 @@ osal::PciAttachParams attach_params(const EthPort* port)
     if (!d.daemon.empty()) {
         p.backend = osal::Backend::remote;
         p.daemon_socket = d.daemon;
+        p.daemon_options = daemon_options(d);
+        p.daemon_ports = d.ports_given ? d.ports : 0;
         return p;
     }
     p.backend = osal::Backend::embedded;

@@ -6,8 +6,11 @@ after its process closed it; attach errors and bad options are named; the
 daemon goes on SIGTERM leaving nothing behind."""
 import os
 import re
+import shutil
 import signal
 import subprocess
+import tempfile
+import threading
 import time
 import unittest
 
@@ -115,6 +118,99 @@ class TwoProcesses(unittest.TestCase):
             self.assertIsNotNone(re.search(r"Forward statistics", b.cmd("stop")), "PF 1's process carries on")
             b.quit()
 
+def daemon_pids(socket):
+    """The cna-adapterd processes serving `socket`, from /proc."""
+    pids = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if argv[0].endswith(b"cna-adapterd") and socket.encode() in argv:
+            pids.append(int(pid))
+    return pids
+
+
+class OnDemand(unittest.TestCase):
+    """No daemon serves the socket: the first port starts one with its
+    layout devargs, the ports after it join, and the daemon leaves once it
+    has had no client for SPAWNED_DAEMON_IDLE_EXIT_S."""
+
+    IDLE_EXIT_S = 10
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="cna-ondemand-")
+        self.socket = os.path.join(self.dir, "adapter.sock")
+        self.tag = unique_tag()
+
+    def tearDown(self):
+        for pid in daemon_pids(self.socket):
+            os.kill(pid, signal.SIGTERM)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def port(self, pf, layout="", name="a"):
+        return TestPmd([f"net_cna0,daemon={self.socket},pf={pf}{layout}"],
+                       memory=["--no-huge", "-m", "512", "--file-prefix", f"{self.tag}{name}"])
+
+    def log(self):
+        with open(self.socket + ".log") as f:
+            return f.read()
+
+    def test_the_first_port_starts_the_daemon_which_leaves_when_idle(self):
+        with self.port(0, ",ports=2,wire=cable") as a:
+            self.assertIn(f"no adapter daemon served it: started cna-adapterd (log: {self.socket}.log)",
+                          a.startup_output)
+            pids = daemon_pids(self.socket)
+            self.assertEqual(len(pids), 1, pids)
+            with self.port(1, name="b") as b:
+                self.assertNotIn("started cna-adapterd", b.startup_output)
+                self.assertEqual(daemon_pids(self.socket), pids, "the second port joins the daemon")
+                wait_up(a)
+                wait_up(b)
+                b.cmd("start")
+                a.run_forwarding(0.5)
+                self.assertGreater(forward_stats(b.cmd("stop"))[0]["RX-packets"], 1000, "the cable carried little")
+                b.quit()
+            a.quit()
+        self.assertIn("2 port(s), 2 PF(s)", self.log())
+        # Not pinned to the CPU of the main lcore that started it.
+        with open(f"/proc/{pids[0]}/status") as f:
+            allowed = re.search(r"Cpus_allowed_list:\s*(\S+)", f.read()).group(1)
+        self.assertEqual(allowed, f"0-{os.cpu_count() - 1}" if os.cpu_count() > 1 else "0")
+        deadline = time.monotonic() + self.IDLE_EXIT_S + 5
+        while daemon_pids(self.socket):
+            self.assertLess(time.monotonic(), deadline, "the idle daemon did not leave")
+            time.sleep(0.2)
+        self.assertIn(f"no client for {self.IDLE_EXIT_S} s: powering the adapter off", self.log())
+        self.assertEqual(os.listdir(self.dir), ["adapter.sock.log"], "the daemon leaves its log only")
+
+    def test_ports_starting_together_share_one_daemon(self):
+        ports = [self.port(0, ",ports=2,wire=cable"), self.port(1, ",ports=2,wire=cable", name="b")]
+        errors = []
+
+        def start(tp):
+            try:
+                tp.start()
+            except Exception as e:  # reported below, from the test's thread
+                errors.append(e)
+        threads = [threading.Thread(target=start, args=(tp,)) for tp in ports]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        try:
+            self.assertEqual(errors, [])
+            self.assertEqual(len(daemon_pids(self.socket)), 1)
+            self.assertEqual(self.log().count("serving on"), 1, self.log())
+            self.assertEqual(sum("started cna-adapterd" in tp.startup_output for tp in ports), 1)
+            for pf in (0, 1):
+                self.assertIn(f"on pf{pf}: attached", self.log())
+        finally:
+            for tp in ports:
+                tp.close()
+
+
 class Control(unittest.TestCase):
     def test_adapterctl_lists_clients_pulls_the_cable_and_reads_the_wire(self):
         tag = unique_tag()
@@ -156,15 +252,19 @@ class Errors(unittest.TestCase):
     def test_attach_errors_are_named(self):
         tag = unique_tag()
         self.probe_fails("net_cna0,daemon=/nonexistent/cna.sock,pf=0",
-                         r"cannot connect to the adapter daemon at /nonexistent/cna\.sock: No such file or directory")
+                         r"no adapter daemon at /nonexistent/cna\.sock, and starting one failed: cannot start "
+                         r"\S*cna-adapterd: No such file or directory")
         with AdapterDaemon(["--ports", "1"]) as d:
             self.probe_fails(f"net_cna0,daemon={d.socket},pf=1", r"cannot attach PF 1: No such device")
+            self.probe_fails(f"net_cna0,daemon={d.socket},pf=0,ports=2",
+                             rf"the daemon at {d.socket} has an adapter of 1 port\(s\), not 2")
             with attached(d.socket, 0, tag):
                 self.probe_fails(f"net_cna0,daemon={d.socket},pf=0",
                                  r"cannot attach PF 0: Device or resource busy")
             self.assertIn("another client has it", d.output())
-        self.probe_fails("net_cna0,daemon=/tmp/x.sock,ports=2",
-                         r"invalid devarg 'ports' with 'daemon': the daemon's options configure its adapter")
+        self.probe_fails("net_cna0,daemon=/tmp/x.sock,port=1", r"invalid devarg 'port' with 'daemon': a daemon's PF is its 'pf'")
+        self.probe_fails("net_cna0,daemon=/tmp/x.sock,wire=tap:cnax",
+                         r"invalid devarg 'wire=tap:cnax' with 'daemon': start cna-adapterd with --wire tap:<ifname>")
         self.probe_fails("net_cna0,pf=1", r"invalid devarg 'pf' without 'daemon'")
 
     def test_bad_options_sigterm_and_a_live_socket(self):

@@ -134,6 +134,10 @@ struct PciAttachParams {
     Backend backend = Backend::embedded;
     std::string adapter = "cna0"; /* embedded: adapter instance name */
     std::string daemon_socket;    /* remote: cna-adapterd's socket */
+    /* remote: the flags of the daemon started when none serves the socket
+     * (its adapter's layout), and the ports its adapter must have (0: any). */
+    std::vector<std::string> daemon_options;
+    uint32_t daemon_ports = 0;
     uint32_t pf = 0;
     EmbeddedConfig embedded;
 };

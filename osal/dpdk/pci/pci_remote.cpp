@@ -30,6 +30,7 @@
 #include "hsi_common.h"
 #include "hsi_daemon_socket.h"
 #include "osal_log.h"
+#include "pci_daemon_spawn.h"
 #include "pci_iommu.h"
 
 namespace cna::osal {
@@ -225,6 +226,11 @@ int RemotePciFunction::connect(const PciAttachParams& params, std::string* msg)
         *msg = "the daemon at " + params.daemon_socket + " refused hello: " + std::strerror(-rc);
         return rc;
     }
+    if (params.daemon_ports != 0 && hr.ports != params.daemon_ports) {
+        *msg = "the daemon at " + params.daemon_socket + " has an adapter of " + std::to_string(hr.ports) +
+               " port(s), not " + std::to_string(params.daemon_ports);
+        return -EINVAL;
+    }
     Attach attach{params.pf, 0};
     AttachReply ar;
     Message m;
@@ -301,25 +307,56 @@ uint64_t RemoteControl::dma_faults(uint32_t pf) const
 
 } // namespace
 
-std::unique_ptr<PciFunction> remote_attach(const PciAttachParams& params, int* err, std::string* msg)
+namespace {
+
+/* A connected socket to the daemon at `path`, or -errno. */
+int connect_to(const std::string& path)
 {
     sockaddr_un addr{};
     addr.sun_family = AF_UNIX;
-    if (params.daemon_socket.empty() || params.daemon_socket.size() >= sizeof addr.sun_path) {
+    std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+    const int sock = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (sock < 0)
+        return -errno;
+    if (::connect(sock, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+        const int rc = -errno;
+        ::close(sock);
+        return rc;
+    }
+    return sock;
+}
+
+} // namespace
+
+std::unique_ptr<PciFunction> remote_attach(const PciAttachParams& params, int* err, std::string* msg)
+{
+    const std::string& path = params.daemon_socket;
+    if (path.empty() || path.size() >= sizeof(sockaddr_un::sun_path)) {
         *err = -EINVAL;
         *msg = "the daemon socket path must have 1 to 107 characters";
         return nullptr;
     }
-    std::strncpy(addr.sun_path, params.daemon_socket.c_str(), sizeof addr.sun_path - 1);
-    const int sock = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-    if (sock < 0 || ::connect(sock, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-        *err = -errno;
-        *msg = "cannot connect to the adapter daemon at " + params.daemon_socket + ": " + std::strerror(errno);
-        if (sock >= 0)
-            ::close(sock);
+    int sock = connect_to(path);
+    if (sock == -ENOENT || sock == -ECONNREFUSED) { /* no daemon, or a dead one's socket */
+        const int rc = spawn_daemon(path, params.daemon_options, msg);
+        /* A port of another process may have started one at the same time:
+         * then this one's start failed, and that one serves. */
+        sock = connect_to(path);
+        if (sock < 0 && rc != 0) {
+            *err = rc;
+            *msg = "no adapter daemon at " + path + ", and starting one failed: " + *msg;
+            return nullptr;
+        }
+        if (rc == 0)
+            dp_log(logtype_ecore, DpLevel::notice, dp_module::INIT, path.c_str(), __func__,
+                   "no adapter daemon served it: started cna-adapterd (log: %s.log)", path.c_str());
+    }
+    if (sock < 0) {
+        *err = sock;
+        *msg = "cannot connect to the adapter daemon at " + path + ": " + std::strerror(-sock);
         return nullptr;
     }
-    auto fn = std::make_unique<RemotePciFunction>(params.daemon_socket + "/pf" + std::to_string(params.pf), sock);
+    auto fn = std::make_unique<RemotePciFunction>(path + "/pf" + std::to_string(params.pf), sock);
     if (int rc = fn->connect(params, msg); rc != 0) {
         *err = rc;
         return nullptr;
