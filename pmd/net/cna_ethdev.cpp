@@ -48,8 +48,11 @@ std::vector<std::string> daemon_options(const Devargs& d)
                                   std::to_string(d.engine_threads)};
     if (!d.engine_cpus.empty()) {
         std::string cpus;
-        for (uint32_t cpu : d.engine_cpus)
-            cpus += (cpus.empty() ? "" : ",") + std::to_string(cpu);
+        for (uint32_t cpu : d.engine_cpus) {
+            if (!cpus.empty())
+                cpus += ',';
+            cpus += std::to_string(cpu);
+        }
         o.insert(o.end(), {"--engine-cpus", cpus});
     }
     if (d.fault != Fault::none)

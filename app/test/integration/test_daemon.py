@@ -78,14 +78,19 @@ class TwoProcesses(unittest.TestCase):
     @unittest.skipUnless(hugetlbfs_mounts(), "needs a hugetlbfs mount")
     def test_hugepage_memory_is_lent_through_its_files(self):
         """DPDK memory on hugepages (a hugetlbfs file per page): the daemon
-        maps each page's file where the loopback wire's frames land."""
-        with AdapterDaemon(["--ports", "1"]) as d, \
-                TestPmd([f"net_cna0,daemon={d.socket},pf=0"],
-                        memory=["-m", "128", "--file-prefix", f"{unique_tag()}hp"]) as tp:
-            wait_up(tp)
-            fwd = forward_stats(tp.run_forwarding(1.0))
-            self.assertGreater(fwd[0]["RX-packets"], 1000)
-            tp.quit()
+        maps each page's file where the loopback wire's frames land, the
+        pages reserved at start (-m) and those EAL adds as testpmd allocates
+        (memory hotplug: lent from the mem-event callback)."""
+        tag = unique_tag()
+        with AdapterDaemon(["--ports", "1"]) as d:
+            for name, memory in (("reserved", ["-m", "128"]), ("hotplugged", [])):
+                with TestPmd([f"net_cna0,daemon={d.socket},pf=0"],
+                             memory=[*memory, "--file-prefix", f"{tag}hp{name[0]}"]) as tp:
+                    wait_up(tp)
+                    fwd = forward_stats(tp.run_forwarding(1.0))
+                    self.assertGreater(fwd[0]["RX-packets"], 1000, name)
+                    tp.quit()
+            self.assertEqual(d.output().count("on pf0: detached"), 2)
 
     def test_a_process_killed_mid_traffic_is_a_function_level_reset(self):
         """kill -9 of the process on PF 0 while it forwards: the daemon
@@ -241,6 +246,23 @@ class Control(unittest.TestCase):
                 b.quit()
             self.assertIn("pf0  port 0  free", adapterctl(d.socket, "status"))
             self.assertIn("usage:", adapterctl(d.socket, "carrier", "0", "sideways", check=False))
+
+
+class TapWire(unittest.TestCase):
+    def test_the_daemon_releases_its_tap_on_sigterm(self):
+        ifname = f"cnad{unique_tag()[-8:]}"
+        d = AdapterDaemon(["--ports", "1", "--wire", f"tap:{ifname}"])
+        d.start()
+        try:
+            self.assertEqual(subprocess.run(["ip", "link", "show", ifname], capture_output=True).returncode, 0,
+                             "the daemon's port has its TAP interface")
+            with attached(d.socket, 0, unique_tag()) as tp:
+                wait_up(tp)
+                tp.quit()
+        finally:
+            self.assertEqual(d.stop(), 0)
+        self.assertNotEqual(subprocess.run(["ip", "link", "show", ifname], capture_output=True).returncode, 0,
+                            "the TAP interface goes with the daemon")
 
 
 class Errors(unittest.TestCase):
