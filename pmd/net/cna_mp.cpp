@@ -23,6 +23,7 @@
 #include <memory>
 
 #include <atomic>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bus_vdev_driver.h>
@@ -60,7 +61,6 @@ struct MpRequest {
     int32_t wait_to_complete; /* link_update */
     void* buffer;
 };
-static_assert(sizeof(MpRequest) <= RTE_MP_MAX_PARAM_LEN);
 
 /* bars_get: where the primary mapped each BAR; the files come as the
  * reply's fds, in this order. */
@@ -75,12 +75,22 @@ struct MpReply {
     int32_t rc; /* the op's return value */
     MpBar bars[BAR_FDS];
 };
-static_assert(sizeof(MpReply) <= RTE_MP_MAX_PARAM_LEN && BAR_FDS <= RTE_MP_MAX_FD_NUM);
+static_assert(BAR_FDS <= RTE_MP_MAX_FD_NUM);
 
 struct MpRxtxNotice {
     uint16_t port_id;
     uint8_t started;
 };
+
+/* A message (or reply) of action `name` carrying `param`. */
+template <typename Param>
+void set_param(rte_mp_msg& msg, const char* name, const Param& param)
+{
+    static_assert(sizeof(Param) <= RTE_MP_MAX_PARAM_LEN);
+    rte_strscpy(msg.name, name, sizeof(msg.name));
+    msg.len_param = sizeof(Param);
+    std::memcpy(msg.param, &param, sizeof(Param));
+}
 
 /* ---- primary: serving requests ----------------------------------------- */
 
@@ -131,9 +141,7 @@ int mp_handle(const rte_mp_msg* msg, const void* peer)
         std::memcpy(&req, msg->param, sizeof(req));
         r.rc = serve(req, r, reply);
     }
-    rte_strscpy(reply.name, msg->name, sizeof(reply.name));
-    reply.len_param = sizeof(r);
-    std::memcpy(reply.param, &r, sizeof(r));
+    set_param(reply, msg->name, r);
     return rte_mp_reply(&reply, static_cast<const char*>(peer));
 }
 
@@ -144,9 +152,7 @@ int mp_handle(const rte_mp_msg* msg, const void* peer)
 int ask_primary(const rte_eth_dev* dev, const MpRequest& req, MpReply* out = nullptr, rte_mp_msg* out_msg = nullptr)
 {
     rte_mp_msg msg{};
-    rte_strscpy(msg.name, MP_ACTION, sizeof(msg.name));
-    msg.len_param = sizeof(req);
-    std::memcpy(msg.param, &req, sizeof(req));
+    set_param(msg, MP_ACTION, req);
     timespec timeout{MP_TIMEOUT_S, 0};
     struct rte_mp_reply reply{};
     int rc;
@@ -225,18 +231,41 @@ int secondary_link_update(rte_eth_dev* dev, int wait_to_complete)
 
 /* This process's mappings of the primary's BARs, by port; only the probe
  * and close of a port touch its entry (the EAL thread's notices read
- * `mapped`). */
+ * `mapped`). The PFs of one embedded adapter share its GTT window, one
+ * mapping in the primary: here too, one mapping for the ports whose BAR is
+ * at the same address. */
+using BarMapping = std::shared_ptr<osal::SharedBar>;
 struct SecondaryBars {
-    osal::SharedBar gtt;
-    osal::SharedBar doorbells;
+    BarMapping gtt;
+    BarMapping doorbells;
     std::atomic<bool> mapped{false};
 };
 std::array<SecondaryBars, RTE_MAX_ETHPORTS> secondary_bars;
 unsigned secondary_ports = 0;
 
-int map_bar(osal::SharedBar& bar, const MpBar& where, int fd)
+bool same_file(int a, int b)
 {
-    return bar.map_at(static_cast<uintptr_t>(where.address), fd, where.offset, static_cast<std::size_t>(where.len));
+    struct stat sa, sb;
+    return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* The mapping of `where` another port of this process has already, if any. */
+BarMapping mapped_already(const MpBar& where, int fd)
+{
+    for (const SecondaryBars& port : secondary_bars)
+        for (const BarMapping& bar : {port.gtt, port.doorbells})
+            if (bar && reinterpret_cast<uintptr_t>(bar->va()) == where.address && bar->offset() == where.offset &&
+                bar->len() == where.len && same_file(bar->fd(), fd))
+                return bar;
+    return nullptr;
+}
+
+int map_bar(BarMapping& bar, const MpBar& where, int fd)
+{
+    if ((bar = mapped_already(where, fd)))
+        return 0;
+    bar = std::make_shared<osal::SharedBar>();
+    return bar->map_at(static_cast<uintptr_t>(where.address), fd, where.offset, static_cast<std::size_t>(where.len));
 }
 
 /* 0, or why the bursts of this process cannot run (logged by the caller). */
@@ -254,8 +283,8 @@ int map_primary_bars(rte_eth_dev* dev, SecondaryBars& bars)
     for (int i = 0; i < reply.num_fds; i++)
         close(reply.fds[i]); /* the mappings keep their own */
     if (rc != 0) {
-        bars.gtt.unmap();
-        bars.doorbells.unmap();
+        bars.gtt.reset();
+        bars.doorbells.reset();
     }
     return rc;
 }
@@ -282,9 +311,8 @@ void install_bursts(rte_eth_dev* dev, bool started)
     fp.rx_descriptor_status = dev->rx_descriptor_status;
     fp.tx_descriptor_status = dev->tx_descriptor_status;
     /* The queue pointers before the bursts that use them. */
-    std::atomic_thread_fence(std::memory_order_release);
-    fp.rx_pkt_burst = dev->rx_pkt_burst;
-    fp.tx_pkt_burst = dev->tx_pkt_burst;
+    std::atomic_ref(fp.rx_pkt_burst).store(dev->rx_pkt_burst, std::memory_order_release);
+    std::atomic_ref(fp.tx_pkt_burst).store(dev->tx_pkt_burst, std::memory_order_release);
 }
 
 int secondary_close(rte_eth_dev* dev);
@@ -310,9 +338,7 @@ int secondary_rxtx(const rte_mp_msg* msg, const void* peer)
         }
     }
     rte_mp_msg reply{};
-    rte_strscpy(reply.name, msg->name, sizeof(reply.name));
-    reply.len_param = sizeof(r);
-    std::memcpy(reply.param, &r, sizeof(r));
+    set_param(reply, msg->name, r);
     return rte_mp_reply(&reply, static_cast<const char*>(peer));
 }
 
@@ -321,8 +347,8 @@ int secondary_close(rte_eth_dev* dev)
     SecondaryBars& bars = secondary_bars[dev->data->port_id];
     bars.mapped.store(false, std::memory_order_release);
     install_bursts(dev, false);
-    bars.gtt.unmap();
-    bars.doorbells.unmap();
+    bars.gtt.reset(); /* unmapped with the last port using it */
+    bars.doorbells.reset();
     if (--secondary_ports == 0)
         rte_mp_action_unregister(MP_RXTX_ACTION);
     return 0;
@@ -370,9 +396,7 @@ void mp_primary_rxtx(rte_eth_dev* dev, bool started)
 {
     const MpRxtxNotice notice{dev->data->port_id, started};
     rte_mp_msg msg{};
-    rte_strscpy(msg.name, MP_RXTX_ACTION, sizeof(msg.name));
-    msg.len_param = sizeof(notice);
-    std::memcpy(msg.param, &notice, sizeof(notice));
+    set_param(msg, MP_RXTX_ACTION, notice);
     timespec timeout{MP_TIMEOUT_S, 0};
     struct rte_mp_reply reply{};
     /* Without a shared configuration there are no secondaries (ENOTSUP). */

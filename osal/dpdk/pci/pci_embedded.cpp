@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <map>
 #include <mutex>
 
@@ -120,14 +119,8 @@ public:
     int start(std::string* msg)
     {
         const fw::DeviceFunction::SharedBars bars = df_.shared_bars();
-        if (int rc = gtt_.map(bars.gtt_fd, 0, hsi::GTT_SIZE); rc != 0) {
-            *msg = "cannot map the GTT window of " + name() + ": " + std::strerror(-rc);
-            return rc;
-        }
-        if (int rc = doorbells_.map(bars.doorbell_fd, 0, hsi::DB_BAR_SIZE); rc != 0) {
-            *msg = "cannot map the doorbell BAR of " + name() + ": " + std::strerror(-rc);
-            return rc;
-        }
+        gtt_.view(df_.gtt_memory(), bars.gtt_fd, 0, hsi::GTT_SIZE);
+        doorbells_.view(df_.doorbell_memory(), bars.doorbell_fd, 0, hsi::DB_BAR_SIZE);
         if (int rc = iommu_.start(); rc != 0) {
             *msg = "cannot map DPDK memory into the IOMMU of " + name();
             return rc;

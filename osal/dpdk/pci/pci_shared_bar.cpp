@@ -25,14 +25,17 @@ std::atomic<uintptr_t> next_slot{0};
 
 } // namespace
 
-/* address 0: wherever the kernel likes. */
-int SharedBar::map_fixed(uintptr_t address, int fd, uint64_t offset, std::size_t len)
+/* address 0: wherever the kernel likes. Otherwise a hint, which the kernel
+ * takes when the range is free and never at the cost of a mapping there
+ * (unlike MAP_FIXED_NOREPLACE, a hint survives sanitizers that confine
+ * mappings to ranges of their own: they drop it, and the slot counts as
+ * taken). */
+int SharedBar::map_at_hint(uintptr_t address, int fd, uint64_t offset, std::size_t len)
 {
-    void* p = ::mmap(reinterpret_cast<void*>(address), len, PROT_READ | PROT_WRITE,
-                     MAP_SHARED | (address != 0 ? MAP_FIXED_NOREPLACE : 0), fd, static_cast<off_t>(offset));
+    void* p = ::mmap(reinterpret_cast<void*>(address), len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+                     static_cast<off_t>(offset));
     if (p == MAP_FAILED)
-        return errno == EEXIST ? -EADDRINUSE : -errno;
-    /* A kernel without MAP_FIXED_NOREPLACE, or a sanitizer, may move it. */
+        return -errno;
     if (address != 0 && reinterpret_cast<uintptr_t>(p) != address) {
         ::munmap(p, len);
         return -EADDRINUSE;
@@ -46,7 +49,18 @@ int SharedBar::map_fixed(uintptr_t address, int fd, uint64_t offset, std::size_t
     fd_ = dup;
     offset_ = offset;
     len_ = len;
+    owned_ = true;
     return 0;
+}
+
+void SharedBar::view(volatile uint8_t* va, int fd, uint64_t offset, std::size_t len)
+{
+    unmap();
+    va_ = va;
+    fd_ = fd;
+    offset_ = offset;
+    len_ = len;
+    owned_ = false;
 }
 
 int SharedBar::map(int fd, uint64_t offset, std::size_t len)
@@ -55,23 +69,25 @@ int SharedBar::map(int fd, uint64_t offset, std::size_t len)
         return -EINVAL;
     int rc = -EADDRINUSE;
     for (unsigned t = 0; t < SLOT_TRIES && rc == -EADDRINUSE; t++)
-        rc = map_fixed(SLOTS_BASE + next_slot.fetch_add(1) * SLOT_SIZE, fd, offset, len);
-    return rc == -EADDRINUSE ? map_fixed(0, fd, offset, len) : rc;
+        rc = map_at_hint(SLOTS_BASE + next_slot.fetch_add(1) * SLOT_SIZE, fd, offset, len);
+    return rc == -EADDRINUSE ? map_at_hint(0, fd, offset, len) : rc;
 }
 
 int SharedBar::map_at(uintptr_t address, int fd, uint64_t offset, std::size_t len)
 {
     if (len == 0 || address == 0 || address % ::sysconf(_SC_PAGESIZE) != 0)
         return -EINVAL;
-    return map_fixed(address, fd, offset, len);
+    return map_at_hint(address, fd, offset, len);
 }
 
 void SharedBar::unmap()
 {
     if (va_ == nullptr)
         return;
-    ::munmap(const_cast<uint8_t*>(va_), len_);
-    ::close(fd_);
+    if (owned_) {
+        ::munmap(const_cast<uint8_t*>(va_), len_);
+        ::close(fd_);
+    }
     va_ = nullptr;
     fd_ = -1;
     len_ = 0;

@@ -5,9 +5,12 @@
  * The Rx and Tx queues live in DPDK memory and hold pointers into these BARs
  * (the Rx producer in the GTT, the doorbell), so a secondary process driving
  * them must map the same file at the same address, as EAL does with a real
- * device's BARs. The primary therefore maps every BAR in a slot of its own,
- * in a range far from where Linux and EAL put anything (EAL's memory from
- * 4 GiB up, libraries and mmap()s just below the stack near 128 TiB).
+ * device's BARs. A BAR this process maps (the daemon's) therefore goes into
+ * a slot of its own, in a range far from where Linux and EAL put anything
+ * (EAL's memory from 4 GiB up, libraries and mmap()s just below the stack
+ * near 128 TiB). The embedded adapter's BARs are the adapter's own mappings,
+ * which the host uses as they are: stores and loads of both sides at one
+ * address, as ThreadSanitizer must see them to follow their ordering.
  */
 #pragma once
 
@@ -26,6 +29,9 @@ public:
     /* Maps `len` bytes of `fd` from `offset` into a fresh slot, keeping a
      * duplicate of fd for secondaries. 0 or -errno. */
     int map(int fd, uint64_t offset, std::size_t len);
+    /* A mapping of `fd` someone else in this process made and keeps (the
+     * embedded adapter): described for secondaries, not owned. */
+    void view(volatile uint8_t* va, int fd, uint64_t offset, std::size_t len);
     /* A secondary's mapping of the primary's BAR, at the primary's address:
      * 0, -EADDRINUSE when this process has something else there, -errno. */
     int map_at(uintptr_t address, int fd, uint64_t offset, std::size_t len);
@@ -37,12 +43,13 @@ public:
     std::size_t len() const { return len_; }
 
 private:
-    int map_fixed(uintptr_t address, int fd, uint64_t offset, std::size_t len);
+    int map_at_hint(uintptr_t address, int fd, uint64_t offset, std::size_t len);
 
     volatile uint8_t* va_ = nullptr;
     int fd_ = -1;
     uint64_t offset_ = 0;
     std::size_t len_ = 0;
+    bool owned_ = false;
 };
 
 } // namespace cna::osal
