@@ -10,11 +10,7 @@ import subprocess
 import tempfile
 import time
 
-from harness.testpmd import TestPmdError, build_dir
-
-
-def daemon_path(build=None):
-    return os.path.join(build or build_dir(), "firmware", "cna-adapterd")
+from harness.testpmd import TestPmdError, build_dir, daemon_path
 
 
 def adapterctl(socket, *command, build=None, check=True):

@@ -33,6 +33,17 @@ def build_dir():
     return os.environ.get("CNA_BUILD", os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "build"))
 
 
+def daemon_path(build=None):
+    return os.path.join(build or build_dir(), "firmware", "cna-adapterd")
+
+
+def testpmd_env(build=None, env=None):
+    """testpmd's environment: the caller's, with the cna-adapterd a port
+    starts on demand (net_cna finds it beside the PMD, which is not where a
+    staged copy of the PMD is)."""
+    return dict(os.environ, CNA_ADAPTERD=daemon_path(build), **(env or {}))
+
+
 def _world_writable_ancestor(path):
     d = os.path.dirname(path)
     while True:
@@ -129,7 +140,7 @@ class TestPmd:
         self.args = (eal_args(vdevs, build, lcores=lcores, file_prefix=file_prefix, memory=memory) + list(eal_extra)
                      + ["--", "-i"] + APP_DEFAULTS + list(app_args))
         self.timeout = timeout
-        self.env = dict(os.environ, **(env or {}))
+        self.env = testpmd_env(build, env)
         self.child = None
         self.startup_output = ""
         eal = self.args[:self.args.index("--")]
@@ -283,7 +294,7 @@ def run_testpmd_once(vdevs, commands=(), build=None, timeout=30, eal_extra=(), e
     its files for the caller to look at (remove_hugepage_files)."""
     args = eal_args(vdevs, build, file_prefix=file_prefix) + list(eal_extra) + ["--", "-i"] + APP_DEFAULTS
     child = pexpect.spawn(TESTPMD, args, encoding="utf-8", timeout=timeout, codec_errors="replace",
-                          env=dict(os.environ, **(env or {})))
+                          env=testpmd_env(build, env))
     idx = child.expect([PROMPT, pexpect.EOF, pexpect.TIMEOUT])
     out = child.before + (_interleaved(child) if idx == 0 else "")
     if idx == 0:
