@@ -49,6 +49,8 @@ build fuzz_init_image "$ROOT/app/test/fuzz/fuzz_init_image.cpp" "$ROOT/base/ecor
     "$ROOT/osal/dpdk/os/osal_util.cpp" -- -lz
 build fuzz_frame "$ROOT/app/test/fuzz/fuzz_frame.cpp" "$ROOT/firmware/src/packet/frame.cpp"
 build fuzz_devargs "$ROOT/app/test/fuzz/fuzz_devargs.cpp" "$ROOT/pmd/net/cna_devargs.cpp" -- -lrte_kvargs -lrte_net
+build fuzz_vf_channel "$ROOT/app/test/fuzz/fuzz_vf_channel.cpp" "$ROOT/base/ecore/ecore_iov_tlv.cpp" \
+    "$ROOT/osal/dpdk/os/osal_util.cpp" -- -lz
 
 # The whole adapter and the tests' fake driver, instrumented: two compilers
 # at a time, the fuzz target's link waits for all.
@@ -70,6 +72,7 @@ seed "$OUT/corpus_devargs" "$ROOT"/app/test/fuzz/seeds/devargs_*
 seed "$OUT/corpus_host_writes" "$ROOT"/app/test/fuzz/seeds/host_writes_*
 seed "$OUT/corpus_roce" "$ROOT"/app/test/fuzz/seeds/roce_*
 seed "$OUT/corpus_daemon" "$ROOT"/app/test/fuzz/seeds/daemon_*
+seed "$OUT/corpus_vf_channel" "$ROOT"/app/test/fuzz/seeds/vf_channel_*
 
 run fuzz_init_image "$OUT/corpus_image"
 run fuzz_frame "$OUT/corpus_frame"
@@ -77,5 +80,6 @@ run fuzz_devargs "$OUT/corpus_devargs"
 run fuzz_host_writes "$OUT/corpus_host_writes"
 run fuzz_roce "$OUT/corpus_roce"
 run fuzz_daemon "$OUT/corpus_daemon"
+run fuzz_vf_channel "$OUT/corpus_vf_channel"
 echo "fuzz: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

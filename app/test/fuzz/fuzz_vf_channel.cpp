@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * libFuzzer: what a PF reads from a VF and a VF from its PF over the SR-IOV
+ * channel: a TLV list (a request as the PF copied it, at most
+ * CHANNEL_REQUEST_MAX bytes) and a bulletin board. Whatever the bytes, the
+ * reader either names what is malformed or hands out TLVs that lie within
+ * the message; a board is taken only when its CRC holds.
+ */
+#include <cstdlib>
+#include <vector>
+
+#include "ecore_iov_tlv.h"
+#include "osal_util.h"
+
+using namespace cna::hsi::iov;
+using cna::ecore::iov::TlvReader;
+
+namespace {
+
+template <typename T>
+void find_each(const TlvReader& r, TlvType type)
+{
+    T value;
+    const TlvReader::Find f = r.find(type, &value);
+    if (r.error() != nullptr && f != TlvReader::Find::absent)
+        std::abort(); /* a malformed list hands out nothing */
+    TlvHeader h; /* every TLV struct starts with its header */
+    std::memcpy(&h, &value, sizeof h);
+    if (f == TlvReader::Find::found && h.type != static_cast<uint16_t>(type))
+        std::abort();
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
+{
+    if (size > CHANNEL_REQUEST_MAX)
+        return 0;
+    /* A copy of exactly the bytes given: reading past them is an ASan error. */
+    const std::vector<uint8_t> message(data, data + size);
+    const TlvReader r(message);
+    if ((r.error() == nullptr) == (r.first_type() == TlvType::none))
+        std::abort();
+    find_each<AcquireRequest>(r, TlvType::acquire);
+    find_each<VportStartRequest>(r, TlvType::vport_start);
+    find_each<StartRxqRequest>(r, TlvType::start_rxq);
+    find_each<StartTxqRequest>(r, TlvType::start_txq);
+    find_each<StopQueuesRequest>(r, TlvType::stop_rxqs);
+    find_each<UcastFilterRequest>(r, TlvType::ucast_filter);
+    find_each<UpdateMtuRequest>(r, TlvType::update_mtu);
+    find_each<CoalesceUpdateRequest>(r, TlvType::coalesce_update);
+    find_each<VportActivateTlv>(r, TlvType::vport_activate);
+    find_each<VportRxModeTlv>(r, TlvType::vport_rx_mode);
+    find_each<VportRssTlv>(r, TlvType::vport_rss);
+    find_each<VportVlanStripTlv>(r, TlvType::vport_vlan_strip);
+    find_each<VportMcastTlv>(r, TlvType::vport_mcast);
+    find_each<AcquireReply>(r, TlvType::reply);
+
+    Bulletin board;
+    if (cna::ecore::iov::bulletin_read(message, &board) &&
+        (board.version == 0 || board.size > size ||
+         cna::osal::crc32(message.data() + BULLETIN_CRC_OFFSET, board.size - BULLETIN_CRC_OFFSET) != board.crc))
+        std::abort();
+    return 0;
+}

@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * cna HSI: SR-IOV. A VF is a light PCI function: its reduced BAR0 holds the
+ * VF-PF channel's trigger, its IGU commands and its GTT page (its own Rx
+ * producers); everything else it asks of its PF.
+ *
+ * The channel (ecore guide, "HW channel"). The VF writes a request (TLVs,
+ * below) into its own memory, the request's IOVA into CHANNEL_REQ_ADDR and
+ * 1 into CHANNEL_TRIGGER. The adapter raises an event on the PF (async EQE
+ * vf_message: the VF and the address); the PF copies the request by DMA with
+ * the VF's identity (through the VF's IOMMU domain), processes it, writes
+ * the reply to the address the request names, and tells the adapter it is
+ * done (the VF may trigger again). The VF polls the reply's status, which the
+ * PF writes last. A trigger while a request is pending marks the VF
+ * malicious.
+ *
+ * The bulletin board: PF to VF, polled by the VF. The PF DMA-writes the whole
+ * board whenever a field changes, with a bumped version and a CRC over the
+ * rest, so the VF can tell a torn read from a new board.
+ *
+ * Compatibility is the TLVs': a receiver processes the parts it knows and
+ * skips the rest by their length; the bulletin only ever grows at its end.
+ */
+#pragma once
+
+#include "hsi_common.h"
+#include "hsi_eth.h"
+
+namespace cna::hsi::iov {
+
+/* VFs a PF can enable, and what one VF may be granted at most. */
+inline constexpr uint32_t MAX_VFS_PER_PF = 8;
+inline constexpr uint32_t MAX_VF_QUEUES = 4;       /* per direction */
+inline constexpr uint32_t MAX_VF_SBS = MAX_VF_QUEUES;
+inline constexpr uint32_t MAX_VF_MAC_FILTERS = 8;
+inline constexpr uint32_t MAX_VF_VLAN_FILTERS = 8;
+inline constexpr uint32_t MAX_VF_MCAST_FILTERS = 32;
+inline constexpr uint32_t VF_MSIX_VECTORS = MAX_VF_SBS; /* one per fastpath SB; no slowpath SB */
+
+/* ------------------------------------------------------------------------
+ * VF BAR0.
+ *
+ *   0x0000  channel: request address (lo, hi), trigger, state
+ *   0x0800  IGU command space: one 32-bit register per VF status block
+ *   0x1000  the VF's GTT page: its Rx producers (RxProdData per queue)
+ *
+ * VF doorbells: a page of the VF's own, DB_STRIDE per connection id
+ * (cid_tx_queue(q) for its Tx queues).
+ * ---------------------------------------------------------------------- */
+namespace vf_bar0 {
+inline constexpr uint32_t CHANNEL_REQ_ADDR_LO = 0x0000;
+inline constexpr uint32_t CHANNEL_REQ_ADDR_HI = 0x0004;
+inline constexpr uint32_t CHANNEL_TRIGGER = 0x0008;  /* WO: 1 sends the request */
+inline constexpr uint32_t CHANNEL_STATE = 0x000c;    /* RO: ChannelState */
+inline constexpr uint32_t IGU_CMD_BASE = 0x0800;
+inline constexpr uint32_t GTT_BASE = 0x1000;
+inline constexpr uint32_t SIZE = GTT_BASE + WINDOW_SIZE;
+inline constexpr uint32_t igu_cmd(uint32_t sb) { return IGU_CMD_BASE + sb * 4; }
+inline constexpr uint32_t rx_prod(uint32_t queue) { return GTT_BASE + queue * iro::RX_PROD_STRIDE; }
+} // namespace vf_bar0
+inline constexpr uint32_t VF_DB_BAR_SIZE = WINDOW_SIZE;
+static_assert(MAX_VF_QUEUES * iro::RX_PROD_STRIDE <= WINDOW_SIZE);
+static_assert((1 + MAX_VF_QUEUES) * DB_STRIDE <= VF_DB_BAR_SIZE);
+
+enum class ChannelState : uint32_t {
+    idle = 0,      /* the VF may trigger */
+    pending = 1,   /* a request waits for the PF */
+    disabled = 2,  /* the PF has not enabled the VF, or the VF is malicious */
+};
+
+/* ------------------------------------------------------------------------
+ * TLVs. A message is a list of TLVs ended by TlvType::list_end. Every TLV
+ * starts with a TlvHeader whose length (bytes, the header included) is a
+ * multiple of 4 and at least its type's known size; a receiver skips types
+ * it does not know by that length.
+ * ---------------------------------------------------------------------- */
+inline constexpr uint32_t CHANNEL_REQUEST_MAX = 1024; /* bytes the PF copies at most */
+inline constexpr uint32_t CHANNEL_REPLY_MAX = 512;
+
+enum class TlvType : uint16_t {
+    none = 0,
+    /* requests: the first TLV of a message */
+    acquire = 1,
+    release = 2,
+    close = 3,
+    int_cleanup = 4,
+    vport_start = 5,
+    vport_update = 6,
+    vport_teardown = 7,
+    start_rxq = 8,
+    start_txq = 9,
+    stop_rxqs = 10,
+    stop_txqs = 11,
+    update_rxq = 12,
+    ucast_filter = 13,
+    update_mtu = 14,
+    coalesce_update = 15,
+    /* parts of a vport_update, after its first TLV */
+    vport_activate = 32,
+    vport_rx_mode = 33,
+    vport_rss = 34,
+    vport_vlan_strip = 35,
+    vport_mcast = 36,
+    /* the reply's first TLV */
+    reply = 64,
+    list_end = 0x7fff,
+};
+
+struct TlvHeader {
+    uint16_t type;   /* TlvType */
+    uint16_t length; /* bytes, this header included */
+};
+static_assert(sizeof(TlvHeader) == 4);
+
+/* Every request's first TLV starts so: where the PF writes the reply. */
+struct RequestHeader {
+    TlvHeader tlv;
+    uint32_t reserved;
+    uint64_t reply_address; /* IOVA in the VF's domain, CHANNEL_REPLY_MAX bytes */
+};
+static_assert(sizeof(RequestHeader) == 16);
+
+enum class Status : uint8_t {
+    pending = 0,        /* the VF clears the reply's status before it triggers */
+    success = 1,
+    failure = 2,        /* the request is valid but could not be done */
+    not_supported = 3,  /* an unknown request */
+    bad_request = 4,    /* malformed: lengths, ids outside the grant */
+    no_resource = 5,    /* beyond what the VF was granted */
+    forbidden = 6,      /* the PF's policy: forced MAC or VLAN, untrusted VF */
+    not_acquired = 7,   /* anything but acquire before acquire */
+};
+
+/* The reply's first TLV (type reply). status is written last. */
+struct ReplyHeader {
+    TlvHeader tlv;
+    uint16_t request;   /* TlvType it answers */
+    uint8_t reserved;
+    uint8_t status;     /* Status */
+};
+static_assert(sizeof(ReplyHeader) == 8);
+
+/* ---- acquire ------------------------------------------------------------ */
+
+struct AcquireRequest {
+    RequestHeader hdr;
+    uint32_t driver_version;   /* the VF driver's, for the PF's log */
+    uint8_t hsi_major;         /* the VF's HSI: the PF refuses another major */
+    uint8_t hsi_minor;
+    uint8_t rx_queues;         /* asked for */
+    uint8_t tx_queues;
+    uint8_t sbs;
+    uint8_t mac_filters;
+    uint8_t vlan_filters;
+    uint8_t mcast_filters;
+    uint32_t bulletin_size;    /* bytes the VF allocated */
+    uint64_t bulletin_address; /* IOVA of the VF's bulletin board */
+};
+static_assert(sizeof(AcquireRequest) == 40);
+
+struct AcquireReply {
+    ReplyHeader hdr;
+    uint8_t pf_id;
+    uint8_t vf_id;             /* relative to the PF */
+    uint8_t port_id;
+    uint8_t hsi_minor;         /* the PF's */
+    uint8_t rx_queues;         /* granted */
+    uint8_t tx_queues;
+    uint8_t sbs;
+    uint8_t mac_filters;
+    uint8_t vlan_filters;
+    uint8_t mcast_filters;
+    uint16_t mtu;              /* the port's */
+    uint8_t mac[6];            /* the VF's permanent address */
+    uint16_t reserved;
+    uint32_t fw_version;
+    uint32_t bulletin_size;    /* agreed: the smaller of both sides' */
+};
+static_assert(sizeof(AcquireReply) == 36);
+
+/* ---- vport and queues ---------------------------------------------------- */
+
+struct VportStartRequest {
+    RequestHeader hdr;
+    uint16_t mtu;
+    uint8_t inner_vlan_removal; /* strip the VLAN tag on Rx */
+    uint8_t reserved;
+    uint32_t reserved2;
+};
+static_assert(sizeof(VportStartRequest) == 24);
+
+/* vport_update: a RequestHeader-only first TLV, then any of these. */
+struct VportActivateTlv {
+    TlvHeader tlv;
+    uint8_t update_rx, active_rx;
+    uint8_t update_tx, active_tx;
+};
+static_assert(sizeof(VportActivateTlv) == 8);
+
+struct VportRxModeTlv {
+    TlvHeader tlv;
+    uint8_t unicast_accept_all;   /* promiscuous: a trusted VF only */
+    uint8_t multicast_accept_all; /* all-multicast: a trusted VF only */
+    uint8_t broadcast_accept;
+    uint8_t reserved;
+};
+static_assert(sizeof(VportRxModeTlv) == 8);
+
+struct VportRssTlv {
+    TlvHeader tlv;
+    uint8_t enable;
+    uint8_t hash_types;           /* eth::rss hash type bits */
+    uint16_t reserved;
+    uint32_t key[eth::rss::KEY_DWORDS];
+    uint8_t reta[eth::rss::RETA_SIZE]; /* queue of each entry, < the VF's Rx queues */
+};
+static_assert(sizeof(VportRssTlv) == 8 + eth::rss::KEY_DWORDS * 4 + eth::rss::RETA_SIZE);
+
+struct VportVlanStripTlv {
+    TlvHeader tlv;
+    uint8_t strip;
+    uint8_t reserved[3];
+};
+static_assert(sizeof(VportVlanStripTlv) == 8);
+
+struct VportMcastTlv {
+    TlvHeader tlv;
+    uint16_t count;               /* addresses that follow, <= the VF's mcast_filters */
+    uint16_t reserved;
+    uint8_t macs[MAX_VF_MCAST_FILTERS][6];
+};
+static_assert(sizeof(VportMcastTlv) == 8 + MAX_VF_MCAST_FILTERS * 6);
+
+struct StartRxqRequest {
+    RequestHeader hdr;
+    uint64_t bd_ring;          /* IOVA of the BD ring */
+    uint64_t cqe_ring;         /* IOVA of the CQE ring */
+    uint16_t ring_size;        /* entries of both, power of two */
+    uint16_t buf_size;
+    uint8_t queue;             /* < the VF's rx_queues */
+    uint8_t sb;                /* < the VF's sbs */
+    uint8_t sb_pi;             /* protocol index of the SB the adapter bumps */
+    uint8_t reserved;
+};
+static_assert(sizeof(StartRxqRequest) == 40);
+
+struct StartTxqRequest {
+    RequestHeader hdr;
+    uint64_t bd_ring;
+    uint16_t ring_size;
+    uint8_t queue;
+    uint8_t sb;
+    uint8_t sb_pi;
+    uint8_t reserved[3];
+};
+static_assert(sizeof(StartTxqRequest) == 32);
+
+/* stop_rxqs / stop_txqs: queues [first, first + count). */
+struct StopQueuesRequest {
+    RequestHeader hdr;
+    uint8_t first;
+    uint8_t count;
+    uint8_t reserved[6];
+};
+static_assert(sizeof(StopQueuesRequest) == 24);
+
+/* start_rxq / start_txq reply: where the VF writes the queue's producer. */
+struct StartQueueReply {
+    ReplyHeader hdr;
+    uint32_t offset;           /* rx: VF BAR0 offset of RxProdData; tx: doorbell page offset */
+    uint32_t reserved;
+};
+static_assert(sizeof(StartQueueReply) == 16);
+
+enum class FilterOp : uint8_t { add = 0, remove = 1, flush = 2 };
+enum class FilterKind : uint8_t { mac = 0, vlan = 1 };
+
+struct UcastFilterRequest {
+    RequestHeader hdr;
+    uint8_t op;                /* FilterOp */
+    uint8_t kind;              /* FilterKind */
+    uint8_t mac[6];
+    uint16_t vlan;
+    uint8_t reserved[6];
+};
+static_assert(sizeof(UcastFilterRequest) == 32);
+
+struct UpdateMtuRequest {
+    RequestHeader hdr;
+    uint16_t mtu;
+    uint8_t reserved[6];
+};
+static_assert(sizeof(UpdateMtuRequest) == 24);
+
+struct CoalesceUpdateRequest {
+    RequestHeader hdr;
+    uint16_t rx_usecs;
+    uint16_t tx_usecs;
+    uint8_t queue;
+    uint8_t reserved[3];
+};
+static_assert(sizeof(CoalesceUpdateRequest) == 24);
+
+/* ---- the bulletin board ---------------------------------------------------- */
+
+/* Which Bulletin fields the PF sets (the others: the VF's own choice). */
+inline constexpr uint64_t BULLETIN_MAC_FORCED = 1u << 0;
+inline constexpr uint64_t BULLETIN_VLAN_FORCED = 1u << 1;
+inline constexpr uint64_t BULLETIN_LINK_FORCED = 1u << 2;  /* link_up is the PF's, not the port's */
+inline constexpr uint64_t BULLETIN_TRUSTED = 1u << 3;
+inline constexpr uint64_t BULLETIN_SPOOFCHK = 1u << 4;
+
+struct Bulletin {
+    uint32_t crc;        /* CRC-32 (as zlib's crc32) of the bytes after it, up to size */
+    uint32_t size;       /* bytes of this board: the acquire's agreed size */
+    uint64_t version;    /* bumped by the PF on every change; 0: never written */
+    uint64_t flags;      /* BULLETIN_* */
+    uint8_t mac[6];      /* with BULLETIN_MAC_FORCED: the VF's MAC */
+    uint16_t port_vlan;  /* with BULLETIN_VLAN_FORCED: tagged and stripped by the adapter */
+    uint8_t link_up;
+    uint8_t full_duplex;
+    uint16_t reserved;
+    uint32_t speed_mbps;
+    uint32_t tx_rate_mbps; /* 0: no limit */
+    uint32_t reserved2[5];
+};
+static_assert(sizeof(Bulletin) == 64);
+inline constexpr uint32_t BULLETIN_CRC_OFFSET = offsetof(Bulletin, size);
+
+} // namespace cna::hsi::iov
