@@ -3,16 +3,18 @@
  * channel: a TLV list (a request as the PF copied it, at most
  * CHANNEL_REQUEST_MAX bytes) and a bulletin board. Whatever the bytes, the
  * reader either names what is malformed or hands out TLVs that lie within
- * the message; a board is taken only when its CRC holds.
+ * the message; what the PF's checks accept lies within the VF's grant and
+ * policy; a board is taken only when its CRC holds.
  */
 #include <cstdlib>
 #include <vector>
 
+#include "ecore_iov_checks.h"
 #include "ecore_iov_tlv.h"
 #include "osal_util.h"
 
 using namespace cna::hsi::iov;
-using cna::ecore::iov::TlvReader;
+using namespace cna::ecore::iov;
 
 namespace {
 
@@ -27,6 +29,42 @@ void find_each(const TlvReader& r, TlvType type)
     std::memcpy(&h, &value, sizeof h);
     if (f == TlvReader::Find::found && h.type != static_cast<uint16_t>(type))
         std::abort();
+}
+
+void check_requests(const TlvReader& r)
+{
+    VfGrant grant;
+    grant.rx_queues = grant.tx_queues = grant.sbs = 2;
+    grant.mac_filters = 1;
+    grant.mcast_filters = 4;
+    VfPolicy untrusted;
+    untrusted.mac_forced = true;
+    untrusted.forced_mac = {0x02, 0, 0, 0, 0, 1};
+    untrusted.port_vlan = 5;
+    AcquireRequest acq;
+    VfGrant granted;
+    if (r.find(TlvType::acquire, &acq) == TlvReader::Find::found && grant_acquire(acq, VfShare{}, &granted).ok() &&
+        (granted.rx_queues == 0 || granted.rx_queues > MAX_VF_QUEUES || granted.bulletin_size > sizeof(Bulletin)))
+        std::abort();
+    StartRxqRequest rxq;
+    if (r.find(TlvType::start_rxq, &rxq) == TlvReader::Find::found && check_start_rxq(rxq, grant).ok() &&
+        (rxq.queue >= grant.rx_queues || rxq.sb >= grant.sbs))
+        std::abort();
+    StopQueuesRequest stop;
+    if (r.find(TlvType::stop_rxqs, &stop) == TlvReader::Find::found && check_stop_queues(stop, 2).ok() &&
+        stop.first + stop.count > 2)
+        std::abort();
+    if (r.first_type() == TlvType::vport_update && check_vport_update(r, grant, untrusted).ok()) {
+        VportRxModeTlv mode;
+        if (r.find(TlvType::vport_rx_mode, &mode) == TlvReader::Find::found &&
+            (mode.unicast_accept_all || mode.multicast_accept_all))
+            std::abort();
+    }
+    UcastFilterRequest filter;
+    if (r.find(TlvType::ucast_filter, &filter) == TlvReader::Find::found &&
+        check_ucast_filter(filter, grant, untrusted).ok() && filter.op == 0 &&
+        (filter.kind == 1 || filter.mac[5] != 1))
+        std::abort(); /* added a VLAN under a port VLAN, or a MAC not the forced one */
 }
 
 } // namespace
@@ -54,6 +92,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     find_each<VportVlanStripTlv>(r, TlvType::vport_vlan_strip);
     find_each<VportMcastTlv>(r, TlvType::vport_mcast);
     find_each<AcquireReply>(r, TlvType::reply);
+    check_requests(r);
 
     Bulletin board;
     if (cna::ecore::iov::bulletin_read(message, &board) &&

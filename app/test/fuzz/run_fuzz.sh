@@ -50,7 +50,7 @@ build fuzz_init_image "$ROOT/app/test/fuzz/fuzz_init_image.cpp" "$ROOT/base/ecor
 build fuzz_frame "$ROOT/app/test/fuzz/fuzz_frame.cpp" "$ROOT/firmware/src/packet/frame.cpp"
 build fuzz_devargs "$ROOT/app/test/fuzz/fuzz_devargs.cpp" "$ROOT/pmd/net/cna_devargs.cpp" -- -lrte_kvargs -lrte_net
 build fuzz_vf_channel "$ROOT/app/test/fuzz/fuzz_vf_channel.cpp" "$ROOT/base/ecore/ecore_iov_tlv.cpp" \
-    "$ROOT/osal/dpdk/os/osal_util.cpp" -- -lz
+    "$ROOT/base/ecore/ecore_iov_checks.cpp" "$ROOT/osal/dpdk/os/osal_util.cpp" -- -lz
 
 # The whole adapter and the tests' fake driver, instrumented: two compilers
 # at a time, the fuzz target's link waits for all.
