@@ -65,8 +65,15 @@ class BridgedHosts:
         if server:
             argv.append(server)
         proc = self.ns.popen(*argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        wait_for_iface(ifname, netns=self.ns.name)
-        self.ns.run("ip", "link", "set", ifname, "master", "br0", "up")
+        try:
+            wait_for_iface(ifname, netns=self.ns.name)
+            self.ns.run("ip", "link", "set", ifname, "master", "br0", "up")
+        except Exception as e:
+            # The process ended (its TAP with it) or never made its TAP: its
+            # output says why; it must not outlive the test either way.
+            proc.kill()
+            out, _ = proc.communicate(timeout=self.timeout)
+            raise AssertionError(f"{program} {role}: its TAP {ifname} did not join the bridge ({e}):\n{out}") from e
         return proc
 
     def tcp_port(self):
@@ -84,9 +91,24 @@ class BridgedHosts:
     def start_pair(self, program, args, server_vdev="", client_vdev=""):
         """The server, then the client once the server listens: (server, client)."""
         server = self.host("s", 0, args, vdev_extra=server_vdev, program=program)
-        time.sleep(0.3)
-        client = self.host("c", 1, args, server="127.0.0.1", vdev_extra=client_vdev, program=program)
+        try:
+            self.wait_listening(server)
+            client = self.host("c", 1, args, server="127.0.0.1", vdev_extra=client_vdev, program=program)
+        except BaseException:
+            server.kill()  # a server left waiting would spin on its lcore for good
+            server.communicate(timeout=self.timeout)
+            raise
         return server, client
+
+    def wait_listening(self, server):
+        """Until the server listens on the TCP port (the client tries once,
+        as ibv_rc_pingpong's does): a slow start, under ASan say, is no
+        failure."""
+        deadline = time.monotonic() + self.timeout
+        while f":{self.tcp_port()} " not in self.ns.run("ss", "-ltnH").stdout:
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"the server does not listen on port {self.tcp_port()}")
+            time.sleep(0.05)
 
     def pair(self, program, args, server_vdev="", client_vdev=""):
         return self.finish(program, *self.start_pair(program, args, server_vdev, client_vdev))
