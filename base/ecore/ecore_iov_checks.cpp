@@ -33,12 +33,15 @@ bool ring_size_ok(uint32_t size)
 /* A ring the adapter DMAs: present and aligned to its elements. */
 bool ring_address_ok(uint64_t iova) { return iova != 0 && iova % 64 == 0; }
 
-Verdict check_queue_and_sb(uint8_t queue, uint8_t queues, uint8_t sb, const VfGrant& grant)
+/* Where a queue lives: its id, its status block and the protocol index. */
+Verdict check_queue_and_sb(uint8_t queue, uint8_t queues, uint8_t sb, uint8_t sb_pi, const VfGrant& grant)
 {
     if (queue >= queues)
         return refuse(Status::bad_request, "queue beyond the VF's grant");
     if (sb >= grant.sbs)
         return refuse(Status::bad_request, "status block beyond the VF's grant");
+    if (sb_pi >= hsi::PIS_PER_SB)
+        return refuse(Status::bad_request, "a protocol index past the status block's");
     return {};
 }
 
@@ -69,7 +72,7 @@ Verdict grant_acquire(const AcquireRequest& req, const VfShare& share, VfGrant* 
 
 Verdict check_start_rxq(const StartRxqRequest& req, const VfGrant& grant)
 {
-    if (Verdict v = check_queue_and_sb(req.queue, grant.rx_queues, req.sb, grant); !v.ok())
+    if (Verdict v = check_queue_and_sb(req.queue, grant.rx_queues, req.sb, req.sb_pi, grant); !v.ok())
         return v;
     if (!ring_size_ok(req.ring_size))
         return refuse(Status::bad_request, "an Rx ring size that is not a power of two within the adapter's limits");
@@ -77,21 +80,17 @@ Verdict check_start_rxq(const StartRxqRequest& req, const VfGrant& grant)
         return refuse(Status::bad_request, "an Rx ring address that is 0 or not 64-byte aligned");
     if (req.buf_size < hsi::eth::MIN_MTU || req.buf_size > hsi::eth::MAX_MTU + hsi::eth::ETH_OVERHEAD)
         return refuse(Status::bad_request, "an Rx buffer size outside the adapter's limits");
-    if (req.sb_pi >= hsi::PIS_PER_SB)
-        return refuse(Status::bad_request, "a protocol index past the status block's");
     return {};
 }
 
 Verdict check_start_txq(const StartTxqRequest& req, const VfGrant& grant)
 {
-    if (Verdict v = check_queue_and_sb(req.queue, grant.tx_queues, req.sb, grant); !v.ok())
+    if (Verdict v = check_queue_and_sb(req.queue, grant.tx_queues, req.sb, req.sb_pi, grant); !v.ok())
         return v;
     if (!ring_size_ok(req.ring_size))
         return refuse(Status::bad_request, "a Tx ring size that is not a power of two within the adapter's limits");
     if (!ring_address_ok(req.bd_ring))
         return refuse(Status::bad_request, "a Tx ring address that is 0 or not 64-byte aligned");
-    if (req.sb_pi >= hsi::PIS_PER_SB)
-        return refuse(Status::bad_request, "a protocol index past the status block's");
     return {};
 }
 
