@@ -85,9 +85,11 @@ struct HelloReply {
 };
 static_assert(sizeof(HelloReply) == 48);
 
+/* A PF, or with is_vf one of its VFs (which its PF must have enabled). */
 struct Attach {
     uint32_t pf;
-    uint32_t reserved;
+    uint16_t vf;
+    uint16_t is_vf;
 };
 static_assert(sizeof(Attach) == 8);
 

@@ -179,14 +179,18 @@ static_assert(sizeof(AcquireReply) == 36);
 
 /* ---- vport and queues ---------------------------------------------------- */
 
+/* The VF's status blocks are configured with its vport: sb_addr[i] is the
+ * IOVA of status block i (hsi::StatusBlock), for i < sbs (the VF's grant);
+ * the PF programs the VF's CAU with them, SB i raising MSI-X vector i. */
 struct VportStartRequest {
     RequestHeader hdr;
     uint16_t mtu;
     uint8_t inner_vlan_removal; /* strip the VLAN tag on Rx */
-    uint8_t reserved;
+    uint8_t sbs;                /* addresses that follow */
     uint32_t reserved2;
+    uint64_t sb_addr[MAX_VF_SBS];
 };
-static_assert(sizeof(VportStartRequest) == 24);
+static_assert(sizeof(VportStartRequest) == 24 + 8 * MAX_VF_SBS);
 
 /* vport_update: a RequestHeader-only first TLV, then any of these. */
 struct VportActivateTlv {
@@ -326,4 +330,105 @@ struct Bulletin {
 static_assert(sizeof(Bulletin) == 64);
 inline constexpr uint32_t BULLETIN_CRC_OFFSET = offsetof(Bulletin, size);
 
+/* ------------------------------------------------------------------------
+ * The PF's side of SR-IOV: ramrods on VF objects, the IOV and DMAE register
+ * blocks (GRC, per PF), the events the adapter raises on the PF's EQ.
+ * ---------------------------------------------------------------------- */
+
+/* A PF's L2 ramrod whose vport_id is vf_vport(vf) acts on VF vf's vport (a
+ * VF has one); its queue, status block and connection ids are then the
+ * VF's own (0..MAX_VF_QUEUES-1, cid_tx_queue(q) in the VF's doorbell page).
+ * Flow rules and filter moves are the PF's alone. */
+inline constexpr uint8_t VF_VPORT_BASE = MAX_VPORTS_PER_PF;
+inline constexpr uint8_t vf_vport(uint32_t vf) { return static_cast<uint8_t>(VF_VPORT_BASE + vf); }
+static_assert(VF_VPORT_BASE + MAX_VFS_PER_PF <= 0xff);
+
 } // namespace cna::hsi::iov
+
+namespace cna::hsi::reg {
+/* IOV: the PF's control of its VFs (the guide's iov_init_hw_for_vf). */
+inline constexpr uint32_t IOV_BASE = 0x070000;
+inline constexpr uint32_t IOV_MAX_VFS = IOV_BASE + 0x00;   /* RO: VFs the MFW lets this PF enable */
+/* RW: VFs enabled (PCIe NumVFs with VF Enable): 0..IOV_MAX_VFS; lowering it
+ * resets the VFs it removes. */
+inline constexpr uint32_t IOV_NUM_VFS = IOV_BASE + 0x04;
+inline constexpr uint32_t IOV_VF_SELECT = IOV_BASE + 0x08; /* RW: the VF the IOV_VF_* registers act on */
+/* RW: IOV_VF_CTRL_* of the selected VF. ENABLE opens its channel and lets it
+ * master the bus (clearing it closes both and forgets a pending request). */
+inline constexpr uint32_t IOV_VF_CTRL = IOV_BASE + 0x0c;
+inline constexpr uint32_t IOV_VF_CTRL_ENABLE = 1u << 0;
+/* WO 1: the PF is done with the selected VF's pending request. */
+inline constexpr uint32_t IOV_VF_CHANNEL_DONE = IOV_BASE + 0x10;
+/* RO: a bit per VF, set while the VF is malicious (its channel disabled,
+ * its queues stopped) until the PF re-enables it. */
+inline constexpr uint32_t IOV_MALICIOUS = IOV_BASE + 0x14;
+/* RO: a bit per VF whose function level reset awaits the PF's cleanup;
+ * write 1 to a bit once cleaned up (the VF may then be enabled again). */
+inline constexpr uint32_t IOV_FLR_PENDING = IOV_BASE + 0x18;
+/* The selected VF's CAU, laid out as the PF's own (reg::cau_sb_*), status
+ * blocks 0..MAX_VF_SBS-1; the vector in the conf is the VF's. */
+inline constexpr uint32_t IOV_VF_CAU_BASE = IOV_BASE + 0x100;
+inline constexpr uint32_t iov_vf_cau(uint32_t cau_reg) { return IOV_VF_CAU_BASE + (cau_reg - CAU_BASE); }
+
+/* DMAE: a copy between host memory of the PF and of one of its VFs, each
+ * side through its own function's IOMMU (how a PF reads a VF's request and
+ * writes its reply and bulletin). Synchronous: DMAE_GO returns when done. */
+inline constexpr uint32_t DMAE_BASE = 0x078000;
+inline constexpr uint32_t DMAE_SRC_LO = DMAE_BASE + 0x00;
+inline constexpr uint32_t DMAE_SRC_HI = DMAE_BASE + 0x04;
+inline constexpr uint32_t DMAE_DST_LO = DMAE_BASE + 0x08;
+inline constexpr uint32_t DMAE_DST_HI = DMAE_BASE + 0x0c;
+inline constexpr uint32_t DMAE_LEN = DMAE_BASE + 0x10;    /* bytes, 1..DMAE_MAX_LEN */
+inline constexpr uint32_t DMAE_CTRL = DMAE_BASE + 0x14;   /* DMAE_CTRL_* */
+inline constexpr uint32_t DMAE_GO = DMAE_BASE + 0x18;     /* WO 1: copy */
+inline constexpr uint32_t DMAE_STATUS = DMAE_BASE + 0x1c; /* RO: DmaeStatus of the last copy */
+inline constexpr uint32_t DMAE_CTRL_SRC_VF = 1u << 0;     /* the source is the VF's memory */
+inline constexpr uint32_t DMAE_CTRL_DST_VF = 1u << 1;     /* the destination is */
+inline constexpr uint32_t DMAE_CTRL_VF_SHIFT = 8;         /* bits 8..15: the VF */
+inline constexpr uint32_t DMAE_MAX_LEN = 4096;
+} // namespace cna::hsi::reg
+
+namespace cna::hsi::iov {
+
+enum class DmaeStatus : uint32_t {
+    done = 0,
+    src_fault = 1,   /* the source did not translate in its function's IOMMU */
+    dst_fault = 2,
+    bad_request = 3, /* a length of 0 or past DMAE_MAX_LEN, a VF not enabled */
+};
+
+/* Asynchronous EQEs (ProtocolId::iov) on the PF's EQ: echo is the VF. */
+enum class IovEvent : uint8_t {
+    vf_message = 1,   /* data: the request's IOVA in the VF's domain */
+    vf_malicious = 2, /* data: MaliciousWhy */
+    vf_flr = 3,       /* the VF was reset: IOV_FLR_PENDING has its bit */
+};
+
+enum class MaliciousWhy : uint8_t {
+    channel_misuse = 1, /* a trigger while pending, or without an address */
+    queue_error = 2,    /* its queues broke their protocol (hsi::QueueError) */
+};
+
+} // namespace cna::hsi::iov
+
+namespace cna::hsi::iro {
+/* Per VF statistics, past the microcode: what the PF reads of its VFs. */
+inline constexpr uint32_t VF_STATS_BASE = 0x30000;
+inline constexpr uint32_t vf_index(uint32_t pf, uint32_t vf) { return pf * iov::MAX_VFS_PER_PF + vf; }
+inline constexpr uint32_t vf_vport_stats(uint32_t pf, uint32_t vf)
+{
+    return VF_STATS_BASE + vf_index(pf, vf) * VPORT_STATS_SIZE;
+}
+inline constexpr uint32_t VF_QUEUE_STATS_BASE = vf_vport_stats(MAX_PFS, 0);
+inline constexpr uint32_t vf_rx_queue_stats(uint32_t pf, uint32_t vf, uint32_t q)
+{
+    return VF_QUEUE_STATS_BASE + ((vf_index(pf, vf) * iov::MAX_VF_QUEUES + q) * 2) * QUEUE_STATS_SIZE;
+}
+inline constexpr uint32_t vf_tx_queue_stats(uint32_t pf, uint32_t vf, uint32_t q)
+{
+    return vf_rx_queue_stats(pf, vf, q) + QUEUE_STATS_SIZE;
+}
+static_assert(VF_STATS_BASE >= reg::STORM_MICROCODE + reg::STORM_MICROCODE_MAX - reg::STORM_RAM_BASE);
+static_assert(vf_tx_queue_stats(MAX_PFS - 1, iov::MAX_VFS_PER_PF - 1, iov::MAX_VF_QUEUES - 1) + QUEUE_STATS_SIZE <=
+              reg::STORM_RAM_SIZE);
+} // namespace cna::hsi::iro

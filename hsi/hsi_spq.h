@@ -14,7 +14,7 @@
 
 namespace cna::hsi {
 
-enum class ProtocolId : uint8_t { common = 0, eth = 1, roce = 2 };
+enum class ProtocolId : uint8_t { common = 0, eth = 1, roce = 2, iov = 3 /* async events only: hsi_iov.h */ };
 
 /* Common ramrods (ProtocolId::common). */
 enum class CommonCmd : uint8_t { pf_start = 1, pf_stop = 2, empty = 3 };

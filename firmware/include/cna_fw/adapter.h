@@ -92,6 +92,12 @@ public:
     virtual int iommu_unmap(uint64_t iova, std::size_t len) = 0;
     virtual uint32_t pf_id() const = 0;
     virtual uint32_t port_id() const = 0;
+    /* A VF (hsi_iov.h): its BAR0 is the reduced one (hsi::iov::vf_bar0),
+     * its GTT a page of its own (the first hsi::WINDOW_SIZE bytes of
+     * gtt_fd), its doorbell BAR hsi::iov::VF_DB_BAR_SIZE bytes. vf_id() is
+     * relative to its PF, pf_id(). */
+    virtual bool is_vf() const = 0;
+    virtual uint32_t vf_id() const = 0;
 };
 
 class AdapterControl {
@@ -128,6 +134,14 @@ public:
      * driver can load it; the other functions carry on. For a driver that
      * went away without unloading (its process died). */
     virtual void function_level_reset(uint32_t pf) = 0;
+    /* VF `vf` of PF `pf` while the PF has it enabled (reg::IOV_NUM_VFS),
+     * else nullptr. The function outlives every VF enable and disable: a
+     * host may keep it; a VF its PF disabled answers nothing. */
+    virtual DeviceFunction* vf_function(uint32_t pf, uint32_t vf) = 0;
+    /* A VF's function level reset (its driver went away): its queues,
+     * vport and status blocks are forgotten, its channel closed, and its
+     * PF told (IovEvent::vf_flr), which cleans up and enables it again. */
+    virtual void vf_level_reset(uint32_t pf, uint32_t vf) = 0;
     /* Pins engine thread `engine` (0..config().engine_threads - 1) to a
      * CPU (-1: no affinity). 0 or -errno. */
     virtual int set_engine_affinity(uint32_t engine, int cpu) = 0;

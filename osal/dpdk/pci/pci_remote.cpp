@@ -231,7 +231,7 @@ int RemotePciFunction::connect(const PciAttachParams& params, std::string* msg)
                " port(s), not " + std::to_string(params.daemon_ports);
         return -EINVAL;
     }
-    Attach attach{params.pf, 0};
+    Attach attach{params.pf, 0, 0};
     AttachReply ar;
     Message m;
     if (int rc = request(MsgType::attach, &attach, sizeof attach, &ar, sizeof ar, nullptr, 0, &m); rc != 0) {
