@@ -142,6 +142,9 @@ inline constexpr uint32_t UPDATE_RX_MODE = 1u << 2;
 inline constexpr uint32_t UPDATE_MTU = 1u << 3;
 inline constexpr uint32_t UPDATE_VLAN_STRIP = 1u << 4;
 inline constexpr uint32_t UPDATE_RSS = 1u << 5;
+/* A VF's vport (hsi_iov.h), set by its PF's policy: */
+inline constexpr uint32_t UPDATE_ANTI_SPOOF = 1u << 6; /* drop Tx whose source MAC no MAC filter has */
+inline constexpr uint32_t UPDATE_PORT_VLAN = 1u << 7;  /* tag Tx, take only that VLAN on Rx and strip it */
 } // namespace vport_update
 
 struct VportUpdateRamrodData {
@@ -157,8 +160,12 @@ struct VportUpdateRamrodData {
     uint16_t rss_hash_types;       /* rss::* */
     uint32_t rss_key[rss::KEY_DWORDS];
     uint16_t rss_reta[rss::RETA_SIZE]; /* PF-relative Rx queue per entry */
+    uint8_t anti_spoof;            /* UPDATE_ANTI_SPOOF */
+    uint8_t reserved2;
+    uint16_t port_vlan;            /* UPDATE_PORT_VLAN: 1..4095, 0 for none */
+    uint32_t reserved3;
 };
-static_assert(sizeof(VportUpdateRamrodData) == 16 + 40 + 256);
+static_assert(sizeof(VportUpdateRamrodData) == 16 + 40 + 256 + 8);
 
 struct RxQueueStartRamrodData {
     uint8_t vport_id;

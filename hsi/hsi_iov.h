@@ -41,7 +41,9 @@ inline constexpr uint32_t VF_MSIX_VECTORS = MAX_VF_SBS; /* one per fastpath SB; 
  *
  *   0x0000  channel: request address (lo, hi), trigger, state
  *   0x0800  IGU command space: one 32-bit register per VF status block
- *   0x1000  the VF's GTT page: its Rx producers (RxProdData per queue)
+ *   0x1000  the VF's GTT page (its window of storm RAM): its Rx producers
+ *           (RxProdData per queue), from 0x1100 its statistics (kept by the
+ *           storms; the PF reads them through reg::IOV_VF_PAGE)
  *
  * VF doorbells: a page of the VF's own, DB_STRIDE per connection id
  * (cid_tx_queue(q) for its Tx queues).
@@ -57,8 +59,17 @@ inline constexpr uint32_t SIZE = GTT_BASE + WINDOW_SIZE;
 inline constexpr uint32_t igu_cmd(uint32_t sb) { return IGU_CMD_BASE + sb * 4; }
 inline constexpr uint32_t rx_prod(uint32_t queue) { return GTT_BASE + queue * iro::RX_PROD_STRIDE; }
 } // namespace vf_bar0
+/* The VF's GTT page, offsets within it. */
+namespace vf_page {
+inline constexpr uint32_t rx_prod(uint32_t queue) { return queue * iro::RX_PROD_STRIDE; }
+inline constexpr uint32_t VPORT_STATS = 0x100;             /* eth::VportStats */
+inline constexpr uint32_t QUEUE_STATS = VPORT_STATS + iro::VPORT_STATS_SIZE;
+inline constexpr uint32_t rx_queue_stats(uint32_t queue) { return QUEUE_STATS + queue * 2 * iro::QUEUE_STATS_SIZE; }
+inline constexpr uint32_t tx_queue_stats(uint32_t queue) { return rx_queue_stats(queue) + iro::QUEUE_STATS_SIZE; }
+} // namespace vf_page
 inline constexpr uint32_t VF_DB_BAR_SIZE = WINDOW_SIZE;
-static_assert(MAX_VF_QUEUES * iro::RX_PROD_STRIDE <= WINDOW_SIZE);
+static_assert(MAX_VF_QUEUES * iro::RX_PROD_STRIDE <= vf_page::VPORT_STATS);
+static_assert(vf_page::rx_queue_stats(MAX_VF_QUEUES) <= WINDOW_SIZE);
 static_assert((1 + MAX_VF_QUEUES) * DB_STRIDE <= VF_DB_BAR_SIZE);
 
 enum class ChannelState : uint32_t {
@@ -369,6 +380,8 @@ inline constexpr uint32_t IOV_FLR_PENDING = IOV_BASE + 0x18;
  * blocks 0..MAX_VF_SBS-1; the vector in the conf is the VF's. */
 inline constexpr uint32_t IOV_VF_CAU_BASE = IOV_BASE + 0x100;
 inline constexpr uint32_t iov_vf_cau(uint32_t cau_reg) { return IOV_VF_CAU_BASE + (cau_reg - CAU_BASE); }
+/* RO: the selected VF's GTT page (hsi::iov::vf_page offsets): its statistics. */
+inline constexpr uint32_t IOV_VF_PAGE = IOV_BASE + 0x1000;
 
 /* DMAE: a copy between host memory of the PF and of one of its VFs, each
  * side through its own function's IOMMU (how a PF reads a VF's request and
@@ -410,25 +423,3 @@ enum class MaliciousWhy : uint8_t {
 };
 
 } // namespace cna::hsi::iov
-
-namespace cna::hsi::iro {
-/* Per VF statistics, past the microcode: what the PF reads of its VFs. */
-inline constexpr uint32_t VF_STATS_BASE = 0x30000;
-inline constexpr uint32_t vf_index(uint32_t pf, uint32_t vf) { return pf * iov::MAX_VFS_PER_PF + vf; }
-inline constexpr uint32_t vf_vport_stats(uint32_t pf, uint32_t vf)
-{
-    return VF_STATS_BASE + vf_index(pf, vf) * VPORT_STATS_SIZE;
-}
-inline constexpr uint32_t VF_QUEUE_STATS_BASE = vf_vport_stats(MAX_PFS, 0);
-inline constexpr uint32_t vf_rx_queue_stats(uint32_t pf, uint32_t vf, uint32_t q)
-{
-    return VF_QUEUE_STATS_BASE + ((vf_index(pf, vf) * iov::MAX_VF_QUEUES + q) * 2) * QUEUE_STATS_SIZE;
-}
-inline constexpr uint32_t vf_tx_queue_stats(uint32_t pf, uint32_t vf, uint32_t q)
-{
-    return vf_rx_queue_stats(pf, vf, q) + QUEUE_STATS_SIZE;
-}
-static_assert(VF_STATS_BASE >= reg::STORM_MICROCODE + reg::STORM_MICROCODE_MAX - reg::STORM_RAM_BASE);
-static_assert(vf_tx_queue_stats(MAX_PFS - 1, iov::MAX_VFS_PER_PF - 1, iov::MAX_VF_QUEUES - 1) + QUEUE_STATS_SIZE <=
-              reg::STORM_RAM_SIZE);
-} // namespace cna::hsi::iro
