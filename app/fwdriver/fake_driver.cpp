@@ -48,6 +48,24 @@ FakeDriver::FakeDriver(Adapter& adapter, uint32_t pf)
 {
 }
 
+FakeDriver::FakeDriver(Adapter& adapter, FakeDriver& pf, uint32_t vf)
+    : adapter_(adapter), fn_(*adapter.vf_function(pf.pf(), vf)), pf_(pf.pf()),
+      pf_driver_(&pf), vf_(vf), next_iova_(0x20'0000'0000ull + (uint64_t{pf.pf() * iov::MAX_VFS_PER_PF + vf} << 32)),
+      rx_(2 * MAX_QUEUES_PER_PF), tx_(2 * MAX_QUEUES_PER_PF)
+{
+    sbs_ = alloc((MAX_SB_PER_PF + 1) * SB_MEM_SIZE / 64);
+}
+
+FwReturn FakeDriver::eth(EthCmd cmd, const void* data, std::size_t len)
+{
+    if (pf_driver_ == nullptr)
+        return static_cast<FwReturn>(ramrod(ProtocolId::eth, static_cast<uint8_t>(cmd), data, len).fw_return_code);
+    std::array<uint8_t, RAMROD_DATA_MAX> vf_data;
+    std::memcpy(vf_data.data(), data, len);
+    vf_data[0] = static_cast<uint8_t>(vf_data[0] + iov::vf_vport(vf_));
+    return pf_driver_->eth(cmd, vf_data.data(), len);
+}
+
 FakeDriver::~FakeDriver()
 {
     for (HostMem& m : allocations_) {
@@ -188,6 +206,14 @@ uint32_t FakeDriver::load(uint32_t modes)
 void FakeDriver::setup_sb(uint32_t sb, uint32_t vector)
 {
     uint64_t addr = sbs_.iova + uint64_t{sb} * 64;
+    if (pf_driver_ != nullptr) {
+        /* A VF's status block i raises its vector i. */
+        pf_driver_->wr(reg::IOV_VF_SELECT, vf_);
+        pf_driver_->wr(reg::iov_vf_cau(reg::cau_sb_addr_lo(sb)), static_cast<uint32_t>(addr));
+        pf_driver_->wr(reg::iov_vf_cau(reg::cau_sb_addr_hi(sb)), static_cast<uint32_t>(addr >> 32));
+        pf_driver_->wr(reg::iov_vf_cau(reg::cau_sb_conf(sb)), reg::CAU_SB_CONF_VALID | sb << reg::CAU_SB_CONF_VECTOR_SHIFT);
+        return;
+    }
     wr(reg::cau_sb_addr_lo(sb), static_cast<uint32_t>(addr));
     wr(reg::cau_sb_addr_hi(sb), static_cast<uint32_t>(addr >> 32));
     wr(reg::cau_sb_conf(sb), reg::CAU_SB_CONF_VALID | vector << reg::CAU_SB_CONF_VECTOR_SHIFT);
@@ -474,6 +500,11 @@ uint64_t FakeDriver::stat64(uint32_t offset)
 VportStats FakeDriver::vport_stats(uint32_t vport)
 {
     VportStats s;
+    if (pf_driver_ != nullptr) {
+        /* A VF's, from its GTT page. */
+        std::memcpy(&s, const_cast<uint8_t*>(fn_.gtt_memory()) + iov::vf_page::VPORT_STATS, sizeof(s));
+        return s;
+    }
     auto* words = reinterpret_cast<uint64_t*>(&s);
     for (uint32_t i = 0; i < sizeof(s) / 8; i++)
         words[i] = stat64(iro::vport_stats(pf_, vport) + i * 8);

@@ -21,6 +21,7 @@
 #include "ecore_init_image.h"
 #include "hsi_eth.h"
 #include "hsi_init_image.h"
+#include "hsi_iov.h"
 #include "hsi_mfw.h"
 #include "hsi_rdma.h"
 #include "hsi_spq.h"
@@ -46,6 +47,12 @@ struct HostMem {
 class FakeDriver {
 public:
     FakeDriver(Adapter& adapter, uint32_t pf);
+    /* The host side of VF `vf` of the PF `pf` drives (which has enabled it):
+     * its memory in the VF's IOMMU, its producers and doorbells in the VF's
+     * pages, its status blocks configured through the PF's IOV block; its
+     * L2 ramrods go on the PF's SPQ for the VF's vport (every L2 ramrod's
+     * data starts with its vport_id: vport 0 becomes iov::vf_vport(vf)). */
+    FakeDriver(Adapter& adapter, FakeDriver& pf, uint32_t vf);
     ~FakeDriver();
 
     DeviceFunction& fn() { return fn_; }
@@ -75,10 +82,7 @@ public:
      * its EQE when wait is set. */
     hsi::EventRingElement ramrod(hsi::ProtocolId protocol, uint8_t cmd, const void* data, std::size_t len,
                                  bool wait = true, uint64_t data_iova_override = 0);
-    hsi::FwReturn eth(hsi::eth::EthCmd cmd, const void* data, std::size_t len)
-    {
-        return static_cast<hsi::FwReturn>(ramrod(hsi::ProtocolId::eth, static_cast<uint8_t>(cmd), data, len).fw_return_code);
-    }
+    hsi::FwReturn eth(hsi::eth::EthCmd cmd, const void* data, std::size_t len);
     bool eqe_timed_out() const { return eqe_timed_out_; }
     /* The asynchronous EQEs that arrived (while waiting for ramrods, or
      * pending now), oldest first. */
@@ -231,7 +235,9 @@ private:
     {
         uint32_t raw;
         std::memcpy(&raw, &p, sizeof(raw));
-        publish(fn_.gtt_memory() + hsi::iro::rx_prod(pf_, queue), raw);
+        publish(fn_.gtt_memory() + (pf_driver_ != nullptr ? hsi::iov::vf_page::rx_prod(queue)
+                                                           : hsi::iro::rx_prod(pf_, queue)),
+                raw);
     }
     static void ring_doorbell(DeviceFunction& fn, uint32_t cid, uint16_t prod)
     {
@@ -253,6 +259,8 @@ private:
     Adapter& adapter_;
     DeviceFunction& fn_;
     uint32_t pf_;
+    FakeDriver* const pf_driver_ = nullptr; /* a VF's: its PF */
+    const uint32_t vf_ = 0;
     uint32_t ptt_base_ = UINT32_MAX;
     uint32_t mb_seq_ = 0;
     uint64_t next_iova_;

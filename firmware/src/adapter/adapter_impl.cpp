@@ -53,7 +53,7 @@ std::string engine_thread_name(const std::string& adapter_name, uint32_t engine)
 
 AdapterImpl::AdapterImpl(const AdapterConfig& config)
     : config_(config), nig_(config.ports, config.wire), mfw_(config_, grant_, nig_, *this),
-      grc_(slowpath_, mfw_, nig_, storms_, ram_, pf_storms_), pfs_on_port_(config.ports)
+      grc_(slowpath_, mfw_, nig_, storms_, ram_, pf_storms_, iovs_), pfs_on_port_(config.ports)
 {
     uint32_t pfs = config.ports * config.pfs_per_port;
     for (uint32_t pf = 0; pf < pfs; pf++) {
@@ -61,7 +61,11 @@ AdapterImpl::AdapterImpl(const AdapterConfig& config)
             std::make_unique<FunctionHw>(pf, mfw_.port_of(pf), grant_.num_sbs + 1, grc_, ram_.gtt(),
                                          ram_.gtt_fd(), [this] { wait_passes(); }));
         pf_storms_.push_back(std::make_unique<PfStorm>(*functions_.back(), ram_, storms_, grant_));
+        iovs_.push_back(std::make_unique<PfIov>(*functions_.back(), ram_, [this] { wait_passes(); },
+                                                [this, pf](VfStorm& vf) { vf_created(pf, vf); }));
+        pf_storms_.back()->attach_iov(*iovs_.back());
         pfs_on_port_[mfw_.port_of(pf)].push_back(pf_storms_.back().get());
+        functions_on_port_[mfw_.port_of(pf)].add(pf_storms_.back().get());
     }
     /* Faults asked for at power-on, set as inject() sets them later (the
      * MFW takes its own from the configuration). */
@@ -73,7 +77,11 @@ AdapterImpl::AdapterImpl(const AdapterConfig& config)
         Dataplane& dp = *dataplanes_[port_group(config, port) % config.engine_threads];
         dp.ports |= 1u << port;
         dp.pfs.insert(dp.pfs.end(), pfs_on_port_[port].begin(), pfs_on_port_[port].end());
-        nig_.port(port).bind_receiver(dp.port_rx[port].emplace(dp.rx, pfs_on_port_[port], storms_));
+        for (PfStorm* pf : pfs_on_port_[port])
+            dp.functions.add(pf);
+        PortRx& rx = dp.port_rx[port].emplace(dp.rx, pfs_on_port_[port], functions_on_port_[port], storms_);
+        nig_.port(port).bind_receiver(rx);
+        nig_.port(port).bind_switch(rx);
     }
     for (auto& dp : dataplanes_)
         dp->start();
@@ -180,6 +188,9 @@ bool AdapterImpl::slowpath_pending() const
     for (const auto& pf : pf_storms_)
         if (pf->spq_pending() || pf->hw().attention().undelivered() || pf->roce().events_pending())
             return true;
+    for (const auto& iov : iovs_)
+        if (iov->events_pending() || iov->resets_pending())
+            return true;
     return false;
 }
 
@@ -203,26 +214,28 @@ bool AdapterImpl::poll_slowpath()
     /* The slowpath SBs it changed belong to every group's PFs: written
      * back before their threads, which own the CAUs, run again. */
     for (auto& dp : dataplanes_)
-        flush_status_blocks(dp->pfs);
+        flush_status_blocks(dp->functions.view());
     return work;
 }
 
 bool AdapterImpl::poll_dataplane(Dataplane& dp)
 {
     bool work = nig_.poll_taps(dp.ports);
+    const std::span<FunctionStorm* const> functions = dp.functions.view();
     if (storms_.running()) {
-        for (PfStorm* pf : dp.pfs) {
-            if (pf->started() && dp.tx.poll(*pf, nig_.port(pf->hw().port_id())) != 0) {
-                /* The frames this PF sent are in their Rx rings: the host
-                 * may take them while the next PF's queues are served. */
-                flush_status_blocks(dp.pfs);
+        for (FunctionStorm* fn : functions) {
+            if (fn->started() && dp.tx.poll(*fn, nig_.port(fn->hw().port_id())) != 0) {
+                /* The frames this function sent are in their Rx rings: the
+                 * host may take them while the next one's queues are served. */
+                flush_status_blocks(functions);
                 work = true;
             }
+        }
+        for (PfStorm* pf : dp.pfs)
             if (pf->roce().active())
                 work |= poll_roce(*pf, dp);
-        }
     }
-    flush_status_blocks(dp.pfs); /* whatever else changed them (TAP) */
+    flush_status_blocks(functions); /* whatever else changed them (TAP) */
     return work;
 }
 
@@ -236,15 +249,26 @@ bool AdapterImpl::poll_roce(PfStorm& pf, Dataplane& dp)
     return work;
 }
 
-void AdapterImpl::flush_status_blocks(std::span<PfStorm* const> pfs)
+void AdapterImpl::flush_status_blocks(std::span<FunctionStorm* const> functions)
 {
-    for (PfStorm* pf : pfs)
-        if (Cau& cau = pf->hw().cau(); cau.dirty())
-            cau.flush(pf->hw().igu());
+    for (FunctionStorm* fn : functions)
+        if (Cau& cau = fn->hw().cau(); cau.dirty())
+            cau.flush(fn->hw().igu());
+}
+
+void AdapterImpl::vf_created(uint32_t pf, VfStorm& vf)
+{
+    const uint32_t port = mfw_.port_of(pf);
+    functions_on_port_[port].add(&vf);
+    dataplanes_[port_group(config_, port) % config_.engine_threads]->functions.add(&vf);
+    nig_.port(port).switching.store(true, std::memory_order_release);
 }
 
 void AdapterImpl::run_slowpath()
 {
+    /* First: a VF's objects are gone before its PF hears from it again. */
+    for (const auto& iov : iovs_)
+        iov->run_resets();
     if (storms_.take_assert_event())
         for (const auto& pf : pf_storms_)
             pf->raise_fw_assert(fw_assert::INJECTED);
@@ -264,24 +288,50 @@ void AdapterImpl::mfw_event(uint32_t pf)
 
 void AdapterImpl::function_unloaded(uint32_t pf)
 {
+    iovs_[pf]->reset();
     pf_storms_[pf]->reset();
     functions_[pf]->pglue().reset();
 }
+
+/* Every engine thread between two passes and the slowpath idle, in the
+ * order the slowpath takes them. */
+class AdapterImpl::Quiesce {
+public:
+    explicit Quiesce(AdapterImpl& adapter)
+    {
+        for (std::size_t t = 0; t < adapter.dataplanes_.size(); t++)
+            held_[t] = std::unique_lock(adapter.dataplanes_[t]->pass);
+        slowpath_ = std::unique_lock(adapter.slowpath_);
+    }
+
+private:
+    std::array<std::unique_lock<std::mutex>, hsi::MAX_PORTS> held_;
+    std::unique_lock<std::mutex> slowpath_;
+};
 
 void AdapterImpl::function_level_reset(uint32_t pf)
 {
     if (pf >= functions_.size())
         return;
-    /* Every engine thread between two passes and the slowpath idle, in the
-     * order the slowpath takes them. */
-    std::array<std::unique_lock<std::mutex>, hsi::MAX_PORTS> held;
-    for (std::size_t t = 0; t < dataplanes_.size(); t++)
-        held[t] = std::unique_lock(dataplanes_[t]->pass);
-    std::lock_guard lock(slowpath_);
+    Quiesce quiet(*this);
     mfw_.function_reset(pf);
+    iovs_[pf]->reset();
     pf_storms_[pf]->reset();
     functions_[pf]->reset();
     log(LogLevel::notice, "%s: pf%u function level reset", config_.name.c_str(), pf);
+}
+
+DeviceFunction* AdapterImpl::vf_function(uint32_t pf, uint32_t vf)
+{
+    return pf < iovs_.size() ? iovs_[pf]->function(vf) : nullptr;
+}
+
+void AdapterImpl::vf_level_reset(uint32_t pf, uint32_t vf)
+{
+    if (pf >= iovs_.size())
+        return;
+    Quiesce quiet(*this);
+    iovs_[pf]->function_level_reset(vf);
 }
 
 void AdapterImpl::set_carrier(uint32_t port, bool present)

@@ -25,6 +25,7 @@
 #include "cna_fw/adapter.h"
 #include "engine/clock.h"
 #include "engine/engine.h"
+#include "iov/pf_iov.h"
 #include "l2/rx.h"
 #include "l2/tx.h"
 #include "mfw/mfw.h"
@@ -57,6 +58,8 @@ public:
     bool attach_tap(uint32_t port, const std::string& ifname, std::string* error) override;
     int set_engine_affinity(uint32_t engine, int cpu) override;
     void function_level_reset(uint32_t pf) override;
+    DeviceFunction* vf_function(uint32_t pf, uint32_t vf) override;
+    void vf_level_reset(uint32_t pf, uint32_t vf) override;
 
     /* AdapterControl */
     void set_carrier(uint32_t port, bool present) override;
@@ -79,6 +82,7 @@ private:
 
         uint32_t ports = 0; /* bit per port */
         std::vector<PfStorm*> pfs;
+        FunctionList functions; /* the PFs and their VFs: L2 Tx and status blocks */
         TxEngine tx;
         RxEngine rx;
         FrameBurst roce_out; /* the RoCE frames a PF sends in a pass */
@@ -114,7 +118,12 @@ private:
     /* Writes every changed status block of the given functions and tells
      * the IGU (CAU coalescing: once per Tx poll that sent frames, and once
      * per pass). */
-    static void flush_status_blocks(std::span<PfStorm* const> pfs);
+    static void flush_status_blocks(std::span<FunctionStorm* const> functions);
+    /* Slowpath lock held: the engines serve a PF's new VF. */
+    void vf_created(uint32_t pf, VfStorm& vf);
+    /* Holds every engine thread between two passes and the slowpath, in
+     * the order the slowpath takes them. */
+    class Quiesce;
     /* Slowpath lock held: the port's wire becomes the TAP ifname. */
     bool wire_tap(uint32_t port, const std::string& ifname, std::string* error);
     void run_slowpath();
@@ -132,7 +141,9 @@ private:
     std::vector<std::unique_ptr<PfStorm>> pf_storms_;
     Grc grc_;
     std::vector<std::unique_ptr<FunctionHw>> functions_;
+    std::vector<std::unique_ptr<PfIov>> iovs_;
     std::vector<std::vector<PfStorm*>> pfs_on_port_;
+    std::array<FunctionList, hsi::MAX_PORTS> functions_on_port_;
     /* Set while the slowpath waits for the other engine threads' pass
      * locks: they hold off their next pass instead of racing it for them. */
     std::atomic<bool> slowpath_waiting_{false};

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "adapter/grc.h"
 
+#include "iov/pf_iov.h"
 #include "mfw/mfw.h"
 #include "storm/pf_storm.h"
 #include "storm/storm_ram.h"
@@ -18,8 +19,8 @@ constexpr uint32_t CHIP_ID = 0x0c7a0001; /* "cna", revision 1 */
 } // namespace
 
 Grc::Grc(std::mutex& slowpath, Mfw& mfw, Nig& nig, Storms& storms, StormRam& ram,
-         const std::vector<std::unique_ptr<PfStorm>>& pf_storms)
-    : slowpath_(slowpath), mfw_(mfw), nig_(nig), storms_(storms), ram_(ram), pf_storms_(pf_storms)
+         const std::vector<std::unique_ptr<PfStorm>>& pf_storms, const std::vector<std::unique_ptr<PfIov>>& iovs)
+    : slowpath_(slowpath), mfw_(mfw), nig_(nig), storms_(storms), ram_(ram), pf_storms_(pf_storms), iovs_(iovs)
 {
 }
 
@@ -41,8 +42,10 @@ Grc::Block Grc::block_of(uint32_t addr)
         return Block::nig;
     if (addr < STORM_PF_BASE)
         return Block::storm_ctrl;
-    if (addr < STORM_PF_BASE + 0x8000)
+    if (addr < IOV_BASE)
         return Block::storm_pf;
+    if (addr < DMAE_BASE + 0x8000)
+        return Block::iov;
     if (addr >= STORM_RAM_BASE && addr < STORM_RAM_BASE + STORM_RAM_SIZE)
         return Block::storm_ram;
     return Block::none;
@@ -85,6 +88,7 @@ bool Grc::read(FunctionHw& fn, uint32_t addr, uint32_t& value)
     case Block::nig: return nig_.read(fn.port_id(), addr, value);
     case Block::storm_ctrl: return storms_.read(addr, value);
     case Block::storm_pf: return pf_storms_[fn.pf_id()]->read(addr, value);
+    case Block::iov: return iovs_[fn.pf_id()]->read(addr, value);
     case Block::storm_ram: value = ram_.read32(addr - STORM_RAM_BASE); return true;
     case Block::none: break;
     }
@@ -106,6 +110,7 @@ bool Grc::write(FunctionHw& fn, uint32_t addr, uint32_t value)
     case Block::nig: return nig_.write(fn.port_id(), addr, value);
     case Block::storm_ctrl: return storms_.write(addr, value);
     case Block::storm_pf: return pf_storms_[fn.pf_id()]->write(addr, value);
+    case Block::iov: return iovs_[fn.pf_id()]->write(addr, value);
     case Block::storm_ram: ram_.write32(addr - STORM_RAM_BASE, value); return true;
     case Block::none: break;
     }

@@ -21,6 +21,7 @@ namespace cna::fw {
 
 class Mfw;
 class Nig;
+class PfIov;
 class PfStorm;
 class StormRam;
 class Storms;
@@ -28,13 +29,13 @@ class Storms;
 class Grc final : public RegisterSpace {
 public:
     Grc(std::mutex& slowpath, Mfw& mfw, Nig& nig, Storms& storms, StormRam& ram,
-        const std::vector<std::unique_ptr<PfStorm>>& pf_storms);
+        const std::vector<std::unique_ptr<PfStorm>>& pf_storms, const std::vector<std::unique_ptr<PfIov>>& iovs);
 
     uint32_t grc_read(FunctionHw& fn, uint32_t addr) override;
     void grc_write(FunctionHw& fn, uint32_t addr, uint32_t value) override;
 
 private:
-    enum class Block { misc, pglue, cau, igu, attn, mcp, nig, storm_ctrl, storm_pf, storm_ram, none };
+    enum class Block { misc, pglue, cau, igu, attn, mcp, nig, storm_ctrl, storm_pf, iov, storm_ram, none };
     static Block block_of(uint32_t addr);
     static bool open_before_ptt_enable(Block block);
 
@@ -49,6 +50,7 @@ private:
     Storms& storms_;
     StormRam& ram_;
     const std::vector<std::unique_ptr<PfStorm>>& pf_storms_;
+    const std::vector<std::unique_ptr<PfIov>>& iovs_;
     /* Chip-wide MISC registers. */
     uint32_t fw_version_ = 0;
     uint32_t init_mode_ = 0;

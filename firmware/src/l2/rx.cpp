@@ -29,7 +29,7 @@ void PortRx::receive(const FrameBurst& burst)
         return;
     const bool roce = std::any_of(pfs_.begin(), pfs_.end(), [](PfStorm* pf) { return pf->roce().active(); });
     if (!roce) {
-        rx_.receive(pfs_, burst);
+        rx_.receive(functions_.view(), burst);
         return;
     }
     const uint64_t now = monotonic_ns();
@@ -47,7 +47,7 @@ void PortRx::receive(const FrameBurst& burst)
         l2_.push(f);
     }
     if (l2_.count != 0)
-        rx_.receive(pfs_, l2_);
+        rx_.receive(functions_.view(), l2_);
 }
 
 PfStorm* PortRx::roce_owner(const WireFrame& f) const
@@ -60,9 +60,49 @@ PfStorm* PortRx::roce_owner(const WireFrame& f) const
     return nullptr;
 }
 
-void RxEngine::receive(std::span<PfStorm* const> pfs, const FrameBurst& burst)
+void PortRx::switch_frames(const FrameBurst& sent, const void* source, FrameBurst& uplink)
 {
-    for (PfStorm* pf : pfs) {
+    local_.clear();
+    uplink.clear();
+    for (uint32_t i = 0; i < sent.count; i++) {
+        const WireFrame& f = sent.frames[i];
+        if (!f.parsed) {
+            uplink.push(f);
+            continue;
+        }
+        if (f.data[0] & 1) { /* broadcast and multicast: the port's other functions and the wire */
+            local_.push(f);
+            uplink.push(f);
+        } else if (addressed_here(f, source)) {
+            local_.push(f);
+        } else {
+            uplink.push(f);
+        }
+    }
+    if (local_.count != 0 && storms_.running())
+        rx_.receive(functions_.view(), local_, static_cast<const FunctionStorm*>(source));
+}
+
+bool PortRx::addressed_here(const WireFrame& f, const void* source) const
+{
+    const bool tagged = f.layout.vlan_tags != 0;
+    const uint16_t vid = f.layout.vlan_tci & 0x0fff;
+    for (FunctionStorm* fn : functions_.view()) {
+        if (fn == source)
+            continue;
+        for (uint32_t vports = fn->l2().active_rx_vports; vports != 0; vports &= vports - 1)
+            if (mac_filter_match(fn->l2().vports[std::countr_zero(vports)], f.data, tagged, vid))
+                return true;
+    }
+    return false;
+}
+
+void RxEngine::receive(std::span<FunctionStorm* const> functions, const FrameBurst& burst,
+                       const FunctionStorm* except)
+{
+    for (FunctionStorm* pf : functions) {
+        if (pf == except)
+            continue;
         uint32_t vports = pf->started() ? pf->l2().active_rx_vports : 0;
         for (; vports != 0; vports &= vports - 1)
             receive_vport(*pf, std::countr_zero(vports), burst);
@@ -71,7 +111,7 @@ void RxEngine::receive(std::span<PfStorm* const> pfs, const FrameBurst& burst)
 
 /* Flattened: the per-frame steps inline into one loop, the price of a call
  * and its argument shuffling being a good part of a frame's cost. */
-[[gnu::flatten]] void RxEngine::receive_vport(PfStorm& pf, uint32_t vport_id, const FrameBurst& burst)
+[[gnu::flatten]] void RxEngine::receive_vport(FunctionStorm& pf, uint32_t vport_id, const FrameBurst& burst)
 {
     Vport& vport = pf.l2().vports[vport_id];
     RxCursor* plain = plain_queue(pf, vport, vport_id);
@@ -89,7 +129,7 @@ void RxEngine::receive(std::span<PfStorm* const> pfs, const FrameBurst& burst)
     close_cursors(pf);
 }
 
-RxEngine::RxCursor* RxEngine::plain_queue(PfStorm& pf, const Vport& vport, uint32_t vport_id)
+RxEngine::RxCursor* RxEngine::plain_queue(FunctionStorm& pf, const Vport& vport, uint32_t vport_id)
 {
     if (!pf.flows().empty(vport_id) || vport.rss.enabled || vport.vlan_strip || vport.rx_queues == 0)
         return nullptr;
@@ -175,7 +215,7 @@ uint32_t RxEngine::deliver_plain(Vport& vport, RxCursor& c, Dma& dma, const Fram
     return i;
 }
 
-void RxEngine::deliver(PfStorm& pf, Vport& vport, uint32_t vport_id, const WireFrame& f)
+void RxEngine::deliver(FunctionStorm& pf, Vport& vport, uint32_t vport_id, const WireFrame& f)
 {
     Destination dst = destination(f.data);
     switch (classify(vport, f.data, f.len, f.layout, dst)) {
@@ -204,7 +244,7 @@ void RxEngine::deliver(PfStorm& pf, Vport& vport, uint32_t vport_id, const WireF
         vport_tally_.add(dst, f.len);
 }
 
-uint32_t RxEngine::steer(PfStorm& pf, const Vport& vport, uint32_t vport_id, const FlowRule* rule,
+uint32_t RxEngine::steer(FunctionStorm& pf, const Vport& vport, uint32_t vport_id, const FlowRule* rule,
                          const WireFrame& f, Steering& s)
 {
     /* A rule's QUEUE or RSS replaces the vport's steering; MARK rides along. */
@@ -229,7 +269,7 @@ uint32_t RxEngine::steer(PfStorm& pf, const Vport& vport, uint32_t vport_id, con
     return receiving(pf, vport_id, queue_id);
 }
 
-uint32_t RxEngine::receiving(PfStorm& pf, uint32_t vport_id, uint32_t queue_id)
+uint32_t RxEngine::receiving(FunctionStorm& pf, uint32_t vport_id, uint32_t queue_id)
 {
     const RxQueue& q = pf.l2().rxqs[queue_id];
     return q.started && q.vport == vport_id ? queue_id : NO_QUEUE;
@@ -259,7 +299,7 @@ uint16_t RxEngine::parsing_flags(const uint8_t* frame, const FrameLayout& layout
     return flags;
 }
 
-RxEngine::RxCursor& RxEngine::cursor(PfStorm& pf, uint32_t queue_id)
+RxEngine::RxCursor& RxEngine::cursor(FunctionStorm& pf, uint32_t queue_id)
 {
     RxCursor& c = cursors_[queue_id];
     if (open_queues_ & (1u << queue_id))
@@ -280,9 +320,9 @@ RxEngine::RxCursor& RxEngine::cursor(PfStorm& pf, uint32_t queue_id)
     return c;
 }
 
-void RxEngine::read_producers(PfStorm& pf, RxCursor& c)
+void RxEngine::read_producers(FunctionStorm& pf, RxCursor& c)
 {
-    RxProdData prod = pf.ram().rx_prod(pf.pf(), c.id);
+    RxProdData prod = pf.rx_prod(c.id);
     uint32_t posted = static_cast<uint16_t>(prod.bd_prod - c.bd_cons);
     /* One CQE stays unused: a full ring would look empty to the driver. */
     uint32_t cqes_pending = static_cast<uint16_t>(c.cqe_prod - prod.cqe_cons);
@@ -294,7 +334,7 @@ void RxEngine::read_producers(PfStorm& pf, RxCursor& c)
     c.cqes_free = c.cqe_mask - cqes_pending;
 }
 
-void RxEngine::refuse_producers(PfStorm& pf, RxCursor& c, RxProdData prod, QueueError why)
+void RxEngine::refuse_producers(FunctionStorm& pf, RxCursor& c, RxProdData prod, QueueError why)
 {
     /* Nothing posted, no room: the queue's frames count as no-buffer drops
      * until the driver writes producers that make sense. */
@@ -307,7 +347,7 @@ void RxEngine::refuse_producers(PfStorm& pf, RxCursor& c, RxProdData prod, Queue
     pf.queue_error(QueueKind::rx, c.id, why);
 }
 
-void RxEngine::close_cursors(PfStorm& pf)
+void RxEngine::close_cursors(FunctionStorm& pf)
 {
     for (; open_queues_ != 0; open_queues_ &= open_queues_ - 1) {
         RxCursor& c = cursors_[std::countr_zero(open_queues_)];
@@ -346,7 +386,7 @@ bool RxEngine::write_buffers(Dma& dma, RxCursor& c, const uint8_t* frame, uint32
     return ok;
 }
 
-bool RxEngine::place(PfStorm& pf, Vport& vport, RxCursor& c, const WireFrame& f, const Steering& s)
+bool RxEngine::place(FunctionStorm& pf, Vport& vport, RxCursor& c, const WireFrame& f, const Steering& s)
 {
     const uint8_t* frame = f.data;
     uint32_t len = f.len;

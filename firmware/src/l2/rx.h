@@ -23,6 +23,8 @@
 namespace cna::fw {
 
 class Dma;
+class FunctionStorm;
+class FunctionList;
 class PfStorm;
 class Storms;
 struct FlowRule;
@@ -31,7 +33,10 @@ struct Vport;
 
 class RxEngine {
 public:
-    void receive(std::span<PfStorm* const> pfs, const FrameBurst& burst);
+    /* Every function's active vports take the burst, but except's (the
+     * sender of frames the port switched locally). */
+    void receive(std::span<FunctionStorm* const> functions, const FrameBurst& burst,
+                 const FunctionStorm* except = nullptr);
 
 private:
     /* Where a frame goes and what its CQE says about why. */
@@ -60,11 +65,11 @@ private:
     static constexpr uint32_t NO_QUEUE = UINT32_MAX;
 
     /* One vport's share of a burst, and its statistics and SB updates. */
-    void receive_vport(PfStorm& pf, uint32_t vport_id, const FrameBurst& burst);
+    void receive_vport(FunctionStorm& pf, uint32_t vport_id, const FrameBurst& burst);
     /* The cursor of the vport's first queue when every frame the vport
      * accepts goes there as it is (no flow rules, RSS or VLAN stripping)
      * and its rings are mapped whole; else nullptr. */
-    RxCursor* plain_queue(PfStorm& pf, const Vport& vport, uint32_t vport_id);
+    RxCursor* plain_queue(FunctionStorm& pf, const Vport& vport, uint32_t vport_id);
     /* The frames most bursts are made of, into the plain queue, from the
      * burst's frame `first` on: accepted, one buffer each, while the rings
      * have room. The outcome deliver() would have, with what cannot change
@@ -72,13 +77,13 @@ private:
      * Returns the index of the first frame deliver() must take (the
      * burst's count when none). */
     uint32_t deliver_plain(Vport& vport, RxCursor& c, Dma& dma, const FrameBurst& burst, uint32_t first);
-    void deliver(PfStorm& pf, Vport& vport, uint32_t vport_id, const WireFrame& f);
+    void deliver(FunctionStorm& pf, Vport& vport, uint32_t vport_id, const WireFrame& f);
     /* queue_id if it is a started Rx queue of the vport, else NO_QUEUE. */
-    static uint32_t receiving(PfStorm& pf, uint32_t vport_id, uint32_t queue_id);
+    static uint32_t receiving(FunctionStorm& pf, uint32_t vport_id, uint32_t queue_id);
     /* The frame's Rx queue, NO_QUEUE when it has none. */
-    static uint32_t steer(PfStorm& pf, const Vport& vport, uint32_t vport_id, const FlowRule* rule,
+    static uint32_t steer(FunctionStorm& pf, const Vport& vport, uint32_t vport_id, const FlowRule* rule,
                           const WireFrame& f, Steering& s);
-    bool place(PfStorm& pf, Vport& vport, RxCursor& c, const WireFrame& f, const Steering& s);
+    bool place(FunctionStorm& pf, Vport& vport, RxCursor& c, const WireFrame& f, const Steering& s);
     /* The frame into the queue's next posted buffer(s), from bd_cons on;
      * false on a DMA fault. One buffer is the case to make fast. */
     static bool write_buffer(Dma& dma, const uint8_t* bd, const uint8_t* frame, uint32_t len);
@@ -95,13 +100,13 @@ private:
                                  uint32_t nbds, uint32_t bd_max_bytes, bool validate_checksums);
     /* `frames` frames, `bytes` long in all, took nbds buffers and one CQE each. */
     static void consume(RxCursor& c, uint32_t nbds, uint32_t frames, uint64_t bytes);
-    RxCursor& cursor(PfStorm& pf, uint32_t queue_id);
-    static void read_producers(PfStorm& pf, RxCursor& c);
+    RxCursor& cursor(FunctionStorm& pf, uint32_t queue_id);
+    static void read_producers(FunctionStorm& pf, RxCursor& c);
     /* The malicious-driver check: BD producer more than the ring ahead, or
      * CQE consumer ahead of the producer. */
-    static void refuse_producers(PfStorm& pf, RxCursor& c, hsi::RxProdData prod, hsi::QueueError why);
+    static void refuse_producers(FunctionStorm& pf, RxCursor& c, hsi::RxProdData prod, hsi::QueueError why);
     /* Ring indices, statistics and SB index of every queue the burst opened. */
-    void close_cursors(PfStorm& pf);
+    void close_cursors(FunctionStorm& pf);
 
     /* What the vport being served received. */
     DestinationTally vport_tally_;
@@ -113,22 +118,33 @@ private:
 };
 
 /* A port bound to the Rx engine of the thread that animates it: the frames
- * its wire delivers go to the PFs on the port while the storms run —
+ * its wire delivers go to the functions on the port while the storms run —
  * RoCEv2 to the RoCE storm of the PF whose RDMA MAC they are sent to, the
- * rest to L2. */
-class PortRx final : public FrameReceiver {
+ * rest to L2. Once a PF of the port has VFs, it is also the port's switch
+ * (a VEB): frames a function sends to another function of the port reach it
+ * without leaving the adapter. */
+class PortRx final : public FrameReceiver, public LocalSwitch {
 public:
-    PortRx(RxEngine& rx, std::span<PfStorm* const> pfs, const Storms& storms) : rx_(rx), pfs_(pfs), storms_(storms) {}
+    PortRx(RxEngine& rx, std::span<PfStorm* const> pfs, const FunctionList& functions, const Storms& storms)
+        : rx_(rx), pfs_(pfs), functions_(functions), storms_(storms)
+    {
+    }
     void receive(const FrameBurst& burst) override;
+    void switch_frames(const FrameBurst& sent, const void* source, FrameBurst& uplink) override;
 
 private:
     /* The PF a RoCEv2 frame is for, nullptr for L2. */
     PfStorm* roce_owner(const WireFrame& f) const;
+    /* Whether a unicast frame is for a function of the port other than its
+     * sender: one of its active vports has its destination as a MAC filter. */
+    bool addressed_here(const WireFrame& f, const void* source) const;
 
     RxEngine& rx_;
     const std::span<PfStorm* const> pfs_;
+    const FunctionList& functions_;
     const Storms& storms_;
-    FrameBurst l2_; /* a burst's L2 frames, when some were RoCE */
+    FrameBurst l2_;    /* a burst's L2 frames, when some were RoCE */
+    FrameBurst local_; /* a sent burst's frames for the port's functions */
 };
 
 } // namespace cna::fw

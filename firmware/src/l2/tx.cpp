@@ -18,7 +18,7 @@ namespace cna::fw {
 using namespace hsi;
 using namespace hsi::eth;
 
-bool TxEngine::fetch_bds(PfStorm& pf, TxQueue& q, uint16_t index, uint32_t count)
+bool TxEngine::fetch_bds(FunctionStorm& pf, TxQueue& q, uint16_t index, uint32_t count)
 {
     Dma& dma = pf.hw().dma();
     uint32_t first = index & q.bd_mask;
@@ -27,8 +27,9 @@ bool TxEngine::fetch_bds(PfStorm& pf, TxQueue& q, uint16_t index, uint32_t count
            (run == count || dma.read(q.bds, 0, bds_ + run, (count - run) * sizeof(TxBd)));
 }
 
-[[gnu::flatten]] uint32_t TxEngine::poll_queue(PfStorm& pf, TxQueue& q, uint16_t prod, Port& port)
+[[gnu::flatten]] uint32_t TxEngine::poll_queue(FunctionStorm& pf, TxQueue& q, uint16_t prod, Port& port)
 {
+    sender_ = &pf;
     uint16_t start = q.bd_cons;
     if (static_cast<uint16_t>(prod - start) > q.bd_mask + 1u) [[unlikely]] {
         refuse_doorbell(pf, q, prod);
@@ -90,13 +91,13 @@ void TxEngine::drop(uint64_t& vport_counter, TxQueue& q)
     counter_add(q.stats->drops, 1);
 }
 
-void TxEngine::refuse(PfStorm& pf, uint64_t& vport_counter, TxQueue& q, QueueError why)
+void TxEngine::refuse(FunctionStorm& pf, uint64_t& vport_counter, TxQueue& q, QueueError why)
 {
     drop(vport_counter, q);
     pf.queue_error(QueueKind::tx, static_cast<uint32_t>(&q - pf.l2().txqs.data()), why);
 }
 
-void TxEngine::refuse_doorbell(PfStorm& pf, TxQueue& q, uint16_t prod)
+void TxEngine::refuse_doorbell(FunctionStorm& pf, TxQueue& q, uint16_t prod)
 {
     if (q.refused_prod == prod)
         return;
@@ -131,7 +132,7 @@ uint32_t TxEngine::transmit_plain(Vport& vport, TxQueue& q, Dma& dma, uint32_t i
     return i;
 }
 
-void TxEngine::transmit_packet(PfStorm& pf, Vport& vport, TxQueue& q, const TxBd* bds, Port& port)
+void TxEngine::transmit_packet(FunctionStorm& pf, Vport& vport, TxQueue& q, const TxBd* bds, Port& port)
 {
     const TxBd& first = bds[0];
     if (!zero_copy(first) || (first.flags & txbd::LSO)) [[unlikely]]
@@ -154,7 +155,7 @@ void TxEngine::transmit_packet(PfStorm& pf, Vport& vport, TxQueue& q, const TxBd
     send(vport, frame, len, true, false, port);
 }
 
-void TxEngine::transmit_offloaded(PfStorm& pf, Vport& vport, TxQueue& q, const TxBd* bds, Port& port)
+void TxEngine::transmit_offloaded(FunctionStorm& pf, Vport& vport, TxQueue& q, const TxBd* bds, Port& port)
 {
     const TxBd& first = bds[0];
     uint32_t len = 0;
@@ -240,7 +241,7 @@ void TxEngine::flush(Port& port)
 {
     if (burst_.count == 0)
         return;
-    port.transmit(burst_);
+    port.transmit(burst_, sender_);
     burst_.clear();
 }
 

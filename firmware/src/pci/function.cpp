@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "pci/function.h"
 
+#include "hsi_iov.h"
+#include "iov/vf_channel.h"
+
+#include <cstring>
 #include <utility>
 
 namespace cna::fw {
@@ -9,8 +13,16 @@ using namespace hsi;
 
 FunctionHw::FunctionHw(uint32_t pf, uint32_t port, uint32_t msix_vectors, RegisterSpace& grc, uint8_t* gtt,
                        int gtt_fd, std::function<void()> wait_dma)
-    : pf_(pf), port_(port), grc_(grc), gtt_(gtt), gtt_fd_(gtt_fd), wait_dma_(std::move(wait_dma)),
+    : pf_(pf), port_(port), grc_(&grc), gtt_(gtt), gtt_fd_(gtt_fd), wait_dma_(std::move(wait_dma)),
       doorbell_memory_("cna-doorbells", DB_BAR_SIZE), doorbells_(doorbell_memory_.base()), msix_(msix_vectors)
+{
+}
+
+FunctionHw::FunctionHw(uint32_t pf, uint32_t vf, uint32_t port, VfChannel& channel, std::function<void()> wait_dma)
+    : pf_(pf), vf_(vf), port_(port), grc_(nullptr), channel_(&channel), vf_page_("cna-vf-gtt", WINDOW_SIZE),
+      gtt_(vf_page_.base()), gtt_fd_(vf_page_.fd()), wait_dma_(std::move(wait_dma)),
+      doorbell_memory_("cna-vf-doorbells", iov::VF_DB_BAR_SIZE), doorbells_(doorbell_memory_.base()),
+      msix_(iov::VF_MSIX_VECTORS)
 {
 }
 
@@ -26,6 +38,8 @@ int FunctionHw::iommu_unmap(uint64_t iova, std::size_t len)
 
 uint32_t FunctionHw::bar0_read(uint32_t offset)
 {
+    if (channel_ != nullptr)
+        return vf_bar0_read(offset);
     if (!decodes(offset)) {
         pglue_.bad_access(offset, 0);
         return REG_ALL_ONES;
@@ -36,13 +50,15 @@ uint32_t FunctionHw::bar0_read(uint32_t offset)
         return 0; /* IGU commands are write-only */
     if (offset < BAR0_GTT_BASE) {
         uint32_t ptt = (offset - BAR0_WINDOW_BASE) / WINDOW_SIZE;
-        return grc_.grc_read(*this, ptt_entries_[ptt].load() + offset % WINDOW_SIZE);
+        return grc_->grc_read(*this, ptt_entries_[ptt].load() + offset % WINDOW_SIZE);
     }
     return std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(gtt_ + offset - BAR0_GTT_BASE)).load();
 }
 
 void FunctionHw::bar0_write(uint32_t offset, uint32_t value)
 {
+    if (channel_ != nullptr)
+        return vf_bar0_write(offset, value);
     if (!decodes(offset)) {
         pglue_.bad_access(offset, reg::BAD_ACCESS_WRITE);
         return;
@@ -57,10 +73,36 @@ void FunctionHw::bar0_write(uint32_t offset, uint32_t value)
     }
     if (offset < BAR0_GTT_BASE) {
         uint32_t ptt = (offset - BAR0_WINDOW_BASE) / WINDOW_SIZE;
-        grc_.grc_write(*this, ptt_entries_[ptt].load() + offset % WINDOW_SIZE, value);
+        grc_->grc_write(*this, ptt_entries_[ptt].load() + offset % WINDOW_SIZE, value);
         return;
     }
     std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(gtt_ + offset - BAR0_GTT_BASE)).store(value);
+}
+
+uint32_t FunctionHw::vf_bar0_read(uint32_t offset)
+{
+    namespace bar = iov::vf_bar0;
+    if (offset % 4 == 0 && offset >= bar::GTT_BASE && offset < bar::SIZE)
+        return std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(gtt_ + offset - bar::GTT_BASE)).load();
+    if (offset <= bar::CHANNEL_STATE && offset % 4 == 0)
+        return channel_->read(offset);
+    if (offset % 4 == 0 && offset >= bar::IGU_CMD_BASE && offset < bar::igu_cmd(iov::MAX_VF_SBS))
+        return 0; /* IGU commands are write-only */
+    pglue_.bad_access(offset, 0);
+    return REG_ALL_ONES;
+}
+
+void FunctionHw::vf_bar0_write(uint32_t offset, uint32_t value)
+{
+    namespace bar = iov::vf_bar0;
+    if (offset % 4 == 0 && offset >= bar::GTT_BASE && offset < bar::SIZE)
+        std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(gtt_ + offset - bar::GTT_BASE)).store(value);
+    else if (offset <= bar::CHANNEL_STATE && offset % 4 == 0)
+        channel_->write(offset, value);
+    else if (offset % 4 == 0 && offset >= bar::IGU_CMD_BASE && offset < bar::igu_cmd(iov::MAX_VF_SBS))
+        igu_.command((offset - bar::IGU_CMD_BASE) / 4, value);
+    else
+        pglue_.bad_access(offset, reg::BAD_ACCESS_WRITE);
 }
 
 bool FunctionHw::decodes(uint32_t offset)
@@ -85,6 +127,8 @@ void FunctionHw::reset()
     cau_.reset();
     igu_.reset();
     clear_doorbells();
+    if (channel_ != nullptr)
+        std::memset(gtt_, 0, WINDOW_SIZE); /* a VF's page: its producers and statistics */
 }
 
 void FunctionHw::clear_doorbell(uint32_t cid) { clear_doorbell_slot(db_offset(cid)); }
@@ -96,7 +140,7 @@ void FunctionHw::clear_doorbell_slot(uint32_t offset)
 
 void FunctionHw::clear_doorbells()
 {
-    for (uint32_t offset = 0; offset < DB_BAR_SIZE; offset += 8)
+    for (uint32_t offset = 0; offset < doorbell_memory_.size(); offset += 8)
         clear_doorbell_slot(offset);
 }
 

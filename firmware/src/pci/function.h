@@ -30,6 +30,7 @@
 namespace cna::fw {
 
 class FunctionHw;
+class VfChannel;
 
 /* The internal (GRC) address space as seen by one function. */
 class RegisterSpace {
@@ -49,8 +50,11 @@ public:
      * call: what an IOMMU invalidation waits for. */
     FunctionHw(uint32_t pf, uint32_t port, uint32_t msix_vectors, RegisterSpace& grc, uint8_t* gtt, int gtt_fd,
                std::function<void()> wait_dma);
+    /* A VF of PF `pf`: the reduced BAR0 (its channel, IGU commands and a
+     * GTT page of its own), a doorbell page, a vector per status block. */
+    FunctionHw(uint32_t pf, uint32_t vf, uint32_t port, VfChannel& channel, std::function<void()> wait_dma);
 
-    bool valid() const { return msix_.valid() && doorbell_memory_.valid(); }
+    bool valid() const { return msix_.valid() && doorbell_memory_.valid() && gtt_ != nullptr; }
 
     /* DeviceFunction */
     uint32_t bar0_read(uint32_t offset) override;
@@ -65,6 +69,8 @@ public:
     int iommu_unmap(uint64_t iova, std::size_t len) override;
     uint32_t pf_id() const override { return pf_; }
     uint32_t port_id() const override { return port_; }
+    bool is_vf() const override { return channel_ != nullptr; }
+    uint32_t vf_id() const override { return vf_; }
 
     /* Engine: the producer last rung on a connection's doorbell. Inline:
      * every engine pass reads one per started queue. */
@@ -108,10 +114,16 @@ public:
 private:
     /* Whether a register answers at a BAR0 offset. */
     static bool decodes(uint32_t offset);
+    /* A VF's reduced BAR0. */
+    uint32_t vf_bar0_read(uint32_t offset);
+    void vf_bar0_write(uint32_t offset, uint32_t value);
 
     const uint32_t pf_;
+    const uint32_t vf_ = 0;
     const uint32_t port_;
-    RegisterSpace& grc_;
+    RegisterSpace* const grc_;      /* a PF's: its PTT windows lead there */
+    VfChannel* const channel_ = nullptr; /* a VF's */
+    SharedMemory vf_page_;          /* a VF's GTT page */
     uint8_t* const gtt_;
     const int gtt_fd_;
     const std::function<void()> wait_dma_;

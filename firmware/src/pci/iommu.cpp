@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 
 namespace cna::fw {
 
@@ -53,17 +54,41 @@ uint8_t* Iommu::lookup_slow(uint64_t iova, std::size_t len)
     if (blocked_.load(std::memory_order_relaxed))
         return nullptr;
     std::lock_guard lock(mutex_);
-    auto after = std::upper_bound(ranges_.begin(), ranges_.end(), iova,
-                                  [](uint64_t a, const Range& r) { return a < r.iova; });
-    if (after == ranges_.begin())
+    const Range* found = find(iova, len);
+    if (found == nullptr)
         return nullptr;
-    const Range& r = *std::prev(after);
-    if (!r.covers(iova, len))
-        return nullptr;
+    const Range& r = *found;
     cache_[cache_next_] = r;
     last_ = r;
     cache_next_ = (cache_next_ + 1) % CACHE_WAYS;
     return r.va + (iova - r.iova);
+}
+
+const Iommu::Range* Iommu::find(uint64_t iova, std::size_t len) const
+{
+    auto after = std::upper_bound(ranges_.begin(), ranges_.end(), iova,
+                                  [](uint64_t a, const Range& r) { return a < r.iova; });
+    if (after == ranges_.begin() || !std::prev(after)->covers(iova, len))
+        return nullptr;
+    return &*std::prev(after);
+}
+
+bool Iommu::copy_out(uint64_t iova, void* dst, std::size_t len)
+{
+    std::lock_guard lock(mutex_);
+    const Range* r = blocked_.load(std::memory_order_relaxed) ? nullptr : find(iova, len);
+    if (r != nullptr)
+        std::memcpy(dst, r->va + (iova - r->iova), len);
+    return r != nullptr;
+}
+
+bool Iommu::copy_in(uint64_t iova, const void* src, std::size_t len)
+{
+    std::lock_guard lock(mutex_);
+    const Range* r = blocked_.load(std::memory_order_relaxed) ? nullptr : find(iova, len);
+    if (r != nullptr)
+        std::memcpy(r->va + (iova - r->iova), src, len);
+    return r != nullptr;
 }
 
 } // namespace cna::fw

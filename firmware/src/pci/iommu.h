@@ -41,6 +41,12 @@ public:
         }
         return lookup_slow(iova, len);
     }
+    /* A host thread's access (DMAE, under the slowpath lock): a copy out of
+     * or into [iova, iova + len) under the table's lock, so that no unmap
+     * completes while it runs; false if no range covers it. The engine's
+     * cache is not touched. */
+    bool copy_out(uint64_t iova, void* dst, std::size_t len);
+    bool copy_in(uint64_t iova, const void* src, std::size_t len);
     /* Changes with every map and unmap: a translation kept outside the
      * cache (DmaRing) is valid while this stays what it was. */
     uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
@@ -64,6 +70,8 @@ private:
     static constexpr unsigned CACHE_WAYS = 4;
 
     uint8_t* lookup_slow(uint64_t iova, std::size_t len);
+    /* The range covering [iova, iova + len), mutex_ held; nullptr if none. */
+    const Range* find(uint64_t iova, std::size_t len) const;
 
     std::mutex mutex_;
     std::vector<Range> ranges_; /* sorted by iova, disjoint */

@@ -15,7 +15,7 @@ using namespace hsi;
 
 void PfStorm::pf_start(const SlowPathElement& elem)
 {
-    if (eq_.exists) {
+    if (started_) {
         post_eqe(elem.hdr, FwReturn::bad_state);
         return;
     }
@@ -40,13 +40,14 @@ void PfStorm::pf_start(const SlowPathElement& elem)
     ram_.write32(iro::eq_cons(pf_), 0);
     for (uint32_t q = 0; q < MAX_QUEUES_PER_PF; q++)
         ram_.write32(iro::rx_prod(pf_, q), 0);
-    eq_ = EventQueue{true, base, static_cast<uint16_t>(size - 1), 0, d.event_ring_sb_pi};
+    eq_ = EventQueue{base, static_cast<uint16_t>(size - 1), 0, d.event_ring_sb_pi};
+    started_ = true;
 
     if (d.hsi_major != HSI_VERSION_MAJOR) {
         log(LogLevel::err, "storm: pf%u PF_START for HSI %u, firmware speaks %u", pf_, d.hsi_major,
             HSI_VERSION_MAJOR);
         post_eqe(elem.hdr, FwReturn::invalid_param);
-        eq_.exists = false;
+        started_ = false;
         return;
     }
     for (uint32_t v = 0; v < MAX_VPORTS_PER_PF; v++)

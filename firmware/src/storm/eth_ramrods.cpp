@@ -11,11 +11,13 @@
 #include "pci/function.h"
 #include "storm/pf_storm.h"
 #include "storm/storm_ram.h"
+#include "iov/pf_iov.h"
 
 namespace cna::fw {
 
 using namespace hsi;
 using namespace hsi::eth;
+namespace iov = hsi::iov;
 
 namespace {
 
@@ -51,8 +53,32 @@ FwReturn queue_to_stop(std::array<Queue, N>& queues, const QueueStopRamrodData& 
 
 } // namespace
 
-/* Reads the ramrod's data from host memory and runs its handler. */
-template <typename Data> FwReturn PfStorm::run_eth(uint64_t ptr, FwReturn (PfStorm::*handler)(const Data&))
+FunctionStorm::FunctionStorm(FunctionHw& hw, StormRam& ram, uint32_t pf, const Grant& grant, uint8_t* rx_prods)
+    : hw_(hw), ram_(ram), pf_(pf), grant_(grant), rx_prods_(rx_prods), flows_(ram, pf)
+{
+}
+
+/* Reads the ramrod's data from host memory and runs its handler on the
+ * function whose vport it names: the PF's own, or a VF's (iov::vf_vport),
+ * whose ids the handler then takes as the VF's. */
+template <typename Data> FwReturn PfStorm::run_eth(uint64_t ptr, FwReturn (FunctionStorm::*handler)(const Data&))
+{
+    Data data;
+    if (!read_data(ptr, &data, sizeof(data)))
+        return FwReturn::dma_error;
+    FunctionStorm* target = this;
+    if (data.vport_id >= iov::VF_VPORT_BASE) {
+        const uint32_t vf = data.vport_id - iov::VF_VPORT_BASE;
+        if (vf >= iov::MAX_VFS_PER_PF)
+            return FwReturn::invalid_param;
+        if ((target = vf_storm(vf)) == nullptr)
+            return FwReturn::no_resource; /* a VF the PF has not enabled */
+        data.vport_id = 0;
+    }
+    return (target->*handler)(data);
+}
+
+template <typename Data> FwReturn PfStorm::run_pf(uint64_t ptr, FwReturn (PfStorm::*handler)(const Data&))
 {
     Data data;
     if (!read_data(ptr, &data, sizeof(data)))
@@ -63,21 +89,21 @@ template <typename Data> FwReturn PfStorm::run_eth(uint64_t ptr, FwReturn (PfSto
 FwReturn PfStorm::eth_ramrod(uint8_t cmd, uint64_t ptr)
 {
     switch (static_cast<EthCmd>(cmd)) {
-    case EthCmd::vport_start: return run_eth(ptr, &PfStorm::vport_start);
-    case EthCmd::vport_update: return run_eth(ptr, &PfStorm::vport_update);
-    case EthCmd::vport_stop: return run_eth(ptr, &PfStorm::vport_stop);
-    case EthCmd::rx_queue_start: return run_eth(ptr, &PfStorm::rx_queue_start);
-    case EthCmd::rx_queue_stop: return run_eth(ptr, &PfStorm::rx_queue_stop);
-    case EthCmd::tx_queue_start: return run_eth(ptr, &PfStorm::tx_queue_start);
-    case EthCmd::tx_queue_stop: return run_eth(ptr, &PfStorm::tx_queue_stop);
-    case EthCmd::filters_update: return run_eth(ptr, &PfStorm::filters_update);
-    case EthCmd::flow_rule_add: return run_eth(ptr, &PfStorm::flow_rule_add);
-    case EthCmd::flow_rule_del: return run_eth(ptr, &PfStorm::flow_rule_del);
+    case EthCmd::vport_start: return run_eth(ptr, &FunctionStorm::vport_start);
+    case EthCmd::vport_update: return run_eth(ptr, &FunctionStorm::vport_update);
+    case EthCmd::vport_stop: return run_eth(ptr, &FunctionStorm::vport_stop);
+    case EthCmd::rx_queue_start: return run_eth(ptr, &FunctionStorm::rx_queue_start);
+    case EthCmd::rx_queue_stop: return run_eth(ptr, &FunctionStorm::rx_queue_stop);
+    case EthCmd::tx_queue_start: return run_eth(ptr, &FunctionStorm::tx_queue_start);
+    case EthCmd::tx_queue_stop: return run_eth(ptr, &FunctionStorm::tx_queue_stop);
+    case EthCmd::filters_update: return run_eth(ptr, &FunctionStorm::filters_update);
+    case EthCmd::flow_rule_add: return run_pf(ptr, &PfStorm::flow_rule_add);
+    case EthCmd::flow_rule_del: return run_pf(ptr, &PfStorm::flow_rule_del);
     }
     return FwReturn::invalid_command;
 }
 
-FwReturn PfStorm::check_vport(uint8_t vport, bool want_started) const
+FwReturn FunctionStorm::check_vport(uint8_t vport, bool want_started) const
 {
     FwReturn rc = check_id(vport, MAX_VPORTS_PER_PF, grant_.num_vports);
     if (rc != FwReturn::ok)
@@ -85,14 +111,14 @@ FwReturn PfStorm::check_vport(uint8_t vport, bool want_started) const
     return l2_.vports[vport].started == want_started ? FwReturn::ok : FwReturn::bad_state;
 }
 
-FwReturn PfStorm::check_sb(uint16_t sb, uint8_t pi) const
+FwReturn FunctionStorm::check_sb(uint16_t sb, uint8_t pi) const
 {
     if (pi >= PIS_PER_SB)
         return FwReturn::invalid_param;
     return check_id(sb, MAX_SB_PER_PF, grant_.num_sbs);
 }
 
-FwReturn PfStorm::vport_start(const VportStartRamrodData& d)
+FwReturn FunctionStorm::vport_start(const VportStartRamrodData& d)
 {
     if (FwReturn rc = check_vport(d.vport_id, false); rc != FwReturn::ok)
         return rc;
@@ -107,11 +133,11 @@ FwReturn PfStorm::vport_start(const VportStartRamrodData& d)
     v.rx_csum = d.rx_csum_en != 0;
     v.max_bds_per_packet = d.max_bds_per_packet ? d.max_bds_per_packet : 1;
     v.rss = Rss{};
-    v.stats = &ram_.vport_stats(pf_, d.vport_id);
+    v.stats = &vport_stats(d.vport_id);
     return FwReturn::ok;
 }
 
-FwReturn PfStorm::vport_update(const VportUpdateRamrodData& d)
+FwReturn FunctionStorm::vport_update(const VportUpdateRamrodData& d)
 {
     using namespace vport_update;
     if (FwReturn rc = check_vport(d.vport_id, true); rc != FwReturn::ok)
@@ -149,7 +175,7 @@ FwReturn PfStorm::vport_update(const VportUpdateRamrodData& d)
     return FwReturn::ok;
 }
 
-FwReturn PfStorm::vport_stop(const VportStopRamrodData& d)
+FwReturn FunctionStorm::vport_stop(const VportStopRamrodData& d)
 {
     if (FwReturn rc = check_vport(d.vport_id, true); rc != FwReturn::ok)
         return rc;
@@ -164,7 +190,7 @@ FwReturn PfStorm::vport_stop(const VportStopRamrodData& d)
     return FwReturn::ok;
 }
 
-FwReturn PfStorm::rx_queue_start(const RxQueueStartRamrodData& d)
+FwReturn FunctionStorm::rx_queue_start(const RxQueueStartRamrodData& d)
 {
     if (FwReturn rc = check_vport(d.vport_id, true); rc != FwReturn::ok)
         return rc;
@@ -188,13 +214,13 @@ FwReturn PfStorm::rx_queue_start(const RxQueueStartRamrodData& d)
                 0,
                 DmaRing{from_regpair(d.bd_base), uint64_t{d.bd_ring_size} * sizeof(RxBd)},
                 DmaRing{from_regpair(d.cqe_base), uint64_t{d.cqe_ring_size} * sizeof(RxCqe)},
-                &ram_.rx_queue_stats(pf_, d.queue_id)};
+                &rx_queue_stats(d.queue_id)};
     l2_.vports[d.vport_id].rx_queues |= 1u << d.queue_id;
     update_sb_index(d.sb_id, d.sb_pi, 0);
     return FwReturn::ok;
 }
 
-FwReturn PfStorm::rx_queue_stop(const QueueStopRamrodData& d)
+FwReturn FunctionStorm::rx_queue_stop(const QueueStopRamrodData& d)
 {
     RxQueue* rxq = nullptr;
     if (FwReturn rc = queue_to_stop(l2_.rxqs, d, grant_.num_rx_queues, &rxq); rc != FwReturn::ok)
@@ -202,11 +228,11 @@ FwReturn PfStorm::rx_queue_stop(const QueueStopRamrodData& d)
     RxQueue& q = *rxq;
     q.started = false;
     l2_.vports[q.vport].rx_queues &= ~(1u << d.queue_id);
-    ram_.write32(iro::rx_prod(pf_, d.queue_id), 0);
+    zero_rx_prod(d.queue_id);
     return FwReturn::ok;
 }
 
-FwReturn PfStorm::tx_queue_start(const TxQueueStartRamrodData& d)
+FwReturn FunctionStorm::tx_queue_start(const TxQueueStartRamrodData& d)
 {
     if (FwReturn rc = check_vport(d.vport_id, true); rc != FwReturn::ok)
         return rc;
@@ -214,59 +240,41 @@ FwReturn PfStorm::tx_queue_start(const TxQueueStartRamrodData& d)
         return rc;
     if (FwReturn rc = check_sb(d.sb_id, d.sb_pi); rc != FwReturn::ok)
         return rc;
-    if (!valid_ring_size(d.bd_ring_size) || d.cid == CID_SPQ || d.cid >= MAX_CIDS_PER_PF)
+    if (!valid_ring_size(d.bd_ring_size))
         return FwReturn::invalid_param;
-    if (d.cid >= regs_.ilt_cids)
-        return FwReturn::no_resource;
     TxQueue& q = l2_.txqs[d.queue_id];
     if (q.started)
         return FwReturn::bad_state;
     for (const TxQueue& other : l2_.txqs)
         if (other.started && other.cid == d.cid)
             return FwReturn::invalid_param;
-
-    ConnContext ctx{};
-    ctx.cid = d.cid;
-    ctx.type = static_cast<uint8_t>(ConnType::eth_tx);
-    ctx.active = 1;
-    ctx.queue_id = d.queue_id;
-    ctx.ring_base = d.bd_base;
-    ctx.ring_size = d.bd_ring_size;
-    ctx.sb_id = d.sb_id;
-    ctx.sb_pi = d.sb_pi;
-    ctx.vport_id = d.vport_id;
-    if (!write_conn_context(ctx))
-        return FwReturn::dma_error;
+    if (FwReturn rc = open_tx_connection(d); rc != FwReturn::ok)
+        return rc;
 
     hw_.clear_doorbell(d.cid);
     q = TxQueue{true,     d.vport_id, d.sb_pi, d.sb_id, static_cast<uint16_t>(d.bd_ring_size - 1),
                 0,        d.cid,      DmaRing{from_regpair(d.bd_base), uint64_t{d.bd_ring_size} * sizeof(TxBd)},
-                &ram_.tx_queue_stats(pf_, d.queue_id)};
+                &tx_queue_stats(d.queue_id)};
     l2_.vports[d.vport_id].tx_queues |= 1u << d.queue_id;
     l2_.started_txqs |= 1u << d.queue_id;
     update_sb_index(d.sb_id, d.sb_pi, 0);
     return FwReturn::ok;
 }
 
-FwReturn PfStorm::tx_queue_stop(const QueueStopRamrodData& d)
+FwReturn FunctionStorm::tx_queue_stop(const QueueStopRamrodData& d)
 {
     TxQueue* txq = nullptr;
     if (FwReturn rc = queue_to_stop(l2_.txqs, d, grant_.num_tx_queues, &txq); rc != FwReturn::ok)
         return rc;
     TxQueue& q = *txq;
-    ConnContext ctx{};
-    ctx.cid = q.cid;
-    ctx.type = static_cast<uint8_t>(ConnType::eth_tx);
-    ctx.queue_id = d.queue_id;
-    ctx.vport_id = q.vport;
-    write_conn_context(ctx); /* best effort: the queue stops either way */
+    close_tx_connection(q, d.queue_id); /* best effort: the queue stops either way */
     q.started = false;
     l2_.vports[q.vport].tx_queues &= ~(1u << d.queue_id);
     l2_.started_txqs &= ~(1u << d.queue_id);
     return FwReturn::ok;
 }
 
-FwReturn PfStorm::filters_update(const FiltersUpdateRamrodData& d)
+FwReturn FunctionStorm::filters_update(const FiltersUpdateRamrodData& d)
 {
     if (FwReturn rc = check_vport(d.vport_id, true); rc != FwReturn::ok)
         return rc;
@@ -299,6 +307,54 @@ FwReturn PfStorm::flow_rule_del(const FlowRuleDelRamrodData& d)
     if (FwReturn rc = check_vport(d.vport_id, true); rc != FwReturn::ok)
         return rc;
     return flows_.remove(d);
+}
+
+void FunctionStorm::zero_rx_prod(uint32_t queue)
+{
+    std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(rx_prods_ + queue * iro::RX_PROD_STRIDE))
+        .store(0, std::memory_order_release);
+}
+
+void FunctionStorm::reset_l2()
+{
+    for (Vport& vport : l2_.vports)
+        filters_.clear(vport);
+    flows_.reset();
+    l2_ = L2State{};
+}
+
+FunctionStorm* PfStorm::vf_storm(uint32_t vf)
+{
+    return iov_ != nullptr ? iov_->storm(vf) : nullptr;
+}
+
+FwReturn PfStorm::open_tx_connection(const TxQueueStartRamrodData& d)
+{
+    if (d.cid == CID_SPQ || d.cid >= MAX_CIDS_PER_PF)
+        return FwReturn::invalid_param;
+    if (d.cid >= regs_.ilt_cids)
+        return FwReturn::no_resource;
+    ConnContext ctx{};
+    ctx.cid = d.cid;
+    ctx.type = static_cast<uint8_t>(ConnType::eth_tx);
+    ctx.active = 1;
+    ctx.queue_id = d.queue_id;
+    ctx.ring_base = d.bd_base;
+    ctx.ring_size = d.bd_ring_size;
+    ctx.sb_id = d.sb_id;
+    ctx.sb_pi = d.sb_pi;
+    ctx.vport_id = d.vport_id;
+    return write_conn_context(ctx) ? FwReturn::ok : FwReturn::dma_error;
+}
+
+void PfStorm::close_tx_connection(const TxQueue& q, uint16_t queue_id)
+{
+    ConnContext ctx{};
+    ctx.cid = q.cid;
+    ctx.type = static_cast<uint8_t>(ConnType::eth_tx);
+    ctx.queue_id = queue_id;
+    ctx.vport_id = q.vport;
+    write_conn_context(ctx);
 }
 
 } // namespace cna::fw

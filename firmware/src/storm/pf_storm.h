@@ -1,11 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The storms' view of one PF: its slowpath configuration registers, the
- * slowpath queue it consumes, the event queue it produces, and the L2
- * objects its ramrods create (vports, queues, filters).
- *
- * Ramrods run on engine thread 0 with the slowpath lock held and every
- * other engine thread between two passes; the fastpath (l2/) reads l2() on
- * the PF's own engine thread without a lock (the pass locks order the two).
+ * The storms' view of one PF: beyond its L2 objects (FunctionStorm), its
+ * slowpath configuration registers, the slowpath queue it consumes, the
+ * event queue it produces, its RoCE storm and flow rules, and the ramrods it
+ * posts on its VFs' behalf.
  */
 #pragma once
 
@@ -17,9 +14,7 @@
 #include "hsi_spq.h"
 #include "pci/function.h"
 #include "roce/roce_storm.h"
-#include "storm/filters.h"
-#include "storm/flow_table.h"
-#include "storm/l2_state.h"
+#include "storm/function_storm.h"
 #include "storm/resources.h"
 #include "storm/storm_ram.h"
 
@@ -27,21 +22,18 @@ namespace cna::fw {
 
 class Storms;
 
-class PfStorm {
+class PfIov;
+class VfStorm;
+
+class PfStorm final : public FunctionStorm {
 public:
     PfStorm(FunctionHw& hw, StormRam& ram, Storms& storms, const Grant& grant);
 
     uint32_t pf() const { return pf_; }
-    FunctionHw& hw() { return hw_; }
     StormRam& ram() { return ram_; }
-    const Grant& grant() const { return grant_; }
-    bool started() const { return eq_.exists; }
-    L2State& l2() { return l2_; }
     roce::RoceStorm& roce() { return roce_; }
-    /* Sets a protocol index of one of the PF's status blocks; the host sees
-     * it at the next CAU flush. */
-    void update_sb_index(uint16_t sb_id, uint8_t pi, uint16_t value) { hw_.cau().set_pi(sb_id, pi, value); }
-    const FlowTable& flows() const { return flows_; }
+    /* The PF's VFs, once the adapter has given the PF its IOV block. */
+    void attach_iov(PfIov& iov) { iov_ = &iov; }
 
     /* GRC STORM_PF block (slowpath lock held). */
     bool read(uint32_t addr, uint32_t& value) const;
@@ -57,17 +49,15 @@ public:
     }
     /* Engine, slowpath lock held: execute pending ramrods. */
     void poll_spq();
-    /* Engine, slowpath lock held: the RoCE storm's asynchronous events
-     * onto the EQ (while it has room). */
+    /* Engine, slowpath lock held: the RoCE storm's and the IOV block's
+     * asynchronous events onto the EQ (while it has room). */
     void post_async_events();
     /* Back to power-on state (function unloaded). */
     void reset();
     void raise_fw_assert(uint32_t code);
-    /* An engine thread: the malicious-driver checks refused what the
-     * driver asked of a queue. Latches why in STORM_PF_QUEUE_ERROR and
-     * raises attn::QUEUE_ERROR; the adapter's log says so too (the 1st,
-     * 2nd, 4th... time). */
-    void queue_error(hsi::QueueKind kind, uint32_t queue, hsi::QueueError why);
+    /* Latches why in STORM_PF_QUEUE_ERROR and raises attn::QUEUE_ERROR;
+     * the adapter's log says so too (the 1st, 2nd, 4th... time). */
+    void queue_error(hsi::QueueKind kind, uint32_t queue, hsi::QueueError why) override;
 
 private:
     struct Registers {
@@ -76,12 +66,18 @@ private:
         uint32_t pf_enable = 0;
     };
     struct EventQueue {
-        bool exists = false;
         uint64_t base = 0;
         uint16_t mask = 0;
         uint16_t prod = 0;
         uint8_t sb_pi = 0;
     };
+
+    /* FunctionStorm */
+    hsi::eth::VportStats& vport_stats(uint32_t vport) override;
+    hsi::eth::QueueStats& rx_queue_stats(uint32_t queue) override;
+    hsi::eth::QueueStats& tx_queue_stats(uint32_t queue) override;
+    hsi::FwReturn open_tx_connection(const hsi::eth::TxQueueStartRamrodData& d) override;
+    void close_tx_connection(const TxQueue& q, uint16_t queue_id) override;
 
     /* spq.cpp */
     bool eq_full() const;
@@ -97,25 +93,15 @@ private:
     bool write_conn_context(const hsi::ConnContext& ctx);
     /* eth_ramrods.cpp */
     hsi::FwReturn eth_ramrod(uint8_t cmd, uint64_t data_ptr);
-    template <typename Data> hsi::FwReturn run_eth(uint64_t data_ptr, hsi::FwReturn (PfStorm::*handler)(const Data&));
-    hsi::FwReturn check_vport(uint8_t vport, bool want_started) const;
-    hsi::FwReturn check_sb(uint16_t sb, uint8_t pi) const;
-    hsi::FwReturn vport_start(const hsi::eth::VportStartRamrodData& d);
-    hsi::FwReturn vport_update(const hsi::eth::VportUpdateRamrodData& d);
-    hsi::FwReturn vport_stop(const hsi::eth::VportStopRamrodData& d);
-    hsi::FwReturn rx_queue_start(const hsi::eth::RxQueueStartRamrodData& d);
-    hsi::FwReturn rx_queue_stop(const hsi::eth::QueueStopRamrodData& d);
-    hsi::FwReturn tx_queue_start(const hsi::eth::TxQueueStartRamrodData& d);
-    hsi::FwReturn tx_queue_stop(const hsi::eth::QueueStopRamrodData& d);
-    hsi::FwReturn filters_update(const hsi::eth::FiltersUpdateRamrodData& d);
+    template <typename Data>
+    hsi::FwReturn run_eth(uint64_t data_ptr, hsi::FwReturn (FunctionStorm::*handler)(const Data&));
+    template <typename Data> hsi::FwReturn run_pf(uint64_t data_ptr, hsi::FwReturn (PfStorm::*handler)(const Data&));
     hsi::FwReturn flow_rule_add(const hsi::eth::FlowRuleAddRamrodData& d);
     hsi::FwReturn flow_rule_del(const hsi::eth::FlowRuleDelRamrodData& d);
+    /* The storm object of an enabled VF, else nullptr. */
+    FunctionStorm* vf_storm(uint32_t vf);
 
-    const uint32_t pf_;
-    FunctionHw& hw_;
-    StormRam& ram_;
     Storms& storms_;
-    const Grant grant_;
     Registers regs_;
     uint16_t spq_cons_ = 0;
     /* A doorbell producer more than the SPQ ahead, reported once and then
@@ -126,10 +112,8 @@ private:
     std::atomic<uint32_t> queue_errors_{0};
     EventQueue eq_;
     uint64_t completion_data_ = 0; /* EQE data of the ramrod being executed */
-    L2State l2_;
-    FilterTable filters_{l2_, grant_};
-    FlowTable flows_{ram_, pf_};
-    roce::RoceStorm roce_{hw_, grant_, ram_.roce_stats(pf_)};
+    roce::RoceStorm roce_;
+    PfIov* iov_ = nullptr;
 };
 
 } // namespace cna::fw

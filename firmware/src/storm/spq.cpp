@@ -10,6 +10,7 @@
 #include "storm/pf_storm.h"
 #include "storm/storm_ram.h"
 #include "storm/storms.h"
+#include "iov/pf_iov.h"
 #include "util/log.h"
 
 namespace cna::fw {
@@ -17,9 +18,14 @@ namespace cna::fw {
 using namespace hsi;
 
 PfStorm::PfStorm(FunctionHw& hw, StormRam& ram, Storms& storms, const Grant& grant)
-    : pf_(hw.pf_id()), hw_(hw), ram_(ram), storms_(storms), grant_(grant)
+    : FunctionStorm(hw, ram, hw.pf_id(), grant, ram.at(iro::rx_prod(hw.pf_id(), 0))), storms_(storms),
+      roce_(hw, grant_, ram.roce_stats(hw.pf_id()))
 {
 }
+
+eth::VportStats& PfStorm::vport_stats(uint32_t vport) { return ram_.vport_stats(pf_, vport); }
+eth::QueueStats& PfStorm::rx_queue_stats(uint32_t queue) { return ram_.rx_queue_stats(pf_, queue); }
+eth::QueueStats& PfStorm::tx_queue_stats(uint32_t queue) { return ram_.tx_queue_stats(pf_, queue); }
 
 bool PfStorm::read(uint32_t addr, uint32_t& value) const
 {
@@ -60,7 +66,7 @@ bool PfStorm::eq_full() const
 
 bool PfStorm::spq_can_take() const
 {
-    return !(eq_.exists && eq_full()) && storms_.running();
+    return !(started_ && eq_full()) && storms_.running();
 }
 
 void PfStorm::poll_spq()
@@ -83,7 +89,7 @@ void PfStorm::poll_spq()
     }
     spq_refused_prod_ = NONE_REFUSED;
     while (spq_cons_ != prod && storms_.running()) {
-        if (eq_.exists && eq_full())
+        if (started_ && eq_full())
             break;
         SlowPathElement elem;
         uint64_t addr = base + uint64_t{spq_cons_ & (size - 1)} * sizeof(elem);
@@ -112,7 +118,7 @@ void PfStorm::execute(const SlowPathElement& elem)
         pf_start(elem);
         return;
     }
-    if (!eq_.exists) {
+    if (!started_) {
         log(LogLevel::err, "storm: pf%u ramrod %u/%u before PF_START", pf_, elem.hdr.protocol_id, elem.hdr.cmd_id);
         raise_fw_assert(fw_assert::RAMROD_BEFORE_PF_START);
         return;
@@ -130,7 +136,7 @@ void PfStorm::execute(const SlowPathElement& elem)
     post_eqe(elem.hdr, rc, completion_data_);
     if (protocol == ProtocolId::common && elem.hdr.cmd_id == static_cast<uint8_t>(CommonCmd::pf_stop) &&
         rc == FwReturn::ok)
-        eq_.exists = false; /* the PF_STOP completion is the last EQE */
+        started_ = false; /* the PF_STOP completion is the last EQE */
 }
 
 bool PfStorm::post_eqe(const RamrodHeader& hdr, FwReturn rc, uint64_t data, uint8_t flags)
@@ -157,7 +163,7 @@ bool PfStorm::post_eqe(const RamrodHeader& hdr, FwReturn rc, uint64_t data, uint
 
 void PfStorm::post_async_events()
 {
-    if (!eq_.exists)
+    if (!started_)
         return;
     roce_.take_events([&](hsi::rdma::RdmaEvent event, uint64_t data) {
         RamrodHeader hdr{};
@@ -165,6 +171,14 @@ void PfStorm::post_async_events()
         hdr.protocol_id = static_cast<uint8_t>(ProtocolId::roce);
         return post_eqe(hdr, FwReturn::ok, data, EQE_FLAG_ASYNC);
     });
+    if (iov_ != nullptr)
+        iov_->take_events([&](hsi::iov::IovEvent event, uint32_t vf, uint64_t data) {
+            RamrodHeader hdr{};
+            hdr.cmd_id = static_cast<uint8_t>(event);
+            hdr.protocol_id = static_cast<uint8_t>(ProtocolId::iov);
+            hdr.echo = static_cast<uint16_t>(vf);
+            return post_eqe(hdr, FwReturn::ok, data, EQE_FLAG_ASYNC);
+        });
 }
 
 void PfStorm::raise_fw_assert(uint32_t code)
@@ -192,13 +206,11 @@ void PfStorm::queue_error(QueueKind kind, uint32_t queue, QueueError why)
 
 void PfStorm::reset()
 {
-    for (Vport& vport : l2_.vports)
-        filters_.clear(vport);
-    flows_.reset();
+    reset_l2();
     roce_.reset();
-    l2_ = L2State{};
     regs_ = Registers{};
     eq_ = EventQueue{};
+    started_ = false;
     spq_cons_ = 0;
     spq_refused_prod_ = NONE_REFUSED;
     hw_.clear_doorbells();

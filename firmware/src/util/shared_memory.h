@@ -14,6 +14,7 @@ class SharedMemory {
 public:
     /* `size` zeroed bytes, page-aligned; valid() tells whether it worked. */
     SharedMemory(const char* name, std::size_t size);
+    SharedMemory() = default; /* none */
     ~SharedMemory();
     SharedMemory(const SharedMemory&) = delete;
     SharedMemory& operator=(const SharedMemory&) = delete;
@@ -26,7 +27,7 @@ public:
 private:
     int fd_ = -1;
     uint8_t* base_ = nullptr;
-    std::size_t size_;
+    std::size_t size_ = 0;
 };
 
 } // namespace cna::fw

@@ -21,7 +21,16 @@ void Port::attach_tap(TapWire& tap)
     tap_.store(&tap, std::memory_order_release);
 }
 
-void Port::transmit(const FrameBurst& sent)
+void Port::transmit(const FrameBurst& burst, const void* source)
+{
+    if (source == nullptr || !switching.load(std::memory_order_relaxed))
+        return to_wire(burst);
+    switch_->switch_frames(burst, source, uplink_);
+    if (uplink_.count != 0)
+        to_wire(uplink_);
+}
+
+void Port::to_wire(const FrameBurst& sent)
 {
     if (!link_up.load(std::memory_order_relaxed) || !nig_tx_enable.load(std::memory_order_relaxed))
         return;

@@ -13,10 +13,10 @@
 #include <memory>
 
 #include "cna_fw/adapter.h"
+#include "packet/frame_burst.h"
 
 namespace cna::fw {
 
-struct FrameBurst;
 class Port;
 class TapWire;
 
@@ -31,6 +31,17 @@ protected:
     ~FrameReceiver() = default;
 };
 
+/* The port's switch between its functions (a VEB): takes what a function
+ * sends, delivers to the port's other functions what is theirs and leaves
+ * in `uplink` what goes on the wire. Engine thread of the port. */
+class LocalSwitch {
+public:
+    virtual void switch_frames(const FrameBurst& sent, const void* source, FrameBurst& uplink) = 0;
+
+protected:
+    ~LocalSwitch() = default;
+};
+
 class Port {
 public:
     explicit Port(uint32_t id) : id_(id) {}
@@ -38,6 +49,10 @@ public:
     uint32_t id() const { return id_; }
     /* Power-on, before any engine thread runs: where deliver() hands frames. */
     void bind_receiver(FrameReceiver& receiver) { receiver_ = &receiver; }
+    void bind_switch(LocalSwitch& local_switch) { switch_ = &local_switch; }
+    /* Set once a PF of the port has VFs: from then on what a function
+     * sends goes through the switch first. */
+    std::atomic<bool> switching{false};
     void attach_wire(Port* wire_peer) { wire_peer_ = wire_peer; }
     /* Makes a TAP the wire (slowpath lock held, no PF of the port loaded):
      * the engine may pick it up at any pass from then on. */
@@ -46,8 +61,10 @@ public:
     Port* wire_peer() const { return wire_peer_; }
     TapWire* tap() const { return tap_.load(std::memory_order_acquire); }
 
-    /* Engine thread: put frames on the wire. */
-    void transmit(const FrameBurst& burst);
+    /* Engine thread: put frames on the wire. `source`, the function that
+     * sends them, has them switched to the port's other functions as they
+     * are addressed (nullptr: all go on the wire). */
+    void transmit(const FrameBurst& burst, const void* source = nullptr);
     /* Engine thread: frames arrive from the wire, or one the MAC rejects. */
     void deliver(const FrameBurst& burst);
     void count_rx_error();
@@ -67,11 +84,14 @@ public:
     void count_link_change() { link_changes_.fetch_add(1, std::memory_order_relaxed); }
 
 private:
+    void to_wire(const FrameBurst& sent);
     /* The burst without the RoCE frames the wire loses this time. */
     const FrameBurst& lose_roce(const FrameBurst& burst, uint32_t per_million);
 
     const uint32_t id_;
     FrameReceiver* receiver_ = nullptr;
+    LocalSwitch* switch_ = nullptr;
+    FrameBurst uplink_; /* what the switch left for the wire */
     Port* wire_peer_ = nullptr;
     std::atomic<TapWire*> tap_{nullptr};
     /* Written by the engine only, read by AdapterControl. */

@@ -330,6 +330,12 @@ int connect_to(const std::string& path)
 
 std::unique_ptr<PciFunction> remote_attach(const PciAttachParams& params, int* err, std::string* msg)
 {
+    if (params.is_vf) {
+        *err = -ENOTSUP;
+        *msg = "the adapter daemon serves no VFs yet: attach VF " + std::to_string(params.vf) + " of PF " +
+               std::to_string(params.pf) + " of an embedded adapter";
+        return nullptr;
+    }
     const std::string& path = params.daemon_socket;
     if (path.empty() || path.size() >= sizeof(sockaddr_un::sun_path)) {
         *err = -EINVAL;

@@ -5,6 +5,7 @@
 
 #include <thread>
 
+#include "hsi_iov.h"
 #include "fake_driver.h"
 #include "storm/microcode_format.h"
 #include "util/crc32.h"
@@ -115,7 +116,8 @@ TEST_F(Spq, CompletesRamrodsOnTheEq)
 TEST_F(Spq, ValidatesL2Ramrods)
 {
     ASSERT_EQ(drv->start_pf(), FwReturn::ok);
-    EXPECT_EQ(drv->vport_start(MAX_VPORTS_PER_PF), FwReturn::invalid_param);
+    EXPECT_EQ(drv->vport_start(hsi::iov::vf_vport(0)), FwReturn::no_resource) << "a VF the PF has not enabled";
+    EXPECT_EQ(drv->vport_start(hsi::iov::vf_vport(hsi::iov::MAX_VFS_PER_PF)), FwReturn::invalid_param);
     EXPECT_EQ(drv->vport_start(0, 20), FwReturn::invalid_param) << "MTU below MIN_MTU";
     EXPECT_EQ(drv->vport_start(0, MAX_MTU + 1), FwReturn::invalid_param);
     EXPECT_EQ(drv->vport_activate(0, accept::BCAST), FwReturn::bad_state) << "vport not started";

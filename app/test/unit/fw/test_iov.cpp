@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * SR-IOV in the adapter: VFs as PCI functions of their own, enabled by their
+ * PF; their L2 objects made by the PF's ramrods and served with the VF's own
+ * memory, status blocks and pages; the port's switch between its functions;
+ * the channel's events and the DMAE on the PF's side; malice and FLR.
+ */
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "fake_driver.h"
+#include "hsi_iov.h"
+
+namespace cna::fw::test {
+namespace {
+
+using namespace hsi;
+using namespace hsi::eth;
+namespace iov = hsi::iov;
+
+constexpr uint8_t VF0_MAC[6] = {0x02, 0x00, 0x00, 0x00, 0xf0, 0x00};
+constexpr uint8_t VF1_MAC[6] = {0x02, 0x00, 0x00, 0x00, 0xf0, 0x01};
+
+class Iov : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        AdapterConfig config;
+        config.name = "iov";
+        config.ports = 2;
+        config.wire = Wire::cable;
+        config.link_up_delay_ms = 0;
+        adapter = Adapter::create(config, nullptr);
+        ASSERT_NE(adapter, nullptr);
+        pf = std::make_unique<FakeDriver>(*adapter, 0);
+        peer = std::make_unique<FakeDriver>(*adapter, 1); /* at the cable's other end */
+        L2Setup setup;
+        setup.accept = accept::UCAST_MATCHED | accept::BCAST;
+        ASSERT_EQ(bring_up_l2(*pf, setup), "");
+        ASSERT_EQ(bring_up_l2(*peer, L2Setup{}), "");
+        ASSERT_TRUE(wait_link(*pf));
+    }
+
+    void enable_vfs(uint32_t count)
+    {
+        pf->wr(reg::IOV_NUM_VFS, count);
+        for (uint32_t vf = 0; vf < count; vf++) {
+            pf->wr(reg::IOV_VF_SELECT, vf);
+            pf->wr(reg::IOV_VF_CTRL, reg::IOV_VF_CTRL_ENABLE);
+        }
+    }
+
+    /* A VF's vport with Rx queue 0 (SB 0) and Tx queue 0 (SB 1), its MAC as
+     * its one filter, taking matched unicast and broadcast. */
+    std::unique_ptr<FakeDriver> bring_up_vf(uint32_t vf, const uint8_t* mac)
+    {
+        auto drv = std::make_unique<FakeDriver>(*adapter, *pf, vf);
+        EXPECT_EQ(drv->vport_start(0), FwReturn::ok);
+        EXPECT_EQ(drv->rx_queue_start(0, 0, 0), FwReturn::ok);
+        drv->rx_post(0, 63);
+        EXPECT_EQ(drv->tx_queue_start(0, 0, 1), FwReturn::ok);
+        EXPECT_EQ(drv->filter(FilterOpcode::add, FilterType::mac, 0, mac), FwReturn::ok);
+        EXPECT_EQ(drv->vport_activate(0, accept::UCAST_MATCHED | accept::BCAST), FwReturn::ok);
+        return drv;
+    }
+
+    std::vector<EventRingElement> iov_events()
+    {
+        std::vector<EventRingElement> found;
+        for (const EventRingElement& e : pf->take_async_events())
+            if (e.protocol_id == static_cast<uint8_t>(ProtocolId::iov))
+                found.push_back(e);
+        return found;
+    }
+
+    std::unique_ptr<Adapter> adapter;
+    std::unique_ptr<FakeDriver> pf;
+    std::unique_ptr<FakeDriver> peer;
+};
+
+TEST_F(Iov, PfEnablesVfsWithinWhatTheMfwAllows)
+{
+    EXPECT_EQ(pf->rd(reg::IOV_MAX_VFS), iov::MAX_VFS_PER_PF);
+    EXPECT_EQ(adapter->vf_function(0, 0), nullptr) << "no VF before the PF enables one";
+    pf->wr(reg::IOV_NUM_VFS, iov::MAX_VFS_PER_PF + 1);
+    EXPECT_EQ(pf->rd(reg::IOV_NUM_VFS), 0u) << "past IOV_MAX_VFS: refused";
+    pf->wr(reg::IOV_NUM_VFS, 2);
+    EXPECT_EQ(pf->rd(reg::IOV_NUM_VFS), 2u);
+    DeviceFunction* vf1 = adapter->vf_function(0, 1);
+    ASSERT_NE(vf1, nullptr);
+    EXPECT_EQ(adapter->vf_function(0, 2), nullptr);
+    EXPECT_TRUE(vf1->is_vf());
+    EXPECT_EQ(vf1->vf_id(), 1u);
+    EXPECT_EQ(vf1->pf_id(), 0u);
+    EXPECT_EQ(vf1->msix_count(), iov::VF_MSIX_VECTORS);
+    EXPECT_EQ(vf1->bar0_read(iov::vf_bar0::CHANNEL_STATE), static_cast<uint32_t>(iov::ChannelState::disabled))
+        << "disabled until the PF enables it";
+    pf->wr(reg::IOV_VF_SELECT, 1);
+    pf->wr(reg::IOV_VF_CTRL, reg::IOV_VF_CTRL_ENABLE);
+    EXPECT_EQ(vf1->bar0_read(iov::vf_bar0::CHANNEL_STATE), static_cast<uint32_t>(iov::ChannelState::idle));
+    EXPECT_EQ(vf1->bar0_read(iov::vf_bar0::SIZE), 0xffffffffu) << "past the VF's BAR0";
+
+    pf->wr(reg::IOV_NUM_VFS, 1);
+    EXPECT_EQ(adapter->vf_function(0, 1), nullptr);
+    EXPECT_EQ(vf1->bar0_read(iov::vf_bar0::CHANNEL_STATE), static_cast<uint32_t>(iov::ChannelState::disabled))
+        << "a VF the PF removed answers nothing, its function still there";
+}
+
+TEST_F(Iov, VfRamrodsStayWithinTheVfGrant)
+{
+    enable_vfs(1);
+    FakeDriver vf(*adapter, *pf, 0);
+    ASSERT_EQ(vf.vport_start(0), FwReturn::ok);
+    EXPECT_EQ(vf.vport_start(1), FwReturn::no_resource) << "a VF has one vport";
+    EXPECT_EQ(vf.rx_queue_start(iov::MAX_VF_QUEUES, 0, 0), FwReturn::no_resource);
+    EXPECT_EQ(vf.rx_queue_start(0, 0, iov::MAX_VF_SBS), FwReturn::no_resource) << "SB past the VF's";
+    TxQueueStartRamrodData d{};
+    d.vport_id = iov::vf_vport(0);
+    d.sb_pi = L2_PI_TX;
+    d.queue_id = 1;
+    d.bd_ring_size = 64;
+    d.cid = cid_tx_queue(2);
+    EXPECT_EQ(pf->eth(EthCmd::tx_queue_start, &d, sizeof(d)), FwReturn::invalid_param)
+        << "a VF's queue rings its own doorbell";
+    d.vport_id = iov::vf_vport(3);
+    EXPECT_EQ(pf->eth(EthCmd::tx_queue_start, &d, sizeof(d)), FwReturn::no_resource) << "VF 3 is not enabled";
+}
+
+TEST_F(Iov, VfToVfFramesAreSwitchedInsideTheAdapter)
+{
+    enable_vfs(2);
+    auto vf0 = bring_up_vf(0, VF0_MAC);
+    auto vf1 = bring_up_vf(1, VF1_MAC);
+    const PortCounters before = adapter->control().port_counters(0);
+
+    vf0->send(0, udp4_frame(VF1_MAC, VF0_MAC, 0x0a000001, 0x0a000002, 1000, 2000, 100));
+    auto got = vf1->rx_wait(0, 1);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(std::memcmp(got[0].data.data(), VF1_MAC, 6), 0);
+    ASSERT_TRUE(vf0->wait_tx_done(0));
+    EXPECT_TRUE(vf0->rx_poll(0).empty()) << "the sender does not see its own frame";
+    EXPECT_TRUE(pf->rx_poll(0).empty()) << "not the PF's";
+    EXPECT_EQ(adapter->control().port_counters(0).wire_tx_frames, before.wire_tx_frames)
+        << "a frame for a function of the port never leaves the adapter";
+    EXPECT_EQ(vf0->vport_stats(0).tx_ucast_pkts, 1u);
+    EXPECT_EQ(vf1->vport_stats(0).rx_ucast_pkts, 1u);
+
+    /* The VF to the PF, the PF to the VF: the same switch. */
+    const std::array<uint8_t, 6> pf_mac = pf->mac();
+    ASSERT_EQ(pf->filter(FilterOpcode::add, FilterType::mac, 0, pf_mac.data()), FwReturn::ok);
+    vf1->send(0, eth_frame(pf_mac.data(), VF1_MAC, 0x88b5, 60));
+    EXPECT_EQ(pf->rx_wait(0, 1).size(), 1u);
+    pf->send(0, eth_frame(VF0_MAC, pf_mac.data(), 0x88b5, 60));
+    EXPECT_EQ(vf0->rx_wait(0, 1).size(), 1u);
+    EXPECT_EQ(adapter->control().port_counters(0).wire_tx_frames, before.wire_tx_frames);
+
+    /* A broadcast reaches the port's other functions and the wire. */
+    vf0->send(0, eth_frame(BCAST, VF0_MAC, 0x88b5, 60));
+    EXPECT_EQ(vf1->rx_wait(0, 1).size(), 1u);
+    EXPECT_EQ(pf->rx_wait(0, 1).size(), 1u);
+    EXPECT_TRUE(wait_until([&] { return adapter->control().port_counters(0).wire_tx_frames == before.wire_tx_frames + 1; }));
+    /* ... and a frame for no function of the port, the wire alone. */
+    vf0->send(0, eth_frame(PEER_MAC, VF0_MAC, 0x88b5, 60));
+    EXPECT_TRUE(wait_until([&] { return adapter->control().port_counters(0).wire_tx_frames == before.wire_tx_frames + 2; }));
+    EXPECT_TRUE(vf1->rx_poll(0).empty());
+    EXPECT_EQ(peer->rx_wait(0, 2).size(), 2u) << "the broadcast and the frame for the peer, over the cable";
+}
+
+TEST_F(Iov, ChannelRaisesAnEventAndDmaeCopiesBetweenPfAndVf)
+{
+    enable_vfs(1);
+    FakeDriver vf(*adapter, *pf, 0);
+    HostMem request = vf.alloc(4096);
+    for (uint32_t i = 0; i < 64; i++)
+        request.va[i] = static_cast<uint8_t>(0xa0 + i);
+    DeviceFunction& fn = vf.fn();
+    fn.bar0_write(iov::vf_bar0::CHANNEL_REQ_ADDR_LO, static_cast<uint32_t>(request.iova));
+    fn.bar0_write(iov::vf_bar0::CHANNEL_REQ_ADDR_HI, static_cast<uint32_t>(request.iova >> 32));
+    fn.bar0_write(iov::vf_bar0::CHANNEL_TRIGGER, 1);
+    EXPECT_EQ(fn.bar0_read(iov::vf_bar0::CHANNEL_STATE), static_cast<uint32_t>(iov::ChannelState::pending));
+
+    std::vector<EventRingElement> events;
+    ASSERT_TRUE(wait_until([&] {
+        auto more = iov_events();
+        events.insert(events.end(), more.begin(), more.end());
+        return !events.empty();
+    }));
+    EXPECT_EQ(events[0].opcode, static_cast<uint8_t>(iov::IovEvent::vf_message));
+    EXPECT_EQ(events[0].echo, 0);
+    EXPECT_EQ(events[0].data, request.iova);
+
+    /* The PF copies the request in, and a reply out. */
+    HostMem copy = pf->alloc(4096);
+    auto dmae = [&](uint64_t src, uint64_t dst, uint32_t len, uint32_t ctrl) {
+        pf->wr(reg::DMAE_SRC_LO, static_cast<uint32_t>(src));
+        pf->wr(reg::DMAE_SRC_HI, static_cast<uint32_t>(src >> 32));
+        pf->wr(reg::DMAE_DST_LO, static_cast<uint32_t>(dst));
+        pf->wr(reg::DMAE_DST_HI, static_cast<uint32_t>(dst >> 32));
+        pf->wr(reg::DMAE_LEN, len);
+        pf->wr(reg::DMAE_CTRL, ctrl);
+        pf->wr(reg::DMAE_GO, 1);
+        return static_cast<iov::DmaeStatus>(pf->rd(reg::DMAE_STATUS));
+    };
+    ASSERT_EQ(dmae(request.iova, copy.iova, 64, reg::DMAE_CTRL_SRC_VF), iov::DmaeStatus::done);
+    EXPECT_EQ(std::memcmp(copy.va, request.va, 64), 0);
+    copy.va[0] = 0x5a;
+    ASSERT_EQ(dmae(copy.iova, request.iova + 2048, 1, reg::DMAE_CTRL_DST_VF), iov::DmaeStatus::done);
+    EXPECT_EQ(request.va[2048], 0x5a);
+    EXPECT_EQ(dmae(request.iova, copy.iova, 64, 0), iov::DmaeStatus::src_fault)
+        << "a VF's IOVA means nothing in the PF's domain";
+    EXPECT_EQ(dmae(copy.iova, copy.iova + 64, 64, reg::DMAE_CTRL_DST_VF), iov::DmaeStatus::dst_fault)
+        << "nor the PF's in the VF's";
+    EXPECT_EQ(dmae(copy.iova, request.iova, 0, reg::DMAE_CTRL_DST_VF), iov::DmaeStatus::bad_request);
+    EXPECT_EQ(dmae(request.iova, copy.iova, 64, reg::DMAE_CTRL_SRC_VF | 5u << reg::DMAE_CTRL_VF_SHIFT),
+              iov::DmaeStatus::bad_request)
+        << "a VF the PF has not enabled";
+
+    pf->wr(reg::IOV_VF_SELECT, 0);
+    pf->wr(reg::IOV_VF_CHANNEL_DONE, 1);
+    EXPECT_EQ(fn.bar0_read(iov::vf_bar0::CHANNEL_STATE), static_cast<uint32_t>(iov::ChannelState::idle));
+
+    /* Two triggers without the PF in between: malice. */
+    fn.bar0_write(iov::vf_bar0::CHANNEL_TRIGGER, 1);
+    fn.bar0_write(iov::vf_bar0::CHANNEL_TRIGGER, 1);
+    EXPECT_EQ(pf->rd(reg::IOV_MALICIOUS), 1u);
+    events.clear();
+    ASSERT_TRUE(wait_until([&] {
+        auto more = iov_events();
+        events.insert(events.end(), more.begin(), more.end());
+        return std::any_of(events.begin(), events.end(), [](const EventRingElement& e) {
+            return e.opcode == static_cast<uint8_t>(iov::IovEvent::vf_malicious);
+        });
+    }));
+    pf->wr(reg::IOV_VF_CTRL, reg::IOV_VF_CTRL_ENABLE);
+    EXPECT_EQ(pf->rd(reg::IOV_MALICIOUS), 0u) << "the PF enabling it again clears it";
+}
+
+TEST_F(Iov, AQueueBreakingItsProtocolMakesTheVfMalicious)
+{
+    enable_vfs(2);
+    auto vf0 = bring_up_vf(0, VF0_MAC);
+    auto vf1 = bring_up_vf(1, VF1_MAC);
+    vf0->ring_doorbell_at(vf0->tx_cid(0), 200); /* more than the 64-entry ring ahead */
+    std::vector<EventRingElement> events;
+    ASSERT_TRUE(wait_until([&] {
+        auto more = iov_events();
+        events.insert(events.end(), more.begin(), more.end());
+        return !events.empty();
+    }));
+    EXPECT_EQ(events[0].opcode, static_cast<uint8_t>(iov::IovEvent::vf_malicious));
+    EXPECT_EQ(events[0].echo, 0);
+    EXPECT_EQ(events[0].data, static_cast<uint64_t>(iov::MaliciousWhy::queue_error));
+    EXPECT_EQ(pf->rd(reg::IOV_MALICIOUS), 1u);
+    EXPECT_EQ(vf0->fn().bar0_read(iov::vf_bar0::CHANNEL_STATE), static_cast<uint32_t>(iov::ChannelState::disabled));
+    /* Its objects are gone; the other VF carries on. */
+    EXPECT_EQ(vf0->vport_start(0), FwReturn::ok) << "the malicious VF's vport was forgotten";
+    vf1->send(0, eth_frame(BCAST, VF1_MAC, 0x88b5, 60));
+    EXPECT_EQ(pf->rx_wait(0, 1).size(), 1u);
+}
+
+TEST_F(Iov, FunctionLevelResetForgetsTheVfAndTellsItsPf)
+{
+    enable_vfs(2);
+    auto vf0 = bring_up_vf(0, VF0_MAC);
+    auto vf1 = bring_up_vf(1, VF1_MAC);
+    adapter->vf_level_reset(0, 0);
+    EXPECT_EQ(pf->rd(reg::IOV_FLR_PENDING), 1u);
+    std::vector<EventRingElement> events;
+    ASSERT_TRUE(wait_until([&] {
+        auto more = iov_events();
+        events.insert(events.end(), more.begin(), more.end());
+        return !events.empty();
+    }));
+    EXPECT_EQ(events[0].opcode, static_cast<uint8_t>(iov::IovEvent::vf_flr));
+    EXPECT_EQ(events[0].echo, 0);
+    EXPECT_EQ(vf0->fn().bar0_read(iov::vf_bar0::CHANNEL_STATE), static_cast<uint32_t>(iov::ChannelState::disabled));
+    vf1->send(0, eth_frame(VF0_MAC, VF1_MAC, 0x88b5, 60));
+    ASSERT_TRUE(vf1->wait_tx_done(0));
+    EXPECT_TRUE(vf0->rx_poll(0).empty()) << "the reset VF's queues are gone";
+
+    /* The PF cleans up and enables it again: a new driver starts afresh. */
+    pf->wr(reg::IOV_FLR_PENDING, 1);
+    pf->wr(reg::IOV_VF_SELECT, 0);
+    pf->wr(reg::IOV_VF_CTRL, reg::IOV_VF_CTRL_ENABLE);
+    EXPECT_EQ(pf->rd(reg::IOV_FLR_PENDING), 0u);
+    vf0.reset();
+    auto again = bring_up_vf(0, VF0_MAC);
+    vf1->send(0, eth_frame(VF0_MAC, VF1_MAC, 0x88b5, 60));
+    EXPECT_EQ(again->rx_wait(0, 1).size(), 1u);
+}
+
+} // namespace
+} // namespace cna::fw::test
