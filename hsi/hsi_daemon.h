@@ -9,7 +9,8 @@
  * type is the request's with REPLY set and its body starts with a Status.
  *
  *   hello     -> version, functions and ports of the adapter
- *   attach    -> the PF's BARs: fds of the GTT window (storm RAM), the
+ *   attach    -> the function's BARs (a PF, or a VF its PF has enabled):
+ *                fds of the GTT window (storm RAM; a VF's GTT page), the
  *                doorbell BAR and the BAR0 mailbox, the mailbox's kick and
  *                done eventfds
  *   set_msix  <- the client's eventfds, one per MSI-X vector

@@ -45,13 +45,14 @@ bool piece_fits(int fd, uint64_t offset, uint64_t len)
 
 } // namespace
 
-int FunctionOwners::claim(uint32_t pf, const void* session, uint32_t pid)
+int FunctionOwners::claim(const FunctionId& id, const void* session, uint32_t pid)
 {
-    if (pf >= owner_.size())
+    if (id.pf >= adapter_.num_functions() || (id.is_vf && adapter_.vf_function(id.pf, id.vf) == nullptr))
         return -ENODEV;
-    if (owner_[pf].session != nullptr)
+    Owner& owner = owner_.at(index(id));
+    if (owner.session != nullptr)
         return -EBUSY;
-    owner_[pf] = Owner{session, pid};
+    owner = Owner{session, pid};
     return 0;
 }
 
@@ -69,7 +70,7 @@ std::string ClientSession::name() const
     if (client_pid_ != 0)
         n += " (pid " + std::to_string(client_pid_) + ")";
     if (function_ != nullptr)
-        n += " on pf" + std::to_string(function_->pf_id());
+        n += " on " + id_of_function_.name();
     return n;
 }
 
@@ -155,9 +156,12 @@ bool ClientSession::on_attach(const Message& m)
     }
     if (function_ != nullptr)
         return reply_status(m.header, -EALREADY);
-    if (const int rc = owners_.claim(req->pf, this, client_pid_); rc != 0) {
-        log(LogLevel::warning, "%s: cannot attach pf%u: %s", name().c_str(), req->pf,
-            rc == -EBUSY ? "another client has it" : "no such PF");
+    const FunctionId id{req->pf, req->is_vf != 0, req->vf};
+    if (const int rc = owners_.claim(id, this, client_pid_); rc != 0) {
+        log(LogLevel::warning, "%s: cannot attach %s: %s", name().c_str(), id.name().c_str(),
+            rc == -EBUSY ? "another client has it"
+            : id.is_vf   ? "no such VF (its PF has not enabled it)"
+                         : "no such PF");
         return reply_status(m.header, rc);
     }
     auto mailbox = std::make_unique<SharedMemory>("cna-bar0-mailbox", MAILBOX_SIZE);
@@ -169,10 +173,11 @@ bool ClientSession::on_attach(const Message& m)
             ::close(kick);
         if (done >= 0)
             ::close(done);
-        owners_.release(req->pf);
+        owners_.release(id);
         return reply_status(m.header, rc != 0 ? rc : -ENOMEM);
     }
-    function_ = &owners_.adapter().function(req->pf);
+    function_ = id.is_vf ? owners_.adapter().vf_function(id.pf, id.vf) : &owners_.adapter().function(id.pf);
+    id_of_function_ = id;
     mailbox_ = std::move(mailbox);
     kick_fd_ = kick;
     done_fd_ = done;
@@ -182,8 +187,8 @@ bool ClientSession::on_attach(const Message& m)
     r.msix_vectors = function_->msix_count();
     r.port = function_->port_id();
     r.gtt_offset = 0;
-    r.gtt_size = hsi::GTT_SIZE;
-    r.doorbells_size = hsi::DB_BAR_SIZE;
+    r.gtt_size = id.is_vf ? hsi::WINDOW_SIZE : hsi::GTT_SIZE;
+    r.doorbells_size = id.is_vf ? hsi::iov::VF_DB_BAR_SIZE : hsi::DB_BAR_SIZE;
     r.mailbox_size = MAILBOX_SIZE;
     int fds[ATTACH_FDS];
     fds[FD_GTT] = bars.gtt_fd;
@@ -348,7 +353,7 @@ bool ClientSession::on_status(const Message& m)
     r.functions = std::min<uint32_t>(adapter.num_functions(), hsi::MAX_PFS);
     r.ports = adapter.config().ports;
     for (uint32_t pf = 0; pf < r.functions; pf++)
-        r.pfs[pf] = PfStatus{pf, adapter.function(pf).port_id(), owners_.client_pid(pf), 0};
+        r.pfs[pf] = PfStatus{pf, adapter.function(pf).port_id(), owners_.client_pid(FunctionId{pf}), 0};
     return reply(m.header, &r, sizeof r);
 }
 
@@ -383,7 +388,10 @@ void ClientSession::detach()
 {
     if (function_ == nullptr)
         return;
-    owners_.adapter().function_level_reset(function_->pf_id());
+    if (id_of_function_.is_vf)
+        owners_.adapter().vf_level_reset(id_of_function_.pf, id_of_function_.vf);
+    else
+        owners_.adapter().function_level_reset(id_of_function_.pf);
     for (uint32_t v = 0; v < 64; v++)
         if (routed_msix_ & (1ull << v))
             function_->route_msix(v, -1);
@@ -395,7 +403,7 @@ void ClientSession::detach()
     ::close(done_fd_);
     kick_fd_ = done_fd_ = -1;
     mailbox_.reset();
-    owners_.release(function_->pf_id());
+    owners_.release(id_of_function_);
     log(LogLevel::notice, "%s: detached", name().c_str());
     function_ = nullptr;
 }

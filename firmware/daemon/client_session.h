@@ -13,28 +13,48 @@
 #include <string>
 
 #include "cna_fw/adapter.h"
+#include "hsi_iov.h"
 #include "hsi_daemon_socket.h"
 #include "util/shared_memory.h"
 
 namespace cna::fw::daemon {
 
-/* What the sessions share: the adapter, and which PF each has. */
+/* A PF, or VF `vf` of PF `pf`. */
+struct FunctionId {
+    uint32_t pf = 0;
+    bool is_vf = false;
+    uint32_t vf = 0;
+    std::string name() const
+    {
+        return "pf" + std::to_string(pf) + (is_vf ? " vf" + std::to_string(vf) : std::string());
+    }
+};
+
+/* What the sessions share: the adapter, and which function (a PF, or a
+ * VF of one) each session has. */
 class FunctionOwners {
 public:
-    explicit FunctionOwners(Adapter& adapter) : adapter_(adapter), owner_(adapter.num_functions()) {}
+    explicit FunctionOwners(Adapter& adapter)
+        : adapter_(adapter), owner_(adapter.num_functions() * (1 + hsi::iov::MAX_VFS_PER_PF))
+    {
+    }
     Adapter& adapter() { return adapter_; }
-    /* Claims PF `pf` for `session` of process `pid`: 0, -ENODEV (no such
-     * PF) or -EBUSY. */
-    int claim(uint32_t pf, const void* session, uint32_t pid);
-    void release(uint32_t pf) { owner_.at(pf) = Owner{}; }
-    /* The process of the PF's client, 0 if none. */
-    uint32_t client_pid(uint32_t pf) const { return owner_.at(pf).pid; }
+    /* Claims a function for `session` of process `pid`: 0, -ENODEV (no such
+     * PF, or a VF its PF has not enabled) or -EBUSY. */
+    int claim(const FunctionId& id, const void* session, uint32_t pid);
+    void release(const FunctionId& id) { owner_.at(index(id)) = Owner{}; }
+    /* The process of the function's client, 0 if none. */
+    uint32_t client_pid(const FunctionId& id) const { return owner_.at(index(id)).pid; }
 
 private:
     struct Owner {
         const void* session = nullptr;
         uint32_t pid = 0;
     };
+    static std::size_t index(const FunctionId& id)
+    {
+        return id.pf * (1 + hsi::iov::MAX_VFS_PER_PF) + (id.is_vf ? 1 + id.vf : 0);
+    }
     Adapter& adapter_;
     std::vector<Owner> owner_;
 };
@@ -89,6 +109,7 @@ private:
     uint32_t client_pid_ = 0;
     bool greeted_ = false;
     DeviceFunction* function_ = nullptr;
+    FunctionId id_of_function_;
     std::unique_ptr<SharedMemory> mailbox_;
     int kick_fd_ = -1;
     int done_fd_ = -1;
