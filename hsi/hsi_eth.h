@@ -233,7 +233,8 @@ struct VportStats {
     uint64_t tx_error_pkts;        /* malformed BD chains, DMA faults */
     uint64_t tx_oversize_pkts;
     uint64_t rx_flow_drop_pkts;    /* dropped by a flow rule's DROP action */
-    uint64_t reserved[13];
+    uint64_t tx_spoofed_pkts;      /* a VF's, dropped by anti-spoofing (vport_update::UPDATE_ANTI_SPOOF) */
+    uint64_t reserved[12];
 };
 static_assert(sizeof(VportStats) == iro::VPORT_STATS_SIZE);
 

@@ -131,7 +131,8 @@ void RxEngine::receive(std::span<FunctionStorm* const> functions, const FrameBur
 
 RxEngine::RxCursor* RxEngine::plain_queue(FunctionStorm& pf, const Vport& vport, uint32_t vport_id)
 {
-    if (!pf.flows().empty(vport_id) || vport.rss.enabled || vport.vlan_strip || vport.rx_queues == 0)
+    if (!pf.flows().empty(vport_id) || vport.rss.enabled || vport.vlan_strip || vport.port_vlan != 0 ||
+        vport.rx_queues == 0)
         return nullptr;
     uint32_t queue_id = receiving(pf, vport_id, std::countr_zero(vport.rx_queues));
     if (queue_id == NO_QUEUE)
@@ -217,6 +218,10 @@ uint32_t RxEngine::deliver_plain(Vport& vport, RxCursor& c, Dma& dma, const Fram
 
 void RxEngine::deliver(FunctionStorm& pf, Vport& vport, uint32_t vport_id, const WireFrame& f)
 {
+    if (vport.port_vlan != 0 && (f.layout.vlan_tags == 0 || (f.layout.vlan_tci & 0x0fff) != vport.port_vlan)) {
+        counter_add(vport.stats->rx_filtered_pkts, 1); /* not the VF's VLAN */
+        return;
+    }
     Destination dst = destination(f.data);
     switch (classify(vport, f.data, f.len, f.layout, dst)) {
     case RxVerdict::accept: break;
@@ -391,7 +396,8 @@ bool RxEngine::place(FunctionStorm& pf, Vport& vport, RxCursor& c, const WireFra
     const uint8_t* frame = f.data;
     uint32_t len = f.len;
     const FrameLayout& layout = f.layout;
-    bool strip = vport.vlan_strip && layout.vlan_tags != 0;
+    /* A port VLAN is the adapter's: stripped, and not told. */
+    bool strip = (vport.vlan_strip || vport.port_vlan != 0) && layout.vlan_tags != 0;
     if (strip)
         len -= VLAN_HLEN;
 
@@ -430,7 +436,7 @@ bool RxEngine::place(FunctionStorm& pf, Vport& vport, RxCursor& c, const WireFra
     RxCqe& cqe = c.cqes != nullptr ? *reinterpret_cast<RxCqe*>(c.cqes + cqe_offset) : staged;
     /* The received frame: its layout says where its headers are. */
     write_completion(cqe, f.data, len, layout, nbds, c.bd_max_bytes, vport.rx_csum);
-    if (strip) [[unlikely]] {
+    if (strip && vport.port_vlan == 0) [[unlikely]] {
         cqe.vlan_tag = layout.vlan_tci;
         cqe.pars_flags |= pars::VLAN_STRIPPED;
     }

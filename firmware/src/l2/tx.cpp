@@ -107,7 +107,7 @@ void TxEngine::refuse_doorbell(FunctionStorm& pf, TxQueue& q, uint16_t prod)
 
 uint32_t TxEngine::transmit_plain(Vport& vport, TxQueue& q, Dma& dma, uint32_t i, uint32_t count, Port& port)
 {
-    if (!vport.active_tx)
+    if (!vport.active_tx || vport.tx_policy)
         return i;
     const uint32_t max_len = max_frame_len(vport.mtu, 0);
     DestinationTally tally;
@@ -228,6 +228,25 @@ void TxEngine::send(Vport& vport, const uint8_t* frame, uint32_t len, bool parse
     /* An inactive vport consumes its BDs without sending: its queues drain. */
     if (!vport.active_tx)
         return;
+    if (vport.tx_policy) [[unlikely]] {
+        if (vport.anti_spoof && !mac_filter_match(vport, frame + 6, false, 0)) {
+            counter_add(vport.stats->tx_spoofed_pkts, 1);
+            return;
+        }
+        if (vport.port_vlan != 0) {
+            /* The VF's frame goes out tagged with its port VLAN, the tag
+             * inserted after the MAC addresses. */
+            std::memcpy(tagged_, frame, 12);
+            const uint8_t tag[4] = {0x81, 0x00, static_cast<uint8_t>(vport.port_vlan >> 8),
+                                    static_cast<uint8_t>(vport.port_vlan)};
+            std::memcpy(tagged_ + 12, tag, sizeof tag);
+            std::memcpy(tagged_ + 16, frame + 12, len - 12);
+            frame = tagged_;
+            len += 4;
+            parsed = false;
+            scratch = true;
+        }
+    }
     vport_tally_.add(destination(frame), len);
     if (parsed)
         burst_.join(frame, len);

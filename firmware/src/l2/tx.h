@@ -96,6 +96,7 @@ private:
     DestinationTally vport_tally_;
     alignas(64) uint8_t packet_[HEADROOM + MAX_PACKET];
     alignas(64) uint8_t segment_[MAX_SEGMENT];
+    alignas(64) uint8_t tagged_[MAX_SEGMENT + 4]; /* a frame with its port VLAN inserted */
 };
 
 } // namespace cna::fw

@@ -133,6 +133,8 @@ FwReturn FunctionStorm::vport_start(const VportStartRamrodData& d)
     v.rx_csum = d.rx_csum_en != 0;
     v.max_bds_per_packet = d.max_bds_per_packet ? d.max_bds_per_packet : 1;
     v.rss = Rss{};
+    v.anti_spoof = v.tx_policy = false;
+    v.port_vlan = 0;
     v.stats = &vport_stats(d.vport_id);
     return FwReturn::ok;
 }
@@ -143,6 +145,8 @@ FwReturn FunctionStorm::vport_update(const VportUpdateRamrodData& d)
     if (FwReturn rc = check_vport(d.vport_id, true); rc != FwReturn::ok)
         return rc;
     if ((d.update_flags & UPDATE_MTU) && !valid_mtu(d.mtu))
+        return FwReturn::invalid_param;
+    if ((d.update_flags & UPDATE_PORT_VLAN) && d.port_vlan > 4095)
         return FwReturn::invalid_param;
     bool rss_on = (d.update_flags & UPDATE_RSS) && d.rss_enable;
     if (rss_on) {
@@ -162,6 +166,11 @@ FwReturn FunctionStorm::vport_update(const VportUpdateRamrodData& d)
         v.mtu = d.mtu;
     if (d.update_flags & UPDATE_VLAN_STRIP)
         v.vlan_strip = d.vlan_strip_en != 0;
+    if (d.update_flags & UPDATE_ANTI_SPOOF)
+        v.anti_spoof = d.anti_spoof != 0;
+    if (d.update_flags & UPDATE_PORT_VLAN)
+        v.port_vlan = d.port_vlan;
+    v.tx_policy = v.anti_spoof || v.port_vlan != 0;
     if (d.update_flags & UPDATE_RSS) {
         v.rss.enabled = rss_on;
         v.rss.hash_types = d.rss_hash_types;

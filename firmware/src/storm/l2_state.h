@@ -38,6 +38,12 @@ struct Vport {
     uint16_t rx_accept = hsi::eth::accept::NONE;
     uint16_t mtu = 0;
     uint8_t max_bds_per_packet = 1;
+    /* A VF's, as its PF's policy says: Tx from its MAC filters' addresses
+     * only; its port VLAN (0: none) tagged on Tx, required and stripped on
+     * Rx. tx_policy: either, the Tx fast lane's one check. */
+    bool anti_spoof = false;
+    uint16_t port_vlan = 0;
+    bool tx_policy = false;
     uint32_t rx_queues = 0;   /* bit per started Rx queue attached */
     uint32_t tx_queues = 0;   /* bit per started Tx queue attached */
     uint32_t vlan_filters = 0; /* VLAN and MAC+VLAN entries */

@@ -289,5 +289,68 @@ TEST_F(Iov, FunctionLevelResetForgetsTheVfAndTellsItsPf)
     EXPECT_EQ(again->rx_wait(0, 1).size(), 1u);
 }
 
+/* The PF's policy for a VF, on the VF's vport. */
+FwReturn set_policy(FakeDriver& vf, bool anti_spoof, uint16_t port_vlan)
+{
+    VportUpdateRamrodData d{};
+    d.update_flags = vport_update::UPDATE_ANTI_SPOOF | vport_update::UPDATE_PORT_VLAN;
+    d.anti_spoof = anti_spoof;
+    d.port_vlan = port_vlan;
+    return vf.eth(EthCmd::vport_update, &d, sizeof(d));
+}
+
+TEST_F(Iov, AntiSpoofingDropsFramesFromAnotherMac)
+{
+    enable_vfs(2);
+    auto vf0 = bring_up_vf(0, VF0_MAC);
+    auto vf1 = bring_up_vf(1, VF1_MAC);
+    ASSERT_EQ(set_policy(*vf0, true, 0), FwReturn::ok);
+    vf0->send(0, eth_frame(VF1_MAC, PEER_MAC, 0x88b5, 60)); /* not its MAC */
+    vf0->send(0, eth_frame(VF1_MAC, VF0_MAC, 0x88b5, 60));
+    auto got = vf1->rx_wait(0, 1);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(std::memcmp(got[0].data.data() + 6, VF0_MAC, 6), 0) << "only the frame from its own MAC";
+    ASSERT_TRUE(vf0->wait_tx_done(0));
+    EXPECT_TRUE(vf1->rx_poll(0).empty());
+    EXPECT_EQ(vf0->vport_stats(0).tx_spoofed_pkts, 1u);
+    EXPECT_EQ(vf0->vport_stats(0).tx_ucast_pkts, 1u);
+
+    ASSERT_EQ(set_policy(*vf0, false, 0), FwReturn::ok);
+    vf0->send(0, eth_frame(VF1_MAC, PEER_MAC, 0x88b5, 60));
+    EXPECT_EQ(vf1->rx_wait(0, 1).size(), 1u) << "spoof checking off";
+}
+
+TEST_F(Iov, APortVlanIsTaggedOnTxAndRequiredAndStrippedOnRx)
+{
+    enable_vfs(1);
+    auto vf0 = bring_up_vf(0, VF0_MAC);
+    ASSERT_EQ(set_policy(*vf0, false, 4097), FwReturn::invalid_param);
+    ASSERT_EQ(set_policy(*vf0, false, 100), FwReturn::ok);
+    /* Tx: tagged on the wire. */
+    const auto frame = eth_frame(PEER_MAC, VF0_MAC, 0x88b5, 60);
+    vf0->send(0, frame);
+    auto out = peer->rx_wait(0, 1);
+    ASSERT_EQ(out.size(), 1u);
+    ASSERT_EQ(out[0].data.size(), frame.size() + 4);
+    EXPECT_EQ(out[0].data[12], 0x81);
+    EXPECT_EQ(out[0].data[13], 0x00);
+    EXPECT_EQ((out[0].data[14] << 8 | out[0].data[15]) & 0x0fff, 100);
+    EXPECT_TRUE(std::equal(frame.begin() + 12, frame.end(), out[0].data.begin() + 16));
+    /* Rx: its VLAN only, the tag gone. */
+    const std::array<uint8_t, 6> peer_mac = peer->mac();
+    peer->send(0, eth_frame(VF0_MAC, peer_mac.data(), 0x88b5, 60));              /* untagged */
+    peer->send(0, with_vlan(eth_frame(VF0_MAC, peer_mac.data(), 0x88b5, 60), 7)); /* another VLAN */
+    const auto tagged = with_vlan(eth_frame(VF0_MAC, peer_mac.data(), 0x88b5, 60), 100);
+    peer->send(0, tagged);
+    auto in = vf0->rx_wait(0, 1);
+    ASSERT_EQ(in.size(), 1u);
+    EXPECT_EQ(in[0].data.size(), tagged.size() - 4);
+    EXPECT_EQ(in[0].data[12], 0x88);
+    EXPECT_FALSE(in[0].cqe.pars_flags & pars::VLAN_STRIPPED) << "the port VLAN is the adapter's business";
+    ASSERT_TRUE(peer->wait_tx_done(0));
+    EXPECT_TRUE(vf0->rx_poll(0).empty());
+    EXPECT_EQ(vf0->vport_stats(0).rx_filtered_pkts, 2u);
+}
+
 } // namespace
 } // namespace cna::fw::test
