@@ -31,6 +31,8 @@ struct SpSbInfo;
 struct RtData;
 struct L2Info;
 struct RdmaInfo;
+struct VfIov;
+struct PfIov;
 
 enum class IntMode { msix, poll };
 
@@ -103,6 +105,8 @@ struct Hwfn {
     std::unique_ptr<RtData> rt_data;   /* runtime array */
     std::unique_ptr<L2Info> l2;        /* started vports and queues */
     std::unique_ptr<RdmaInfo> rdma;    /* when pf_params.rdma asks for QPs */
+    std::unique_ptr<VfIov> vf_iov;     /* a VF's channel to its PF, from hw_prepare */
+    std::unique_ptr<PfIov> iov;        /* SR-IOV: the PF's VFs (iov_enable) */
 
     /* Serialises the slowpath DPC with ramrod waiters that process the EQ
      * themselves: whoever holds it owns the EQ consumer and the SP SB ack. */
@@ -116,8 +120,14 @@ struct Hwfn {
 struct Dev {
     std::string name;                 /* log prefix, e.g. the ethdev name */
     osal::PciFunction* pci = nullptr; /* REG_RD/REG_WR, GTT, doorbells, MSI-X */
+    /* The PCI function is a VF (init_struct): no PTT, MFW, SPQ, EQ or
+     * slowpath SB; what the PF does through them, the VF asks its PF for
+     * (ecore_vf_api.h). */
+    bool is_vf = false;
     UpperOps ops;
     Hwfn hwfn;                        /* one HW function per device */
 };
+
+inline bool is_vf(const Hwfn& hwfn) { return hwfn.dev->is_vf; }
 
 } // namespace cna::ecore

@@ -13,6 +13,8 @@
 #include "ecore_ptt.h"
 #include "ecore_rdma.h"
 #include "ecore_spq.h"
+#include "ecore_sriov.h"
+#include "ecore_vf.h"
 #include "hsi_eth.h"
 
 namespace cna::ecore {
@@ -25,6 +27,7 @@ void init_struct(Dev& dev, std::string name, osal::PciFunction& pci, UpperOps op
 {
     dev.name = std::move(name);
     dev.pci = &pci;
+    dev.is_vf = pci.is_vf();
     dev.ops = std::move(ops);
     dev.hwfn.dev = &dev;
 }
@@ -58,6 +61,8 @@ Status hw_prepare_bar(Hwfn& hwfn, Ptt& ptt)
 Status hw_prepare(Dev& dev)
 {
     Hwfn& hwfn = dev.hwfn;
+    if (dev.is_vf)
+        return vf_hw_prepare(hwfn, VfAcquireParams{});
     if (hwfn.hw_prepared) {
         DP_ERR(hwfn, "hw_prepare called twice");
         return Status::busy;
@@ -97,6 +102,12 @@ Status resc_alloc(Dev& dev)
         DP_ERR(hwfn, "resc_alloc needs a prepared device without resources");
         return Status::busy;
     }
+    if (dev.is_vf) {
+        /* A VF's slowpath is its PF's: only its queues are its own. */
+        const Status rc = l2_alloc(hwfn);
+        hwfn.resc_allocated = rc == Status::success;
+        return rc;
+    }
     Status rc = cxt_mngr_alloc(hwfn);
     if (rc == Status::success)
         rc = spq_alloc(hwfn);
@@ -110,6 +121,8 @@ Status resc_alloc(Dev& dev)
         rc = l2_alloc(hwfn);
     if (rc == Status::success)
         rc = rdma_alloc(hwfn);
+    if (rc == Status::success)
+        rc = iov_alloc(hwfn);
     if (rc != Status::success) {
         DP_ERR(hwfn, "resc_alloc failed: %s", status_name(rc));
         resc_free(dev);
@@ -121,6 +134,8 @@ Status resc_alloc(Dev& dev)
 
 void resc_setup(Dev& dev)
 {
+    if (dev.is_vf)
+        return; /* no runtime array: a VF loads no firmware image */
     Hwfn& hwfn = dev.hwfn;
     using namespace hsi::init;
     Spq& spq = *hwfn.spq;
@@ -138,6 +153,7 @@ void resc_setup(Dev& dev)
 void resc_free(Dev& dev)
 {
     Hwfn& hwfn = dev.hwfn;
+    iov_free(hwfn);
     rdma_free(hwfn);
     l2_free(hwfn);
     rt_data_free(hwfn);
@@ -151,6 +167,10 @@ void resc_free(Dev& dev)
 void hw_remove(Dev& dev)
 {
     Hwfn& hwfn = dev.hwfn;
+    if (dev.is_vf) {
+        vf_release(hwfn);
+        return;
+    }
     if (hwfn.ptt_pool) {
         PttGuard ptt(hwfn);
         if (ptt)

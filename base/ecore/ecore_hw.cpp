@@ -44,6 +44,10 @@ void ptt_pool_free(Hwfn& hwfn) { hwfn.ptt_pool.reset(); }
 
 Ptt* ptt_acquire(Hwfn& hwfn)
 {
+    if (!hwfn.ptt_pool) {
+        DP_ERR(hwfn, "no PTT pool: %s", is_vf(hwfn) ? "a VF has no PTT" : "the device is not prepared");
+        return nullptr;
+    }
     PttPool& pool = *hwfn.ptt_pool;
     osal::Deadline deadline(PTT_ACQUIRE_TIMEOUT_MS);
     for (;;) {
@@ -98,18 +102,6 @@ void memcpy_to(Hwfn& hwfn, Ptt& ptt, uint32_t addr, const void* src, std::size_t
         uint32_t v;
         memcpy(&v, in + off, 4);
         wr(hwfn, ptt, addr + static_cast<uint32_t>(off), v);
-    }
-}
-
-uint64_t rd64(Hwfn& hwfn, Ptt& ptt, uint32_t addr)
-{
-    uint32_t hi = rd(hwfn, ptt, addr + 4);
-    for (;;) {
-        uint32_t lo = rd(hwfn, ptt, addr);
-        uint32_t hi_again = rd(hwfn, ptt, addr + 4);
-        if (hi_again == hi)
-            return (uint64_t{hi} << 32) | lo;
-        hi = hi_again; /* the low half wrapped between the reads */
     }
 }
 

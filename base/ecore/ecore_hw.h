@@ -58,19 +58,41 @@ void wr(Hwfn& hwfn, Ptt& ptt, uint32_t addr, uint32_t value);
 void memcpy_from(Hwfn& hwfn, Ptt& ptt, void* dst, uint32_t addr, std::size_t len);
 void memcpy_to(Hwfn& hwfn, Ptt& ptt, uint32_t addr, const void* src, std::size_t len);
 
-/* A 64-bit counter the device updates with single 64-bit stores, read as
- * high, low, high until the high half is stable. */
-uint64_t rd64(Hwfn& hwfn, Ptt& ptt, uint32_t addr);
+/* A 64-bit counter the device updates with single 64-bit stores, read with
+ * 32-bit reads (rd32(addr)) as high, low, high until the high half is
+ * stable. */
+template <typename Rd32> uint64_t read_counter64(Rd32 rd32, uint32_t addr)
+{
+    uint32_t hi = rd32(addr + 4);
+    for (;;) {
+        const uint32_t lo = rd32(addr);
+        const uint32_t hi_again = rd32(addr + 4);
+        if (hi_again == hi)
+            return (uint64_t{hi} << 32) | lo;
+        hi = hi_again; /* the low half wrapped between the reads */
+    }
+}
 
-/* A statistics block the storms keep in storm RAM at iro_offset: a struct
- * of 64-bit counters, each read with rd64. */
-template <typename Stats> void read_storm_stats(Hwfn& hwfn, Ptt& ptt, uint32_t iro_offset, Stats* out)
+/* A statistics block from addr on: a struct of such counters. */
+template <typename Stats, typename Rd32> void read_counters(Rd32 rd32, uint32_t addr, Stats* out)
 {
     static_assert(sizeof(Stats) % sizeof(uint64_t) == 0);
     uint64_t counters[sizeof(Stats) / sizeof(uint64_t)];
     for (std::size_t i = 0; i < std::size(counters); i++)
-        counters[i] = rd64(hwfn, ptt, hsi::reg::STORM_RAM_BASE + iro_offset + static_cast<uint32_t>(i * 8));
+        counters[i] = read_counter64(rd32, addr + static_cast<uint32_t>(i * 8));
     std::memcpy(out, counters, sizeof(*out));
+}
+
+/* A counter at an internal address. */
+inline uint64_t rd64(Hwfn& hwfn, Ptt& ptt, uint32_t addr)
+{
+    return read_counter64([&](uint32_t a) { return rd(hwfn, ptt, a); }, addr);
+}
+
+/* A statistics block the storms keep in storm RAM at iro_offset. */
+template <typename Stats> void read_storm_stats(Hwfn& hwfn, Ptt& ptt, uint32_t iro_offset, Stats* out)
+{
+    read_counters([&](uint32_t a) { return rd(hwfn, ptt, a); }, hsi::reg::STORM_RAM_BASE + iro_offset, out);
 }
 
 /* Doorbells: a connection's hsi::DoorbellData in the doorbell BAR. */

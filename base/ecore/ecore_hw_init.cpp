@@ -6,10 +6,12 @@
 
 #include "ecore_init_image.h"
 #include "ecore_init_ops.h"
+#include "ecore_iov_api.h"
 #include "ecore_int.h"
 #include "ecore_log.h"
 #include "ecore_mcp.h"
 #include "ecore_spq.h"
+#include "ecore_vf.h"
 #include "hsi_init_image.h"
 
 namespace cna::ecore {
@@ -162,6 +164,12 @@ Status hw_init(Dev& dev, const HwInitParams& params)
         DP_ERR(hwfn, "hw_init needs a prepared device with resources, not yet initialised");
         return Status::busy;
     }
+    if (dev.is_vf) {
+        /* Its PF loaded the firmware and started the function. */
+        hwfn.int_mode = params.int_mode;
+        hwfn.hw_init_done = true;
+        return Status::success;
+    }
 
     std::span<const uint8_t> bytes = params.fw_image;
     if (bytes.empty())
@@ -202,6 +210,11 @@ Status hw_stop(Dev& dev)
     Hwfn& hwfn = dev.hwfn;
     if (!hwfn.hw_init_done)
         return Status::success;
+    if (dev.is_vf)
+        return vf_close(hwfn);
+    /* The VFs' vports are the PF's ramrods' to stop, before PF_STOP. */
+    if (iov_num_vfs(hwfn) > 0)
+        iov_disable(hwfn);
     PttGuard ptt(hwfn);
     if (!ptt)
         return Status::again;

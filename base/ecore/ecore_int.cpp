@@ -11,6 +11,8 @@
 #include "ecore_mcp.h"
 #include "ecore_ptt.h"
 #include "ecore_spq.h"
+#include "ecore_sriov.h"
+#include "ecore_vf.h"
 
 namespace cna::ecore {
 
@@ -96,8 +98,9 @@ bool int_attn_handle(Hwfn& hwfn, Ptt& ptt)
 
 Status int_sb_init(Hwfn& hwfn, Ptt& ptt, SbInfo& sb_info, void* sb_virt, uint64_t sb_phys, uint32_t sb_id)
 {
-    if (sb_id != hsi::SP_SB_ID && sb_id >= hwfn.hw_info.resc.num_sbs) {
-        DP_ERR(hwfn, "status block %u is beyond the %u granted to this PF", sb_id, hwfn.hw_info.resc.num_sbs);
+    /* A VF has no slowpath status block. */
+    if ((sb_id != hsi::SP_SB_ID || is_vf(hwfn)) && sb_id >= hwfn.hw_info.resc.num_sbs) {
+        DP_ERR(hwfn, "status block %u is beyond the %u granted to this function", sb_id, hwfn.hw_info.resc.num_sbs);
         return Status::inval;
     }
     if (sb_virt == nullptr || sb_phys == 0) {
@@ -106,6 +109,10 @@ Status int_sb_init(Hwfn& hwfn, Ptt& ptt, SbInfo& sb_info, void* sb_virt, uint64_
     }
     memset(sb_virt, 0, sizeof(hsi::StatusBlock));
     sb_info = SbInfo{static_cast<volatile hsi::StatusBlock*>(sb_virt), sb_phys, sb_id, 0, hwfn.dev->pci};
+    if (is_vf(hwfn)) {
+        vf_sb_init(hwfn, sb_info);
+        return Status::success;
+    }
 
     const uint32_t vector = hsi::msix_vector_of_sb(sb_id);
     wr(hwfn, ptt, hsi::reg::cau_sb_addr_lo(sb_id), static_cast<uint32_t>(sb_phys));
@@ -120,9 +127,13 @@ void int_sb_release(Hwfn& hwfn, Ptt& ptt, SbInfo& sb_info)
     if (sb_info.sb_virt == nullptr)
         return;
     sb_ack(sb_info, hsi::IguIntOp::disable);
-    wr(hwfn, ptt, hsi::reg::cau_sb_conf(sb_info.sb_id), 0);
-    wr(hwfn, ptt, hsi::reg::cau_sb_addr_lo(sb_info.sb_id), 0);
-    wr(hwfn, ptt, hsi::reg::cau_sb_addr_hi(sb_info.sb_id), 0);
+    if (is_vf(hwfn)) {
+        vf_sb_release(hwfn, sb_info);
+    } else {
+        wr(hwfn, ptt, hsi::reg::cau_sb_conf(sb_info.sb_id), 0);
+        wr(hwfn, ptt, hsi::reg::cau_sb_addr_lo(sb_info.sb_id), 0);
+        wr(hwfn, ptt, hsi::reg::cau_sb_addr_hi(sb_info.sb_id), 0);
+    }
     sb_info.sb_virt = nullptr;
 }
 
@@ -196,6 +207,10 @@ void int_sp_dpc(Hwfn& hwfn)
         }
         sb_ack(sp.info, hwfn.int_mode == IntMode::msix ? hsi::IguIntOp::enable : hsi::IguIntOp::nop);
     }
+    /* VF requests wait for ramrods: outside the lock, as any caller. */
+    iov_process_pending(hwfn);
+    if (link_changed)
+        iov_link_changed(hwfn);
     if (link_changed && hwfn.dev->ops.link_update)
         hwfn.dev->ops.link_update(hwfn);
 }

@@ -29,7 +29,8 @@ struct SbInfo {
 
 /* Configures the CAU to write status block sb_id at sb_phys (and clears the
  * memory) with MSI-X vector hsi::msix_vector_of_sb(sb_id). The SB starts
- * disarmed: sb_ack(..., enable) arms it. */
+ * disarmed: sb_ack(..., enable) arms it. A VF's SB is configured by its PF
+ * with the vport (sp_vport_start), on vector sb_id; ptt is unused then. */
 Status int_sb_init(Hwfn& hwfn, Ptt& ptt, SbInfo& sb_info, void* sb_virt, uint64_t sb_phys,
                    uint32_t sb_id);
 

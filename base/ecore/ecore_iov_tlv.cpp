@@ -8,37 +8,7 @@
 namespace cna::ecore::iov {
 namespace {
 
-bool known(uint16_t type)
-{
-    switch (static_cast<TlvType>(type)) {
-    case TlvType::acquire:
-    case TlvType::release:
-    case TlvType::close:
-    case TlvType::int_cleanup:
-    case TlvType::vport_start:
-    case TlvType::vport_update:
-    case TlvType::vport_teardown:
-    case TlvType::start_rxq:
-    case TlvType::start_txq:
-    case TlvType::stop_rxqs:
-    case TlvType::stop_txqs:
-    case TlvType::update_rxq:
-    case TlvType::ucast_filter:
-    case TlvType::update_mtu:
-    case TlvType::coalesce_update:
-    case TlvType::vport_activate:
-    case TlvType::vport_rx_mode:
-    case TlvType::vport_rss:
-    case TlvType::vport_vlan_strip:
-    case TlvType::vport_mcast:
-    case TlvType::reply:
-    case TlvType::list_end:
-        return true;
-    case TlvType::none:
-        break;
-    }
-    return false;
-}
+bool known(uint16_t type) { return tlv_name(static_cast<TlvType>(type)) != nullptr; }
 
 TlvHeader header_at(std::span<const uint8_t> message, std::size_t offset)
 {
@@ -53,6 +23,52 @@ uint32_t board_crc(const uint8_t* board, uint32_t size)
 }
 
 } // namespace
+
+const char* tlv_name(TlvType type)
+{
+    switch (type) {
+    case TlvType::acquire: return "acquire";
+    case TlvType::release: return "release";
+    case TlvType::close: return "close";
+    case TlvType::int_cleanup: return "int_cleanup";
+    case TlvType::vport_start: return "vport_start";
+    case TlvType::vport_update: return "vport_update";
+    case TlvType::vport_teardown: return "vport_teardown";
+    case TlvType::start_rxq: return "start_rxq";
+    case TlvType::start_txq: return "start_txq";
+    case TlvType::stop_rxqs: return "stop_rxqs";
+    case TlvType::stop_txqs: return "stop_txqs";
+    case TlvType::update_rxq: return "update_rxq";
+    case TlvType::ucast_filter: return "ucast_filter";
+    case TlvType::update_mtu: return "update_mtu";
+    case TlvType::coalesce_update: return "coalesce_update";
+    case TlvType::vport_activate: return "vport_activate";
+    case TlvType::vport_rx_mode: return "vport_rx_mode";
+    case TlvType::vport_rss: return "vport_rss";
+    case TlvType::vport_vlan_strip: return "vport_vlan_strip";
+    case TlvType::vport_mcast: return "vport_mcast";
+    case TlvType::reply: return "reply";
+    case TlvType::list_end: return "list_end";
+    case TlvType::none: break;
+    }
+    return nullptr;
+}
+
+const char* status_name(hsi::iov::Status status)
+{
+    using hsi::iov::Status;
+    switch (status) {
+    case Status::pending: return "pending";
+    case Status::success: return "success";
+    case Status::failure: return "failure";
+    case Status::not_supported: return "not supported";
+    case Status::bad_request: return "bad request";
+    case Status::no_resource: return "no resource";
+    case Status::forbidden: return "forbidden";
+    case Status::not_acquired: return "not acquired";
+    }
+    return "unknown status";
+}
 
 TlvReader::TlvReader(std::span<const uint8_t> message)
 {

@@ -18,6 +18,11 @@ namespace cna::ecore::iov {
 using hsi::iov::TlvHeader;
 using hsi::iov::TlvType;
 
+/* For logs: a TLV type's name (nullptr for a type this side does not
+ * know), a reply status's. */
+const char* tlv_name(TlvType type);
+const char* status_name(hsi::iov::Status status);
+
 class TlvReader {
 public:
     /* A message as received (the PF's copy of a request, the VF's of a

@@ -9,6 +9,7 @@
 
 #include "ecore_log.h"
 #include "ecore_spq.h"
+#include "ecore_vf.h"
 
 namespace cna::ecore {
 
@@ -18,7 +19,7 @@ bool check_vport(Hwfn& hwfn, uint8_t vport_id)
 {
     if (vport_id < hwfn.hw_info.resc.num_vports)
         return true;
-    DP_ERR(hwfn, "vport %u is beyond the %u granted to this PF", vport_id, hwfn.hw_info.resc.num_vports);
+    DP_ERR(hwfn, "vport %u is beyond the %u granted to this function", vport_id, hwfn.hw_info.resc.num_vports);
     return false;
 }
 
@@ -44,23 +45,14 @@ Status check_queue(Hwfn& hwfn, const QueueStartParams& q, bool rx)
     if (!check_vport(hwfn, q.vport_id))
         return Status::inval;
     if (q.queue_id >= max_queues) {
-        DP_ERR(hwfn, "%s queue %u is beyond the %u granted to this PF", rx ? "Rx" : "Tx", q.queue_id, max_queues);
+        DP_ERR(hwfn, "%s queue %u is beyond the %u granted to this function", rx ? "Rx" : "Tx", q.queue_id, max_queues);
         return Status::inval;
     }
     if (q.sb_id >= resc.num_sbs) {
-        DP_ERR(hwfn, "status block %u is beyond the %u granted to this PF", q.sb_id, resc.num_sbs);
+        DP_ERR(hwfn, "status block %u is beyond the %u granted to this function", q.sb_id, resc.num_sbs);
         return Status::inval;
     }
     return Status::success;
-}
-
-QueueHandle add_queue(Hwfn& hwfn, bool rx, const QueueStartParams& q, uint32_t cid)
-{
-    L2Info& l2 = *hwfn.l2;
-    auto queue = std::make_unique<QueueCid>(QueueCid{rx, q.vport_id, q.queue_id, cid});
-    std::lock_guard guard(l2.lock);
-    l2.queues.push_back(std::move(queue));
-    return l2.queues.back().get();
 }
 
 /* Forgets a stopped queue; false if the handle is not one of ours. */
@@ -88,7 +80,9 @@ Status queue_stop(Hwfn& hwfn, QueueHandle handle, bool rx)
     QueueStopRamrodData data{};
     data.vport_id = handle->vport_id;
     data.queue_id = handle->queue_id;
-    Status rc = post_eth(hwfn, rx ? EthCmd::rx_queue_stop : EthCmd::tx_queue_stop, &data, sizeof(data), handle->cid);
+    Status rc = is_vf(hwfn) ? vf_queue_stop(hwfn, *handle)
+                            : post_eth(hwfn, rx ? EthCmd::rx_queue_stop : EthCmd::tx_queue_stop, &data, sizeof(data),
+                                       handle->cid);
     if (rc == Status::success)
         remove_queue(hwfn, handle);
     return rc;
@@ -98,8 +92,12 @@ Status get_queue_stats(Hwfn& hwfn, Ptt& ptt, uint16_t queue_id, bool rx, QueueSt
 {
     const uint32_t max_queues = rx ? hwfn.hw_info.resc.num_rx_queues : hwfn.hw_info.resc.num_tx_queues;
     if (queue_id >= max_queues) {
-        DP_ERR(hwfn, "%s queue %u is beyond the %u granted to this PF", rx ? "Rx" : "Tx", queue_id, max_queues);
+        DP_ERR(hwfn, "%s queue %u is beyond the %u granted to this function", rx ? "Rx" : "Tx", queue_id, max_queues);
         return Status::inval;
+    }
+    if (is_vf(hwfn)) {
+        vf_get_queue_stats(hwfn, queue_id, rx, stats);
+        return Status::success;
     }
     const uint32_t pf = hwfn.hw_info.pf_id;
     read_storm_stats(hwfn, ptt, rx ? hsi::iro::rx_queue_stats(pf, queue_id) : hsi::iro::tx_queue_stats(pf, queue_id),
@@ -117,10 +115,21 @@ Status l2_alloc(Hwfn& hwfn)
 
 void l2_free(Hwfn& hwfn) { hwfn.l2.reset(); }
 
+QueueHandle add_queue(Hwfn& hwfn, bool rx, const QueueStartParams& q, uint32_t cid)
+{
+    L2Info& l2 = *hwfn.l2;
+    auto queue = std::make_unique<QueueCid>(QueueCid{rx, q.vport_id, q.queue_id, cid});
+    std::lock_guard guard(l2.lock);
+    l2.queues.push_back(std::move(queue));
+    return l2.queues.back().get();
+}
+
 Status sp_vport_start(Hwfn& hwfn, const SpVportStartParams& p)
 {
     if (!check_vport(hwfn, p.vport_id))
         return Status::inval;
+    if (is_vf(hwfn))
+        return vf_vport_start(hwfn, p);
     VportStartRamrodData data{};
     data.vport_id = p.vport_id;
     data.vlan_strip_en = p.vlan_strip;
@@ -135,6 +144,8 @@ Status sp_vport_update(Hwfn& hwfn, const SpVportUpdateParams& p)
 {
     if (!check_vport(hwfn, p.vport_id))
         return Status::inval;
+    if (is_vf(hwfn))
+        return vf_vport_update(hwfn, p);
     VportUpdateRamrodData data{};
     data.vport_id = p.vport_id;
     if (p.update_vport_active_rx_flg) {
@@ -182,6 +193,8 @@ Status sp_vport_stop(Hwfn& hwfn, uint8_t vport_id)
 {
     if (!check_vport(hwfn, vport_id))
         return Status::inval;
+    if (is_vf(hwfn))
+        return vf_vport_stop(hwfn);
     VportStopRamrodData data{};
     data.vport_id = vport_id;
     return post_eth(hwfn, EthCmd::vport_stop, &data, sizeof(data));
@@ -194,6 +207,8 @@ Status eth_rx_queue_start(Hwfn& hwfn, const RxQueueStartParams& p, RxQueueStartR
         return rc;
     if (!check_ring(hwfn, "Rx BD ring", p.bd_ring_size) || !check_ring(hwfn, "Rx CQE ring", p.cqe_ring_size))
         return Status::inval;
+    if (is_vf(hwfn))
+        return vf_rx_queue_start(hwfn, p, ret);
 
     /* The storm restarts the queue at 0: so must the producers it reads. */
     auto* prod = reinterpret_cast<volatile uint32_t*>(hwfn.dev->pci->gtt() +
@@ -227,6 +242,8 @@ Status eth_tx_queue_start(Hwfn& hwfn, const TxQueueStartParams& p, TxQueueStartR
         return rc;
     if (!check_ring(hwfn, "Tx BD ring", p.bd_ring_size))
         return Status::inval;
+    if (is_vf(hwfn))
+        return vf_tx_queue_start(hwfn, p, ret);
 
     const uint32_t cid = hsi::cid_tx_queue(p.queue.queue_id);
     /* The storm restarts the queue at 0: so must the doorbell it polls. */
@@ -257,6 +274,8 @@ Status eth_tx_queue_stop(Hwfn& hwfn, QueueHandle handle) { return queue_stop(hwf
 
 Status sp_eth_filter_ucast(Hwfn& hwfn, const FilterUcast& f)
 {
+    if (is_vf(hwfn))
+        return vf_filter_ucast(hwfn, f);
     const bool from_source = f.opcode == FilterOpcode::remove || f.opcode == FilterOpcode::move;
     FiltersUpdateRamrodData data{};
     data.vport_id = from_source ? f.vport_to_remove_from : f.vport_to_add_to;
@@ -277,6 +296,10 @@ Status get_vport_stats(Hwfn& hwfn, Ptt& ptt, uint8_t vport_id, VportStats* stats
 {
     if (!check_vport(hwfn, vport_id))
         return Status::inval;
+    if (is_vf(hwfn)) {
+        vf_get_vport_stats(hwfn, stats);
+        return Status::success;
+    }
     read_storm_stats(hwfn, ptt, hsi::iro::vport_stats(hwfn.hw_info.pf_id, vport_id), stats);
     return Status::success;
 }

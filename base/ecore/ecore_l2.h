@@ -30,4 +30,7 @@ void l2_free(Hwfn& hwfn);
 /* false (and logged) for a vport id beyond the PF's grant. */
 bool check_vport(Hwfn& hwfn, uint8_t vport_id);
 
+/* Records a queue started in the device: its handle. */
+QueueHandle add_queue(Hwfn& hwfn, bool rx, const QueueStartParams& q, uint32_t cid);
+
 } // namespace cna::ecore

@@ -9,6 +9,7 @@
 #include "ecore_int.h"
 #include "ecore_log.h"
 #include "ecore_rdma.h"
+#include "ecore_sriov.h"
 #include "hsi_eth.h"
 
 namespace cna::ecore {
@@ -248,6 +249,8 @@ void eq_process(Hwfn& hwfn)
         memcpy(&eqe, elem, sizeof(eqe));
         if ((eqe.flags & hsi::EQE_FLAG_ASYNC) && eqe.protocol_id == static_cast<uint8_t>(hsi::ProtocolId::roce))
             rdma_async_event(hwfn, eqe.opcode, eqe.data);
+        else if ((eqe.flags & hsi::EQE_FLAG_ASYNC) && eqe.protocol_id == static_cast<uint8_t>(hsi::ProtocolId::iov))
+            iov_async_event(hwfn, eqe.opcode, eqe.echo, eqe.data);
         else if (eqe.flags & hsi::EQE_FLAG_ASYNC)
             DP_INFO(hwfn, "async event %u (protocol %u, data 0x%" PRIx64 ")", eqe.opcode, eqe.protocol_id, eqe.data);
         else

@@ -20,6 +20,7 @@ const char* status_name(Status status)
     case Status::io: return "device error";
     case Status::fault: return "DMA fault";
     case Status::nodev: return "no device";
+    case Status::perm: return "not permitted";
     }
     return "unknown";
 }
@@ -39,6 +40,7 @@ int status_to_errno(Status status)
     case Status::io: return -EIO;
     case Status::fault: return -EFAULT;
     case Status::nodev: return -ENODEV;
+    case Status::perm: return -EPERM;
     }
     return -EIO;
 }

@@ -19,6 +19,7 @@ enum class Status : int {
     io,       /* the device answered with an error or garbage */
     fault,    /* a DMA address could not be reached by the device */
     nodev,    /* no device behind the PCI function (e.g. MFW not running) */
+    perm,     /* not permitted: a VF's PF refused it by its policy for the VF */
 };
 
 const char* status_name(Status status);

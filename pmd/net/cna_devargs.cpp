@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "cna_devargs.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include <rte_kvargs.h>
 
 #include "hsi_common.h"
+#include "hsi_iov.h"
 
 namespace cna::pmd {
 namespace {
@@ -133,6 +135,12 @@ std::string apply(std::string_view key, std::string_view value, Devargs* d)
         if (!parse_ip(value, v4, v4 ? &d->ipv4 : &d->ipv6))
             return bad_value(key, value, v4 ? "an IPv4 address and prefix length, as 192.0.2.1/24"
                                             : "an IPv6 address and prefix length, as 2001:db8::1/64");
+    } else if (key == "vfs" || key == "vf") {
+        uint32_t* n = key == "vfs" ? &d->vfs : &d->vf;
+        const uint32_t limit = key == "vfs" ? hsi::iov::MAX_VFS_PER_PF : hsi::iov::MAX_VFS_PER_PF - 1;
+        if (!parse_u32(value, n) || *n > limit)
+            return bad_value(key, value, (key == "vfs" ? "a number of VFs from 0 to " : "a VF number from 0 to ") +
+                                             std::to_string(limit));
     } else if (key == "fault") {
         d->fault = hsi::control::fault_named(value);
         if (d->fault == Fault::none)
@@ -152,7 +160,12 @@ int parse_devargs(const char* device_name, const char* args, Devargs* out, std::
     if (args == nullptr || args[0] == '\0')
         return 0;
 
+    const char* const vf_key[] = {"vf", nullptr};
     KvargsPtr kvlist(rte_kvargs_parse(args, nullptr), &rte_kvargs_free);
+    if (kvlist && rte_kvargs_count(kvlist.get(), vf_key[0]) != 0) {
+        *error = "invalid devarg 'vf' for net_cna: a VF is a net_cna_vf port";
+        return -EINVAL;
+    }
     if (!kvlist) {
         *error = std::string("malformed devargs '") + args + "': expected key=value pairs separated by ','";
         return -EINVAL;
@@ -197,6 +210,51 @@ int parse_devargs(const char* device_name, const char* args, Devargs* out, std::
                  std::to_string(out->ports) + " port(s)";
         return -EINVAL;
     }
+    return 0;
+}
+
+int parse_vf_devargs(const char* device_name, const char* args, Devargs* out, std::string* error)
+{
+    /* The keys that name a VF; the rest belong to its PF. */
+    static constexpr std::string_view VF_KEYS[] = {"daemon", "pf", "adapter", "port", "vf"};
+    KvargsPtr kvlist(args != nullptr ? rte_kvargs_parse(args, nullptr) : nullptr, &rte_kvargs_free);
+    if (args != nullptr && args[0] != '\0' && !kvlist) {
+        *error = std::string("malformed devargs '") + args + "': expected key=value pairs separated by ','";
+        return -EINVAL;
+    }
+    bool has_vf = false;
+    for (unsigned i = 0; kvlist && i < kvlist->count; i++) {
+        const std::string_view key = kvlist->pairs[i].key;
+        if (std::find(std::begin(VF_KEYS), std::end(VF_KEYS), key) == std::end(VF_KEYS)) {
+            *error = "unknown devarg '" + std::string(key) + "' for net_cna_vf (known: " CNA_VF_DEVARGS_PARAM_STRING
+                     "; the port's layout is its PF's)";
+            return -EINVAL;
+        }
+        has_vf |= key == "vf";
+    }
+    if (const int rc = parse_devargs(device_name, nullptr, out, error); rc != 0)
+        return rc;
+    for (unsigned i = 0; kvlist && i < kvlist->count; i++) {
+        const rte_kvargs_pair& pair = kvlist->pairs[i];
+        if (std::string msg = apply(pair.key, pair.value ? pair.value : "", out); !msg.empty()) {
+            *error = std::move(msg);
+            return -EINVAL;
+        }
+    }
+    if (!has_vf) {
+        *error = std::string("missing devarg 'vf' (") + CNA_VF_DEVARGS_PARAM_STRING + ")";
+        return -EINVAL;
+    }
+    const bool has_pf = kvlist && rte_kvargs_count(kvlist.get(), "pf") != 0;
+    const bool has_embedded = kvlist && (rte_kvargs_count(kvlist.get(), "adapter") != 0 ||
+                                         rte_kvargs_count(kvlist.get(), "port") != 0);
+    if (out->daemon.empty() ? has_pf : has_embedded) {
+        *error = out->daemon.empty() ? "invalid devarg 'pf' without 'daemon': an embedded adapter's PF is its 'port'"
+                                     : "invalid devarg 'adapter' or 'port' with 'daemon': a daemon's PF is its 'pf'";
+        return -EINVAL;
+    }
+    out->is_vf = true;
+    out->rdma = false; /* RDMA is its PF's */
     return 0;
 }
 

@@ -49,6 +49,11 @@ struct Devargs {
     };
     std::optional<IpAddress> ipv4;
     std::optional<IpAddress> ipv6;
+    /* net_cna: the VFs the PF enables at probe (SR-IOV). */
+    uint32_t vfs = 0;
+    /* net_cna_vf: the VF of PF `port` this ethdev drives. */
+    bool is_vf = false;
+    uint32_t vf = 0;
 };
 
 /* The devargs keys, for RTE_PMD_REGISTER_PARAM_STRING and the user guide. */
@@ -57,10 +62,15 @@ struct Devargs {
     "adapter=<name> ports=<1|2|4> port=<int> wire=<loopback|cable|tap:<ifname>> mac=<xx:xx:xx:xx:xx:xx> " \
     "fw_file=<path> " \
     "fault=<mfw_silent|fw_assert|lose_ramrod|dma_fault> roce_loss=<per-million> engine_threads=<int> " \
-    "engine_cpu=<int|[int,...]> rdma=<0|1> ipv4=<a.b.c.d/len> ipv6=<addr/len>"
+    "engine_cpu=<int|[int,...]> rdma=<0|1> ipv4=<a.b.c.d/len> ipv6=<addr/len> vfs=<int>"
+/* net_cna_vf's: a VF of a daemon's PF, or of a PF of an embedded adapter
+ * of this process. */
+#define CNA_VF_DEVARGS_PARAM_STRING "daemon=<socket path> pf=<int> adapter=<name> port=<int> vf=<int>"
 
 /* Parses args (may be null or empty). On error returns -EINVAL with a message
  * naming the offending key and value in *error. */
 int parse_devargs(const char* device_name, const char* args, Devargs* out, std::string* error);
+/* The same for net_cna_vf, whose devargs name the VF (vf= is required). */
+int parse_vf_devargs(const char* device_name, const char* args, Devargs* out, std::string* error);
 
 } // namespace cna::pmd

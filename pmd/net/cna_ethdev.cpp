@@ -25,6 +25,7 @@
 #include "cna_mp.h"
 #include "cna_rxtx.h"
 #include "ecore_dev_api.h"
+#include "ecore_iov_api.h"
 #include "ecore_l2_api.h"
 #include "ecore_rdma_api.h"
 
@@ -65,6 +66,16 @@ osal::PciAttachParams attach_params(const EthPort* port)
     const Devargs& d = port->devargs;
     osal::PciAttachParams p;
     p.pf = d.port;
+    p.is_vf = d.is_vf;
+    p.vf = d.vf;
+    if (d.is_vf) {
+        /* A VF joins its PF's adapter: it never starts one. */
+        p.backend = d.daemon.empty() ? osal::Backend::embedded : osal::Backend::remote;
+        p.daemon_socket = d.daemon;
+        p.adapter = d.adapter;
+        p.embedded.layout_given = false;
+        return p;
+    }
     if (!d.daemon.empty()) {
         p.backend = osal::Backend::remote;
         p.daemon_socket = d.daemon;
@@ -86,11 +97,24 @@ osal::PciAttachParams attach_params(const EthPort* port)
     return p;
 }
 
+void hw_tear_down(EthPort* port);
+
+/* SR-IOV: the PF's VFs open to their drivers (vfs=); the PF undone if not. */
+int enable_vfs(EthPort* port)
+{
+    const ecore::Status st = ecore::iov_enable(port->edev.hwfn, port->devargs.vfs);
+    if (st == ecore::Status::success)
+        return 0;
+    PMD_LOG(ERR, port, "cannot enable %u VF(s): %s", port->devargs.vfs, ecore::status_name(st));
+    hw_tear_down(port);
+    return ecore::status_to_errno(st);
+}
+
 /* Attaches the PF and brings ecore up to a started PF; undoes it all on failure. */
 int hw_bring_up(EthPort* port)
 {
     std::string fw_source;
-    if (int rc = load_firmware(port, &fw_source); rc != 0)
+    if (int rc = is_vf(port) ? 0 : load_firmware(port, &fw_source); rc != 0)
         return rc;
     int err = 0;
     std::string msg;
@@ -133,7 +157,7 @@ int hw_bring_up(EthPort* port)
             st = ecore::hw_init(edev, params);
             if (st == ecore::Status::success) {
                 port->hw_initialized = true;
-                return 0;
+                return port->devargs.vfs != 0 ? enable_vfs(port) : 0;
             }
             ecore::resc_free(edev);
         }
@@ -165,7 +189,7 @@ void hw_tear_down(EthPort* port)
 
 void free_fastpath_sbs(EthPort* port)
 {
-    ecore::PttGuard ptt(port->edev.hwfn);
+    PortPtt ptt(port);
     for (FastpathSb& sb : port->sbs) {
         if (ptt)
             ecore::int_sb_release(port->edev.hwfn, *ptt, sb.info);
@@ -176,7 +200,7 @@ void free_fastpath_sbs(EthPort* port)
 int alloc_fastpath_sbs(EthPort* port, uint16_t count)
 {
     free_fastpath_sbs(port);
-    ecore::PttGuard ptt(port->edev.hwfn);
+    PortPtt ptt(port);
     if (!ptt)
         return -EBUSY;
     port->sbs.resize(count);
@@ -295,8 +319,8 @@ int dev_start(rte_eth_dev* dev)
         rc = restore_flows(dev);
     if (rc == 0)
         rc = rx_intr_setup(dev);
-    if (rc == 0)
-        rc = set_link(port, true);
+    if (rc == 0 && !is_vf(port))
+        rc = set_link(port, true); /* a VF's link is its PF's */
     if (rc == 0) {
         select_fastpath(dev);
         mp_primary_rxtx(dev, true);
@@ -316,7 +340,8 @@ int dev_stop(rte_eth_dev* dev)
     if (!port->vport_started)
         return 0;
     mp_primary_rxtx(dev, false);
-    set_link(port, false);
+    if (!is_vf(port))
+        set_link(port, false);
     rx_intr_release(dev);
     vport_teardown(port);
     return 0;
@@ -335,6 +360,7 @@ int dev_close(rte_eth_dev* dev)
         tx_queue_release(dev, q);
     dev->data->nb_rx_queues = dev->data->nb_tx_queues = 0;
     free_fastpath_sbs(port);
+    vf_bulletin_stop(port);
     hw_tear_down(port);
     mp_primary_release();
     PMD_LOG(INFO, port, "closed");
@@ -345,18 +371,26 @@ int dev_close(rte_eth_dev* dev)
 
 /* ---- vdev probe/remove ------------------------------------------------------ */
 
-int cna_probe(rte_vdev_device* vdev)
+int reattach(EthPort* port)
+{
+    rte_eth_dev* dev = port->eth_dev;
+    if (dev->data->dev_started)
+        dev_stop(dev);
+    for (uint16_t q = 0; q < dev->data->nb_rx_queues; q++)
+        rx_queue_release(dev, q);
+    for (uint16_t q = 0; q < dev->data->nb_tx_queues; q++)
+        tx_queue_release(dev, q);
+    free_fastpath_sbs(port);
+    hw_tear_down(port);
+    const int rc = hw_bring_up(port);
+    if (rc != 0)
+        PMD_LOG(ERR, port, "cannot attach the function again: %s", strerror(-rc));
+    return rc;
+}
+
+int probe_port(rte_vdev_device* vdev, Devargs&& devargs, const eth_dev_ops& ops)
 {
     const char* name = rte_vdev_device_name(vdev);
-    if (rte_eal_process_type() == RTE_PROC_SECONDARY)
-        return mp_secondary_probe(vdev);
-    Devargs devargs;
-    std::string error;
-    if (parse_devargs(name, rte_vdev_device_args(vdev), &devargs, &error) != 0) {
-        PMD_DRV_LOG(ERR, "%s: %s", name, error.c_str());
-        return -EINVAL;
-    }
-
     rte_eth_dev* dev = rte_eth_vdev_allocate(vdev, sizeof(EthPort));
     if (dev == nullptr)
         return -ENOMEM;
@@ -388,13 +422,35 @@ int cna_probe(rte_vdev_device* vdev)
         std::memcpy(dev->data->mac_addrs[0].addr_bytes, info.mac.data(), RTE_ETHER_ADDR_LEN);
     dev->data->mtu = info.mtu;
     dev->data->dev_flags |= RTE_ETH_DEV_INTR_LSC;
-    dev->dev_ops = &cna_dev_ops;
+    dev->dev_ops = &ops;
     set_fastpath_ops(dev);
     mp_primary_hold();
+    if (is_vf(port))
+        vf_bulletin_start(port);
     rte_eth_dev_probing_finish(dev);
-    PMD_LOG(INFO, port, "PF %u on port %u of adapter %s, MAC " RTE_ETHER_ADDR_PRT_FMT, info.pf_id, info.port_id,
-            port->devargs.adapter.c_str(), RTE_ETHER_ADDR_BYTES(&dev->data->mac_addrs[0]));
+    if (is_vf(port))
+        PMD_LOG(INFO, port, "VF %u of PF %u on port %u, MAC " RTE_ETHER_ADDR_PRT_FMT ", %u queue pair(s)",
+                port->devargs.vf, info.pf_id, info.port_id, RTE_ETHER_ADDR_BYTES(&dev->data->mac_addrs[0]),
+                max_queue_pairs(port));
+    else
+        PMD_LOG(INFO, port, "PF %u on port %u of adapter %s, MAC " RTE_ETHER_ADDR_PRT_FMT ", %u VF(s)",
+                info.pf_id, info.port_id, port->devargs.adapter.c_str(),
+                RTE_ETHER_ADDR_BYTES(&dev->data->mac_addrs[0]), port->devargs.vfs);
     return 0;
+}
+
+int cna_probe(rte_vdev_device* vdev)
+{
+    const char* name = rte_vdev_device_name(vdev);
+    if (rte_eal_process_type() == RTE_PROC_SECONDARY)
+        return mp_secondary_probe(vdev);
+    Devargs devargs;
+    std::string error;
+    if (parse_devargs(name, rte_vdev_device_args(vdev), &devargs, &error) != 0) {
+        PMD_DRV_LOG(ERR, "%s: %s", name, error.c_str());
+        return -EINVAL;
+    }
+    return probe_port(vdev, std::move(devargs), cna_dev_ops);
 }
 
 int cna_remove(rte_vdev_device* vdev)
@@ -410,15 +466,3 @@ int cna_remove(rte_vdev_device* vdev)
 }
 
 } // namespace cna::pmd
-
-/* The registration macros paste the driver's name into identifiers: it must
- * be an unqualified name at file scope. */
-static rte_vdev_driver cna_vdev_driver = [] {
-    rte_vdev_driver drv{};
-    drv.probe = cna::pmd::cna_probe;
-    drv.remove = cna::pmd::cna_remove;
-    return drv;
-}();
-
-RTE_PMD_REGISTER_VDEV(net_cna, cna_vdev_driver);
-RTE_PMD_REGISTER_PARAM_STRING(net_cna, CNA_DEVARGS_PARAM_STRING);

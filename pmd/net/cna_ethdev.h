@@ -11,14 +11,17 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cna_devargs.h"
 #include "cna_flow.h"
 #include "ecore.h"
+#include "ecore_hw.h"
 #include "ecore_int_api.h"
 #include "hsi_eth.h"
+#include "hsi_iov.h"
 #include "hsi_rdma.h"
 #include "osal.h"
 
@@ -77,9 +80,14 @@ struct EthPort {
     std::array<hsi::eth::QueueStats, hsi::MAX_QUEUES_PER_PF> rxq_stats_base{};
     std::array<hsi::eth::QueueStats, hsi::MAX_QUEUES_PER_PF> txq_stats_base{};
     hsi::rdma::RoceStats roce_stats_base{};
+    /* The VFs' counters at their last rte_pmd_cna_reset_vf_stats. */
+    std::array<hsi::eth::VportStats, hsi::iov::MAX_VFS_PER_PF> vf_stats_base{};
     /* The port's RDMA device while it is open (pmd/rdma): dev_close tears
      * it down first, the device refusing to stop the PF under it. */
     std::function<void()> rdma_teardown;
+    /* A VF's: the last bulletin board its PF wrote (link, forced MAC). */
+    hsi::iov::Bulletin bulletin{};
+    bool bulletin_polled = false; /* the EAL alarm that reads it is set */
 };
 
 /* RDMA's share of the PF (devarg rdma): what ecore reserves at probe. */
@@ -90,6 +98,33 @@ inline constexpr uint32_t RDMA_CNQS = 1;
 uint32_t max_queue_pairs(const EthPort* port);
 
 inline EthPort* port_of(const rte_eth_dev* dev);
+
+/* A port on a VF (net_cna_vf) rather than a PF. */
+inline bool is_vf(const EthPort* port) { return port->devargs.is_vf; }
+
+/* The MSI-X vector of a fastpath status block: a VF's SB i raises its
+ * vector i (it has no slowpath vector). */
+inline uint32_t sb_vector(const EthPort* port, uint32_t sb)
+{
+    return is_vf(port) ? sb : hsi::msix_vector_of_sb(sb);
+}
+
+/* A PTT for the ecore calls that take one, while it lives. A VF has none,
+ * and ecore ignores the one it is given for a VF. */
+class PortPtt {
+public:
+    explicit PortPtt(EthPort* port)
+    {
+        if (!is_vf(port))
+            guard_.emplace(port->edev.hwfn);
+    }
+    explicit operator bool() const { return !guard_ || *guard_; }
+    ecore::Ptt& operator*() { return guard_ ? **guard_ : none_; }
+
+private:
+    std::optional<ecore::PttGuard> guard_;
+    ecore::Ptt none_{};
+};
 
 /* The PF's MAC filter grant is split evenly between unicast addresses
  * (mac_addr_add) and the multicast list. */

@@ -30,6 +30,18 @@ int dev_close(rte_eth_dev* dev);
 /* vdev probe and removal (cna_ethdev.cpp) */
 int cna_probe(rte_vdev_device* vdev);
 int cna_remove(rte_vdev_device* vdev);
+/* A port (PF or VF) on devargs already parsed, driven by `ops`. */
+int probe_port(rte_vdev_device* vdev, Devargs&& devargs, const eth_dev_ops& ops);
+/* dev_reset: the function torn down and brought up again (its queues
+ * released: the application sets them up anew). */
+int reattach(EthPort* port);
+
+/* cna_vf.cpp: net_cna_vf */
+extern const eth_dev_ops cna_vf_dev_ops;
+int cna_vf_probe(rte_vdev_device* vdev);
+/* The VF's bulletin board, read on an EAL alarm: link (LSC), forced MAC. */
+void vf_bulletin_start(EthPort* port);
+void vf_bulletin_stop(EthPort* port);
 
 /* cna_queues.cpp: queue control and Rx interrupts */
 int start_rx_queue(EthPort* port, RxQueue* rxq);

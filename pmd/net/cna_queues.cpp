@@ -174,7 +174,7 @@ int rx_intr_setup(rte_eth_dev* dev)
     rc = rc ?: rte_intr_max_intr_set(h, nb_rxq + 1);
     rc = rc ?: rte_intr_vec_list_alloc(h, "cna_rx_intr", nb_rxq);
     for (uint16_t q = 0; q < nb_rxq && rc == 0; q++) {
-        rc = rte_intr_efds_index_set(h, q, port->pci->msix_eventfd(hsi::msix_vector_of_sb(q)));
+        rc = rte_intr_efds_index_set(h, q, port->pci->msix_eventfd(sb_vector(port, q)));
         rc = rc ?: rte_intr_vec_list_index_set(h, q, RTE_INTR_VEC_RXTX_OFFSET + q);
     }
     if (rc != 0) {

@@ -47,6 +47,7 @@ constexpr VportXstat VPORT_XSTATS[] = {
     {"tx_broadcast_bytes", &VportStats::tx_bcast_bytes},
     {"tx_error_packets", &VportStats::tx_error_pkts},
     {"tx_oversize_packets", &VportStats::tx_oversize_pkts},
+    {"tx_spoofed_packets", &VportStats::tx_spoofed_pkts},
 };
 
 struct QueueXstat {
@@ -103,7 +104,7 @@ template <class T> void subtract(T* now, const T& base)
 int read_raw(EthPort* port, Snapshot* s, uint16_t nb_rxq, uint16_t nb_txq)
 {
     ecore::Hwfn& hwfn = port->edev.hwfn;
-    ecore::PttGuard ptt(hwfn);
+    PortPtt ptt(port);
     if (!ptt)
         return -EBUSY;
     ecore::Status st = ecore::get_vport_stats(hwfn, *ptt, VPORT_ID, &s->vport);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The embedded backend: software adapters in this process, kept in a
  * registry by name. The first PF attaching to a name powers the adapter on,
- * the PFs attached to it share it, and the last one to detach powers it off.
+ * the PFs attached to it share it, and the last function to detach powers
+ * it off. A VF joins an adapter a PF created (its PF enabled it), and keeps
+ * the adapter on while attached, even past its PF's detach.
  */
 #include "pci_embedded.h"
 
@@ -16,6 +18,7 @@
 #include <cna_fw/adapter.h>
 
 #include "hsi_common.h"
+#include "hsi_iov.h"
 #include "osal_log.h"
 #include "pci_iommu.h"
 
@@ -35,11 +38,34 @@ private:
     fw::AdapterControl& ctl_;
 };
 
+/* A function of an adapter, as the registry counts it. */
+struct FunctionKey {
+    uint32_t pf = 0;
+    bool is_vf = false;
+    uint32_t vf = 0; /* relative to pf */
+};
+
 struct AdapterEntry {
     std::unique_ptr<fw::Adapter> adapter;
     std::unique_ptr<EmbeddedControl> control;
     uint32_t attached_pfs = 0; /* bit per PF */
+    uint64_t attached_vfs = 0; /* bit per VF, vf_bit() */
+
+    static uint64_t vf_bit(uint32_t pf, uint32_t vf) { return uint64_t{1} << (pf * hsi::iov::MAX_VFS_PER_PF + vf); }
+    bool attached(const FunctionKey& f) const
+    {
+        return f.is_vf ? (attached_vfs & vf_bit(f.pf, f.vf)) != 0 : (attached_pfs & (1u << f.pf)) != 0;
+    }
+    void set_attached(const FunctionKey& f, bool on)
+    {
+        if (f.is_vf)
+            attached_vfs = on ? attached_vfs | vf_bit(f.pf, f.vf) : attached_vfs & ~vf_bit(f.pf, f.vf);
+        else
+            attached_pfs = on ? attached_pfs | 1u << f.pf : attached_pfs & ~(1u << f.pf);
+    }
+    bool unused() const { return attached_pfs == 0 && attached_vfs == 0; }
 };
+static_assert(hsi::MAX_PFS * hsi::iov::MAX_VFS_PER_PF <= 64);
 
 std::mutex g_registry_lock;
 std::map<std::string, AdapterEntry> g_adapters;
@@ -89,22 +115,28 @@ bool join_taps(fw::Adapter& adapter, const fw::AdapterConfig& wanted, std::strin
     return true;
 }
 
-void release_pf(const std::string& adapter, uint32_t pf)
+void release_function(const std::string& adapter, const FunctionKey& function)
 {
     std::lock_guard guard(g_registry_lock);
     auto it = g_adapters.find(adapter);
     if (it == g_adapters.end())
         return;
-    it->second.attached_pfs &= ~(1u << pf);
-    if (it->second.attached_pfs == 0)
+    it->second.set_attached(function, false);
+    if (it->second.unused())
         g_adapters.erase(it); /* powers the adapter off */
+}
+
+std::string function_name(const std::string& adapter, const FunctionKey& f)
+{
+    return adapter + "/pf" + std::to_string(f.pf) + (f.is_vf ? "/vf" + std::to_string(f.vf) : "");
 }
 
 class EmbeddedPciFunction final : public PciFunction {
 public:
-    EmbeddedPciFunction(std::string adapter, fw::DeviceFunction& df, AdapterControl& control)
-        : PciFunction(adapter + "/pf" + std::to_string(df.pf_id())), adapter_(std::move(adapter)),
-          df_(df), control_(control),
+    EmbeddedPciFunction(std::string adapter, const FunctionKey& key, fw::DeviceFunction& df,
+                        AdapterControl& control)
+        : PciFunction(function_name(adapter, key), key.is_vf ? VF_LAYOUT : PF_LAYOUT),
+          adapter_(std::move(adapter)), key_(key), df_(df), control_(control),
           iommu_("cna-iommu-" + name(),
                  [this](uint64_t iova, void* va, std::size_t len) { return df_.iommu_map(iova, va, len); },
                  [this](uint64_t iova, std::size_t len) { return df_.iommu_unmap(iova, len); })
@@ -113,14 +145,14 @@ public:
     ~EmbeddedPciFunction() override
     {
         iommu_.stop();
-        release_pf(adapter_, df_.pf_id());
+        release_function(adapter_, key_);
     }
 
     int start(std::string* msg)
     {
         const fw::DeviceFunction::SharedBars bars = df_.shared_bars();
-        gtt_.view(df_.gtt_memory(), bars.gtt_fd, 0, hsi::GTT_SIZE);
-        doorbells_.view(df_.doorbell_memory(), bars.doorbell_fd, 0, hsi::DB_BAR_SIZE);
+        gtt_.view(df_.gtt_memory(), bars.gtt_fd, 0, layout().gtt_size);
+        doorbells_.view(df_.doorbell_memory(), bars.doorbell_fd, 0, layout().doorbells_size);
         if (int rc = iommu_.start(); rc != 0) {
             *msg = "cannot map DPDK memory into the IOMMU of " + name();
             return rc;
@@ -140,17 +172,80 @@ protected:
 
 private:
     std::string adapter_;
+    FunctionKey key_;
     fw::DeviceFunction& df_;
     AdapterControl& control_;
     IommuSync iommu_;
 };
+
+/* Outside the registry lock: the walk takes the memory hotplug lock. */
+std::unique_ptr<PciFunction> start(std::unique_ptr<EmbeddedPciFunction> fn, int* err, std::string* msg)
+{
+    if (int rc = fn->start(msg); rc < 0) {
+        *err = rc;
+        return nullptr; /* fn's destructor detaches the function */
+    }
+    *err = 0;
+    return fn;
+}
+
+/* VFs of `pf` its driver enabled, for a refusal's message. */
+uint32_t enabled_vfs(fw::Adapter& adapter, uint32_t pf)
+{
+    uint32_t n = 0;
+    for (uint32_t vf = 0; vf < hsi::iov::MAX_VFS_PER_PF; vf++)
+        n += adapter.vf_function(pf, vf) != nullptr;
+    return n;
+}
+
+std::unique_ptr<PciFunction> attach_vf(const PciAttachParams& params, int* err, std::string* msg)
+{
+    const FunctionKey key{params.pf, true, params.vf};
+    std::unique_ptr<EmbeddedPciFunction> fn;
+    {
+        std::lock_guard guard(g_registry_lock);
+        auto it = g_adapters.find(params.adapter);
+        if (it == g_adapters.end()) {
+            *err = -ENODEV;
+            *msg = "no adapter " + params.adapter + " in this process: a VF joins the adapter its PF's driver created";
+            return nullptr;
+        }
+        AdapterEntry& entry = it->second;
+        fw::Adapter& adapter = *entry.adapter;
+        fw::DeviceFunction* df = nullptr;
+        if (params.pf >= adapter.num_functions() || params.pf >= hsi::MAX_PFS ||
+            params.vf >= hsi::iov::MAX_VFS_PER_PF) {
+            *err = -ENODEV;
+            *msg = "adapter " + params.adapter + " has no VF " + std::to_string(params.vf) + " of PF " +
+                   std::to_string(params.pf) + " (" + std::to_string(adapter.num_functions()) + " PFs, " +
+                   std::to_string(hsi::iov::MAX_VFS_PER_PF) + " VFs each at most)";
+        } else if (df = adapter.vf_function(params.pf, params.vf); df == nullptr) {
+            *err = -ENODEV;
+            *msg = "pf" + std::to_string(params.pf) + " of adapter " + params.adapter + " has no VF " +
+                   std::to_string(params.vf) + " enabled (vfs=" + std::to_string(enabled_vfs(adapter, params.pf)) +
+                   ")";
+        } else if (entry.attached(key)) {
+            *err = -EBUSY;
+            *msg = function_name(params.adapter, key) + " is already attached";
+        } else {
+            entry.set_attached(key, true);
+            fn = std::make_unique<EmbeddedPciFunction>(params.adapter, key, *df, *entry.control);
+        }
+        if (!fn)
+            return nullptr;
+    }
+    return start(std::move(fn), err, msg);
+}
 
 } // namespace
 
 std::unique_ptr<PciFunction> embedded_attach(const PciAttachParams& params, int* err, std::string* msg)
 {
     route_adapter_log();
+    if (params.is_vf)
+        return attach_vf(params, err, msg);
     const fw::AdapterConfig wanted = to_adapter_config(params.adapter, params.embedded);
+    const FunctionKey key{params.pf};
 
     std::unique_ptr<EmbeddedPciFunction> fn;
     {
@@ -174,7 +269,7 @@ std::unique_ptr<PciFunction> embedded_attach(const PciAttachParams& params, int*
                 }
             }
             auto control = std::make_unique<EmbeddedControl>(adapter->control());
-            it = g_adapters.emplace(params.adapter, AdapterEntry{std::move(adapter), std::move(control), 0}).first;
+            it = g_adapters.emplace(params.adapter, AdapterEntry{std::move(adapter), std::move(control)}).first;
         } else if (params.embedded.layout_given && !same_layout(it->second.adapter->config(), wanted)) {
             *err = -EINVAL;
             *msg = "adapter " + params.adapter + " exists with another layout (ports, PFs, wire)";
@@ -184,30 +279,24 @@ std::unique_ptr<PciFunction> embedded_attach(const PciAttachParams& params, int*
         if (params.pf >= entry.adapter->num_functions() || params.pf >= 32) {
             *err = -ENODEV;
             *msg = "adapter " + params.adapter + " has no PF " + std::to_string(params.pf);
-        } else if (entry.attached_pfs & (1u << params.pf)) {
+        } else if (entry.attached(key)) {
             *err = -EBUSY;
             *msg = "PF " + std::to_string(params.pf) + " of adapter " + params.adapter + " is already attached";
         } else if (std::string error; !join_taps(*entry.adapter, wanted, &error)) {
             *err = -EINVAL;
             *msg = "adapter " + params.adapter + " cannot take the TAP wire: " + error;
         } else {
-            entry.attached_pfs |= 1u << params.pf;
-            fn = std::make_unique<EmbeddedPciFunction>(params.adapter, entry.adapter->function(params.pf),
+            entry.set_attached(key, true);
+            fn = std::make_unique<EmbeddedPciFunction>(params.adapter, key, entry.adapter->function(params.pf),
                                                        *entry.control);
         }
         if (!fn) {
-            if (entry.attached_pfs == 0)
+            if (entry.unused())
                 g_adapters.erase(it);
             return nullptr;
         }
     }
-    /* Outside the registry lock: the walk takes the memory hotplug lock. */
-    if (int rc = fn->start(msg); rc < 0) {
-        *err = rc;
-        return nullptr; /* fn's destructor detaches the PF */
-    }
-    *err = 0;
-    return fn;
+    return start(std::move(fn), err, msg);
 }
 
 } // namespace cna::osal

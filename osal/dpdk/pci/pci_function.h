@@ -17,6 +17,7 @@
 
 #include "hsi_common.h"
 #include "hsi_control.h"
+#include "hsi_iov.h"
 #include "pci_shared_bar.h"
 
 namespace cna::osal {
@@ -46,7 +47,8 @@ public:
 
     /* REG_RD/REG_WR: 32-bit access at a BAR0 offset. The GTT is memory
      * both sides map; the rest of BAR0 (and whatever lies past it, which the
-     * device reports) goes through the device. */
+     * device reports) goes through the device. A PF's and a VF's BAR0 place
+     * their GTT differently (hsi::BAR0_GTT_BASE, hsi::iov::vf_bar0). */
     uint32_t reg_rd(uint32_t bar0_offset)
     {
         return in_gtt(bar0_offset) ? gtt_word(bar0_offset).load(std::memory_order_acquire) : bar0_read(bar0_offset);
@@ -59,9 +61,14 @@ public:
             bar0_write(bar0_offset, value);
     }
 
-    /* BAR0 from hsi::BAR0_GTT_BASE on (storm RAM offset 0) and the doorbell
-     * BAR: memory the host stores to directly. */
+    /* A VF (hsi_iov.h): its BAR0 is the reduced one, its doorbell BAR a
+     * page; everything else it asks of its PF through the channel. */
+    bool is_vf() const { return layout_.vf; }
+
+    /* BAR0 from gtt_base() on (a PF's: storm RAM offset 0; a VF's: its own
+     * page) and the doorbell BAR: memory the host stores to directly. */
     volatile uint8_t* gtt() { return gtt_.va(); }
+    uint32_t gtt_base() const { return layout_.gtt_base; }
     volatile uint8_t* doorbells() { return doorbells_.va(); }
     /* The same, for a secondary process to map at the same addresses. */
     const SharedBar& gtt_bar() const { return gtt_; }
@@ -83,7 +90,23 @@ public:
     const std::string& name() const { return name_; }
 
 protected:
-    explicit PciFunction(std::string name) : name_(std::move(name)) {}
+    /* What kind of function the backend attached: where its BAR0 has the
+     * GTT, and the sizes of the memory the backend maps for its BARs. */
+    struct Bar0Layout {
+        bool vf;
+        uint32_t gtt_base;
+        uint32_t gtt_size;
+        uint32_t doorbells_size; /* the doorbell BAR's */
+    };
+    static constexpr Bar0Layout PF_LAYOUT{false, hsi::BAR0_GTT_BASE, hsi::GTT_SIZE, hsi::DB_BAR_SIZE};
+    static constexpr Bar0Layout VF_LAYOUT{true, hsi::iov::vf_bar0::GTT_BASE, hsi::WINDOW_SIZE,
+                                          hsi::iov::VF_DB_BAR_SIZE};
+
+    explicit PciFunction(std::string name, const Bar0Layout& layout = PF_LAYOUT)
+        : layout_(layout), name_(std::move(name))
+    {
+    }
+    const Bar0Layout& layout() const { return layout_; }
     /* BAR0 outside the GTT, as the backend reaches it. */
     virtual uint32_t bar0_read(uint32_t offset) = 0;
     virtual void bar0_write(uint32_t offset, uint32_t value) = 0;
@@ -93,16 +116,16 @@ protected:
     SharedBar doorbells_;
 
 private:
-    static bool in_gtt(uint32_t offset)
-    {
-        return offset >= hsi::BAR0_GTT_BASE && offset < hsi::BAR0_SIZE && offset % 4 == 0;
-    }
+    /* One subtraction and compare: an offset below the base wraps around
+     * to one past the size. */
+    bool in_gtt(uint32_t offset) const { return offset - layout_.gtt_base < layout_.gtt_size && offset % 4 == 0; }
     std::atomic_ref<uint32_t> gtt_word(uint32_t offset)
     {
         return std::atomic_ref<uint32_t>(
-            *reinterpret_cast<uint32_t*>(const_cast<uint8_t*>(gtt_.va()) + (offset - hsi::BAR0_GTT_BASE)));
+            *reinterpret_cast<uint32_t*>(const_cast<uint8_t*>(gtt_.va()) + (offset - layout_.gtt_base)));
     }
 
+    const Bar0Layout layout_;
     std::string name_;
 };
 
@@ -139,13 +162,19 @@ struct PciAttachParams {
     std::vector<std::string> daemon_options;
     uint32_t daemon_ports = 0;
     uint32_t pf = 0;
+    /* A VF of PF `pf` (relative to it): the PF must have enabled it. An
+     * embedded VF joins an adapter a PF of this process created; the
+     * daemon's VFs are not there yet (-ENOTSUP). */
+    bool is_vf = false;
+    uint32_t vf = 0;
     EmbeddedConfig embedded;
 };
 
-/* Attaches a PF: creates the adapter on first attach, maps every DPDK memory
- * segment into the function's IOMMU and follows memory hotplug. Detach by
- * destroying the returned object (the adapter goes with its last PF).
- * Returns nullptr and sets *err (-errno) and *msg on failure. */
+/* Attaches a PF or a VF: a PF creates the adapter on first attach; maps every
+ * DPDK memory segment into the function's IOMMU and follows memory hotplug.
+ * Detach by destroying the returned object (the adapter goes with its last
+ * function, PF or VF). Returns nullptr and sets *err (-errno) and *msg on
+ * failure. */
 std::unique_ptr<PciFunction> pci_attach(const PciAttachParams& params, int* err, std::string* msg);
 
 } // namespace cna::osal

@@ -58,8 +58,8 @@ private:
 
 class RemotePciFunction final : public PciFunction {
 public:
-    RemotePciFunction(std::string name, int sock)
-        : PciFunction(std::move(name)), sock_(sock), control_(*this),
+    RemotePciFunction(std::string name, int sock, bool vf)
+        : PciFunction(std::move(name), vf ? VF_LAYOUT : PF_LAYOUT), sock_(sock), control_(*this),
           iommu_("cna-iommu-" + this->name(),
                  [this](uint64_t iova, void* va, std::size_t len) { return lend(iova, va, len); },
                  [this](uint64_t iova, std::size_t len) { return take_back(iova, len); })
@@ -231,15 +231,18 @@ int RemotePciFunction::connect(const PciAttachParams& params, std::string* msg)
                " port(s), not " + std::to_string(params.daemon_ports);
         return -EINVAL;
     }
-    Attach attach{params.pf, 0, 0};
+    Attach attach{params.pf, static_cast<uint16_t>(params.vf), params.is_vf};
     AttachReply ar;
     Message m;
     if (int rc = request(MsgType::attach, &attach, sizeof attach, &ar, sizeof ar, nullptr, 0, &m); rc != 0) {
-        *msg = "the daemon at " + params.daemon_socket + " cannot attach PF " + std::to_string(params.pf) + ": " +
-               std::strerror(-rc);
+        *msg = "the daemon at " + params.daemon_socket + " cannot attach " +
+               (params.is_vf ? "VF " + std::to_string(params.vf) + " of " : std::string()) + "PF " +
+               std::to_string(params.pf) + ": " +
+               (rc == -ENODEV && params.is_vf ? std::string("its PF has not enabled it (the PF's vfs=)")
+                                              : std::strerror(-rc));
         return rc;
     }
-    if (m.nfds != ATTACH_FDS || ar.gtt_size < hsi::GTT_SIZE || ar.doorbells_size < hsi::DB_BAR_SIZE ||
+    if (m.nfds != ATTACH_FDS || ar.gtt_size < layout().gtt_size || ar.doorbells_size < layout().doorbells_size ||
         ar.mailbox_size < sizeof(Bar0Mailbox) || ar.msix_vectors == 0 || ar.msix_vectors > MAX_MSIX ||
         gtt_.map(m.fds[FD_GTT], ar.gtt_offset, ar.gtt_size) != 0 ||
         doorbells_.map(m.fds[FD_DOORBELLS], 0, ar.doorbells_size) != 0 ||
@@ -330,12 +333,6 @@ int connect_to(const std::string& path)
 
 std::unique_ptr<PciFunction> remote_attach(const PciAttachParams& params, int* err, std::string* msg)
 {
-    if (params.is_vf) {
-        *err = -ENOTSUP;
-        *msg = "the adapter daemon serves no VFs yet: attach VF " + std::to_string(params.vf) + " of PF " +
-               std::to_string(params.pf) + " of an embedded adapter";
-        return nullptr;
-    }
     const std::string& path = params.daemon_socket;
     if (path.empty() || path.size() >= sizeof(sockaddr_un::sun_path)) {
         *err = -EINVAL;
@@ -343,7 +340,7 @@ std::unique_ptr<PciFunction> remote_attach(const PciAttachParams& params, int* e
         return nullptr;
     }
     int sock = connect_to(path);
-    if (sock == -ENOENT || sock == -ECONNREFUSED) { /* no daemon, or a dead one's socket */
+    if ((sock == -ENOENT || sock == -ECONNREFUSED) && !params.is_vf) { /* no daemon, or a dead one's socket */
         const int rc = spawn_daemon(path, params.daemon_options, msg);
         /* A port of another process may have started one at the same time:
          * then this one's start failed, and that one serves. */
@@ -362,7 +359,10 @@ std::unique_ptr<PciFunction> remote_attach(const PciAttachParams& params, int* e
         *msg = "cannot connect to the adapter daemon at " + path + ": " + std::strerror(-sock);
         return nullptr;
     }
-    auto fn = std::make_unique<RemotePciFunction>(path + "/pf" + std::to_string(params.pf), sock);
+    /* A VF's adapter is its PF's: it never starts a daemon. */
+    const std::string name =
+        path + "/pf" + std::to_string(params.pf) + (params.is_vf ? "/vf" + std::to_string(params.vf) : std::string());
+    auto fn = std::make_unique<RemotePciFunction>(name, sock, params.is_vf);
     if (int rc = fn->connect(params, msg); rc != 0) {
         *err = rc;
         return nullptr;

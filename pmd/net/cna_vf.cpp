@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * net_cna_vf: an ethdev port on a VF of a net_cna PF (SR-IOV), attached to
+ * cna-adapterd (daemon=<socket>,pf=N,vf=M) or to an embedded adapter of
+ * this process (adapter=<name>,port=N,vf=M).
+ *
+ * It is net_cna less what belongs to the PF: ecore asks the PF, over the
+ * VF-PF channel, for what a PF does itself (ecore_vf_api.h), and the
+ * fastpath is the PF's, on the VF's own pages. The link, and the MAC when
+ * the PF forces one, come from the bulletin board the PF writes, which an
+ * EAL alarm reads every BULLETIN_PERIOD_US: a change of link raises LSC.
+ */
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include <bus_vdev_driver.h>
+#include <rte_alarm.h>
+
+#include "cna_ethdev_ops.h"
+#include "cna_log.h"
+#include "cna_mp.h"
+#include "ecore_vf_api.h"
+
+namespace cna::pmd {
+namespace {
+
+constexpr uint64_t BULLETIN_PERIOD_US = 100'000;
+
+rte_eth_link link_from_bulletin(const hsi::iov::Bulletin& b)
+{
+    rte_eth_link link{};
+    link.link_status = b.link_up ? RTE_ETH_LINK_UP : RTE_ETH_LINK_DOWN;
+    link.link_speed = b.link_up ? b.speed_mbps : RTE_ETH_SPEED_NUM_NONE;
+    link.link_duplex = b.full_duplex ? RTE_ETH_LINK_FULL_DUPLEX : RTE_ETH_LINK_HALF_DUPLEX;
+    link.link_autoneg = RTE_ETH_LINK_AUTONEG;
+    return link;
+}
+
+/* The EAL interrupt thread: takes a new board, re-arms. */
+void bulletin_poll(void* arg)
+{
+    auto* port = static_cast<EthPort*>(arg);
+    hsi::iov::Bulletin board;
+    if (ecore::vf_bulletin_read(port->edev.hwfn, &board)) {
+        rte_eth_dev* dev = port->eth_dev;
+        port->bulletin = board;
+        if (board.flags & hsi::iov::BULLETIN_MAC_FORCED &&
+            std::memcmp(dev->data->mac_addrs[0].addr_bytes, board.mac, RTE_ETHER_ADDR_LEN) != 0) {
+            std::memcpy(dev->data->mac_addrs[0].addr_bytes, board.mac, RTE_ETHER_ADDR_LEN);
+            PMD_LOG(INFO, port, "MAC " RTE_ETHER_ADDR_PRT_FMT " (forced by the PF)",
+                    RTE_ETHER_ADDR_BYTES(&dev->data->mac_addrs[0]));
+        }
+        const rte_eth_link link = link_from_bulletin(board);
+        if (rte_eth_linkstatus_set(dev, &link) == 0) {
+            PMD_LOG(INFO, port, "link %s, %u Mbps", link.link_status ? "up" : "down", link.link_speed);
+            if (dev->data->dev_conf.intr_conf.lsc)
+                rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_LSC, nullptr);
+        }
+    }
+    if (rte_eal_alarm_set(BULLETIN_PERIOD_US, bulletin_poll, port) != 0)
+        PMD_LOG(ERR, port, "cannot re-arm the bulletin board's poll: link changes go unseen");
+}
+
+int vf_link_update(rte_eth_dev* dev, int)
+{
+    const rte_eth_link link = link_from_bulletin(port_of(dev)->bulletin);
+    return rte_eth_linkstatus_set(dev, &link);
+}
+
+/* A VF is reset when its PF went away or stopped it (FLR, malice): the
+ * adapter forgot everything, so the VF acquires anew, ethdev's
+ * configuration kept for the next configure and start. */
+int vf_dev_reset(rte_eth_dev* dev)
+{
+    EthPort* port = port_of(dev);
+    vf_bulletin_stop(port);
+    if (const int rc = reattach(port); rc != 0)
+        return rc;
+    vf_bulletin_start(port);
+    PMD_LOG(INFO, port, "reset: acquired the VF anew");
+    return 0;
+}
+
+eth_dev_ops make_vf_ops()
+{
+    eth_dev_ops ops = cna_dev_ops;
+    /* The PF's: the physical link, pause, flow rules. */
+    ops.dev_set_link_up = nullptr;
+    ops.dev_set_link_down = nullptr;
+    ops.flow_ctrl_get = nullptr;
+    ops.flow_ctrl_set = nullptr;
+    ops.flow_ops_get = nullptr;
+    ops.link_update = vf_link_update;
+    ops.dev_reset = vf_dev_reset;
+    return ops;
+}
+
+} // namespace
+
+int cna_vf_probe(rte_vdev_device* vdev)
+{
+    const char* name = rte_vdev_device_name(vdev);
+    if (rte_eal_process_type() == RTE_PROC_SECONDARY) {
+        PMD_DRV_LOG(ERR, "%s: a VF port is driven from its primary process only", name);
+        return -ENOTSUP;
+    }
+    Devargs devargs;
+    std::string error;
+    if (parse_vf_devargs(name, rte_vdev_device_args(vdev), &devargs, &error) != 0) {
+        PMD_DRV_LOG(ERR, "%s: %s", name, error.c_str());
+        return -EINVAL;
+    }
+    return probe_port(vdev, std::move(devargs), cna_vf_dev_ops);
+}
+
+const eth_dev_ops cna_vf_dev_ops = make_vf_ops();
+
+void vf_bulletin_start(EthPort* port)
+{
+    bulletin_poll(port); /* the first board now: the link is known at probe */
+    port->bulletin_polled = true;
+}
+
+void vf_bulletin_stop(EthPort* port)
+{
+    if (std::exchange(port->bulletin_polled, false))
+        rte_eal_alarm_cancel(bulletin_poll, port);
+}
+
+} // namespace cna::pmd
