@@ -168,7 +168,7 @@ int stats_get(rte_eth_dev* dev, rte_eth_stats* stats)
     stats->ierrors = v.rx_error_pkts + v.rx_oversize_pkts;
     stats->opackets = v.tx_ucast_pkts + v.tx_mcast_pkts + v.tx_bcast_pkts;
     stats->obytes = v.tx_ucast_bytes + v.tx_mcast_bytes + v.tx_bcast_bytes;
-    stats->oerrors = v.tx_error_pkts + v.tx_oversize_pkts;
+    stats->oerrors = v.tx_error_pkts + v.tx_oversize_pkts + v.tx_spoofed_pkts;
     for (uint16_t q = 0; q < dev->data->nb_rx_queues; q++) {
         stats->rx_nombuf += alloc_failures(dev, q);
         if (q < RTE_ETHDEV_QUEUE_STAT_CNTRS) {

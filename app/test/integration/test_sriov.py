@@ -5,15 +5,20 @@ adapter; the PF's policy (forced MAC, port VLAN, anti-spoofing, trust, link
 state) is set through the PMD's telemetry commands on the PF's testpmd and
 seen by the VFs; a VF killed mid-traffic is reset and acquired anew."""
 import json
+import os
 import re
+import signal
 import subprocess
 import time
 import unittest
 
 from harness.daemon import AdapterDaemon, adapterctl
-from harness.testpmd import TestPmd, TestPmdError, forward_stats, port_mac, unique_tag
+from harness.testpmd import (Netns, TestPmd, TestPmdError, forward_stats, port_mac, run_testpmd_once, unique_tag,
+                             wait_for_iface)
 
 TELEMETRY = "/usr/bin/dpdk-telemetry.py"
+KERNEL_ADDR = "10.79.0.1/24"
+VF_IP = "10.79.0.2"  # any address: icmpecho answers for all of them
 
 
 def wire_tx_frames(socket, port):
@@ -25,19 +30,27 @@ class Rig:
     """A daemon with a one-port adapter on a loopback wire, PF 0 with `vfs` VFs in a
     testpmd of its own, and one testpmd per VF in `vf_list`."""
 
-    def __init__(self, vfs=2, vf_list=(0, 1), pf_args=(), vf_args=()):
+    def __init__(self, vfs=2, vf_list=(0, 1), pf_args=(), vf_args=(), tap=False):
         self.tag = unique_tag()
         self.vfs = vfs
         self.vf_list = vf_list
         self.pf_args = list(pf_args)
         self.vf_args = list(vf_args)
-        self.daemon = AdapterDaemon(["--ports", "1"])
+        # With tap, the port's wire is a TAP interface in a namespace of its
+        # own: the kernel is the link partner.
+        self.ifname = f"cnv{self.tag}"[:15] if tap else None
+        self.ns = None
+        self.daemon = AdapterDaemon(["--ports", "1"] + (["--wire", f"tap:{self.ifname}"] if tap else []))
         self.pf = None
         self.vf = {}
 
     def __enter__(self):
         self.daemon.start()
         try:
+            if self.ifname:
+                wait_for_iface(self.ifname)
+                self.ns = Netns()
+                self.ns.adopt(self.ifname, addr=KERNEL_ADDR)
             self.pf = TestPmd([f"net_cna0,daemon={self.daemon.socket},pf=0,vfs={self.vfs}"],
                               app_args=self.pf_args, memory=self.memory("pf"))
             self.pf.start()
@@ -53,6 +66,8 @@ class Rig:
             if tp is not None:
                 tp.close()
         self.daemon.stop()
+        if self.ns is not None:
+            self.ns.delete()
 
     def memory(self, who):
         return ["--no-huge", "-m", "256", "--file-prefix", f"{self.tag}{who}"]
@@ -76,6 +91,10 @@ class Rig:
 
     def vf_info(self, vf):
         return self.telemetry(f"/cna/vf/info,0,{vf}")[0]
+
+    def set(self, what, vf, value):
+        """A /cna/vf/set_* command; its status (0 or -errno)."""
+        return self.telemetry(f"/cna/vf/set_{what},0,{vf},{value}")[0]["status"]
 
 
 def wait_for(cond, timeout=5.0, what="condition"):
@@ -113,3 +132,189 @@ class Switching(unittest.TestCase):
                 rig.vf[vf].cmd("port stop all")
                 self.assertEqual(sum(rig.vf[vf].mempool_in_use().values()), 0,
                                  f"VF {vf}: every mbuf back in its pool after stop (in use while started: {in_use})")
+
+    def test_vf_to_pf_and_pf_to_vf_are_switched_too(self):
+        with Rig(vf_list=(0,)) as rig:
+            vf_mac, pf_mac = port_mac(rig.vf[0], 0), port_mac(rig.pf, 0)
+            rig.vf[0].cmd("set fwd mac")
+            rig.vf[0].cmd(f"set eth-peer 0 {pf_mac}")
+            rig.pf.cmd("set fwd mac")
+            rig.pf.cmd(f"set eth-peer 0 {vf_mac}")
+            before = wire_tx_frames(rig.daemon.socket, 0)
+            rig.pf.cmd("start")
+            rig.vf[0].cmd("start tx_first")
+            time.sleep(1.5)
+            vf = forward_stats(rig.vf[0].cmd("stop"))[0]
+            pf = forward_stats(rig.pf.cmd("stop"))[0]
+            self.assertGreater(vf["RX-packets"], 1000)
+            self.assertGreater(pf["RX-packets"], 1000)
+            self.assertEqual(wire_tx_frames(rig.daemon.socket, 0), before)
+
+
+@unittest.skipUnless(os.geteuid() == 0 and os.path.exists("/dev/net/tun"), "needs root and /dev/net/tun")
+class KernelPeer(unittest.TestCase):
+    def test_the_kernel_pings_a_vf_through_the_pfs_tap_wire(self):
+        with Rig(vf_list=(0,), tap=True) as rig:
+            vf_mac = port_mac(rig.vf[0], 0)
+            wait_for(lambda: rig.vf[0].link(0)[0] == "up", what="the VF's link")
+            rig.vf[0].cmd("set fwd icmpecho")
+            rig.vf[0].cmd("start")
+            ping = rig.ns.run("ping", "-c", "3", "-i", "0.2", "-W", "2", VF_IP, check=False, timeout=30)
+            self.assertEqual(ping.returncode, 0, ping.stdout + ping.stderr)
+            self.assertRegex(ping.stdout, r"\b3 packets transmitted, 3 received, 0% packet loss")
+            neigh = rig.ns.run("ip", "neigh", "show", VF_IP).stdout
+            self.assertIn(vf_mac, neigh.lower(), "the answers come from the VF's MAC")
+            rig.vf[0].cmd("stop")
+
+    def test_a_forced_mac_and_port_vlan(self):
+        forced = "02:00:5e:10:00:01"
+        with Rig(vf_list=(0,), tap=True) as rig:
+            vf = rig.vf[0]
+            self.assertEqual(rig.set("mac", 0, forced), 0)
+            self.assertEqual(rig.set("vlan", 0, 42), 0)
+            wait_for(lambda: port_mac(vf, 0) == forced, what="the forced MAC on the VF's bulletin board")
+            info = rig.vf_info(0)
+            self.assertEqual((info["mac"].lower(), info["mac_forced"], info["vlan"]), (forced, 1, 42))
+            out = vf.cmd("mac_addr set 0 02:00:5e:10:00:99")
+            self.assertRegex(out, r"Operation not permitted", "the VF may not change a forced MAC")
+            self.assertEqual(port_mac(vf, 0), forced)
+            # The VF's frames leave tagged with its port VLAN, from its forced
+            # MAC (testpmd takes a port's MAC when it starts the port).
+            vf.cmd("port stop 0")
+            vf.cmd("port start 0")
+            vf.cmd("set fwd txonly")
+            vf.cmd("set eth-peer 0 ff:ff:ff:ff:ff:ff")
+            got = []
+
+            def capture():
+                got.extend(rig.ns.io(capture=[rig.ifname], expect=3, timeout=5))
+
+            import threading
+            t = threading.Thread(target=capture)
+            t.start()
+            time.sleep(0.3)
+            vf.cmd("start")
+            t.join()
+            vf.cmd("stop")
+            ours = [f for _, f in got if f[6:12] == bytes.fromhex(forced.replace(":", ""))]
+            self.assertTrue(ours, f"no frame from the VF's MAC on the wire: {[f[:16].hex() for _, f in got]}")
+            for f in ours[:3]:
+                self.assertEqual(f[12:14], b"\x81\x00", "tagged")
+                self.assertEqual(int.from_bytes(f[14:16], "big") & 0x0fff, 42)
+
+
+class Policy(unittest.TestCase):
+    def test_anti_spoofing_drops_a_vfs_frames_from_another_mac(self):
+        with Rig() as rig:
+            macs = {vf: port_mac(rig.vf[vf], 0) for vf in (0, 1)}
+            self.assertEqual(rig.set("spoofchk", 0, 1), 0)
+            # VF 1 sends to VF 0, which forwards them as they are: from VF 1's MAC.
+            rig.vf[1].cmd("set fwd txonly")
+            rig.vf[1].cmd(f"set eth-peer 0 {macs[0]}")
+            rig.vf[0].cmd("set fwd io")
+            rig.telemetry("/cna/vf/reset_stats,0,0")
+            rig.vf[0].cmd("start")
+            rig.vf[1].cmd("start")
+            time.sleep(1)
+            rig.vf[1].cmd("stop")
+            fwd = forward_stats(rig.vf[0].cmd("stop"))[0]
+            self.assertGreater(fwd["RX-packets"], 1000)
+            self.assertEqual(fwd["TX-packets"], 0, "nothing VF 0 forwarded left it")
+            time.sleep(0.2)  # the adapter counts the last burst it took
+            stats, = rig.telemetry("/cna/vf/stats,0,0")
+            # What VF 0 forwarded (all it received, less what its full Tx
+            # ring refused) is dropped and counted.
+            self.assertGreaterEqual(stats["tx_spoofed"], fwd["RX-packets"] * 9 // 10)
+            self.assertLessEqual(stats["tx_spoofed"], fwd["RX-packets"])
+            self.assertEqual(stats["opackets"], 0)
+            self.assertEqual(rig.vf[0].port_stats(0)["TX-errors"], stats["tx_spoofed"],
+                             "the VF sees its dropped frames as errors")
+            self.assertEqual(rig.vf_info(0)["spoofchk"], 1)
+
+    def test_an_untrusted_vf_gets_no_promiscuous_mode(self):
+        with Rig() as rig:
+            out = rig.vf[0].cmd("set promisc 0 on")
+            self.assertRegex(out, r"Operation not permitted", "refused with the PF's reason")
+            self.assertEqual(rig.vf_info(0)["trusted"], 0)
+            # VF 1 sends to a MAC of nobody's: VF 0 sees none of it.
+            rig.vf[1].cmd("set fwd txonly")
+            rig.vf[1].cmd("set eth-peer 0 02:00:00:00:77:77")
+            rig.vf[0].cmd("set fwd rxonly")
+            rig.vf[0].cmd("start")
+            rig.vf[1].cmd("start")
+            time.sleep(0.5)
+            rig.vf[1].cmd("stop")
+            self.assertEqual(forward_stats(rig.vf[0].cmd("stop"))[0]["RX-packets"], 0)
+            # Trusted, it may.
+            self.assertEqual(rig.set("trust", 0, 1), 0)
+            out = rig.vf[0].cmd("set promisc 0 on")
+            self.assertNotRegex(out, r"not permitted|rror")
+            rig.vf[0].cmd("start")
+            rig.vf[1].cmd("start")
+            time.sleep(0.5)
+            rig.vf[1].cmd("stop")
+            self.assertGreater(forward_stats(rig.vf[0].cmd("stop"))[0]["RX-packets"], 0)
+
+    def test_the_pf_sets_a_vfs_link_down_while_the_rest_forwards(self):
+        with Rig() as rig:
+            macs = {vf: port_mac(rig.vf[vf], 0) for vf in (0, 1)}
+            vf1 = rig.vf[1]
+            vf1.cmd("set fwd mac")
+            vf1.cmd(f"set eth-peer 0 {macs[1]}")
+            self.assertEqual(vf1.link(0)[0], "up")
+            t0 = time.monotonic()
+            self.assertEqual(rig.set("link_state", 1, "down"), 0)
+            vf1.collect(r"Port 0: link state change event", timeout=2)
+            self.assertLess(time.monotonic() - t0, 1.0, "LSC within a few bulletin periods")
+            self.assertEqual(vf1.link(0)[0], "down")
+            # VF 0 and the PF carry on.
+            rig.vf[0].cmd("set fwd mac")
+            rig.vf[0].cmd(f"set eth-peer 0 {port_mac(rig.pf, 0)}")
+            rig.pf.cmd("set fwd mac")
+            rig.pf.cmd(f"set eth-peer 0 {macs[0]}")
+            rig.pf.cmd("start")
+            rig.vf[0].cmd("start tx_first")
+            time.sleep(1)
+            self.assertGreater(forward_stats(rig.vf[0].cmd("stop"))[0]["RX-packets"], 1000)
+            rig.pf.cmd("stop")
+            self.assertEqual(rig.set("link_state", 1, "auto"), 0)
+            vf1.collect(r"Port 0: link state change event", timeout=2)
+            self.assertEqual(vf1.link(0)[0], "up")
+
+
+class Death(unittest.TestCase):
+    def test_a_vf_killed_mid_traffic_is_reset_and_acquired_again(self):
+        with Rig() as rig:
+            macs = {vf: port_mac(rig.vf[vf], 0) for vf in (0, 1)}
+            for vf, peer in ((0, 1), (1, 0)):
+                rig.vf[vf].cmd("set fwd mac")
+                rig.vf[vf].cmd(f"set eth-peer 0 {macs[peer]}")
+            rig.vf[0].cmd("start")
+            rig.vf[1].cmd("start tx_first")
+            time.sleep(0.5)
+            os.kill(rig.vf[1].child.pid, signal.SIGKILL)
+            rig.vf[1].close()
+            wait_for(lambda: "pf0 vf1 function level reset" in rig.daemon.output(), what="the VF's FLR")
+            # The PF cleans up and enables the VF again: a new process takes it.
+            wait_for(lambda: rig.vf_info(1)["acquired"] == 0, what="the PF forgetting the dead VF")
+            rig.vf[1] = rig.start_vf(1)
+            self.assertEqual(port_mac(rig.vf[1], 0), macs[1])
+            rig.vf[1].cmd("set fwd mac")
+            rig.vf[1].cmd(f"set eth-peer 0 {macs[0]}")
+            rig.vf[0].cmd("stop")
+            rig.vf[0].cmd("start")
+            rig.vf[1].cmd("start tx_first")
+            time.sleep(1)
+            self.assertGreater(forward_stats(rig.vf[1].cmd("stop"))[0]["RX-packets"], 1000)
+            rig.vf[0].cmd("stop")
+            self.assertEqual(rig.pf.link(0)[0], "up", "the PF is unaffected")
+
+    def test_a_vf_its_pf_has_not_enabled_is_refused_by_name(self):
+        with Rig(vfs=1, vf_list=()) as rig:
+            _, _, out = run_testpmd_once([f"net_cna_vf3,daemon={rig.daemon.socket},pf=0,vf=3"])
+            self.assertRegex(out, r"cannot attach VF 3 of PF 0: its PF has not enabled it \(the PF's vfs=\)")
+            self.assertIn("No probed ethernet devices", out)
+            _, _, out = run_testpmd_once([f"net_cna_vf0,daemon={rig.daemon.socket},pf=0,vf=0,wire=cable"])
+            self.assertRegex(out, r"unknown devarg 'wire' for net_cna_vf")
+            _, _, out = run_testpmd_once([f"net_cna_vf0,daemon={rig.daemon.socket},pf=0"])
+            self.assertRegex(out, r"missing devarg 'vf'")

@@ -1,0 +1,1046 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * SR-IOV, the VF's side: the OSAL's VF function (its BAR0 layout, the
+ * embedded backend's attach), the VF's ecore against a PF the test plays
+ * (requests as they leave, replies, refusals, malformed replies, timeouts,
+ * the bulletin board), and a VF's ecore with a PF's ecore on one embedded
+ * adapter, end to end.
+ */
+#include "fixture.h"
+
+#include <cstring>
+#include <map>
+#include <thread>
+#include <vector>
+
+#include "ecore_chain.h"
+#include "ecore_iov_api.h"
+#include "ecore_iov_tlv.h"
+#include "ecore_l2_api.h"
+#include "ecore_sriov.h"
+#include "ecore_vf.h"
+#include "ecore_vf_api.h"
+#include "hsi_iov.h"
+
+using namespace cna;
+using ecore::Status;
+using hsi::iov::ChannelState;
+using hsi::iov::ReplyHeader;
+using hsi::iov::RequestHeader;
+using hsi::iov::TlvType;
+using VfStatus = hsi::iov::Status;
+namespace vf_bar0 = hsi::iov::vf_bar0;
+namespace vf_page = hsi::iov::vf_page;
+namespace accept = hsi::eth::accept;
+
+namespace {
+
+/* ---- a VF's PCI function whose PF is the test -------------------------------- */
+
+/* A request as the PF copied it. */
+struct Received {
+    std::vector<uint8_t> bytes;
+
+    TlvType type() const { return ecore::iov::TlvReader(bytes).first_type(); }
+    bool has(TlvType type) const
+    {
+        TlvHeader probe;
+        return ecore::iov::TlvReader(bytes).find(type, &probe) == ecore::iov::TlvReader::Find::found;
+    }
+    template <typename T> T get(TlvType type) const
+    {
+        T out{};
+        EXPECT_EQ(ecore::iov::TlvReader(bytes).find(type, &out), ecore::iov::TlvReader::Find::found)
+            << ecore::iov::tlv_name(type);
+        return out;
+    }
+    using TlvHeader = hsi::iov::TlvHeader;
+};
+
+/* The VF's BAR0 channel registers; its GTT page and doorbell page as test
+ * memory. A trigger copies the request (IOVA is VA: the tests' EAL runs
+ * with --iova-mode=va) and hands it to on_request, the test's PF, which
+ * answers or does not. */
+class FakeVf final : public osal::PciFunction {
+public:
+    FakeVf() : PciFunction("fake/pf0/vf0", VF_LAYOUT)
+    {
+        gtt_.view(page_, -1, 0, sizeof page_);
+        doorbells_.view(doorbell_page_, -1, 0, sizeof doorbell_page_);
+    }
+
+    std::function<void(const Received&)> on_request;
+    std::vector<Received> requests;
+    std::vector<std::pair<uint32_t, uint32_t>> writes; /* BAR0 writes outside the GTT */
+    std::vector<uint32_t> reads;
+    std::atomic<uint32_t> state{static_cast<uint32_t>(ChannelState::idle)};
+    int misuse = 0; /* triggers while pending or without an address: malicious */
+
+    uint8_t* page() { return page_; }
+    uint8_t* doorbell_page() { return doorbell_page_; }
+
+    /* The reply to the last request: a ReplyHeader (filled here) and its
+     * body, list_end, then the status; the channel completed unless not. */
+    template <typename Body = ReplyHeader> void answer(VfStatus status, Body body = {}, bool complete = true)
+    {
+        auto& header = reinterpret_cast<ReplyHeader&>(body);
+        header.tlv = {static_cast<uint16_t>(TlvType::reply), sizeof(Body)};
+        header.request = static_cast<uint16_t>(requests.back().type());
+        header.status = static_cast<uint8_t>(VfStatus::pending);
+        std::memcpy(reply(), &body, sizeof body);
+        const hsi::iov::TlvHeader end{static_cast<uint16_t>(TlvType::list_end), sizeof(hsi::iov::TlvHeader)};
+        std::memcpy(reply() + sizeof body, &end, sizeof end);
+        publish_status(status);
+        if (complete)
+            this->complete();
+    }
+    uint8_t* reply() const
+    {
+        RequestHeader h;
+        std::memcpy(&h, requests.back().bytes.data(), sizeof h);
+        return reinterpret_cast<uint8_t*>(h.reply_address);
+    }
+    void publish_status(VfStatus status)
+    {
+        osal::publish(reinterpret_cast<volatile uint8_t*>(reply() + offsetof(ReplyHeader, status)),
+                      static_cast<uint8_t>(status));
+    }
+    void complete() { state = static_cast<uint32_t>(ChannelState::idle); }
+
+    uint32_t msix_count() const override { return hsi::iov::VF_MSIX_VECTORS; }
+    int msix_eventfd(uint32_t) const override { return -1; }
+    int dma_map(uint64_t, void*, std::size_t) override { return 0; }
+    int dma_unmap(uint64_t, std::size_t) override { return 0; }
+    osal::AdapterControl* control() override { return nullptr; }
+
+protected:
+    uint32_t bar0_read(uint32_t offset) override
+    {
+        reads.push_back(offset);
+        return offset == vf_bar0::CHANNEL_STATE ? state.load() : 0xffffffff;
+    }
+    void bar0_write(uint32_t offset, uint32_t value) override
+    {
+        writes.emplace_back(offset, value);
+        if (offset == vf_bar0::CHANNEL_REQ_ADDR_LO)
+            addr_ = (addr_ & ~uint64_t{0xffffffff}) | value;
+        else if (offset == vf_bar0::CHANNEL_REQ_ADDR_HI)
+            addr_ = (addr_ & 0xffffffff) | uint64_t{value} << 32;
+        if (offset != vf_bar0::CHANNEL_TRIGGER || state == static_cast<uint32_t>(ChannelState::disabled))
+            return;
+        if (state != static_cast<uint32_t>(ChannelState::idle) || addr_ == 0) {
+            misuse++;
+            return;
+        }
+        state = static_cast<uint32_t>(ChannelState::pending);
+        const auto* request = reinterpret_cast<const uint8_t*>(addr_);
+        requests.push_back(Received{{request, request + hsi::iov::CHANNEL_REQUEST_MAX}});
+        if (on_request)
+            on_request(requests.back());
+    }
+
+private:
+    alignas(64) uint8_t page_[hsi::WINDOW_SIZE]{};
+    alignas(64) uint8_t doorbell_page_[hsi::iov::VF_DB_BAR_SIZE]{};
+    uint64_t addr_ = 0;
+};
+
+hsi::iov::AcquireReply grant()
+{
+    hsi::iov::AcquireReply r{};
+    r.pf_id = 1;
+    r.vf_id = 3;
+    r.port_id = 1;
+    r.hsi_minor = hsi::HSI_VERSION_MINOR;
+    r.rx_queues = r.tx_queues = r.sbs = 2;
+    r.mac_filters = 4;
+    r.vlan_filters = 2;
+    r.mcast_filters = 2;
+    r.mtu = 1500;
+    const uint8_t mac[6] = {0x02, 0x00, 0xc0, 0xa0, 0x80, 11};
+    std::memcpy(r.mac, mac, 6);
+    r.fw_version = 0x01020304;
+    r.bulletin_size = sizeof(hsi::iov::Bulletin);
+    return r;
+}
+
+/* A VF's ecore on a FakeVf, and the PF the test plays: it grants grant(),
+ * answers start_rxq/start_txq with the HSI's producer and doorbell, refuses
+ * what `refusals` names, and accepts the rest. */
+struct FakeVfDev {
+    FakeVf pci;
+    ecore::Dev dev;
+    std::map<TlvType, VfStatus> refusals;
+    ecore::Ptt no_ptt; /* a VF has none: what the Ptt& parameters get */
+
+    FakeVfDev()
+    {
+        ecore::init_struct(dev, "fakevf", pci, {});
+        pci.on_request = [this](const Received& r) { serve(r); };
+    }
+    ecore::Hwfn& hwfn() { return dev.hwfn; }
+
+    void serve(const Received& r)
+    {
+        if (auto it = refusals.find(r.type()); it != refusals.end())
+            return pci.answer(it->second);
+        hsi::iov::StartQueueReply queue{};
+        switch (r.type()) {
+        case TlvType::acquire:
+            return pci.answer(VfStatus::success, grant());
+        case TlvType::start_rxq:
+            queue.offset = vf_bar0::rx_prod(r.get<hsi::iov::StartRxqRequest>(TlvType::start_rxq).queue);
+            return pci.answer(VfStatus::success, queue);
+        case TlvType::start_txq:
+            queue.offset = hsi::db_offset(hsi::cid_tx_queue(r.get<hsi::iov::StartTxqRequest>(TlvType::start_txq).queue));
+            return pci.answer(VfStatus::success, queue);
+        default:
+            return pci.answer(VfStatus::success);
+        }
+    }
+
+    Status prepare(uint32_t timeout_ms = ecore::VF_CHANNEL_TIMEOUT_MS)
+    {
+        ecore::VfAcquireParams params;
+        params.channel_timeout_ms = timeout_ms;
+        Status rc = ecore::vf_hw_prepare(hwfn(), params);
+        if (rc == Status::success)
+            rc = ecore::resc_alloc(dev);
+        if (rc == Status::success) {
+            ecore::resc_setup(dev);
+            rc = ecore::hw_init(dev, ecore::HwInitParams{});
+        }
+        return rc;
+    }
+    void remove()
+    {
+        ecore::hw_stop(dev);
+        ecore::int_disable_post_isr_release(dev);
+        ecore::resc_free(dev);
+        ecore::hw_remove(dev);
+    }
+};
+
+/* ---- the OSAL's VF function ---------------------------------------------------- */
+
+TEST(VfOsal, AVfsGttIsItsOwnPage)
+{
+    FakeVf vf;
+    EXPECT_TRUE(vf.is_vf());
+    EXPECT_EQ(vf.gtt_base(), vf_bar0::GTT_BASE);
+
+    /* The page is memory: Rx producers, statistics. */
+    vf.reg_wr(vf_bar0::rx_prod(1), 0x00050040);
+    uint32_t word;
+    std::memcpy(&word, vf.page() + vf_page::rx_prod(1), 4);
+    EXPECT_EQ(word, 0x00050040u);
+    word = 0xdeadbeef;
+    std::memcpy(vf.page() + hsi::WINDOW_SIZE - 4, &word, 4);
+    EXPECT_EQ(vf.reg_rd(vf_bar0::GTT_BASE + hsi::WINDOW_SIZE - 4), 0xdeadbeefu);
+    EXPECT_TRUE(vf.writes.empty() && vf.reads.empty());
+
+    /* Everything else is the device's: the channel and IGU below the page,
+     * whatever lies past it (a PF's GTT offsets among them), and an
+     * unaligned access. */
+    vf.reg_wr(vf_bar0::CHANNEL_REQ_ADDR_LO, 1);
+    vf.reg_wr(vf_bar0::igu_cmd(3), 2);
+    vf.reg_wr(vf_bar0::GTT_BASE - 4, 3);
+    vf.reg_wr(vf_bar0::SIZE, 4);
+    vf.reg_wr(hsi::BAR0_GTT_BASE, 5);
+    vf.reg_wr(vf_bar0::GTT_BASE + 2, 6);
+    const std::vector<std::pair<uint32_t, uint32_t>> expected = {
+        {vf_bar0::CHANNEL_REQ_ADDR_LO, 1}, {vf_bar0::igu_cmd(3), 2}, {vf_bar0::GTT_BASE - 4, 3},
+        {vf_bar0::SIZE, 4},                {hsi::BAR0_GTT_BASE, 5},  {vf_bar0::GTT_BASE + 2, 6}};
+    EXPECT_EQ(vf.writes, expected);
+    EXPECT_EQ(vf.reg_rd(vf_bar0::CHANNEL_STATE), static_cast<uint32_t>(ChannelState::idle));
+    EXPECT_EQ(vf.reg_rd(vf_bar0::SIZE), 0xffffffffu);
+    EXPECT_EQ(vf.reads, (std::vector<uint32_t>{vf_bar0::CHANNEL_STATE, vf_bar0::SIZE}));
+}
+
+osal::PciAttachParams vf_params(const std::string& adapter, uint32_t pf, uint32_t vf)
+{
+    osal::PciAttachParams p;
+    p.adapter = adapter;
+    p.pf = pf;
+    p.is_vf = true;
+    p.vf = vf;
+    return p;
+}
+
+TEST(VfOsal, AnEmbeddedVfJoinsAnAdapterWhosePfEnabledIt)
+{
+    int err = 0;
+    std::string msg;
+    EXPECT_EQ(osal::pci_attach(vf_params("t_vf_noadapter", 0, 0), &err, &msg), nullptr);
+    if (err == -ENOTSUP)
+        GTEST_SKIP() << "no embedded adapter in this build";
+    EXPECT_EQ(err, -ENODEV);
+    EXPECT_NE(msg.find("no adapter t_vf_noadapter"), std::string::npos) << msg;
+
+    test::Pf pf;
+    ATTACH_OR_SKIP(pf, "t_vf_attach", 0, osal::EmbeddedConfig{});
+    EXPECT_EQ(osal::pci_attach(vf_params("t_vf_attach", 0, 0), &err, &msg), nullptr);
+    EXPECT_EQ(err, -ENODEV);
+    EXPECT_NE(msg.find("pf0 of adapter t_vf_attach has no VF 0 enabled (vfs=0)"), std::string::npos) << msg;
+    EXPECT_EQ(osal::pci_attach(vf_params("t_vf_attach", 0, hsi::iov::MAX_VFS_PER_PF), &err, &msg), nullptr);
+    EXPECT_EQ(err, -ENODEV);
+    EXPECT_EQ(osal::pci_attach(vf_params("t_vf_attach", 7, 0), &err, &msg), nullptr);
+    EXPECT_EQ(err, -ENODEV);
+
+    /* A VF of the daemon's adapter never starts a daemon: its PF's serves. */
+    osal::PciAttachParams remote = vf_params("", 0, 0);
+    remote.backend = osal::Backend::remote;
+    remote.daemon_socket = "/nonexistent/cna.sock";
+    EXPECT_EQ(osal::pci_attach(remote, &err, &msg), nullptr);
+    EXPECT_EQ(err, -ENOENT) << msg;
+}
+
+/* ---- the channel, against the test's PF ---------------------------------------- */
+
+TEST(VfChannel, AcquireAsksAndTheGrantBecomesHwInfo)
+{
+    FakeVfDev vf;
+    EXPECT_TRUE(vf.dev.is_vf);
+    const int zones = test::memzone_count();
+    ecore::VfAcquireParams params;
+    params.rx_queues = 3;
+    params.mcast_filters = 5;
+    params.driver_version = 0x0a0b0c0d;
+    ASSERT_EQ(ecore::vf_hw_prepare(vf.hwfn(), params), Status::success);
+    EXPECT_EQ(ecore::vf_hw_prepare(vf.hwfn(), params), Status::busy) << "prepared once";
+
+    ASSERT_EQ(vf.pci.requests.size(), 1u);
+    const Received& r = vf.pci.requests[0];
+    EXPECT_EQ(r.type(), TlvType::acquire);
+    const auto req = r.get<hsi::iov::AcquireRequest>(TlvType::acquire);
+    EXPECT_EQ(req.hsi_major, hsi::HSI_VERSION_MAJOR);
+    EXPECT_EQ(req.hsi_minor, hsi::HSI_VERSION_MINOR);
+    EXPECT_EQ(req.driver_version, 0x0a0b0c0du);
+    EXPECT_EQ(req.rx_queues, 3);
+    EXPECT_EQ(req.tx_queues, hsi::iov::MAX_VF_QUEUES);
+    EXPECT_EQ(req.sbs, hsi::iov::MAX_VF_SBS);
+    EXPECT_EQ(req.mcast_filters, 5);
+    EXPECT_EQ(req.bulletin_size, sizeof(hsi::iov::Bulletin));
+    EXPECT_NE(req.bulletin_address, 0u);
+    EXPECT_EQ(req.bulletin_address % 8, 0u);
+    EXPECT_NE(req.hdr.reply_address, 0u);
+    EXPECT_EQ(vf.pci.misuse, 0);
+
+    const ecore::HwInfo& info = vf.hwfn().hw_info;
+    const hsi::iov::AcquireReply g = grant();
+    EXPECT_EQ(info.pf_id, g.pf_id);
+    EXPECT_EQ(info.port_id, g.port_id);
+    EXPECT_EQ(info.mtu, g.mtu);
+    EXPECT_EQ(info.fw_version, g.fw_version);
+    EXPECT_EQ(std::memcmp(info.mac.data(), g.mac, 6), 0);
+    EXPECT_EQ(info.resc.num_rx_queues, 2u);
+    EXPECT_EQ(info.resc.num_tx_queues, 2u);
+    EXPECT_EQ(info.resc.num_sbs, 2u);
+    EXPECT_EQ(info.resc.num_mac_filters, 4u);
+    EXPECT_EQ(info.resc.num_vlan_filters, 2u);
+    EXPECT_EQ(info.resc.num_vports, 1u);
+    EXPECT_EQ(vf.hwfn().vf_iov->vf_id, 3u);
+    EXPECT_TRUE(vf.hwfn().hw_prepared);
+    EXPECT_EQ(vf.hwfn().ptt_pool, nullptr) << "a VF has no PTT";
+    EXPECT_FALSE(ecore::PttGuard(vf.hwfn())) << "and says so instead of crashing";
+
+    ecore::hw_remove(vf.dev);
+    EXPECT_EQ(vf.pci.requests.back().type(), TlvType::release);
+    EXPECT_FALSE(vf.hwfn().hw_prepared);
+    EXPECT_EQ(test::memzone_count(), zones);
+}
+
+TEST(VfChannel, TheLifeCycleOfAPfIsTheVfsToo)
+{
+    FakeVfDev vf;
+    ASSERT_EQ(ecore::hw_prepare(vf.dev), Status::success) << "hw_prepare of a VF acquires";
+    EXPECT_EQ(vf.pci.requests.back().get<hsi::iov::AcquireRequest>(TlvType::acquire).rx_queues,
+              hsi::iov::MAX_VF_QUEUES);
+    ASSERT_EQ(ecore::resc_alloc(vf.dev), Status::success);
+    EXPECT_EQ(vf.hwfn().spq, nullptr) << "no slowpath of its own";
+    EXPECT_EQ(vf.hwfn().sp_sb, nullptr);
+    ecore::resc_setup(vf.dev);
+    ASSERT_EQ(ecore::hw_init(vf.dev, ecore::HwInitParams{}), Status::success);
+    EXPECT_EQ(vf.pci.requests.size(), 1u) << "hw_init asks the PF nothing";
+    EXPECT_EQ(ecore::hw_stop(vf.dev), Status::success);
+    EXPECT_EQ(vf.pci.requests.back().type(), TlvType::close);
+    ecore::int_disable_post_isr_release(vf.dev);
+    ecore::resc_free(vf.dev);
+    ecore::hw_remove(vf.dev);
+    ASSERT_EQ(vf.pci.requests.size(), 3u);
+    EXPECT_EQ(vf.pci.requests.back().type(), TlvType::release);
+
+    /* vf_release does both, and only once. */
+    ASSERT_EQ(vf.prepare(), Status::success);
+    ecore::vf_release(vf.hwfn());
+    ecore::vf_release(vf.hwfn());
+    ASSERT_EQ(vf.pci.requests.size(), 6u);
+    EXPECT_EQ(vf.pci.requests[4].type(), TlvType::close);
+    EXPECT_EQ(vf.pci.requests[5].type(), TlvType::release);
+    EXPECT_EQ(vf.hwfn().vf_iov, nullptr);
+}
+
+TEST(VfChannel, ARefusalIsAStatus)
+{
+    const std::pair<VfStatus, Status> cases[] = {
+        {VfStatus::failure, Status::io},         {VfStatus::not_supported, Status::notimpl},
+        {VfStatus::bad_request, Status::inval},  {VfStatus::no_resource, Status::nospc},
+        {VfStatus::forbidden, Status::perm},     {VfStatus::not_acquired, Status::busy},
+        {static_cast<VfStatus>(99), Status::io},
+    };
+    const int zones = test::memzone_count();
+    for (const auto& [refusal, status] : cases) {
+        SCOPED_TRACE(static_cast<int>(refusal));
+        FakeVfDev vf;
+        vf.refusals[TlvType::acquire] = refusal;
+        EXPECT_EQ(ecore::vf_hw_prepare(vf.hwfn(), {}), status);
+        EXPECT_FALSE(vf.hwfn().hw_prepared);
+        EXPECT_EQ(vf.hwfn().vf_iov, nullptr);
+        EXPECT_EQ(test::memzone_count(), zones) << "nothing left behind";
+    }
+    EXPECT_EQ(ecore::status_to_errno(Status::perm), -EPERM);
+}
+
+TEST(VfChannel, AReplyThatMakesNoSenseIsAnIoError)
+{
+    /* A reply to another request. */
+    FakeVfDev vf;
+    vf.pci.on_request = [&](const Received&) {
+        hsi::iov::AcquireReply r = grant();
+        vf.pci.answer(VfStatus::success, r, false);
+        reinterpret_cast<ReplyHeader*>(vf.pci.reply())->request = static_cast<uint16_t>(TlvType::release);
+        vf.pci.complete();
+    };
+    EXPECT_EQ(ecore::vf_hw_prepare(vf.hwfn(), {}), Status::io);
+
+    /* A TLV list without its end. */
+    vf.pci.on_request = [&](const Received&) {
+        const ReplyHeader h{{static_cast<uint16_t>(TlvType::reply), sizeof(ReplyHeader)},
+                            static_cast<uint16_t>(TlvType::acquire), 0, 0};
+        std::memcpy(vf.pci.reply(), &h, sizeof h);
+        std::memset(vf.pci.reply() + sizeof h, 0xff, 8);
+        vf.pci.publish_status(VfStatus::success);
+        vf.pci.complete();
+    };
+    EXPECT_EQ(ecore::vf_hw_prepare(vf.hwfn(), {}), Status::io);
+
+    /* A grant without its body. */
+    vf.pci.on_request = [&](const Received&) { vf.pci.answer(VfStatus::success); };
+    EXPECT_EQ(ecore::vf_hw_prepare(vf.hwfn(), {}), Status::io);
+
+    /* More than a VF can have. */
+    vf.pci.on_request = [&](const Received&) {
+        hsi::iov::AcquireReply r = grant();
+        r.rx_queues = hsi::iov::MAX_VF_QUEUES + 1;
+        vf.pci.answer(VfStatus::success, r);
+    };
+    EXPECT_EQ(ecore::vf_hw_prepare(vf.hwfn(), {}), Status::io);
+    EXPECT_EQ(vf.pci.misuse, 0);
+}
+
+TEST(VfChannel, AClosedChannelIsNoDevice)
+{
+    FakeVfDev vf;
+    vf.pci.state = static_cast<uint32_t>(ChannelState::disabled);
+    EXPECT_EQ(ecore::vf_hw_prepare(vf.hwfn(), {}), Status::nodev);
+    EXPECT_TRUE(vf.pci.requests.empty()) << "nothing triggered";
+}
+
+TEST(VfChannel, ATimeoutIsAnErrorAndALateReplyHarmless)
+{
+    FakeVfDev vf;
+    vf.pci.on_request = [](const Received&) {}; /* a PF that never answers */
+    const int zones = test::memzone_count();
+    const uint64_t start = osal::time_ms();
+    EXPECT_EQ(vf.prepare(100), Status::timeout);
+    EXPECT_LT(osal::time_ms() - start, 1000u);
+    EXPECT_FALSE(vf.hwfn().hw_prepared);
+    /* The PF may still write the reply: that memory is not given back. */
+    EXPECT_EQ(test::memzone_count(), zones + 1);
+    vf.pci.answer(VfStatus::success, grant());
+
+    /* A PF that completes the channel a while after its reply: the next
+     * request waits for it rather than triggering it while pending (which
+     * is malice). */
+    vf.pci.on_request = [&](const Received&) { vf.pci.answer(VfStatus::success, grant(), false); };
+    ASSERT_EQ(vf.prepare(), Status::success);
+    EXPECT_EQ(vf.pci.reg_rd(vf_bar0::CHANNEL_STATE), static_cast<uint32_t>(ChannelState::pending))
+        << "answered, not yet completed";
+    std::thread done([&] {
+        osal::msleep(50);
+        vf.pci.complete();
+    });
+    ecore::SpVportUpdateParams p;
+    p.update_mtu = true;
+    p.mtu = 1400;
+    vf.pci.on_request = [&](const Received& r) { vf.serve(r); };
+    EXPECT_EQ(ecore::sp_vport_update(vf.hwfn(), p), Status::success);
+    done.join();
+    EXPECT_EQ(vf.pci.misuse, 0);
+
+    /* A request that times out leaves the channel pending: the next one
+     * waits for it in vain, and says so. */
+    vf.pci.on_request = [](const Received&) {};
+    vf.hwfn().vf_iov->timeout_ms = 50;
+    EXPECT_EQ(ecore::sp_vport_update(vf.hwfn(), p), Status::timeout);
+    EXPECT_EQ(ecore::sp_vport_update(vf.hwfn(), p), Status::timeout);
+    EXPECT_EQ(vf.pci.misuse, 0);
+    const std::size_t sent = vf.pci.requests.size();
+    ecore::vf_release(vf.hwfn());
+    EXPECT_EQ(vf.pci.requests.size(), sent) << "close and release wait in vain too";
+    EXPECT_EQ(test::memzone_count(), zones + 2);
+    vf.pci.answer(VfStatus::success);
+}
+
+/* ---- L2 through the channel ------------------------------------------------------ */
+
+class VfL2 : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        ASSERT_EQ(vf_.prepare(), Status::success);
+        for (uint32_t i = 0; i < 2; i++) {
+            ASSERT_EQ(sb_mem_[i].alloc(sizeof(hsi::StatusBlock), "test VF SB"), 0);
+            ASSERT_EQ(ecore::int_sb_init(hwfn(), vf_.no_ptt, sbs_[i], sb_mem_[i].va(), sb_mem_[i].iova(), i),
+                      Status::success);
+        }
+    }
+    void TearDown() override
+    {
+        for (ecore::SbInfo& sb : sbs_)
+            ecore::int_sb_release(hwfn(), vf_.no_ptt, sb);
+        vf_.remove();
+    }
+    ecore::Hwfn& hwfn() { return vf_.hwfn(); }
+    const Received& last() const { return vf_.pci.requests.back(); }
+
+    ecore::RxQueueStartParams rxq(uint16_t queue) const
+    {
+        ecore::RxQueueStartParams p;
+        p.queue = {0, queue, queue, hsi::L2_PI_RX};
+        p.bd_max_bytes = 2048;
+        p.bd_ring_iova = 0x10000 * (queue + 1);
+        p.bd_ring_size = p.cqe_ring_size = 64;
+        p.cqe_ring_iova = 0x10000 * (queue + 1) + 0x1000;
+        return p;
+    }
+
+    FakeVfDev vf_;
+    osal::DmaMem sb_mem_[2];
+    ecore::SbInfo sbs_[2];
+};
+
+TEST_F(VfL2, TheStatusBlocksGoWithTheVport)
+{
+    /* No CAU for a VF: its SBs wait for vport_start; acks are its own IGU's. */
+    EXPECT_EQ(vf_.pci.writes.size(), 3u) << "acquire's address and trigger, nothing for the SBs";
+    ecore::sb_ack(sbs_[1], hsi::IguIntOp::enable);
+    EXPECT_EQ(vf_.pci.writes.back(), std::make_pair(vf_bar0::igu_cmd(1), hsi::igu_cmd(0, hsi::IguIntOp::enable)));
+
+    ecore::SpVportStartParams p;
+    p.mtu = 1400;
+    p.vlan_strip = true;
+    ASSERT_EQ(ecore::sp_vport_start(hwfn(), p), Status::success);
+    const auto req = last().get<hsi::iov::VportStartRequest>(TlvType::vport_start);
+    EXPECT_EQ(req.mtu, 1400);
+    EXPECT_EQ(req.inner_vlan_removal, 1);
+    ASSERT_EQ(req.sbs, 2);
+    EXPECT_EQ(req.sb_addr[0], sb_mem_[0].iova());
+    EXPECT_EQ(req.sb_addr[1], sb_mem_[1].iova());
+    EXPECT_EQ(ecore::sp_vport_stop(hwfn(), 0), Status::success);
+    EXPECT_EQ(last().type(), TlvType::vport_teardown);
+
+    /* A released SB is not sent; a gap is refused before asking. */
+    ecore::int_sb_release(hwfn(), vf_.no_ptt, sbs_[0]);
+    const std::size_t sent = vf_.pci.requests.size();
+    EXPECT_EQ(ecore::sp_vport_start(hwfn(), p), Status::inval);
+    ecore::int_sb_release(hwfn(), vf_.no_ptt, sbs_[1]);
+    EXPECT_EQ(ecore::sp_vport_start(hwfn(), p), Status::inval);
+    EXPECT_EQ(vf_.pci.requests.size(), sent);
+    EXPECT_EQ(ecore::int_sb_init(hwfn(), vf_.no_ptt, sbs_[0], sb_mem_[0].va(), sb_mem_[0].iova(), hsi::SP_SB_ID),
+              Status::inval)
+        << "a VF has no slowpath SB";
+    EXPECT_EQ(ecore::int_sb_init(hwfn(), vf_.no_ptt, sbs_[0], sb_mem_[0].va(), sb_mem_[0].iova(), 2), Status::inval)
+        << "beyond the grant";
+}
+
+TEST_F(VfL2, QueuesGetTheirProducerAndDoorbellFromThePf)
+{
+    ASSERT_EQ(ecore::sp_vport_start(hwfn(), ecore::SpVportStartParams{}), Status::success);
+    /* A producer left from before: the queue starts from 0. */
+    vf_.pci.reg_wr(vf_bar0::rx_prod(1), 0x12345678);
+    ecore::RxQueueStartRet rx;
+    ASSERT_EQ(ecore::eth_rx_queue_start(hwfn(), rxq(1), &rx), Status::success);
+    const auto rreq = last().get<hsi::iov::StartRxqRequest>(TlvType::start_rxq);
+    EXPECT_EQ(rreq.queue, 1);
+    EXPECT_EQ(rreq.sb, 1);
+    EXPECT_EQ(rreq.sb_pi, hsi::L2_PI_RX);
+    EXPECT_EQ(rreq.bd_ring, rxq(1).bd_ring_iova);
+    EXPECT_EQ(rreq.cqe_ring, rxq(1).cqe_ring_iova);
+    EXPECT_EQ(rreq.ring_size, 64);
+    EXPECT_EQ(rreq.buf_size, 2048);
+    ASSERT_EQ(rx.rx_prod_addr, reinterpret_cast<volatile uint32_t*>(vf_.pci.page() + vf_page::rx_prod(1)));
+    EXPECT_EQ(*rx.rx_prod_addr, 0u);
+    ecore::eth_rx_prod_update(rx.rx_prod_addr, 64, 0);
+    EXPECT_EQ(vf_.pci.reg_rd(vf_bar0::rx_prod(1)), 64u);
+
+    ecore::TxQueueStartParams tp;
+    tp.queue = {0, 1, 0, hsi::L2_PI_TX};
+    tp.bd_ring_iova = 0x40000;
+    tp.bd_ring_size = 128;
+    ecore::TxQueueStartRet tx;
+    ASSERT_EQ(ecore::eth_tx_queue_start(hwfn(), tp, &tx), Status::success);
+    const auto treq = last().get<hsi::iov::StartTxqRequest>(TlvType::start_txq);
+    EXPECT_EQ(treq.queue, 1);
+    EXPECT_EQ(treq.sb, 0);
+    EXPECT_EQ(treq.ring_size, 128);
+    EXPECT_EQ(treq.bd_ring, 0x40000u);
+    EXPECT_EQ(tx.doorbell_addr, reinterpret_cast<volatile uint32_t*>(vf_.pci.doorbell_page() +
+                                                                      hsi::db_offset(hsi::cid_tx_queue(1))));
+
+    EXPECT_EQ(ecore::eth_tx_queue_stop(hwfn(), tx.handle), Status::success);
+    auto stop = last().get<hsi::iov::StopQueuesRequest>(TlvType::stop_txqs);
+    EXPECT_EQ(stop.first, 1);
+    EXPECT_EQ(stop.count, 1);
+    EXPECT_EQ(ecore::eth_rx_queue_stop(hwfn(), rx.handle), Status::success);
+    EXPECT_EQ(last().type(), TlvType::stop_rxqs);
+    EXPECT_EQ(ecore::eth_rx_queue_stop(hwfn(), rx.handle), Status::inval) << "a handle is good once";
+
+    /* A PF that refuses, or puts the producer outside the VF's page. */
+    vf_.refusals[TlvType::start_rxq] = VfStatus::bad_request;
+    EXPECT_EQ(ecore::eth_rx_queue_start(hwfn(), rxq(0), &rx), Status::inval);
+    vf_.refusals.clear();
+    vf_.pci.on_request = [&](const Received&) {
+        hsi::iov::StartQueueReply reply{};
+        reply.offset = hsi::BAR0_GTT_BASE;
+        vf_.pci.answer(VfStatus::success, reply);
+    };
+    EXPECT_EQ(ecore::eth_rx_queue_start(hwfn(), rxq(0), &rx), Status::io);
+    EXPECT_EQ(ecore::eth_tx_queue_start(hwfn(), tp, &tx), Status::io);
+    vf_.pci.on_request = [&](const Received& r) { vf_.serve(r); };
+
+    /* Within the grant, checked before asking. */
+    const std::size_t sent = vf_.pci.requests.size();
+    EXPECT_EQ(ecore::eth_rx_queue_start(hwfn(), rxq(2), &rx), Status::inval);
+    ecore::RxQueueStartParams uneven = rxq(0);
+    uneven.cqe_ring_size = 128;
+    EXPECT_EQ(ecore::eth_rx_queue_start(hwfn(), uneven, &rx), Status::inval) << "one ring size for both";
+    EXPECT_EQ(vf_.pci.requests.size(), sent);
+}
+
+TEST_F(VfL2, VportUpdatesTravelAsParts)
+{
+    ASSERT_EQ(ecore::sp_vport_start(hwfn(), ecore::SpVportStartParams{}), Status::success);
+    ecore::RssParams rss;
+    rss.enable = true;
+    rss.hash_types = hsi::eth::rss::IPV4 | hsi::eth::rss::TCP_IPV4;
+    rss.key[0] = 0x6d5a6d5a;
+    for (uint32_t i = 0; i < rss.reta.size(); i++)
+        rss.reta[i] = static_cast<uint16_t>(i % 2);
+    ecore::SpVportUpdateParams p;
+    p.update_vport_active_rx_flg = p.vport_active_rx_flg = true;
+    p.update_vport_active_tx_flg = true;
+    p.update_accept_flags = true;
+    p.rx_accept = accept::UCAST_MATCHED | accept::MCAST_MATCHED | accept::MCAST_UNMATCHED | accept::BCAST;
+    p.update_mtu = true;
+    p.mtu = 9000;
+    p.update_vlan_strip_flg = p.vlan_strip_flg = true;
+    p.rss_params = &rss;
+    const std::size_t before = vf_.pci.requests.size();
+    ASSERT_EQ(ecore::sp_vport_update(hwfn(), p), Status::success);
+    ASSERT_EQ(vf_.pci.requests.size(), before + 2) << "the MTU is a request of its own";
+    const Received& mtu = vf_.pci.requests[before];
+    EXPECT_EQ(mtu.get<hsi::iov::UpdateMtuRequest>(TlvType::update_mtu).mtu, 9000);
+    const Received& u = last();
+    EXPECT_EQ(u.type(), TlvType::vport_update);
+    const auto act = u.get<hsi::iov::VportActivateTlv>(TlvType::vport_activate);
+    EXPECT_EQ(act.update_rx, 1);
+    EXPECT_EQ(act.active_rx, 1);
+    EXPECT_EQ(act.update_tx, 1);
+    EXPECT_EQ(act.active_tx, 0);
+    const auto mode = u.get<hsi::iov::VportRxModeTlv>(TlvType::vport_rx_mode);
+    EXPECT_EQ(mode.unicast_accept_all, 0);
+    EXPECT_EQ(mode.multicast_accept_all, 1);
+    EXPECT_EQ(mode.broadcast_accept, 1);
+    EXPECT_EQ(u.get<hsi::iov::VportVlanStripTlv>(TlvType::vport_vlan_strip).strip, 1);
+    const auto r = u.get<hsi::iov::VportRssTlv>(TlvType::vport_rss);
+    EXPECT_EQ(r.enable, 1);
+    EXPECT_EQ(r.hash_types, rss.hash_types);
+    EXPECT_EQ(r.key[0], rss.key[0]);
+    EXPECT_EQ(r.reta[1], 1);
+    EXPECT_FALSE(u.has(TlvType::vport_mcast));
+
+    /* filter_accept_cmd is a vport_update with the rx mode alone. */
+    ASSERT_EQ(ecore::filter_accept_cmd(hwfn(), 0, accept::UCAST_MATCHED | accept::UCAST_UNMATCHED), Status::success);
+    EXPECT_TRUE(last().has(TlvType::vport_rx_mode));
+    EXPECT_FALSE(last().has(TlvType::vport_activate));
+    EXPECT_EQ(last().get<hsi::iov::VportRxModeTlv>(TlvType::vport_rx_mode).unicast_accept_all, 1);
+
+    /* The PF's policy says no: an untrusted VF's promiscuity. */
+    vf_.refusals[TlvType::vport_update] = VfStatus::forbidden;
+    EXPECT_EQ(ecore::filter_accept_cmd(hwfn(), 0, accept::UCAST_UNMATCHED), Status::perm);
+    vf_.refusals.clear();
+
+    /* What the channel cannot carry is refused before asking. */
+    const std::size_t sent = vf_.pci.requests.size();
+    rss.reta[5] = 2;
+    ecore::SpVportUpdateParams only_rss;
+    only_rss.rss_params = &rss;
+    EXPECT_EQ(ecore::sp_vport_update(hwfn(), only_rss), Status::inval) << "beyond its Rx queues";
+    ecore::SpVportStartParams scattered;
+    scattered.max_bds_per_packet = 4;
+    EXPECT_EQ(ecore::sp_vport_start(hwfn(), scattered), Status::notimpl);
+    EXPECT_EQ(ecore::sp_vport_update(hwfn(), ecore::SpVportUpdateParams{}), Status::success) << "nothing to update";
+    only_rss.vport_id = 1;
+    EXPECT_EQ(ecore::sp_vport_update(hwfn(), only_rss), Status::inval) << "a VF has vport 0 only";
+    EXPECT_EQ(vf_.pci.requests.size(), sent);
+}
+
+TEST_F(VfL2, FiltersUnicastByRequestMulticastByList)
+{
+    ASSERT_EQ(ecore::sp_vport_start(hwfn(), ecore::SpVportStartParams{}), Status::success);
+    ecore::FilterUcast f;
+    f.mac = {0x02, 1, 2, 3, 4, 5};
+    ASSERT_EQ(ecore::sp_eth_filter_ucast(hwfn(), f), Status::success);
+    auto req = last().get<hsi::iov::UcastFilterRequest>(TlvType::ucast_filter);
+    EXPECT_EQ(req.op, static_cast<uint8_t>(hsi::iov::FilterOp::add));
+    EXPECT_EQ(req.kind, static_cast<uint8_t>(hsi::iov::FilterKind::mac));
+    EXPECT_EQ(std::memcmp(req.mac, f.mac.data(), 6), 0);
+    ecore::FilterUcast vlan;
+    vlan.type = ecore::FilterType::vlan;
+    vlan.opcode = ecore::FilterOpcode::remove;
+    vlan.vlan = 100;
+    ASSERT_EQ(ecore::sp_eth_filter_ucast(hwfn(), vlan), Status::success);
+    req = last().get<hsi::iov::UcastFilterRequest>(TlvType::ucast_filter);
+    EXPECT_EQ(req.op, static_cast<uint8_t>(hsi::iov::FilterOp::remove));
+    EXPECT_EQ(req.kind, static_cast<uint8_t>(hsi::iov::FilterKind::vlan));
+    EXPECT_EQ(req.vlan, 100);
+
+    /* Multicast: the whole list in a vport_update, each time. */
+    auto list = [&] { return last().get<hsi::iov::VportMcastTlv>(TlvType::vport_mcast); };
+    ecore::FilterUcast m1, m2, m3;
+    m1.mac = {0x01, 0x00, 0x5e, 0, 0, 1};
+    m2.mac = {0x01, 0x00, 0x5e, 0, 0, 2};
+    m3.mac = {0x33, 0x33, 0, 0, 0, 3};
+    ASSERT_EQ(ecore::sp_eth_filter_ucast(hwfn(), m1), Status::success);
+    EXPECT_EQ(list().count, 1);
+    ASSERT_EQ(ecore::sp_eth_filter_ucast(hwfn(), m2), Status::success);
+    ASSERT_EQ(list().count, 2);
+    EXPECT_EQ(std::memcmp(list().macs[1], m2.mac.data(), 6), 0);
+    std::size_t sent = vf_.pci.requests.size();
+    EXPECT_EQ(ecore::sp_eth_filter_ucast(hwfn(), m1), Status::success) << "there already";
+    EXPECT_EQ(ecore::sp_eth_filter_ucast(hwfn(), m3), Status::nospc) << "2 granted";
+    EXPECT_EQ(vf_.pci.requests.size(), sent);
+    m1.opcode = ecore::FilterOpcode::remove;
+    ASSERT_EQ(ecore::sp_eth_filter_ucast(hwfn(), m1), Status::success);
+    ASSERT_EQ(list().count, 1);
+    EXPECT_EQ(std::memcmp(list().macs[0], m2.mac.data(), 6), 0);
+    EXPECT_EQ(ecore::sp_eth_filter_ucast(hwfn(), m1), Status::noent);
+
+    /* A refused list is not taken; a new vport starts with none. */
+    vf_.refusals[TlvType::vport_update] = VfStatus::failure;
+    EXPECT_EQ(ecore::sp_eth_filter_ucast(hwfn(), m3), Status::io);
+    vf_.refusals.clear();
+    m3.opcode = ecore::FilterOpcode::remove;
+    EXPECT_EQ(ecore::sp_eth_filter_ucast(hwfn(), m3), Status::noent);
+    ASSERT_EQ(ecore::sp_vport_stop(hwfn(), 0), Status::success);
+    ASSERT_EQ(ecore::sp_vport_start(hwfn(), ecore::SpVportStartParams{}), Status::success);
+    m2.opcode = ecore::FilterOpcode::remove;
+    EXPECT_EQ(ecore::sp_eth_filter_ucast(hwfn(), m2), Status::noent);
+
+    /* What a VF does not do. */
+    sent = vf_.pci.requests.size();
+    ecore::FilterUcast move = f;
+    move.opcode = ecore::FilterOpcode::move;
+    EXPECT_EQ(ecore::sp_eth_filter_ucast(hwfn(), move), Status::notimpl);
+    ecore::FilterUcast mac_vlan = f;
+    mac_vlan.type = ecore::FilterType::mac_vlan;
+    EXPECT_EQ(ecore::sp_eth_filter_ucast(hwfn(), mac_vlan), Status::notimpl);
+    ecore::FilterUcast other_vport = f;
+    other_vport.vport_to_add_to = 1;
+    EXPECT_EQ(ecore::sp_eth_filter_ucast(hwfn(), other_vport), Status::inval);
+    EXPECT_EQ(vf_.pci.requests.size(), sent);
+}
+
+TEST_F(VfL2, StatisticsAreReadFromItsPage)
+{
+    hsi::eth::VportStats vs{};
+    vs.rx_ucast_pkts = 0x1'0000'0002;
+    vs.tx_bcast_bytes = 77;
+    std::memcpy(vf_.pci.page() + vf_page::VPORT_STATS, &vs, sizeof vs);
+    hsi::eth::QueueStats rq{3, 300, 1, {}}, tq{4, 400, 0, {}};
+    std::memcpy(vf_.pci.page() + vf_page::rx_queue_stats(1), &rq, sizeof rq);
+    std::memcpy(vf_.pci.page() + vf_page::tx_queue_stats(1), &tq, sizeof tq);
+
+    const std::size_t reads = vf_.pci.reads.size();
+    hsi::eth::VportStats got{};
+    ASSERT_EQ(ecore::get_vport_stats(hwfn(), vf_.no_ptt, 0, &got), Status::success);
+    EXPECT_EQ(std::memcmp(&got, &vs, sizeof vs), 0);
+    hsi::eth::QueueStats q{};
+    ASSERT_EQ(ecore::get_rx_queue_stats(hwfn(), vf_.no_ptt, 1, &q), Status::success);
+    EXPECT_EQ(std::memcmp(&q, &rq, sizeof q), 0);
+    ASSERT_EQ(ecore::get_tx_queue_stats(hwfn(), vf_.no_ptt, 1, &q), Status::success);
+    EXPECT_EQ(std::memcmp(&q, &tq, sizeof q), 0);
+    EXPECT_EQ(ecore::get_rx_queue_stats(hwfn(), vf_.no_ptt, 2, &q), Status::inval);
+    EXPECT_EQ(ecore::get_vport_stats(hwfn(), vf_.no_ptt, 1, &got), Status::inval);
+    EXPECT_EQ(vf_.pci.reads.size(), reads) << "the page is memory, not the device's";
+}
+
+/* ---- the bulletin board ---------------------------------------------------------- */
+
+TEST(VfBulletin, OnlyANewConsistentBoardIsRead)
+{
+    FakeVfDev vf;
+    ASSERT_EQ(vf.prepare(), Status::success);
+    hsi::iov::Bulletin out{};
+    EXPECT_FALSE(ecore::vf_bulletin_read(vf.hwfn(), &out)) << "never written";
+
+    auto* board = reinterpret_cast<hsi::iov::Bulletin*>(
+        vf.pci.requests[0].get<hsi::iov::AcquireRequest>(TlvType::acquire).bulletin_address);
+    hsi::iov::Bulletin pf_board{};
+    pf_board.flags = hsi::iov::BULLETIN_MAC_FORCED;
+    pf_board.mac[5] = 0x42;
+    pf_board.link_up = 1;
+    pf_board.speed_mbps = 25000;
+    ecore::iov::bulletin_seal(pf_board, sizeof pf_board);
+    std::memcpy(board, &pf_board, sizeof pf_board);
+    ASSERT_TRUE(ecore::vf_bulletin_read(vf.hwfn(), &out));
+    EXPECT_EQ(out.version, 1u);
+    EXPECT_EQ(out.flags, hsi::iov::BULLETIN_MAC_FORCED);
+    EXPECT_EQ(out.mac[5], 0x42);
+    EXPECT_EQ(out.speed_mbps, 25000u);
+    EXPECT_FALSE(ecore::vf_bulletin_read(vf.hwfn(), &out)) << "not new";
+
+    /* A board the PF is writing (its CRC does not hold yet). */
+    pf_board.link_up = 0;
+    ecore::iov::bulletin_seal(pf_board, sizeof pf_board);
+    hsi::iov::Bulletin torn = pf_board;
+    torn.link_up = 1;
+    std::memcpy(board, &torn, sizeof torn);
+    EXPECT_FALSE(ecore::vf_bulletin_read(vf.hwfn(), &out));
+    std::memcpy(board, &pf_board, sizeof pf_board);
+    ASSERT_TRUE(ecore::vf_bulletin_read(vf.hwfn(), &out));
+    EXPECT_EQ(out.version, 2u);
+    EXPECT_EQ(out.link_up, 0);
+    vf.remove();
+    EXPECT_FALSE(ecore::vf_bulletin_read(vf.hwfn(), &out)) << "released";
+}
+
+/* ---- a VF and its PF on one embedded adapter ------------------------------------- */
+
+constexpr uint32_t RING = 64;
+constexpr uint16_t BUF_SIZE = 2048;
+constexpr uint16_t FRAME_LEN = 128;
+
+struct FastpathIrq {
+    osal::MsixIrq irq;
+    std::atomic<int> fired{0};
+    static void isr(void* arg) { static_cast<FastpathIrq*>(arg)->fired++; }
+};
+
+/* A PF brought up with its link and `vfs` VFs enabled. */
+void pf_with_vfs(test::Pf& pf, uint32_t vfs)
+{
+    ASSERT_EQ(pf.bring_up(ecore::IntMode::msix), Status::success);
+    {
+        ecore::PttGuard ptt(pf.hwfn());
+        ASSERT_EQ(ecore::mcp_set_link(pf.hwfn(), *ptt, true), Status::success);
+    }
+    ASSERT_TRUE(test::wait_for([&] { return pf.link_up(); }));
+    ASSERT_EQ(ecore::iov_enable(pf.hwfn(), vfs), Status::success);
+}
+
+TEST(VfEndToEnd, AcquireStartAndAFrameThroughItsOwnQueues)
+{
+    test::Pf pf;
+    ATTACH_OR_SKIP(pf, "t_vf_e2e", 0, osal::EmbeddedConfig{});
+    const int zones = test::memzone_count();
+    pf_with_vfs(pf, 2);
+    if (HasFatalFailure())
+        return;
+
+    int err = 0;
+    std::string msg;
+    std::unique_ptr<osal::PciFunction> pci = osal::pci_attach(vf_params("t_vf_e2e", 0, 1), &err, &msg);
+    ASSERT_NE(pci, nullptr) << msg;
+    EXPECT_TRUE(pci->is_vf());
+    EXPECT_EQ(pci->name(), "t_vf_e2e/pf0/vf1");
+    EXPECT_EQ(osal::pci_attach(vf_params("t_vf_e2e", 0, 1), &err, &msg), nullptr);
+    EXPECT_EQ(err, -EBUSY) << msg;
+
+    /* The PMD's probe, as for a PF. */
+    ecore::Dev dev;
+    ecore::init_struct(dev, "t_vf_e2e/vf1", *pci, {});
+    ecore::Hwfn& hwfn = dev.hwfn;
+    ASSERT_EQ(ecore::hw_prepare(dev), Status::success);
+    ASSERT_EQ(ecore::resc_alloc(dev), Status::success);
+    ecore::resc_setup(dev);
+    ASSERT_EQ(ecore::hw_init(dev, ecore::HwInitParams{}), Status::success);
+    const ecore::HwInfo& pf_info = pf.hwfn().hw_info;
+    EXPECT_EQ(hwfn.hw_info.mac, ecore::iov_vf_permanent_mac(pf_info.mac, pf_info.pf_id, 1));
+    EXPECT_EQ(hwfn.hw_info.pf_id, pf_info.pf_id);
+    EXPECT_EQ(hwfn.hw_info.port_id, pf_info.port_id);
+    EXPECT_EQ(hwfn.hw_info.fw_version, pf_info.fw_version);
+    EXPECT_EQ(hwfn.hw_info.mtu, pf_info.mtu);
+    EXPECT_EQ(hwfn.hw_info.resc.num_vports, 1u);
+    EXPECT_GE(hwfn.hw_info.resc.num_rx_queues, 1u);
+    ecore::VfInfo info;
+    ASSERT_EQ(ecore::iov_vf_info(pf.hwfn(), 1, &info), Status::success);
+    EXPECT_TRUE(info.acquired);
+
+    /* The bulletin: the port's link, then the administrator's. */
+    hsi::iov::Bulletin board{};
+    ASSERT_TRUE(test::wait_for([&] { return ecore::vf_bulletin_read(hwfn, &board); }));
+    EXPECT_EQ(board.link_up, 1);
+    ASSERT_EQ(ecore::iov_set_vf_link_state(pf.hwfn(), 1, ecore::VfLinkState::down), Status::success);
+    ASSERT_TRUE(test::wait_for([&] { return ecore::vf_bulletin_read(hwfn, &board); }));
+    EXPECT_EQ(board.link_up, 0);
+    EXPECT_TRUE(board.flags & hsi::iov::BULLETIN_LINK_FORCED);
+    ASSERT_EQ(ecore::iov_set_vf_link_state(pf.hwfn(), 1, ecore::VfLinkState::automatic), Status::success);
+
+    /* Its fastpath SB on its own vector 0, then the vport and queues. */
+    ecore::Ptt no_ptt;
+    osal::DmaMem sb_mem;
+    ASSERT_EQ(sb_mem.alloc(sizeof(hsi::StatusBlock), "test VF SB"), 0);
+    ecore::SbInfo sb;
+    ASSERT_EQ(ecore::int_sb_init(hwfn, no_ptt, sb, sb_mem.va(), sb_mem.iova(), 0), Status::success);
+    FastpathIrq fp;
+    ASSERT_EQ(fp.irq.request(pci->msix_eventfd(0), FastpathIrq::isr, &fp), 0);
+    ecore::sb_ack(sb, hsi::IguIntOp::enable);
+    ecore::SpVportStartParams vp;
+    vp.rx_csum = true;
+    ASSERT_EQ(ecore::sp_vport_start(hwfn, vp), Status::success);
+
+    using namespace hsi::eth;
+    ecore::Chain rx_bds, rx_cqes, tx_bds;
+    ASSERT_EQ(rx_bds.alloc(RING, sizeof(RxBd), "test VF Rx BDs"), Status::success);
+    ASSERT_EQ(rx_cqes.alloc(RING, sizeof(RxCqe), "test VF Rx CQEs"), Status::success);
+    ASSERT_EQ(tx_bds.alloc(RING, sizeof(TxBd), "test VF Tx BDs"), Status::success);
+    osal::DmaMem rx_bufs, tx_buf;
+    ASSERT_EQ(rx_bufs.alloc(std::size_t{RING} * BUF_SIZE, "test VF Rx buffers"), 0);
+    ASSERT_EQ(tx_buf.alloc(BUF_SIZE, "test VF Tx buffer"), 0);
+    while (auto* bd = rx_bds.produce_as<RxBd>())
+        bd->addr = hsi::make_regpair(rx_bufs.iova() + std::size_t{rx_bds.prod() - 1u} * BUF_SIZE);
+    ecore::RxQueueStartParams rxp;
+    rxp.queue = {0, 0, 0, hsi::L2_PI_RX};
+    rxp.bd_max_bytes = BUF_SIZE;
+    rxp.bd_ring_iova = rx_bds.iova();
+    rxp.bd_ring_size = rxp.cqe_ring_size = RING;
+    rxp.cqe_ring_iova = rx_cqes.iova();
+    ecore::RxQueueStartRet rx;
+    ASSERT_EQ(ecore::eth_rx_queue_start(hwfn, rxp, &rx), Status::success);
+    ecore::eth_rx_prod_update(rx.rx_prod_addr, rx_bds.prod(), 0);
+    ecore::TxQueueStartParams txp;
+    txp.queue = {0, 0, 0, hsi::L2_PI_TX};
+    txp.bd_ring_iova = tx_bds.iova();
+    txp.bd_ring_size = RING;
+    ecore::TxQueueStartRet tx;
+    ASSERT_EQ(ecore::eth_tx_queue_start(hwfn, txp, &tx), Status::success);
+    ecore::SpVportUpdateParams up;
+    up.update_vport_active_rx_flg = up.vport_active_rx_flg = true;
+    up.update_vport_active_tx_flg = up.vport_active_tx_flg = true;
+    up.update_accept_flags = true;
+    up.rx_accept = accept::UCAST_MATCHED | accept::MCAST_MATCHED | accept::BCAST;
+    ASSERT_EQ(ecore::sp_vport_update(hwfn, up), Status::success);
+    ecore::FilterUcast own;
+    own.mac = hwfn.hw_info.mac;
+    ASSERT_EQ(ecore::sp_eth_filter_ucast(hwfn, own), Status::success);
+    ecore::FilterUcast mcast;
+    mcast.mac = {0x01, 0x00, 0x5e, 0x00, 0x00, 0x01};
+    EXPECT_EQ(ecore::sp_eth_filter_ucast(hwfn, mcast), Status::success);
+    EXPECT_EQ(ecore::filter_accept_cmd(hwfn, 0, up.rx_accept | accept::UCAST_UNMATCHED), Status::perm)
+        << "an untrusted VF is not promiscuous";
+
+    /* A frame to itself: out on the loopback wire, back into its queue. */
+    auto* frame = tx_buf.as<uint8_t>();
+    std::memcpy(frame, hwfn.hw_info.mac.data(), 6);
+    std::memcpy(frame + 6, hwfn.hw_info.mac.data(), 6);
+    frame[12] = 0x88;
+    frame[13] = 0xb5;
+    for (uint32_t i = 14; i < FRAME_LEN; i++)
+        frame[i] = static_cast<uint8_t>(i);
+    *tx_bds.produce_as<TxBd>() = TxBd{hsi::make_regpair(tx_buf.iova()), FRAME_LEN, 1, txbd::START, 0, 0};
+    ecore::doorbell(tx.doorbell_addr, tx_bds.prod());
+    EXPECT_TRUE(test::wait_for([&] { return osal::observe(&sb.sb_virt->pi_array[hsi::L2_PI_TX]) == tx_bds.prod(); }));
+    ASSERT_TRUE(test::wait_for([&] { return osal::observe(&sb.sb_virt->pi_array[hsi::L2_PI_RX]) == 1; }));
+    EXPECT_TRUE(ecore::sb_update_sb_idx(sb));
+    EXPECT_TRUE(test::wait_for([&] { return fp.fired.load() > 0; })) << "its vector 0";
+    rx_cqes.set_prod(osal::observe(&sb.sb_virt->pi_array[hsi::L2_PI_RX]));
+    auto* cqe = rx_cqes.consume_as<RxCqe>();
+    ASSERT_NE(cqe, nullptr);
+    EXPECT_EQ(cqe->pkt_len, FRAME_LEN);
+    EXPECT_EQ(std::memcmp(rx_bufs.as<uint8_t>() + cqe->placement_offset, frame, FRAME_LEN), 0);
+    ecore::eth_rx_prod_update(rx.rx_prod_addr, rx_bds.prod(), rx_cqes.cons());
+
+    /* Its statistics, from its page, as its PF reads them. */
+    VportStats vs{}, pf_view{};
+    ASSERT_TRUE(test::wait_for([&] {
+        return ecore::get_vport_stats(hwfn, no_ptt, 0, &vs) == Status::success && vs.rx_ucast_pkts == 1;
+    }));
+    EXPECT_EQ(vs.tx_ucast_pkts, 1u);
+    EXPECT_EQ(vs.rx_ucast_bytes, FRAME_LEN);
+    ASSERT_EQ(ecore::iov_get_vf_stats(pf.hwfn(), 1, &pf_view), Status::success);
+    EXPECT_EQ(std::memcmp(&vs, &pf_view, sizeof vs), 0);
+    QueueStats qs{};
+    ASSERT_EQ(ecore::get_rx_queue_stats(hwfn, no_ptt, 0, &qs), Status::success);
+    EXPECT_EQ(qs.pkts, 1u);
+    ASSERT_EQ(ecore::get_tx_queue_stats(hwfn, no_ptt, 0, &qs), Status::success);
+    EXPECT_EQ(qs.pkts, 1u);
+
+    /* The PMD's stop and close. */
+    ecore::SpVportUpdateParams down;
+    down.update_vport_active_rx_flg = down.update_vport_active_tx_flg = true;
+    EXPECT_EQ(ecore::sp_vport_update(hwfn, down), Status::success);
+    EXPECT_EQ(ecore::eth_tx_queue_stop(hwfn, tx.handle), Status::success);
+    EXPECT_EQ(ecore::eth_rx_queue_stop(hwfn, rx.handle), Status::success);
+    EXPECT_EQ(ecore::sp_vport_stop(hwfn, 0), Status::success);
+    fp.irq.release();
+    ecore::int_sb_release(hwfn, no_ptt, sb);
+    EXPECT_EQ(ecore::hw_stop(dev), Status::success);
+    ecore::int_disable_post_isr_release(dev);
+    ecore::resc_free(dev);
+    ecore::hw_remove(dev);
+    ASSERT_EQ(ecore::iov_vf_info(pf.hwfn(), 1, &info), Status::success);
+    EXPECT_FALSE(info.acquired) << "released";
+    pci.reset();
+
+    EXPECT_EQ(pf.tear_down(), Status::success);
+    sb_mem.release();
+    rx_bds.free();
+    rx_cqes.free();
+    tx_bds.free();
+    rx_bufs.release();
+    tx_buf.release();
+    EXPECT_EQ(test::memzone_count(), zones);
+}
+
+TEST(VfEndToEnd, AVfKeepsItsAdapterPastItsPf)
+{
+    std::unique_ptr<osal::PciFunction> vf;
+    {
+        test::Pf pf;
+        ATTACH_OR_SKIP(pf, "t_vf_keep", 0, osal::EmbeddedConfig{});
+        pf_with_vfs(pf, 1);
+        if (HasFatalFailure())
+            return;
+        int err = 0;
+        std::string msg;
+        vf = osal::pci_attach(vf_params("t_vf_keep", 0, 0), &err, &msg);
+        ASSERT_NE(vf, nullptr) << msg;
+        EXPECT_EQ(vf->reg_rd(vf_bar0::CHANNEL_STATE), static_cast<uint32_t>(ChannelState::idle));
+        EXPECT_EQ(pf.tear_down(), Status::success);
+    } /* the PF detached */
+    EXPECT_EQ(vf->reg_rd(vf_bar0::CHANNEL_STATE), static_cast<uint32_t>(ChannelState::disabled))
+        << "its PF disabled it on the way out";
+
+    /* The adapter is still there: another layout is refused... */
+    osal::EmbeddedConfig two_ports;
+    two_ports.ports = 2;
+    test::Pf other;
+    bool skip = false;
+    EXPECT_FALSE(other.attach("t_vf_keep", 0, two_ports, &skip));
+    /* ...until the VF goes too. */
+    vf.reset();
+    EXPECT_TRUE(other.attach("t_vf_keep", 0, two_ports, &skip));
+}
+
+} // namespace
