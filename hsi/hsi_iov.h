@@ -84,7 +84,9 @@ enum class ChannelState : uint32_t {
  * multiple of 4 and at least its type's known size; a receiver skips types
  * it does not know by that length.
  * ---------------------------------------------------------------------- */
-inline constexpr uint32_t CHANNEL_REQUEST_MAX = 1024; /* bytes the PF copies at most */
+/* The PF copies CHANNEL_REQUEST_MAX bytes from the request's address: a
+ * VF's request buffer is that long, whatever its message's length. */
+inline constexpr uint32_t CHANNEL_REQUEST_MAX = 1024;
 inline constexpr uint32_t CHANNEL_REPLY_MAX = 512;
 
 enum class TlvType : uint16_t {
@@ -198,7 +200,9 @@ struct VportStartRequest {
     uint16_t mtu;
     uint8_t inner_vlan_removal; /* strip the VLAN tag on Rx */
     uint8_t sbs;                /* addresses that follow */
-    uint32_t reserved2;
+    uint8_t max_bds_per_packet; /* > 1: scattered Rx (0 is 1) */
+    uint8_t rx_csum;            /* checksum results in the CQEs */
+    uint16_t reserved2;
     uint64_t sb_addr[MAX_VF_SBS];
 };
 static_assert(sizeof(VportStartRequest) == 24 + 8 * MAX_VF_SBS);

@@ -10,8 +10,11 @@ gives one aggregate Rx rate, and the table shows median, min and max.
 
 Two processes: after the table, testpmd pairs with one port each, the
 ports connected across the processes (net_cna through cna-adapterd's two
-cabled PFs, memif server and client, vhost and virtio-user split), at 64 B:
-the aggregate of both ports, as above. `--no-two-process` skips them.
+cabled PFs, memif server and client, vhost and virtio-user split, and two
+VFs of one PF through cna-adapterd, frames switched inside the adapter), at
+64 B: the aggregate of both ports, as above. `--no-two-process` skips them;
+`--only` selects them by name as the other rows (`--only net_cna_vf`: the
+VF row).
 
 Instructions: the fastpath harness (fastpath_harness.cpp) runs under
 callgrind with collection switched on only inside net_cna's recv_pkts and
@@ -147,6 +150,12 @@ class Session:
         if found != 0:
             raise BenchError(f"testpmd stopped answering after {line!r}: " + last_lines(out))
         return out.replace("\r\n", "\n")
+
+    def mac(self, port):
+        m = re.search(r"MAC address: ([0-9A-Fa-f:]{17})", self.cmd(f"show port info {port}"))
+        if not m:
+            raise BenchError(f"no MAC address for port {port}")
+        return m.group(1).lower()
 
     def rx_packets(self):
         """(time, {port: RX-packets}); the time is the middle of the command."""
@@ -341,21 +350,33 @@ def run_throughput(args, pmd):
 class TwoProcessConfig:
     """Two testpmd processes with one port each, the ports connected:
     sides(tmp) gives each process's --vdev list, setup(tmp) what must run
-    before them (a context manager: net_cna's adapter daemon)."""
+    before them (a context manager: net_cna's adapter daemon, and a VF
+    row's PF). mac_forwarding: each side forwards with `set fwd mac` to the
+    other's MAC (ports behind a switch: a frame forwarded unchanged would go
+    back to its sender), not io."""
 
-    def __init__(self, name, sides, setup=None):
+    def __init__(self, name, sides, setup=None, mac_forwarding=False):
         self.name = name
         self.sides = sides
         self.setup = setup or (lambda tmp: contextlib.nullcontext())
+        self.mac_forwarding = mac_forwarding
+
+
+def two_process_eal(pmd, lcores, who):
+    """EAL options of one process of a pair: its main lcore and forwarding
+    lcore (--lcores), its own file prefix."""
+    return ["--lcores", lcores, "--file-prefix", f"cnabench-{who}{os.getpid()}", "--no-huge", "-m", "512",
+            "--no-pci", "-d", pmd]
 
 
 @contextlib.contextmanager
-def adapter_daemon(args, tmp):
-    """cna-adapterd with two cabled ports for the two processes."""
+def adapter_daemon(args, tmp, ports=("--ports", "2", "--wire", "cable")):
+    """cna-adapterd with `ports` (its options): by default two cabled ports
+    for the two processes."""
     sock = os.path.join(tmp, "adapterd.sock")
     log = open(os.path.join(tmp, "adapterd.log"), "w+")
-    proc = subprocess.Popen([os.path.join(args.build, "firmware", "cna-adapterd"), "--socket", sock, "--ports", "2",
-                             "--wire", "cable"], stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen([os.path.join(args.build, "firmware", "cna-adapterd"), "--socket", sock, *ports],
+                            stdout=log, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 10
         while not os.path.exists(sock):
@@ -370,6 +391,22 @@ def adapter_daemon(args, tmp):
         log.close()
 
 
+@contextlib.contextmanager
+def vf_adapter(args, pmd, tmp, vfs=2):
+    """cna-adapterd with one port, and PF 0's testpmd with `vfs` VFs enabled
+    (started first: the VFs' processes attach to VFs it has enabled). It
+    never starts forwarding: its main lcore waits at the prompt and its
+    forwarding lcore is parked, both on CPU 0 (testpmd wants a forwarding
+    lcore even if it never forwards)."""
+    with adapter_daemon(args, tmp, ports=("--ports", "1")) as sock:
+        pf = Session(two_process_eal(pmd, "0@0,1@0", "pf"), [f"net_cna0,daemon={sock},pf=0,vfs={vfs}"])
+        try:
+            wait_links_up(pf, 1)
+            yield sock
+        finally:
+            pf.close()
+
+
 # Bursts B injects: with 32 frames in flight, two processes whose threads
 # share a CPU (net_cna's adapter engine is a third busy thread on this
 # 2-core machine) move one burst per scheduler slice; 1024 keep every
@@ -377,7 +414,7 @@ def adapter_daemon(args, tmp):
 TWO_PROCESS_TX_FIRST = 32
 
 
-def two_process_configurations(args):
+def two_process_configurations(args, pmd):
     return [
         TwoProcessConfig("net_cna (daemon)",
                          lambda tmp: ([f"net_cna0,daemon={tmp}/adapterd.sock,pf=0"],
@@ -389,6 +426,10 @@ def two_process_configurations(args):
         TwoProcessConfig("vhost/virtio split", lambda tmp: (
             [f"net_vhost0,iface={tmp}/vhost2.sock,queues=1"],
             [f"net_virtio_user0,path={tmp}/vhost2.sock,queues=1,packed_vq=0"])),
+        TwoProcessConfig("net_cna_vf: two VFs through cna-adapterd",
+                         lambda tmp: ([f"net_cna_vf0,daemon={tmp}/adapterd.sock,pf=0,vf=0"],
+                                      [f"net_cna_vf1,daemon={tmp}/adapterd.sock,pf=0,vf=1"]),
+                         setup=lambda tmp: vf_adapter(args, pmd, tmp), mac_forwarding=True),
     ]
 
 
@@ -396,16 +437,19 @@ def measure_two(pmd, config, tmp, args):
     """Aggregate Rx rates (packets/s, both processes' ports) of the windows
     of one pair of processes: A forwards on CPU 1, B on CPU 0, each main
     lcore idle at its prompt on the other CPU."""
-    memory = ["--no-huge", "-m", "512", "--no-pci", "-d", pmd]
     vdevs_a, vdevs_b = config.sides(tmp)
     with config.setup(tmp):
-        a = Session(["--lcores", "0@0,1@1", "--file-prefix", f"cnabench-a{os.getpid()}", *memory], vdevs_a)
+        a = Session(two_process_eal(pmd, "0@0,1@1", "a"), vdevs_a)
         try:
-            b = Session(["--lcores", "0@1,1@0", "--file-prefix", f"cnabench-b{os.getpid()}", *memory], vdevs_b)
+            b = Session(two_process_eal(pmd, "0@1,1@0", "b"), vdevs_b)
             try:
                 for session in (a, b):
                     wait_links_up(session, 1)
                     session.cmd("set txpkts 64")
+                if config.mac_forwarding:
+                    for session, peer in ((a, b.mac(0)), (b, a.mac(0))):
+                        session.cmd("set fwd mac")
+                        session.cmd(f"set eth-peer 0 {peer}")
                 a.cmd("start")
                 b.cmd(f"start tx_first {TWO_PROCESS_TX_FIRST}")
                 time.sleep(args.warmup)
@@ -420,10 +464,12 @@ def run_two_process(args, pmd):
     """The two-process rows at 64 B: {name: [Run] or why it failed}."""
     print()
     print(f"Two processes, one port each (64 B; process A forwards on CPU 1, B on CPU 0, B starts with "
-          f"tx_first {TWO_PROCESS_TX_FIRST}; net_cna through cna-adapterd, its engine thread not pinned)")
+          f"tx_first {TWO_PROCESS_TX_FIRST}; net_cna through cna-adapterd, its engine thread not pinned; "
+          "net_cna_vf: VFs 0 and 1 of PF 0, whose testpmd starts first and never forwards, mac forwarding "
+          "to each other's MAC)")
     results = {}
     with tempfile.TemporaryDirectory(prefix="cna-bench-") as tmp:
-        for config in two_process_configurations(args):
+        for config in two_process_configurations(args, pmd):
             if args.only and not any(o in config.name for o in args.only):
                 continue
             try:
@@ -434,16 +480,17 @@ def run_two_process(args, pmd):
             except (pexpect.ExceptionPexpect, OSError) as e:
                 results[config.name] = f"{type(e).__name__}: {e}"
     memif = results.get("memif")
-    print(f"{'configuration':<22}{'median':>9}{'min':>8}{'max':>8}{'/memif':>8}  per pair: median"
+    width = max([22] + [len(name) + 2 for name in results])
+    print(f"{'configuration':<{width}}{'median':>9}{'min':>8}{'max':>8}{'/memif':>8}  per pair: median"
           "   (Mpps, aggregate of both ports)")
     for name, runs in results.items():
         if isinstance(runs, str):
-            print(f"{name:<22}  failed: {runs}")
+            print(f"{name:<{width}}  failed: {runs}")
             continue
         r = all_rates(runs)
         med = statistics.median(r)
         ratio = f"{med / statistics.median(all_rates(memif)):.2f}" if isinstance(memif, list) else "-"
-        print(f"{name:<22}{med / 1e6:>9.2f}{min(r) / 1e6:>8.2f}{max(r) / 1e6:>8.2f}{ratio:>8}  "
+        print(f"{name:<{width}}{med / 1e6:>9.2f}{min(r) / 1e6:>8.2f}{max(r) / 1e6:>8.2f}{ratio:>8}  "
               + " ".join(f"{statistics.median(run.rates) / 1e6:.1f}" for run in runs))
     return results
 

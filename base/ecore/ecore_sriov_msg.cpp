@@ -221,8 +221,8 @@ Verdict vport_start(Request& r)
     VportStartRamrodData data{};
     data.vport_id = vport_of(vf);
     data.vlan_strip_en = req.inner_vlan_removal != 0;
-    data.max_bds_per_packet = 1; /* the request has no scattered Rx */
-    data.rx_csum_en = 1;
+    data.max_bds_per_packet = req.max_bds_per_packet; /* the firmware checks the limit */
+    data.rx_csum_en = req.rx_csum != 0;
     data.mtu = req.mtu;
     if (post_vf(r.hwfn, EthCmd::vport_start, data) != Status::success) {
         cau_clear(r.hwfn, r.ptt, vf);

@@ -6,7 +6,6 @@
 #include "ecore_vf.h"
 
 #include <algorithm>
-#include <cinttypes>
 #include <cstddef>
 #include <cstring>
 #include <mutex>
@@ -31,8 +30,8 @@ static_assert(VfStatus::pending == VfStatus{0}, "a zeroed reply is pending");
 
 namespace {
 
-/* How often the VF looks at the reply's status and the channel's state: a
- * request costs the PF an interrupt and a ramrod or two. */
+/* How often the VF looks at the channel's state: a request costs the PF an
+ * interrupt and a ramrod or two. */
 constexpr uint32_t CHANNEL_POLL_US = 20;
 
 Status to_status(VfStatus status)
@@ -50,28 +49,40 @@ Status to_status(VfStatus status)
     return Status::io;
 }
 
-/* Waits (bounded) until the channel may take a request: the PF completes
- * the channel just after it wrote its last reply's status. */
-Status wait_channel_idle(Hwfn& hwfn, VfIov& iov)
+/* Waits (bounded) while the channel holds a request: the PF completes it
+ * once its reply is written, status last. The VF watches the channel's
+ * state rather than the reply's status: a register read is ordered after
+ * the device's writes to host memory (PCIe's read completion; the embedded
+ * adapter's lock), so the reply is whole when it is read, and a PF that
+ * completes without a reply is seen at once. The state, pending if the
+ * wait ran out. */
+ChannelState wait_while_pending(Hwfn& hwfn, uint32_t timeout_ms)
 {
-    osal::Deadline deadline(iov.timeout_ms);
+    osal::Deadline deadline(timeout_ms);
     for (;;) {
-        const uint32_t state = hwfn.dev->pci->reg_rd(vf_bar0::CHANNEL_STATE);
-        if (state == static_cast<uint32_t>(ChannelState::idle)) {
-            iov.unanswered = false;
-            return Status::success;
-        }
-        if (state != static_cast<uint32_t>(ChannelState::pending)) {
-            DP_ERR(hwfn, "the channel to the PF is closed (state %u): the PF has not enabled this VF, or took it "
-                         "for malicious", state);
-            return Status::nodev;
-        }
-        if (deadline.expired()) {
-            DP_ERR(hwfn, "the PF has not completed the previous request within %u ms", iov.timeout_ms);
-            return Status::timeout;
-        }
+        const auto state = static_cast<ChannelState>(hwfn.dev->pci->reg_rd(vf_bar0::CHANNEL_STATE));
+        if (state != ChannelState::pending || deadline.expired())
+            return state;
         osal::usleep(CHANNEL_POLL_US);
     }
+}
+
+constexpr const char* CLOSED = "the PF has not enabled this VF, or took it for malicious";
+
+/* Before a request: the channel may take one. */
+Status wait_channel_idle(Hwfn& hwfn, VfIov& iov)
+{
+    const ChannelState state = wait_while_pending(hwfn, iov.timeout_ms);
+    if (state == ChannelState::idle) {
+        iov.unanswered = false;
+        return Status::success;
+    }
+    if (state == ChannelState::pending) {
+        DP_ERR(hwfn, "the PF has not completed the previous request within %u ms", iov.timeout_ms);
+        return Status::timeout;
+    }
+    DP_ERR(hwfn, "the channel to the PF is closed (state %u): %s", static_cast<uint32_t>(state), CLOSED);
+    return Status::nodev;
 }
 
 RequestHeader& request_header(RequestHeader& header) { return header; }
@@ -142,7 +153,7 @@ Status Exchange::send()
         DP_ERR(hwfn_, "%s does not fit the channel's %u bytes", name(), hsi::iov::CHANNEL_REQUEST_MAX);
         return Status::inval;
     }
-    /* Pending: the PF writes the status last, once the rest is there. */
+    /* Pending, until the PF's reply: a PF that completes without one is seen. */
     std::memset(reply_buffer(), 0, hsi::iov::CHANNEL_REPLY_MAX);
     osal::PciFunction& pci = *hwfn_.dev->pci;
     const uint64_t request = iov_.mem.iova() + VF_MEM_REQUEST;
@@ -150,15 +161,21 @@ Status Exchange::send()
     pci.reg_wr(vf_bar0::CHANNEL_REQ_ADDR_HI, static_cast<uint32_t>(request >> 32));
     pci.reg_wr(vf_bar0::CHANNEL_TRIGGER, 1);
 
-    const auto* status = reply_buffer() + offsetof(hsi::iov::ReplyHeader, status);
-    osal::Deadline deadline(iov_.timeout_ms);
-    while (osal::observe(status) == static_cast<uint8_t>(VfStatus::pending)) {
-        if (deadline.expired()) {
-            iov_.unanswered = true;
-            DP_ERR(hwfn_, "the PF did not answer %s within %u ms", name(), iov_.timeout_ms);
-            return Status::timeout;
-        }
-        osal::usleep(CHANNEL_POLL_US);
+    const ChannelState state = wait_while_pending(hwfn_, iov_.timeout_ms);
+    if (state == ChannelState::pending) {
+        iov_.unanswered = true;
+        DP_ERR(hwfn_, "the PF did not answer %s within %u ms", name(), iov_.timeout_ms);
+        return Status::timeout;
+    }
+    if (state != ChannelState::idle) {
+        DP_ERR(hwfn_, "the channel was closed with %s pending (state %u): %s", name(), static_cast<uint32_t>(state),
+               CLOSED);
+        return Status::nodev;
+    }
+    if (osal::observe(reply_buffer() + offsetof(hsi::iov::ReplyHeader, status)) ==
+        static_cast<uint8_t>(VfStatus::pending)) {
+        DP_ERR(hwfn_, "the PF completed %s without a reply", name());
+        return Status::io;
     }
     return read_reply();
 }
@@ -372,10 +389,9 @@ void vf_release(Hwfn& hwfn)
 {
     if (!hwfn.vf_iov)
         return;
-    if (hwfn.hw_init_done)
-        vf_close(hwfn);
-    /* A PF that did not answer close will not answer release either. */
-    if (!hwfn.vf_iov->unanswered)
+    const Status closed = hwfn.hw_init_done ? vf_close(hwfn) : Status::success;
+    /* A closed channel, or a PF that did not answer close, takes no release. */
+    if (closed != Status::nodev && !hwfn.vf_iov->unanswered)
         simple_request(hwfn, TlvType::release, RequestHeader{});
     vf_free(hwfn);
 }
@@ -420,17 +436,13 @@ void vf_sb_release(Hwfn& hwfn, const SbInfo& sb_info)
 
 Status vf_vport_start(Hwfn& hwfn, const SpVportStartParams& p)
 {
-    /* The request has a field for neither: Rx checksums are the PF's to
-     * choose (ecore's PF side has them checked for every VF). */
-    if (p.max_bds_per_packet > 1) {
-        DP_ERR(hwfn, "a VF's vport_start request has no field for scattered Rx");
-        return Status::notimpl;
-    }
     Exchange x(hwfn);
     VfIov& iov = x.iov();
     hsi::iov::VportStartRequest req{};
     req.mtu = p.mtu;
     req.inner_vlan_removal = p.vlan_strip;
+    req.max_bds_per_packet = p.max_bds_per_packet;
+    req.rx_csum = p.rx_csum;
     /* The SBs the PF configures: 0..n-1, each initialised (int_sb_init). */
     const auto end = std::find(iov.sb_addr.begin(), iov.sb_addr.end(), 0);
     req.sbs = static_cast<uint8_t>(end - iov.sb_addr.begin());

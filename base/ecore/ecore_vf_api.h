@@ -17,11 +17,10 @@
  * What differs on a VF: one vport (0); the queues and status blocks of its
  * grant, SB i raising MSI-X vector i (there is no slowpath vector, no
  * slowpath DPC to run); no PTT: the calls that take a Ptt ignore it (pass a
- * default-constructed one), and PttGuard finds none; its vport_start
- * carries no scattered Rx (refused) and no Rx checksum choice (the PF's:
- * ecore's PF side has them checked); its Rx BD and CQE rings have one size;
- * it always accepts the unicast and multicast frames its filters match;
- * filter moves, flow rules, RDMA and the MFW are its PF's. The PF may refuse a request by its policy for the
+ * default-constructed one), and PttGuard finds none; its Rx BD and CQE
+ * rings have one size; it always accepts the unicast and multicast frames
+ * its filters match; filter moves, flow rules, RDMA and the MFW are its
+ * PF's. The PF may refuse a request by its policy for the
  * VF (forced MAC or VLAN, untrusted VF): Status::perm.
  *
  * Each request waits for the PF's reply, bounded by the channel timeout: call

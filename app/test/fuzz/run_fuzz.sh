@@ -66,6 +66,18 @@ build fuzz_host_writes "$ROOT/app/test/fuzz/fuzz_host_writes.cpp" "$OUT"/host_wr
 build fuzz_roce "$ROOT/app/test/fuzz/fuzz_roce.cpp" "$OUT"/host_writes/*.o -- -lz -lisal -pthread
 build fuzz_daemon "$ROOT/app/test/fuzz/fuzz_daemon.cpp" "$ROOT/firmware/daemon/client_session.cpp" \
     "$OUT"/host_writes/*.o -- -lz -lisal -pthread
+
+# ecore and the OSAL on top of the adapter, instrumented too (DPDK's own
+# libraries are not): the PF's end of its VFs' channel.
+VF_PF_SRCS=($(ls "$ROOT"/base/ecore/*.cpp "$ROOT"/osal/dpdk/os/*.cpp "$ROOT"/osal/dpdk/pci/*.cpp |
+              grep -v -e ecore_init_image.cpp -e osal_util.cpp))
+rm -rf "$OUT/vf_pf" && mkdir -p "$OUT/vf_pf"
+printf '%s\n' "${VF_PF_SRCS[@]}" | xargs -P2 -I{} sh -c \
+    '$0 $1 -c {} -o $2/vf_pf/$(echo {} | md5sum | cut -c1-12).o' \
+    "${CXX/-fsanitize=fuzzer,/-fsanitize=fuzzer-no-link,} -DALLOW_EXPERIMENTAL_API" \
+    "$INC $DPDK_INC -include rte_config.h" "$OUT" 2>"$OUT/vf_pf.compile.log"
+build fuzz_vf_pf "$ROOT/app/test/fuzz/fuzz_vf_pf.cpp" "$OUT"/vf_pf/*.o "$OUT"/host_writes/*.o \
+    -- $(pkg-config --libs libdpdk) -lz -lisal -pthread
 seed "$OUT/corpus_image" "$BUILD/firmware/cna_fw.bin" "$BUILD/firmware/cna_fw_zipped.bin"
 seed "$OUT/corpus_frame" "$ROOT"/app/test/fuzz/seeds/frame_*
 seed "$OUT/corpus_devargs" "$ROOT"/app/test/fuzz/seeds/devargs_*
@@ -73,6 +85,7 @@ seed "$OUT/corpus_host_writes" "$ROOT"/app/test/fuzz/seeds/host_writes_*
 seed "$OUT/corpus_roce" "$ROOT"/app/test/fuzz/seeds/roce_*
 seed "$OUT/corpus_daemon" "$ROOT"/app/test/fuzz/seeds/daemon_*
 seed "$OUT/corpus_vf_channel" "$ROOT"/app/test/fuzz/seeds/vf_channel_*
+seed "$OUT/corpus_vf_pf" "$ROOT"/app/test/fuzz/seeds/vf_pf_*
 
 run fuzz_init_image "$OUT/corpus_image"
 run fuzz_frame "$OUT/corpus_frame"
@@ -81,5 +94,6 @@ run fuzz_host_writes "$OUT/corpus_host_writes"
 run fuzz_roce "$OUT/corpus_roce"
 run fuzz_daemon "$OUT/corpus_daemon"
 run fuzz_vf_channel "$OUT/corpus_vf_channel"
+run fuzz_vf_pf "$OUT/corpus_vf_pf"
 echo "fuzz: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -13,8 +13,8 @@ import time
 import unittest
 
 from harness.daemon import AdapterDaemon, adapterctl
-from harness.testpmd import (Netns, TestPmd, TestPmdError, forward_stats, port_mac, run_testpmd_once, unique_tag,
-                             wait_for_iface)
+from harness.testpmd import (Netns, TestPmd, TestPmdError, build_dir, forward_stats, port_mac, remove_hugepage_files,
+                             run_testpmd_once, unique_tag, wait_for_iface)
 
 TELEMETRY = "/usr/bin/dpdk-telemetry.py"
 KERNEL_ADDR = "10.79.0.1/24"
@@ -318,3 +318,96 @@ class Death(unittest.TestCase):
             self.assertRegex(out, r"unknown devarg 'wire' for net_cna_vf")
             _, _, out = run_testpmd_once([f"net_cna_vf0,daemon={rig.daemon.socket},pf=0"])
             self.assertRegex(out, r"missing devarg 'vf'")
+
+
+def run_rogue(rig, mode, vf=1):
+    """app/test/tools/rogue_vf on VF `vf` of the rig's PF: its exit status and output."""
+    prefix = f"{rig.tag}rogue"
+    try:
+        proc = subprocess.run([os.path.join(build_dir(), "app", "test", "tools", "rogue_vf"), "--daemon",
+                               rig.daemon.socket, "--vf", str(vf), "--file-prefix", prefix, mode],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60)
+    finally:
+        remove_hugepage_files(prefix)
+    return proc.returncode, proc.stdout
+
+
+def collect_all(tp, patterns, timeout=5.0):
+    """What testpmd prints on its own until every regex of `patterns` was
+    printed (or timeout: the caller asserts)."""
+    text = ""
+    deadline = time.monotonic() + timeout
+    while not all(re.search(p, text) for p in patterns) and time.monotonic() < deadline:
+        text += tp.collect(r"(?!)", timeout=0.3)
+    return text
+
+
+class RogueVf(unittest.TestCase):
+    """A VF driver that misuses the channel (app/test/tools/rogue_vf) on VF 1
+    while VF 0 and the PF forward to each other: the adapter or the PF
+    refuses it by name, the others forward on, and once the rogue is gone
+    (its FLR) the VF is had again."""
+
+    FLR = "pf0 vf1 function level reset"
+    PF_FLR = r"VF 1: function level reset cleaned up, the VF is enabled again"
+    # mode: the rogue's outcome lines, the PF's log line, the daemon's (beyond the FLR)
+    ABUSES = {
+        "flood": ([r"channel: disabled \(malicious\)"],
+                  r"VF 1 is malicious: it misused the channel .*; the adapter stopped it until its FLR",
+                  r"iov: pf0 vf1 malicious: triggered the channel while its request was pending"),
+        "truncated": ([r"reply status: bad_request", r"channel: idle"],
+                      r"VF 1: malformed request: no list_end TLV before the end of the message", None),
+        "oversized": ([r"reply status: bad_request", r"channel: idle"],
+                      r"VF 1: malformed request: a TLV running past the end of the message", None),
+        "unknown": ([r"reply status: not_supported", r"channel: idle"],
+                    r"VF 1: unknown request \(type 23130\) refused, not supported", None),
+        "bad-queue": ([r"acquire: success, 1 Rx queue\(s\) granted", r"reply status: bad_request"],
+                      r"VF 1: start_rxq \(type 8\) refused, bad request: queue beyond the VF's grant", None),
+    }
+
+    def rogue(self, rig, mode):
+        """A rogue run that went as expected, once the daemon reset the VF after it."""
+        flrs = rig.daemon.output().count(self.FLR)
+        rc, out = run_rogue(rig, mode)
+        self.assertEqual(rc, 0, f"rogue_vf {mode}:\n{out}")
+        self.assertIn(f"{mode}: as expected", out)
+        wait_for(lambda: rig.daemon.output().count(self.FLR) > flrs, what="the rogue's FLR in the daemon")
+        return out
+
+    def rx_packets(self, tp):
+        return tp.port_stats(0)["RX-packets"]
+
+    def test_a_rogue_vf_is_refused_and_the_others_forward_on(self):
+        with Rig(vf_list=(0,)) as rig:
+            vf0, pf = rig.vf[0], rig.pf
+            vf_mac, pf_mac = port_mac(vf0, 0), port_mac(pf, 0)
+            vf0.cmd("set fwd mac")
+            vf0.cmd(f"set eth-peer 0 {pf_mac}")
+            pf.cmd("set fwd mac")
+            pf.cmd(f"set eth-peer 0 {vf_mac}")
+            pf.cmd("start")
+            vf0.cmd("start tx_first")
+            for mode, (lines, pf_line, daemon_line) in self.ABUSES.items():
+                with self.subTest(mode=mode):
+                    out = self.rogue(rig, mode)
+                    for line in lines:
+                        self.assertRegex(out, line)
+                    log = collect_all(pf, [pf_line, self.PF_FLR])
+                    self.assertRegex(log, pf_line, "the PF names the VF and why")
+                    self.assertRegex(log, self.PF_FLR, "the PF cleans up after the rogue's FLR")
+                    if daemon_line:
+                        self.assertRegex(rig.daemon.output(), daemon_line)
+                    # The PF and VF 0 forward on.
+                    before = {who: self.rx_packets(tp) for who, tp in (("PF", pf), ("VF 0", vf0))}
+                    time.sleep(1)
+                    for who, tp in (("PF", pf), ("VF 0", vf0)):
+                        self.assertGreater(self.rx_packets(tp) - before[who], 1000, f"{who} after {mode}")
+                    # And VF 1 is to be had again.
+                    self.assertRegex(self.rogue(rig, "acquire"), r"acquire: success")
+            pf.cmd("stop")
+            vf0.cmd("stop")
+            info = rig.vf_info(1)
+            self.assertEqual((info["acquired"], info["malicious"]), (0, 0))
+            # A normal driver takes VF 1 after all that.
+            rig.vf[1] = rig.start_vf(1)
+            self.assertEqual(rig.vf[1].link(0)[0], "up")

@@ -229,7 +229,7 @@ void TxEngine::send(Vport& vport, const uint8_t* frame, uint32_t len, bool parse
     if (!vport.active_tx)
         return;
     if (vport.tx_policy) [[unlikely]] {
-        if (vport.anti_spoof && !mac_filter_match(vport, frame + 6, false, 0)) {
+        if (vport.anti_spoof && spoofed(vport, frame, len)) {
             counter_add(vport.stats->tx_spoofed_pkts, 1);
             return;
         }
@@ -254,6 +254,18 @@ void TxEngine::send(Vport& vport, const uint8_t* frame, uint32_t len, bool parse
         burst_.add(frame, len);
     if (scratch || burst_.full())
         flush(port);
+}
+
+bool TxEngine::spoofed(const Vport& vport, const uint8_t* frame, uint32_t len)
+{
+    if (!mac_filter_match(vport, frame + 6, false, 0))
+        return true;
+    const uint16_t ethertype = static_cast<uint16_t>(frame[12] << 8 | frame[13]);
+    if (len < ETH_HLEN + VLAN_HLEN || (ethertype != 0x8100 && ethertype != 0x88a8))
+        return false;
+    /* A tag of its own: never under a port VLAN, else one of its VLANs. */
+    const uint16_t vid = static_cast<uint16_t>((frame[14] << 8 | frame[15]) & 0x0fff);
+    return vport.port_vlan != 0 || (vport.vlan_filters != 0 && !vlan_filter_match(vport, vid));
 }
 
 void TxEngine::flush(Port& port)

@@ -87,6 +87,9 @@ private:
      * the next packet overwrites, so it leaves at once. */
     void send(Vport& vport, const uint8_t* frame, uint32_t len, bool parsed, bool scratch, Port& port);
     void flush(Port& port);
+    /* Anti-spoofing: the frame's source MAC is none of the vport's MAC
+     * filters, or it carries a VLAN tag the VF may not use. */
+    static bool spoofed(const Vport& vport, const uint8_t* frame, uint32_t len);
 
     hsi::eth::TxBd bds_[BD_BATCH];
     FrameBurst burst_;

@@ -2,6 +2,7 @@
 #include "pci/iommu.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -86,9 +87,25 @@ bool Iommu::copy_in(uint64_t iova, const void* src, std::size_t len)
 {
     std::lock_guard lock(mutex_);
     const Range* r = blocked_.load(std::memory_order_relaxed) ? nullptr : find(iova, len);
-    if (r != nullptr)
-        std::memcpy(r->va + (iova - r->iova), src, len);
-    return r != nullptr;
+    if (r == nullptr)
+        return false;
+    uint8_t* dst = r->va + (iova - r->iova);
+    const auto* from = static_cast<const uint8_t*>(src);
+    /* The host polls what a DMAE writes (a reply's status byte, a bulletin
+     * board being rewritten): aligned words, and a lone byte, are stored
+     * whole and release what was written before them. */
+    if (((reinterpret_cast<uintptr_t>(dst) | len) & 3) == 0) {
+        for (std::size_t i = 0; i < len; i += 4) {
+            uint32_t word;
+            std::memcpy(&word, from + i, sizeof word);
+            std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(dst + i)).store(word, std::memory_order_release);
+        }
+    } else if (len == 1) {
+        std::atomic_ref<uint8_t>(*dst).store(*from, std::memory_order_release);
+    } else {
+        std::memcpy(dst, from, len);
+    }
+    return true;
 }
 
 } // namespace cna::fw

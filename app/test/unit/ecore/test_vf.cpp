@@ -443,6 +443,18 @@ TEST(VfChannel, AClosedChannelIsNoDevice)
     vf.pci.state = static_cast<uint32_t>(ChannelState::disabled);
     EXPECT_EQ(ecore::vf_hw_prepare(vf.hwfn(), {}), Status::nodev);
     EXPECT_TRUE(vf.pci.requests.empty()) << "nothing triggered";
+
+    /* Closed with the request pending (the PF disabled the VF), or completed
+     * without a reply (the PF dropped it): known at once, not at the timeout. */
+    vf.pci.state = static_cast<uint32_t>(ChannelState::idle);
+    vf.pci.on_request = [&](const Received&) { vf.pci.state = static_cast<uint32_t>(ChannelState::disabled); };
+    uint64_t asked = osal::time_ms();
+    EXPECT_EQ(ecore::vf_hw_prepare(vf.hwfn(), {}), Status::nodev);
+    vf.pci.state = static_cast<uint32_t>(ChannelState::idle);
+    vf.pci.on_request = [&](const Received&) { vf.pci.complete(); };
+    EXPECT_EQ(ecore::vf_hw_prepare(vf.hwfn(), {}), Status::io);
+    EXPECT_LT(osal::time_ms() - asked, 1000u);
+    EXPECT_EQ(vf.pci.requests.size(), 2u);
 }
 
 TEST(VfChannel, ATimeoutIsAnErrorAndALateReplyHarmless)
@@ -458,27 +470,27 @@ TEST(VfChannel, ATimeoutIsAnErrorAndALateReplyHarmless)
     EXPECT_EQ(test::memzone_count(), zones + 1);
     vf.pci.answer(VfStatus::success, grant());
 
-    /* A PF that completes the channel a while after its reply: the next
-     * request waits for it rather than triggering it while pending (which
-     * is malice). */
-    vf.pci.on_request = [&](const Received&) { vf.pci.answer(VfStatus::success, grant(), false); };
+    /* A PF that completes the channel a while after its reply: the reply
+     * is the PF's until then. */
+    std::thread done;
+    vf.pci.on_request = [&](const Received&) {
+        vf.pci.answer(VfStatus::success, grant(), false);
+        done = std::thread([&] {
+            osal::msleep(50);
+            vf.pci.complete();
+        });
+    };
+    const uint64_t asked = osal::time_ms();
     ASSERT_EQ(vf.prepare(), Status::success);
-    EXPECT_EQ(vf.pci.reg_rd(vf_bar0::CHANNEL_STATE), static_cast<uint32_t>(ChannelState::pending))
-        << "answered, not yet completed";
-    std::thread done([&] {
-        osal::msleep(50);
-        vf.pci.complete();
-    });
-    ecore::SpVportUpdateParams p;
-    p.update_mtu = true;
-    p.mtu = 1400;
-    vf.pci.on_request = [&](const Received& r) { vf.serve(r); };
-    EXPECT_EQ(ecore::sp_vport_update(vf.hwfn(), p), Status::success);
+    EXPECT_GE(osal::time_ms() - asked, 50u);
     done.join();
     EXPECT_EQ(vf.pci.misuse, 0);
 
     /* A request that times out leaves the channel pending: the next one
      * waits for it in vain, and says so. */
+    ecore::SpVportUpdateParams p;
+    p.update_mtu = true;
+    p.mtu = 1400;
     vf.pci.on_request = [](const Received&) {};
     vf.hwfn().vf_iov->timeout_ms = 50;
     EXPECT_EQ(ecore::sp_vport_update(vf.hwfn(), p), Status::timeout);
@@ -539,10 +551,14 @@ TEST_F(VfL2, TheStatusBlocksGoWithTheVport)
     ecore::SpVportStartParams p;
     p.mtu = 1400;
     p.vlan_strip = true;
+    p.max_bds_per_packet = 4;
+    p.rx_csum = true;
     ASSERT_EQ(ecore::sp_vport_start(hwfn(), p), Status::success);
     const auto req = last().get<hsi::iov::VportStartRequest>(TlvType::vport_start);
     EXPECT_EQ(req.mtu, 1400);
     EXPECT_EQ(req.inner_vlan_removal, 1);
+    EXPECT_EQ(req.max_bds_per_packet, 4);
+    EXPECT_EQ(req.rx_csum, 1);
     ASSERT_EQ(req.sbs, 2);
     EXPECT_EQ(req.sb_addr[0], sb_mem_[0].iova());
     EXPECT_EQ(req.sb_addr[1], sb_mem_[1].iova());
@@ -686,9 +702,6 @@ TEST_F(VfL2, VportUpdatesTravelAsParts)
     ecore::SpVportUpdateParams only_rss;
     only_rss.rss_params = &rss;
     EXPECT_EQ(ecore::sp_vport_update(hwfn(), only_rss), Status::inval) << "beyond its Rx queues";
-    ecore::SpVportStartParams scattered;
-    scattered.max_bds_per_packet = 4;
-    EXPECT_EQ(ecore::sp_vport_start(hwfn(), scattered), Status::notimpl);
     EXPECT_EQ(ecore::sp_vport_update(hwfn(), ecore::SpVportUpdateParams{}), Status::success) << "nothing to update";
     only_rss.vport_id = 1;
     EXPECT_EQ(ecore::sp_vport_update(hwfn(), only_rss), Status::inval) << "a VF has vport 0 only";

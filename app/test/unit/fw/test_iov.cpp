@@ -315,6 +315,15 @@ TEST_F(Iov, AntiSpoofingDropsFramesFromAnotherMac)
     EXPECT_EQ(vf0->vport_stats(0).tx_spoofed_pkts, 1u);
     EXPECT_EQ(vf0->vport_stats(0).tx_ucast_pkts, 1u);
 
+    /* A VLAN it has no filter for is spoofing too; one it has is not. */
+    ASSERT_EQ(vf0->filter(FilterOpcode::add, FilterType::vlan, 0, nullptr, 7), FwReturn::ok);
+    vf0->send(0, with_vlan(eth_frame(VF1_MAC, VF0_MAC, 0x88b5, 60), 8));
+    vf0->send(0, with_vlan(eth_frame(VF1_MAC, VF0_MAC, 0x88b5, 60), 7));
+    EXPECT_EQ(vf1->rx_wait(0, 1).size(), 1u);
+    ASSERT_TRUE(vf0->wait_tx_done(0));
+    EXPECT_TRUE(vf1->rx_poll(0).empty());
+    EXPECT_EQ(vf0->vport_stats(0).tx_spoofed_pkts, 2u);
+
     ASSERT_EQ(set_policy(*vf0, false, 0), FwReturn::ok);
     vf0->send(0, eth_frame(VF1_MAC, PEER_MAC, 0x88b5, 60));
     EXPECT_EQ(vf1->rx_wait(0, 1).size(), 1u) << "spoof checking off";
@@ -350,6 +359,11 @@ TEST_F(Iov, APortVlanIsTaggedOnTxAndRequiredAndStrippedOnRx)
     ASSERT_TRUE(peer->wait_tx_done(0));
     EXPECT_TRUE(vf0->rx_poll(0).empty());
     EXPECT_EQ(vf0->vport_stats(0).rx_filtered_pkts, 2u);
+    /* Under a port VLAN and anti-spoofing, a tag of the VF's own is spoofing. */
+    ASSERT_EQ(set_policy(*vf0, true, 100), FwReturn::ok);
+    vf0->send(0, with_vlan(eth_frame(PEER_MAC, VF0_MAC, 0x88b5, 60), 100));
+    ASSERT_TRUE(vf0->wait_tx_done(0));
+    EXPECT_EQ(vf0->vport_stats(0).tx_spoofed_pkts, 1u);
 }
 
 } // namespace
