@@ -369,7 +369,8 @@ inline constexpr uint32_t IOV_MAX_VFS = IOV_BASE + 0x00;   /* RO: VFs the MFW le
 inline constexpr uint32_t IOV_NUM_VFS = IOV_BASE + 0x04;
 inline constexpr uint32_t IOV_VF_SELECT = IOV_BASE + 0x08; /* RW: the VF the IOV_VF_* registers act on */
 /* RW: IOV_VF_CTRL_* of the selected VF. ENABLE opens its channel and lets it
- * master the bus (clearing it closes both and forgets a pending request). */
+ * master the bus (clearing it closes both and forgets a pending request);
+ * it does not take while the VF's FLR is pending. */
 inline constexpr uint32_t IOV_VF_CTRL = IOV_BASE + 0x0c;
 inline constexpr uint32_t IOV_VF_CTRL_ENABLE = 1u << 0;
 /* WO 1: the PF is done with the selected VF's pending request. */
@@ -377,8 +378,9 @@ inline constexpr uint32_t IOV_VF_CHANNEL_DONE = IOV_BASE + 0x10;
 /* RO: a bit per VF, set while the VF is malicious (its channel disabled,
  * its queues stopped) until the PF re-enables it. */
 inline constexpr uint32_t IOV_MALICIOUS = IOV_BASE + 0x14;
-/* RO: a bit per VF whose function level reset awaits the PF's cleanup;
- * write 1 to a bit once cleaned up (the VF may then be enabled again). */
+/* RO: a bit per VF whose function level reset awaits the PF's cleanup: the
+ * final cleanup ramrod (CommonCmd::vf_cleanup), then the MFW's ack
+ * (DRV_MSG_CODE_VF_DISABLED_DONE), which clears it. */
 inline constexpr uint32_t IOV_FLR_PENDING = IOV_BASE + 0x18;
 /* The selected VF's CAU, laid out as the PF's own (reg::cau_sb_*), status
  * blocks 0..MAX_VF_SBS-1; the vector in the conf is the VF's. */
@@ -418,7 +420,7 @@ enum class DmaeStatus : uint32_t {
 enum class IovEvent : uint8_t {
     vf_message = 1,   /* data: the request's IOVA in the VF's domain */
     vf_malicious = 2, /* data: MaliciousWhy */
-    vf_flr = 3,       /* the VF was reset: IOV_FLR_PENDING has its bit */
+    vf_flr = 3,       /* the VF was reset: IOV_FLR_PENDING has its bit until the PF's cleanup */
 };
 
 enum class MaliciousWhy : uint8_t {

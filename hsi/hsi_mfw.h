@@ -20,6 +20,10 @@ inline constexpr uint32_t DRV_MSG_CODE_UNLOAD_DONE = 0x21000000;
 inline constexpr uint32_t DRV_MSG_CODE_INIT_PHY = 0x22000000;   /* link set, DrvPhyCfg in union */
 inline constexpr uint32_t DRV_MSG_CODE_LINK_RESET = 0x23000000;
 inline constexpr uint32_t DRV_MSG_CODE_GET_LINK = 0x24000000;   /* refresh port link_status */
+/* SR-IOV: the PF cleaned up after a VF's function level reset (param: the
+ * VF, relative to the PF; its final cleanup ramrod done): the MFW clears
+ * its bit in reg::IOV_FLR_PENDING, and the VF may be enabled again. */
+inline constexpr uint32_t DRV_MSG_CODE_VF_DISABLED_DONE = 0x25000000;
 
 /* ---- MFW -> driver response: header = response | sequence ----------- */
 inline constexpr uint32_t FW_MSG_CODE_MASK = 0xffff0000;
@@ -34,6 +38,7 @@ inline constexpr uint32_t FW_MSG_CODE_DRV_UNLOAD_PORT = 0x20120000;
 inline constexpr uint32_t FW_MSG_CODE_DRV_UNLOAD_FUNCTION = 0x20130000;
 inline constexpr uint32_t FW_MSG_CODE_DRV_UNLOAD_DONE = 0x21100000;
 inline constexpr uint32_t FW_MSG_CODE_LINK_DONE = 0x22100000;
+inline constexpr uint32_t FW_MSG_CODE_VF_DISABLED_DONE = 0x25100000;
 inline constexpr uint32_t FW_MSG_CODE_INVALID_SEQUENCE = 0x0f000000; /* e.g. LOAD_DONE before LOAD_REQ */
 inline constexpr uint32_t FW_MSG_CODE_UNSUPPORTED = 0x0e000000;
 

@@ -17,7 +17,10 @@ namespace cna::hsi {
 enum class ProtocolId : uint8_t { common = 0, eth = 1, roce = 2, iov = 3 /* async events only: hsi_iov.h */ };
 
 /* Common ramrods (ProtocolId::common). */
-enum class CommonCmd : uint8_t { pf_start = 1, pf_stop = 2, empty = 3 };
+/* vf_cleanup (VfCleanupRamrodData): the final cleanup after a VF's function
+ * level reset, before the PF acks it to the MFW: nothing of the VF is left
+ * in the storms. */
+enum class CommonCmd : uint8_t { pf_start = 1, pf_stop = 2, empty = 3, vf_cleanup = 4 };
 
 /* Completion codes in EventRingElement::fw_return_code. */
 enum class FwReturn : uint8_t {
@@ -74,6 +77,12 @@ struct PfStopRamrodData {
     uint32_t reserved[2];
 };
 static_assert(sizeof(PfStopRamrodData) == 8);
+
+struct VfCleanupRamrodData {
+    uint8_t vf;               /* relative to the PF; its FLR pending */
+    uint8_t reserved[7];
+};
+static_assert(sizeof(VfCleanupRamrodData) == 8);
 
 /* Largest ramrod data any command carries; ecore reserves this per SPQ entry. */
 inline constexpr uint32_t RAMROD_DATA_MAX = 512;

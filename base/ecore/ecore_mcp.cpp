@@ -98,6 +98,7 @@ const char* mcp_cmd_name(uint32_t cmd)
     case DRV_MSG_CODE_INIT_PHY: return "INIT_PHY";
     case DRV_MSG_CODE_LINK_RESET: return "LINK_RESET";
     case DRV_MSG_CODE_GET_LINK: return "GET_LINK";
+    case DRV_MSG_CODE_VF_DISABLED_DONE: return "VF_DISABLED_DONE";
     }
     return "unknown command";
 }
@@ -197,6 +198,14 @@ Status mcp_load_done(Hwfn& hwfn, Ptt& ptt)
     uint32_t resp = 0, param = 0;
     Status rc = mcp_cmd(hwfn, ptt, DRV_MSG_CODE_LOAD_DONE, 0, &resp, &param);
     return rc != Status::success ? rc : expect_response(hwfn, DRV_MSG_CODE_LOAD_DONE, resp, FW_MSG_CODE_DRV_LOAD_DONE);
+}
+
+Status mcp_ack_vf_flr(Hwfn& hwfn, Ptt& ptt, uint32_t vf)
+{
+    uint32_t resp = 0, param = 0;
+    Status rc = mcp_cmd(hwfn, ptt, DRV_MSG_CODE_VF_DISABLED_DONE, vf, &resp, &param);
+    return rc != Status::success ? rc
+                                 : expect_response(hwfn, DRV_MSG_CODE_VF_DISABLED_DONE, resp, FW_MSG_CODE_VF_DISABLED_DONE);
 }
 
 Status mcp_unload(Hwfn& hwfn, Ptt& ptt)

@@ -42,6 +42,9 @@ void mcp_info_free(Hwfn& hwfn);
 /* LOAD_REQ: *load_code gets FW_MSG_CODE_DRV_LOAD_ENGINE/PORT/FUNCTION. */
 Status mcp_load_req(Hwfn& hwfn, Ptt& ptt, uint32_t* load_code);
 Status mcp_load_done(Hwfn& hwfn, Ptt& ptt);
+/* SR-IOV: the PF's cleanup after VF `vf`'s FLR is done (its final cleanup
+ * ramrod completed): the MFW ends the FLR. */
+Status mcp_ack_vf_flr(Hwfn& hwfn, Ptt& ptt, uint32_t vf);
 /* UNLOAD_REQ then UNLOAD_DONE: the PF is no longer loaded in the MFW. */
 Status mcp_unload(Hwfn& hwfn, Ptt& ptt);
 

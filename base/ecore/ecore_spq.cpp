@@ -118,6 +118,7 @@ const char* ramrod_name(uint8_t protocol_id, uint8_t cmd_id)
         case hsi::CommonCmd::pf_start: return "PF_START";
         case hsi::CommonCmd::pf_stop: return "PF_STOP";
         case hsi::CommonCmd::empty: return "EMPTY";
+        case hsi::CommonCmd::vf_cleanup: return "VF_CLEANUP";
         }
     } else if (protocol_id == static_cast<uint8_t>(hsi::ProtocolId::eth)) {
         using hsi::eth::EthCmd;

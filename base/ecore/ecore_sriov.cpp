@@ -14,7 +14,10 @@
 #include <utility>
 
 #include "ecore_log.h"
+#include "ecore_mcp.h"
+#include "ecore_spq.h"
 #include "hsi_mfw.h"
+#include "hsi_spq.h"
 
 namespace cna::ecore {
 
@@ -155,8 +158,9 @@ void process_message(Hwfn& hwfn, Ptt& ptt, IovVf& vf, uint64_t iova)
         channel_reply(hwfn, ptt, vf, header, reply, verdict.status);
 }
 
-/* What the VF's reset left to its PF: the adapter already forgot its
- * objects and closed its channel. */
+/* What the VF's reset left to its PF (the adapter already forgot its
+ * objects and closed its channel): its state here, then the final cleanup
+ * ramrod and the MFW's ack, after which the VF may be enabled again. */
 void flr_cleanup(Hwfn& hwfn, Ptt& ptt, IovVf& vf)
 {
     iov_vf_forget(vf);
@@ -164,7 +168,17 @@ void flr_cleanup(Hwfn& hwfn, Ptt& ptt, IovVf& vf)
     vf.grant = {};
     vf.bulletin_address = 0;
     vf.malicious = false;
-    wr(hwfn, ptt, reg::IOV_FLR_PENDING, 1u << vf.id);
+    hsi::VfCleanupRamrodData cleanup{};
+    cleanup.vf = static_cast<uint8_t>(vf.id);
+    Status rc = spq_post(hwfn, SpqRequest{hsi::ProtocolId::common, static_cast<uint8_t>(hsi::CommonCmd::vf_cleanup),
+                                          hsi::CID_SPQ, &cleanup, sizeof cleanup});
+    if (rc == Status::success)
+        rc = mcp_ack_vf_flr(hwfn, ptt, vf.id);
+    if (rc != Status::success) {
+        DP_ERR(hwfn, "VF %u: function level reset not cleaned up (%s): the VF stays disabled", vf.id,
+               status_name(rc));
+        return;
+    }
     iov_init_hw_for_vf(hwfn, ptt, vf.id);
     DP_INFO(hwfn, "VF %u: function level reset cleaned up, the VF is enabled again", vf.id);
 }

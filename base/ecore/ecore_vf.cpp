@@ -629,4 +629,9 @@ void vf_get_queue_stats(Hwfn& hwfn, uint16_t queue_id, bool rx, hsi::eth::QueueS
     read_page_stats(hwfn, rx ? vf_page::rx_queue_stats(queue_id) : vf_page::tx_queue_stats(queue_id), stats);
 }
 
+bool vf_channel_open(Hwfn& hwfn)
+{
+    return hwfn.dev->pci->reg_rd(vf_bar0::CHANNEL_STATE) != static_cast<uint32_t>(ChannelState::disabled);
+}
+
 } // namespace cna::ecore

@@ -36,7 +36,6 @@ struct VfIov {
      * the requests change below. */
     osal::Mutex lock;
     bool unanswered = false;    /* the last request timed out: the PF may still answer it */
-    bool closed = false;        /* close sent: nothing of the VF's is left started */
     uint32_t vf_id = 0;         /* relative to the PF (acquire) */
     uint32_t mcast_filters = 0; /* granted */
     std::vector<std::array<uint8_t, 6>> mcast; /* the vport's multicast list */

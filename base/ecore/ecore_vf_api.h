@@ -61,6 +61,11 @@ Status vf_hw_prepare(Hwfn& hwfn, const VfAcquireParams& params);
  * thread at a time (an EAL alarm), between hw_prepare and hw_remove. */
 bool vf_bulletin_read(Hwfn& hwfn, hsi::iov::Bulletin* out);
 
+/* Whether the VF's channel to its PF is open. Closed, the VF is cut off:
+ * its PF went away, disabled it, took it for malicious or is cleaning up
+ * after its reset; its driver must reset (acquire again). */
+bool vf_channel_open(Hwfn& hwfn);
+
 /* dev_close of a VF in one call, as hw_stop then hw_remove: close (the PF
  * stops whatever the VF left started) and release (the PF forgets the
  * grant), each best effort, then the channel's memory freed. */

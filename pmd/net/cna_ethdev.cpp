@@ -382,7 +382,14 @@ int reattach(EthPort* port)
         tx_queue_release(dev, q);
     free_fastpath_sbs(port);
     hw_tear_down(port);
-    const int rc = hw_bring_up(port);
+    /* A VF's PF may still be cleaning up after the VF's reset (its channel
+     * closed until then): a bounded wait for it. */
+    constexpr int RETRIES = 40, RETRY_MS = 50;
+    int rc = hw_bring_up(port);
+    for (int i = 0; rc == -ENODEV && is_vf(port) && i < RETRIES; i++) {
+        rte_delay_ms(RETRY_MS);
+        rc = hw_bring_up(port);
+    }
     if (rc != 0)
         PMD_LOG(ERR, port, "cannot attach the function again: %s", strerror(-rc));
     return rc;

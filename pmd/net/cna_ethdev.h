@@ -88,6 +88,7 @@ struct EthPort {
     /* A VF's: the last bulletin board its PF wrote (link, forced MAC). */
     hsi::iov::Bulletin bulletin{};
     bool bulletin_polled = false; /* the EAL alarm that reads it is set */
+    bool vf_cut_off = false;      /* its channel closed: RTE_ETH_EVENT_INTR_RESET raised */
 };
 
 /* RDMA's share of the PF (devarg rdma): what ecore reserves at probe. */
@@ -126,9 +127,14 @@ private:
     ecore::Ptt none_{};
 };
 
-/* The PF's MAC filter grant is split evenly between unicast addresses
- * (mac_addr_add) and the multicast list. */
-inline uint32_t max_unicast_macs(const EthPort* port) { return port->edev.hwfn.hw_info.resc.num_mac_filters / 2; }
+/* A PF's MAC filter grant is split evenly between unicast addresses
+ * (mac_addr_add) and the multicast list; a VF's multicast list has a grant
+ * of its own. */
+inline uint32_t max_unicast_macs(const EthPort* port)
+{
+    const uint32_t filters = port->edev.hwfn.hw_info.resc.num_mac_filters;
+    return port->devargs.is_vf ? filters : filters / 2;
+}
 
 /* Frame length an MTU allows on the wire (header and one VLAN tag). */
 inline uint32_t max_frame_len(uint32_t mtu) { return mtu + hsi::eth::ETH_OVERHEAD; }

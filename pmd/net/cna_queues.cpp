@@ -210,7 +210,7 @@ int rx_queue_intr_enable(rte_eth_dev* dev, uint16_t queue_id)
     ecore::sb_update_sb_idx(sb);
     ecore::sb_ack(sb, hsi::IguIntOp::enable);
     if (rx_queue_count(dev->data->rx_queues[queue_id]) != 0 &&
-        eventfd_write(port->pci->msix_eventfd(hsi::msix_vector_of_sb(queue_id)), 1) != 0)
+        eventfd_write(port->pci->msix_eventfd(sb_vector(port, queue_id)), 1) != 0)
         return -errno;
     return 0;
 }

@@ -36,12 +36,29 @@ rte_eth_link link_from_bulletin(const hsi::iov::Bulletin& b)
     return link;
 }
 
+/* The VF is cut off from its PF: the port goes down and the application
+ * is asked to reset it (once). */
+void cut_off(EthPort* port)
+{
+    rte_eth_dev* dev = port->eth_dev;
+    port->vf_cut_off = true;
+    PMD_LOG(ERR, port, "the PF closed the VF's channel (it went away, disabled the VF, took it for malicious, or "
+                       "reset it): the port needs a reset");
+    port->bulletin.link_up = 0;
+    const rte_eth_link down = link_from_bulletin(port->bulletin);
+    if (rte_eth_linkstatus_set(dev, &down) == 0 && dev->data->dev_conf.intr_conf.lsc)
+        rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_LSC, nullptr);
+    rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_RESET, nullptr);
+}
+
 /* The EAL interrupt thread: takes a new board, re-arms. */
 void bulletin_poll(void* arg)
 {
     auto* port = static_cast<EthPort*>(arg);
+    if (!port->vf_cut_off && !ecore::vf_channel_open(port->edev.hwfn))
+        cut_off(port);
     hsi::iov::Bulletin board;
-    if (ecore::vf_bulletin_read(port->edev.hwfn, &board)) {
+    if (!port->vf_cut_off && ecore::vf_bulletin_read(port->edev.hwfn, &board)) {
         rte_eth_dev* dev = port->eth_dev;
         port->bulletin = board;
         if (board.flags & hsi::iov::BULLETIN_MAC_FORCED &&
@@ -49,6 +66,12 @@ void bulletin_poll(void* arg)
             std::memcpy(dev->data->mac_addrs[0].addr_bytes, board.mac, RTE_ETHER_ADDR_LEN);
             PMD_LOG(INFO, port, "MAC " RTE_ETHER_ADDR_PRT_FMT " (forced by the PF)",
                     RTE_ETHER_ADDR_BYTES(&dev->data->mac_addrs[0]));
+        }
+        if (!(board.flags & hsi::iov::BULLETIN_TRUSTED) && (dev->data->promiscuous || dev->data->all_multicast)) {
+            /* The PF withdrew its trust and turned them off. */
+            dev->data->promiscuous = dev->data->all_multicast = 0;
+            port->promiscuous = port->allmulticast = false;
+            PMD_LOG(WARNING, port, "no longer trusted by the PF: promiscuous and all-multicast off");
         }
         const rte_eth_link link = link_from_bulletin(board);
         if (rte_eth_linkstatus_set(dev, &link) == 0) {
@@ -117,6 +140,7 @@ const eth_dev_ops cna_vf_dev_ops = make_vf_ops();
 
 void vf_bulletin_start(EthPort* port)
 {
+    port->vf_cut_off = false;
     bulletin_poll(port); /* the first board now: the link is known at probe */
     port->bulletin_polled = true;
 }

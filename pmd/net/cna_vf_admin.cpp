@@ -7,6 +7,7 @@
  */
 #include "rte_pmd_cna.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -66,10 +67,15 @@ int vf_counters(EthPort* port, uint16_t vf, VportStats* out)
     if (const ecore::Status st = ecore::iov_get_vf_stats(port->edev.hwfn, vf, &now); st != ecore::Status::success)
         return ecore::status_to_errno(st);
     std::lock_guard guard(port->stats_lock);
+    constexpr std::size_t N = sizeof(VportStats) / sizeof(uint64_t);
     const auto* a = reinterpret_cast<const uint64_t*>(&now);
     const auto* b = reinterpret_cast<const uint64_t*>(&port->vf_stats_base[vf]);
+    /* A counter below its baseline: the VF's reset (FLR) zeroed them all
+     * since, and the baseline goes with them. */
+    if (!std::equal(a, a + N, b, [](uint64_t x, uint64_t y) { return x >= y; }))
+        port->vf_stats_base[vf] = VportStats{};
     auto* d = reinterpret_cast<uint64_t*>(out);
-    for (std::size_t i = 0; i < sizeof(VportStats) / sizeof(uint64_t); i++)
+    for (std::size_t i = 0; i < N; i++)
         d[i] = a[i] - b[i];
     return 0;
 }

@@ -20,6 +20,7 @@
  * FLR cleanup), and must come back pristine.
  */
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -36,6 +37,7 @@
 #include "ecore_dev_api.h"
 #include "ecore_int_api.h"
 #include "ecore_iov_api.h"
+#include "ecore_iov_tlv.h"
 #include "ecore_l2_api.h"
 #include "ecore_spq.h"
 #include "ecore_sriov.h"
@@ -69,6 +71,8 @@ constexpr uint64_t VF_IOVA = 0x10000000;
 constexpr uint32_t VF_MEM_SIZE = 64 * 1024;
 constexpr uint32_t REQUEST = 0x0000;
 constexpr uint32_t REPLY = 0x1000;
+constexpr uint32_t BULLETIN = 0x2000;
+constexpr uint32_t SBS = 0x3000;
 constexpr uint64_t UNMAPPED_IOVA = VF_IOVA + 0x100000;
 
 constexpr uint32_t WAIT_MS = 5000; /* the SPQ's timeout: a refused ramrod ends sooner */
@@ -164,8 +168,8 @@ void check_grant(const ecore::IovVf& vf)
         fail("a grant beyond the channel's limits");
     if (vf.acquired && (g.rx_queues == 0 || g.tx_queues == 0 || g.sbs == 0))
         fail("an acquired VF without a queue or status block");
-    if (!vf.acquired && (vf.vport_started || g.rx_queues != 0))
-        fail("a VF not acquired holds a grant or a vport");
+    if (!vf.acquired && vf.vport_started)
+        fail("a VF not acquired has a vport");
     if (vf.rx_started >> g.rx_queues != 0 || vf.tx_started >> g.tx_queues != 0 || vf.sbs > g.sbs)
         fail("queues or status blocks beyond the VF's grant");
     if (!vf.vport_started && (vf.rx_started != 0 || vf.tx_started != 0 || vf.sbs != 0))
@@ -191,6 +195,10 @@ bool send(uint8_t control, std::span<const uint8_t> request)
         std::memcpy(req + offsetof(hsi::iov::RequestHeader, reply_address), &reply, sizeof reply);
     }
     std::memset(rig->at(REPLY), 0, hsi::iov::CHANNEL_REPLY_MAX);
+    /* The PF may write a bulletin board over the request (the VF named it
+     * there): what the reply answers is read now. */
+    hsi::iov::TlvHeader first;
+    std::memcpy(&first, req, sizeof first);
 
     switch (static_cast<Send>((control >> SEND_SHIFT) & 3)) {
     case SEND_ONCE: trigger(VF_IOVA + REQUEST); break;
@@ -209,8 +217,6 @@ bool send(uint8_t control, std::span<const uint8_t> request)
         std::memcpy(&reply, rig->at(REPLY), sizeof reply);
         if (reply.status > static_cast<uint8_t>(VfStatus::not_acquired))
             fail("a reply status that is none of hsi::iov::Status's");
-        hsi::iov::TlvHeader first;
-        std::memcpy(&first, req, sizeof first);
         if (reply.status != static_cast<uint8_t>(VfStatus::pending) &&
             (reply.tlv.type != static_cast<uint16_t>(hsi::iov::TlvType::reply) || reply.request != first.type ||
              reply.tlv.length < sizeof reply ||
@@ -242,6 +248,39 @@ void check_pf()
         fail("the PF's vport update failed");
 }
 
+/* A well-formed request of one TLV, sent as a driver does; the reply's status. */
+template <typename T> VfStatus request(hsi::iov::TlvType type, const T& body)
+{
+    std::array<uint8_t, hsi::iov::CHANNEL_REQUEST_MAX> message{};
+    ecore::iov::TlvWriter writer(message);
+    if (!writer.add(type, body) || !writer.end() || !send(FORCE_REPLY, std::span(message).first(writer.size())))
+        fail("a well-formed request did not go through");
+    return static_cast<VfStatus>(rig->at(REPLY)[offsetof(hsi::iov::ReplyHeader, status)]);
+}
+
+/* A VF reset is had again by a new driver: neither the PF nor the adapter
+ * kept anything of the old one's in the way. Released after. */
+void check_vf_usable()
+{
+    using hsi::iov::TlvType;
+    hsi::iov::AcquireRequest acquire{};
+    acquire.hsi_major = hsi::HSI_VERSION_MAJOR;
+    acquire.hsi_minor = hsi::HSI_VERSION_MINOR;
+    acquire.rx_queues = acquire.tx_queues = acquire.sbs = 1;
+    acquire.bulletin_size = sizeof(hsi::iov::Bulletin);
+    acquire.bulletin_address = VF_IOVA + BULLETIN;
+    if (request(TlvType::acquire, acquire) != VfStatus::success)
+        fail("a VF reset cannot be acquired again");
+    hsi::iov::VportStartRequest start{};
+    start.mtu = 1500;
+    start.sbs = 1;
+    start.sb_addr[0] = VF_IOVA + SBS;
+    if (request(TlvType::vport_start, start) != VfStatus::success)
+        fail("a VF reset cannot start its vport again");
+    if (request(TlvType::release, hsi::iov::RequestHeader{}) != VfStatus::success)
+        fail("a VF reset cannot be released");
+}
+
 /* A VF left acquired, malicious or closed: its function level reset, which
  * its PF cleans up; the VF is then as enabled anew. */
 void reset_vf()
@@ -258,10 +297,13 @@ void reset_vf()
     const ecore::IovVf after = rig->snapshot();
     if (after.vport_started || after.sbs != 0 || !after.macs.empty() || !after.mcast.empty())
         fail("the PF kept objects of a VF that was reset");
-    ecore::PttGuard ptt(rig->hwfn());
-    if (!ptt || (ecore::rd(rig->hwfn(), *ptt, hsi::reg::IOV_MALICIOUS) & 1) != 0 ||
-        (ecore::rd(rig->hwfn(), *ptt, hsi::reg::IOV_FLR_PENDING) & 1) != 0)
-        fail("the VF's malicious or FLR-pending bit stayed set");
+    {
+        ecore::PttGuard ptt(rig->hwfn());
+        if (!ptt || (ecore::rd(rig->hwfn(), *ptt, hsi::reg::IOV_MALICIOUS) & 1) != 0 ||
+            (ecore::rd(rig->hwfn(), *ptt, hsi::reg::IOV_FLR_PENDING) & 1) != 0)
+            fail("the VF's malicious or FLR-pending bit stayed set");
+    }
+    check_vf_usable();
 }
 
 } // namespace

@@ -22,7 +22,7 @@ RINGS = VF_IOVA + 0x4000  # per queue: Rx BDs, Rx CQEs at +1 KiB, Tx BDs at +2 K
 HSI_MAJOR, HSI_MINOR = 3, 2
 # hsi_iov.h's TlvType
 ACQUIRE, RELEASE, CLOSE, VPORT_START, VPORT_UPDATE, VPORT_TEARDOWN = 1, 2, 3, 5, 6, 7
-START_RXQ, START_TXQ, STOP_RXQS, STOP_TXQS, UCAST_FILTER, UPDATE_MTU = 8, 9, 10, 11, 13, 14
+START_RXQ, START_TXQ, STOP_RXQS, STOP_TXQS, UCAST_FILTER, UPDATE_MTU, COALESCE_UPDATE = 8, 9, 10, 11, 13, 14, 15
 VPORT_ACTIVATE, VPORT_RX_MODE, VPORT_RSS, VPORT_MCAST = 32, 33, 34, 36
 LIST_END = 0x7FFF
 
@@ -45,7 +45,7 @@ def acquire(queues=2, sbs=2):
 
 def vport_start(sbs=2):
     addrs = [SBS + 64 * i if i < sbs else 0 for i in range(4)]
-    return request(VPORT_START, struct.pack("<HBBI4Q", 1500, 0, sbs, 0, *addrs))
+    return request(VPORT_START, struct.pack("<HBBBBH4Q", 1500, 0, sbs, 1, 1, 0, *addrs))
 
 
 def start_rxq(queue, sb=0):
@@ -95,8 +95,9 @@ SEEDS = {
                                              mcast(b"\x01\x00\x5e\x00\x00\x01", b"\x33\x33\x00\x00\x00\x01"))),
     "ucast_filter": seq(acquire(), vport_start(), ucast(0, 0), ucast(0, 1, vlan=100), ucast(1, 0), ucast(2, 1),
                         ucast(0, 0, b"\x02\x00\x00\x00\x00\x02")),
-    "teardown": seq(*UP, stop(STOP_RXQS, 0, 1), stop(STOP_TXQS, 0, 2), request(VPORT_TEARDOWN),
-                    request(UPDATE_MTU, struct.pack("<H6x", 9000)), request(CLOSE), request(RELEASE)),
+    "teardown": seq(*UP, request(UPDATE_MTU, struct.pack("<H6x", 9000)),
+                    request(COALESCE_UPDATE, struct.pack("<HHB3x", 10, 20, 0)), stop(STOP_RXQS, 0, 1),
+                    stop(STOP_TXQS, 0, 2), request(VPORT_TEARDOWN), request(CLOSE), request(RELEASE)),
     # After acquire: an unknown type, a TLV list cut short, a second trigger
     # while pending (malicious).
     "misuse": seq(acquire(), request(99), request(VPORT_UPDATE, b"", activate())[:-6],

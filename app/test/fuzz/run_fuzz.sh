@@ -67,17 +67,21 @@ build fuzz_roce "$ROOT/app/test/fuzz/fuzz_roce.cpp" "$OUT"/host_writes/*.o -- -l
 build fuzz_daemon "$ROOT/app/test/fuzz/fuzz_daemon.cpp" "$ROOT/firmware/daemon/client_session.cpp" \
     "$OUT"/host_writes/*.o -- -lz -lisal -pthread
 
-# ecore and the OSAL on top of the adapter, instrumented too (DPDK's own
-# libraries are not): the PF's end of its VFs' channel.
+# ecore and the OSAL on the adapter, instrumented too (DPDK's libraries are
+# not), in an archive: the PF's end of its VFs' channel takes what it needs
+# of them. RDMA's QP state checks are none of it (and clang 14 refuses their
+# `using enum` of an alias).
 VF_PF_SRCS=($(ls "$ROOT"/base/ecore/*.cpp "$ROOT"/osal/dpdk/os/*.cpp "$ROOT"/osal/dpdk/pci/*.cpp |
-              grep -v -e ecore_init_image.cpp -e osal_util.cpp))
-rm -rf "$OUT/vf_pf" && mkdir -p "$OUT/vf_pf"
+              grep -v -e ecore_init_image.cpp -e osal_util.cpp -e ecore_rdma_qp_state.cpp))
+rm -rf "$OUT/vf_pf" "$OUT/libvf_pf.a" && mkdir -p "$OUT/vf_pf"
 printf '%s\n' "${VF_PF_SRCS[@]}" | xargs -P2 -I{} sh -c \
     '$0 $1 -c {} -o $2/vf_pf/$(echo {} | md5sum | cut -c1-12).o' \
     "${CXX/-fsanitize=fuzzer,/-fsanitize=fuzzer-no-link,} -DALLOW_EXPERIMENTAL_API" \
     "$INC $DPDK_INC -include rte_config.h" "$OUT" 2>"$OUT/vf_pf.compile.log"
-build fuzz_vf_pf "$ROOT/app/test/fuzz/fuzz_vf_pf.cpp" "$OUT"/vf_pf/*.o "$OUT"/host_writes/*.o \
+ar rcs "$OUT/libvf_pf.a" "$OUT"/vf_pf/*.o
+build fuzz_vf_pf "$ROOT/app/test/fuzz/fuzz_vf_pf.cpp" "$OUT/libvf_pf.a" "$OUT"/host_writes/*.o \
     -- $(pkg-config --libs libdpdk) -lz -lisal -pthread
+
 seed "$OUT/corpus_image" "$BUILD/firmware/cna_fw.bin" "$BUILD/firmware/cna_fw_zipped.bin"
 seed "$OUT/corpus_frame" "$ROOT"/app/test/fuzz/seeds/frame_*
 seed "$OUT/corpus_devargs" "$ROOT"/app/test/fuzz/seeds/devargs_*

@@ -309,6 +309,33 @@ class Death(unittest.TestCase):
             rig.vf[0].cmd("stop")
             self.assertEqual(rig.pf.link(0)[0], "up", "the PF is unaffected")
 
+    def test_a_vf_whose_pf_died_asks_for_a_reset_and_comes_back_with_a_new_pf(self):
+        with Rig() as rig:
+            macs = {vf: port_mac(rig.vf[vf], 0) for vf in (0, 1)}
+            os.kill(rig.pf.child.pid, signal.SIGKILL)
+            rig.pf.close()
+            for vf in (0, 1):
+                rig.vf[vf].collect(r"Port 0: reset event", timeout=5)
+                self.assertEqual(rig.vf[vf].link(0)[0], "down")
+            rig.pf = TestPmd([f"net_cna0,daemon={rig.daemon.socket},pf=0,vfs=2"], memory=rig.memory("pf2"))
+            rig.pf.start()
+            for vf, peer in ((0, 1), (1, 0)):
+                tp = rig.vf[vf]
+                tp.cmd("port stop 0")
+                out = tp.cmd("port reset 0")
+                self.assertIn("reset: acquired the VF anew", out)
+                self.assertNotIn("Failed to reset port", out)
+                tp.cmd("port start 0")
+                wait_for(lambda: tp.link(0)[0] == "up", what=f"VF {vf}'s link after its reset")
+                self.assertEqual(port_mac(tp, 0), macs[vf], "the same VF, the same MAC")
+                tp.cmd("set fwd mac")
+                tp.cmd(f"set eth-peer 0 {macs[peer]}")
+            rig.vf[0].cmd("start")
+            rig.vf[1].cmd("start tx_first")
+            time.sleep(1)
+            self.assertGreater(forward_stats(rig.vf[1].cmd("stop"))[0]["RX-packets"], 1000)
+            rig.vf[0].cmd("stop")
+
     def test_a_vf_its_pf_has_not_enabled_is_refused_by_name(self):
         with Rig(vfs=1, vf_list=()) as rig:
             _, _, out = run_testpmd_once([f"net_cna_vf3,daemon={rig.daemon.socket},pf=0,vf=3"])

@@ -309,6 +309,11 @@ private:
     std::unique_lock<std::mutex> slowpath_;
 };
 
+bool AdapterImpl::vf_flr_done(uint32_t pf, uint32_t vf)
+{
+    return iovs_[pf]->flr_done(vf);
+}
+
 void AdapterImpl::function_level_reset(uint32_t pf)
 {
     if (pf >= functions_.size())

@@ -121,7 +121,6 @@ bool PfIov::write(uint32_t addr, uint32_t value)
         if (selected && value == 1)
             vfs_[select_]->channel.complete();
         return true;
-    case IOV_FLR_PENDING: flr_pending_.fetch_and(~value); return true;
     case DMAE_SRC_LO: dmae_.src_lo = value; return true;
     case DMAE_SRC_HI: dmae_.src_hi = value; return true;
     case DMAE_DST_LO: dmae_.dst_lo = value; return true;
@@ -134,6 +133,7 @@ bool PfIov::write(uint32_t addr, uint32_t value)
         return true;
     case IOV_MAX_VFS:
     case IOV_MALICIOUS:
+    case IOV_FLR_PENDING:
     case DMAE_STATUS: return true; /* read-only */
     default: return false;
     }
@@ -181,6 +181,11 @@ void PfIov::set_num_vfs(uint32_t n)
 void PfIov::enable(uint32_t vf, bool on)
 {
     Vf& v = *vfs_[vf];
+    if (on && (flr_pending_.load() & 1u << vf)) {
+        log(LogLevel::warning, "iov: pf%u vf%u: enabled before its FLR was cleaned up: stays disabled",
+            pf_.pf_id(), vf);
+        return;
+    }
     if (!on && v.enabled) {
         /* Its objects are forgotten on the engine before the PF hears of
          * the VF again: any message it sends goes through the slowpath. */
@@ -218,6 +223,26 @@ void PfIov::function_level_reset(uint32_t vf)
     flr_pending_.fetch_or(1u << vf);
     raise(FLR, vf);
     log(LogLevel::notice, "iov: pf%u vf%u function level reset", pf_.pf_id(), vf);
+}
+
+FwReturn PfIov::final_cleanup(uint32_t vf)
+{
+    if (vf >= MAX_VFS_PER_PF)
+        return FwReturn::invalid_param;
+    if (function(vf) == nullptr || !(flr_pending_.load() & 1u << vf))
+        return FwReturn::bad_state;
+    Vf& v = *vfs_[vf];
+    v.storm.reset();
+    v.hw.cau().reset();
+    v.hw.igu().reset();
+    v.hw.clear_doorbells();
+    return FwReturn::ok;
+}
+
+bool PfIov::flr_done(uint32_t vf)
+{
+    const uint32_t bit = vf < MAX_VFS_PER_PF ? 1u << vf : 0;
+    return bit != 0 && (flr_pending_.fetch_and(~bit) & bit) != 0;
 }
 
 void PfIov::reset()

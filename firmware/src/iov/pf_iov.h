@@ -56,6 +56,12 @@ public:
     /* Every engine thread held, slowpath lock held: a VF's function level
      * reset (its driver went away); its PF is told. */
     void function_level_reset(uint32_t vf);
+    /* The PF's final cleanup ramrod after a VF's FLR (engine thread 0, every
+     * other held): nothing of the VF left in the storms. */
+    hsi::FwReturn final_cleanup(uint32_t vf);
+    /* The MFW's ack of the PF's cleanup: the VF's FLR is over. False when
+     * none was pending. */
+    bool flr_done(uint32_t vf);
     /* PF unload or FLR, every engine thread held: every VF disabled. */
     void reset();
 

@@ -142,6 +142,8 @@ Mfw::Response Mfw::execute(uint32_t pf, uint32_t command, uint32_t param)
     }
     case DRV_MSG_CODE_LINK_RESET: link_.reset_phy(port); return {FW_MSG_CODE_LINK_DONE};
     case DRV_MSG_CODE_GET_LINK: return {FW_MSG_CODE_LINK_DONE};
+    case DRV_MSG_CODE_VF_DISABLED_DONE:
+        return {events_.vf_flr_done(pf, param) ? FW_MSG_CODE_VF_DISABLED_DONE : FW_MSG_CODE_INVALID_SEQUENCE};
     default: return {FW_MSG_CODE_UNSUPPORTED};
     }
 }

@@ -29,6 +29,9 @@ public:
     virtual void mfw_event(uint32_t pf) = 0;
     /* UNLOAD_DONE: the function goes back to its power-on state. */
     virtual void function_unloaded(uint32_t pf) = 0;
+    /* VF_DISABLED_DONE: the PF cleaned up after its VF's FLR; false when
+     * none was pending. */
+    virtual bool vf_flr_done(uint32_t pf, uint32_t vf) = 0;
 
 protected:
     ~MfwEvents() = default;

@@ -6,6 +6,7 @@
 #include "pci/function.h"
 #include "storm/pf_storm.h"
 #include "storm/storm_ram.h"
+#include "iov/pf_iov.h"
 #include "storm/storms.h"
 #include "util/log.h"
 
@@ -83,11 +84,17 @@ FwReturn PfStorm::pf_stop()
     return FwReturn::ok;
 }
 
-FwReturn PfStorm::common_ramrod(uint8_t cmd)
+FwReturn PfStorm::common_ramrod(uint8_t cmd, uint64_t data_ptr)
 {
     switch (static_cast<CommonCmd>(cmd)) {
     case CommonCmd::pf_stop: return pf_stop();
     case CommonCmd::empty: return FwReturn::ok;
+    case CommonCmd::vf_cleanup: {
+        VfCleanupRamrodData d;
+        if (!read_data(data_ptr, &d, sizeof(d)))
+            return FwReturn::dma_error;
+        return iov_ != nullptr ? iov_->final_cleanup(d.vf) : FwReturn::invalid_param;
+    }
     case CommonCmd::pf_start: break; /* handled before an EQ exists */
     }
     return FwReturn::invalid_command;

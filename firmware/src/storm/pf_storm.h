@@ -89,7 +89,7 @@ private:
     /* common_ramrods.cpp */
     void pf_start(const hsi::SlowPathElement& elem);
     hsi::FwReturn pf_stop();
-    hsi::FwReturn common_ramrod(uint8_t cmd);
+    hsi::FwReturn common_ramrod(uint8_t cmd, uint64_t data_ptr);
     bool write_conn_context(const hsi::ConnContext& ctx);
     /* eth_ramrods.cpp */
     hsi::FwReturn eth_ramrod(uint8_t cmd, uint64_t data_ptr);

@@ -126,7 +126,7 @@ void PfStorm::execute(const SlowPathElement& elem)
     FwReturn rc = FwReturn::invalid_command;
     completion_data_ = 0;
     if (protocol == ProtocolId::common)
-        rc = common_ramrod(elem.hdr.cmd_id);
+        rc = common_ramrod(elem.hdr.cmd_id, from_regpair(elem.data_ptr));
     else if (protocol == ProtocolId::eth)
         rc = eth_ramrod(elem.hdr.cmd_id, from_regpair(elem.data_ptr));
     else if (protocol == ProtocolId::roce)

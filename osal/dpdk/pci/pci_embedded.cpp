@@ -121,6 +121,10 @@ void release_function(const std::string& adapter, const FunctionKey& function)
     auto it = g_adapters.find(adapter);
     if (it == g_adapters.end())
         return;
+    /* A VF its driver let go is reset, as VFIO resets a device (and as the
+     * daemon does): its PF cleans up after it and enables it again. */
+    if (function.is_vf)
+        it->second.adapter->vf_level_reset(function.pf, function.vf);
     it->second.set_attached(function, false);
     if (it->second.unused())
         g_adapters.erase(it); /* powers the adapter off */

@@ -111,14 +111,22 @@ public:
 
     bool attach(const std::string& adapter, uint32_t pf, uint32_t vf, std::string* why)
     {
-        osal::PciAttachParams params;
-        params.adapter = adapter;
-        params.pf = pf;
-        params.is_vf = true;
-        params.vf = vf;
+        params_.adapter = adapter;
+        params_.pf = pf;
+        params_.is_vf = true;
+        params_.vf = vf;
         int err = 0;
-        pci_ = osal::pci_attach(params, &err, why);
+        pci_ = osal::pci_attach(params_, &err, why);
         return pci_ != nullptr && mem_.alloc(FRAME + 4096, "test VF memory") == 0;
+    }
+    /* The driver lets the VF go (its function level reset) and a new one
+     * attaches it. */
+    bool reattach(std::string* why)
+    {
+        pci_.reset();
+        int err = 0;
+        pci_ = osal::pci_attach(params_, &err, why);
+        return pci_ != nullptr;
     }
 
     uint64_t iova(uint32_t offset) const { return mem_.iova() + offset; }
@@ -256,6 +264,7 @@ public:
     }
 
 private:
+    osal::PciAttachParams params_;
     std::unique_ptr<osal::PciFunction> pci_;
     osal::DmaMem mem_;
     uint16_t tx_prod_ = 0;
@@ -631,14 +640,15 @@ TEST_F(IovPfChannel, MaliciousUntilItsFlr)
     EXPECT_EQ(vf_.channel_state(), hsi::iov::ChannelState::disabled);
     EXPECT_TRUE(info.acquired);
 
-    /* The embedded backend resets no VF: its FLR event as the adapter
-     * raises it, handled as the DPC would. */
-    ecore::iov_async_event(hwfn(), static_cast<uint8_t>(hsi::iov::IovEvent::vf_flr), 0, 0);
-    ecore::iov_process_pending(hwfn());
-    ASSERT_EQ(ecore::iov_vf_info(hwfn(), 0, &info), Status::success);
+    /* Its driver lets it go: the adapter resets it, and the PF cleans up
+     * (final cleanup ramrod, the MFW's ack) and enables it again. */
+    std::string why;
+    ASSERT_TRUE(vf_.reattach(&why)) << why;
+    EXPECT_TRUE(test::wait_for([&] {
+        return ecore::iov_vf_info(hwfn(), 0, &info) == Status::success && !info.acquired &&
+               vf_.channel_state() == hsi::iov::ChannelState::idle;
+    }));
     EXPECT_FALSE(info.malicious);
-    EXPECT_FALSE(info.acquired);
-    EXPECT_EQ(vf_.channel_state(), hsi::iov::ChannelState::idle);
     EXPECT_EQ(vf_.acquire(), VfStatus::success) << "a new driver";
 }
 

@@ -278,11 +278,25 @@ TEST_F(Iov, FunctionLevelResetForgetsTheVfAndTellsItsPf)
     ASSERT_TRUE(vf1->wait_tx_done(0));
     EXPECT_TRUE(vf0->rx_poll(0).empty()) << "the reset VF's queues are gone";
 
-    /* The PF cleans up and enables it again: a new driver starts afresh. */
-    pf->wr(reg::IOV_FLR_PENDING, 1);
+    /* Not enabled again before the PF's cleanup: the final cleanup ramrod,
+     * then the MFW's ack. A new driver then starts afresh. */
     pf->wr(reg::IOV_VF_SELECT, 0);
     pf->wr(reg::IOV_VF_CTRL, reg::IOV_VF_CTRL_ENABLE);
+    EXPECT_EQ(pf->rd(reg::IOV_VF_CTRL), 0u);
+    EXPECT_EQ(pf->mcp_cmd(mfw::DRV_MSG_CODE_VF_DISABLED_DONE, 1), mfw::FW_MSG_CODE_INVALID_SEQUENCE) << "no FLR of VF 1";
+    VfCleanupRamrodData cleanup{};
+    cleanup.vf = 1;
+    EXPECT_EQ(pf->ramrod(ProtocolId::common, static_cast<uint8_t>(CommonCmd::vf_cleanup), &cleanup, sizeof cleanup)
+                  .fw_return_code,
+              static_cast<uint8_t>(FwReturn::bad_state));
+    cleanup.vf = 0;
+    EXPECT_EQ(pf->ramrod(ProtocolId::common, static_cast<uint8_t>(CommonCmd::vf_cleanup), &cleanup, sizeof cleanup)
+                  .fw_return_code,
+              static_cast<uint8_t>(FwReturn::ok));
+    EXPECT_EQ(pf->mcp_cmd(mfw::DRV_MSG_CODE_VF_DISABLED_DONE, 0), mfw::FW_MSG_CODE_VF_DISABLED_DONE);
     EXPECT_EQ(pf->rd(reg::IOV_FLR_PENDING), 0u);
+    pf->wr(reg::IOV_VF_CTRL, reg::IOV_VF_CTRL_ENABLE);
+    EXPECT_EQ(pf->rd(reg::IOV_VF_CTRL), reg::IOV_VF_CTRL_ENABLE);
     vf0.reset();
     auto again = bring_up_vf(0, VF0_MAC);
     vf1->send(0, eth_frame(VF0_MAC, VF1_MAC, 0x88b5, 60));
