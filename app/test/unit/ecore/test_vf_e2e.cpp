@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * SR-IOV, the VF's side, on the embedded adapter: the OSAL's attach of a
+ * VF, and a VF's ecore with its PF's ecore on one adapter, end to end.
+ */
+#include "fixture.h"
+
+#include <cstring>
+
+#include "ecore_chain.h"
+#include "ecore_iov_api.h"
+#include "ecore_l2_api.h"
+#include "ecore_sriov.h"
+#include "ecore_vf_api.h"
+#include "hsi_iov.h"
+
+using namespace cna;
+using ecore::Status;
+using hsi::iov::ChannelState;
+namespace vf_bar0 = hsi::iov::vf_bar0;
+namespace accept = hsi::eth::accept;
+
+namespace {
+
+osal::PciAttachParams vf_params(const std::string& adapter, uint32_t pf, uint32_t vf)
+{
+    osal::PciAttachParams p;
+    p.adapter = adapter;
+    p.pf = pf;
+    p.is_vf = true;
+    p.vf = vf;
+    return p;
+}
+
+TEST(VfOsal, AnEmbeddedVfJoinsAnAdapterWhosePfEnabledIt)
+{
+    int err = 0;
+    std::string msg;
+    EXPECT_EQ(osal::pci_attach(vf_params("t_vf_noadapter", 0, 0), &err, &msg), nullptr);
+    if (err == -ENOTSUP)
+        GTEST_SKIP() << "no embedded adapter in this build";
+    EXPECT_EQ(err, -ENODEV);
+    EXPECT_NE(msg.find("no adapter t_vf_noadapter"), std::string::npos) << msg;
+
+    test::Pf pf;
+    ATTACH_OR_SKIP(pf, "t_vf_attach", 0, osal::EmbeddedConfig{});
+    EXPECT_EQ(osal::pci_attach(vf_params("t_vf_attach", 0, 0), &err, &msg), nullptr);
+    EXPECT_EQ(err, -ENODEV);
+    EXPECT_NE(msg.find("pf0 of adapter t_vf_attach has no VF 0 enabled (vfs=0)"), std::string::npos) << msg;
+    EXPECT_EQ(osal::pci_attach(vf_params("t_vf_attach", 0, hsi::iov::MAX_VFS_PER_PF), &err, &msg), nullptr);
+    EXPECT_EQ(err, -ENODEV);
+    EXPECT_EQ(osal::pci_attach(vf_params("t_vf_attach", 7, 0), &err, &msg), nullptr);
+    EXPECT_EQ(err, -ENODEV);
+
+    /* A VF of the daemon's adapter never starts a daemon: its PF's serves. */
+    osal::PciAttachParams remote = vf_params("", 0, 0);
+    remote.backend = osal::Backend::remote;
+    remote.daemon_socket = "/nonexistent/cna.sock";
+    EXPECT_EQ(osal::pci_attach(remote, &err, &msg), nullptr);
+    EXPECT_EQ(err, -ENOENT) << msg;
+}
+
+/* ---- a VF and its PF on one embedded adapter ------------------------------------- */
+
+constexpr uint32_t RING = 64;
+constexpr uint16_t BUF_SIZE = 2048;
+constexpr uint16_t FRAME_LEN = 128;
+
+struct FastpathIrq {
+    osal::MsixIrq irq;
+    std::atomic<int> fired{0};
+    static void isr(void* arg) { static_cast<FastpathIrq*>(arg)->fired++; }
+};
+
+/* A PF brought up with its link and `vfs` VFs enabled. */
+void pf_with_vfs(test::Pf& pf, uint32_t vfs)
+{
+    ASSERT_EQ(pf.bring_up(ecore::IntMode::msix), Status::success);
+    {
+        ecore::PttGuard ptt(pf.hwfn());
+        ASSERT_EQ(ecore::mcp_set_link(pf.hwfn(), *ptt, true), Status::success);
+    }
+    ASSERT_TRUE(test::wait_for([&] { return pf.link_up(); }));
+    ASSERT_EQ(ecore::iov_enable(pf.hwfn(), vfs), Status::success);
+}
+
+TEST(VfEndToEnd, AcquireStartAndAFrameThroughItsOwnQueues)
+{
+    test::Pf pf;
+    ATTACH_OR_SKIP(pf, "t_vf_e2e", 0, osal::EmbeddedConfig{});
+    const int zones = test::memzone_count();
+    pf_with_vfs(pf, 2);
+    if (HasFatalFailure())
+        return;
+
+    int err = 0;
+    std::string msg;
+    std::unique_ptr<osal::PciFunction> pci = osal::pci_attach(vf_params("t_vf_e2e", 0, 1), &err, &msg);
+    ASSERT_NE(pci, nullptr) << msg;
+    EXPECT_TRUE(pci->is_vf());
+    EXPECT_EQ(pci->name(), "t_vf_e2e/pf0/vf1");
+    EXPECT_EQ(osal::pci_attach(vf_params("t_vf_e2e", 0, 1), &err, &msg), nullptr);
+    EXPECT_EQ(err, -EBUSY) << msg;
+
+    /* The PMD's probe, as for a PF. */
+    ecore::Dev dev;
+    ecore::init_struct(dev, "t_vf_e2e/vf1", *pci, {});
+    ecore::Hwfn& hwfn = dev.hwfn;
+    ASSERT_EQ(ecore::hw_prepare(dev), Status::success);
+    ASSERT_EQ(ecore::resc_alloc(dev), Status::success);
+    ecore::resc_setup(dev);
+    ASSERT_EQ(ecore::hw_init(dev, ecore::HwInitParams{}), Status::success);
+    const ecore::HwInfo& pf_info = pf.hwfn().hw_info;
+    EXPECT_EQ(hwfn.hw_info.mac, ecore::iov_vf_permanent_mac(pf_info.mac, pf_info.pf_id, 1));
+    EXPECT_EQ(hwfn.hw_info.pf_id, pf_info.pf_id);
+    EXPECT_EQ(hwfn.hw_info.port_id, pf_info.port_id);
+    EXPECT_EQ(hwfn.hw_info.fw_version, pf_info.fw_version);
+    EXPECT_EQ(hwfn.hw_info.mtu, pf_info.mtu);
+    EXPECT_EQ(hwfn.hw_info.resc.num_vports, 1u);
+    EXPECT_GE(hwfn.hw_info.resc.num_rx_queues, 1u);
+    ecore::VfInfo info;
+    ASSERT_EQ(ecore::iov_vf_info(pf.hwfn(), 1, &info), Status::success);
+    EXPECT_TRUE(info.acquired);
+
+    /* The bulletin: the port's link, then the administrator's. */
+    hsi::iov::Bulletin board{};
+    ASSERT_TRUE(test::wait_for([&] { return ecore::vf_bulletin_read(hwfn, &board); }));
+    EXPECT_EQ(board.link_up, 1);
+    ASSERT_EQ(ecore::iov_set_vf_link_state(pf.hwfn(), 1, ecore::VfLinkState::down), Status::success);
+    ASSERT_TRUE(test::wait_for([&] { return ecore::vf_bulletin_read(hwfn, &board); }));
+    EXPECT_EQ(board.link_up, 0);
+    EXPECT_TRUE(board.flags & hsi::iov::BULLETIN_LINK_FORCED);
+    ASSERT_EQ(ecore::iov_set_vf_link_state(pf.hwfn(), 1, ecore::VfLinkState::automatic), Status::success);
+
+    /* Its fastpath SB on its own vector 0, then the vport and queues. */
+    ecore::Ptt no_ptt;
+    osal::DmaMem sb_mem;
+    ASSERT_EQ(sb_mem.alloc(sizeof(hsi::StatusBlock), "test VF SB"), 0);
+    ecore::SbInfo sb;
+    ASSERT_EQ(ecore::int_sb_init(hwfn, no_ptt, sb, sb_mem.va(), sb_mem.iova(), 0), Status::success);
+    FastpathIrq fp;
+    ASSERT_EQ(fp.irq.request(pci->msix_eventfd(0), FastpathIrq::isr, &fp), 0);
+    ecore::sb_ack(sb, hsi::IguIntOp::enable);
+    ecore::SpVportStartParams vp;
+    vp.rx_csum = true;
+    ASSERT_EQ(ecore::sp_vport_start(hwfn, vp), Status::success);
+
+    using namespace hsi::eth;
+    ecore::Chain rx_bds, rx_cqes, tx_bds;
+    ASSERT_EQ(rx_bds.alloc(RING, sizeof(RxBd), "test VF Rx BDs"), Status::success);
+    ASSERT_EQ(rx_cqes.alloc(RING, sizeof(RxCqe), "test VF Rx CQEs"), Status::success);
+    ASSERT_EQ(tx_bds.alloc(RING, sizeof(TxBd), "test VF Tx BDs"), Status::success);
+    osal::DmaMem rx_bufs, tx_buf;
+    ASSERT_EQ(rx_bufs.alloc(std::size_t{RING} * BUF_SIZE, "test VF Rx buffers"), 0);
+    ASSERT_EQ(tx_buf.alloc(BUF_SIZE, "test VF Tx buffer"), 0);
+    while (auto* bd = rx_bds.produce_as<RxBd>())
+        bd->addr = hsi::make_regpair(rx_bufs.iova() + std::size_t{rx_bds.prod() - 1u} * BUF_SIZE);
+    ecore::RxQueueStartParams rxp;
+    rxp.queue = {0, 0, 0, hsi::L2_PI_RX};
+    rxp.bd_max_bytes = BUF_SIZE;
+    rxp.bd_ring_iova = rx_bds.iova();
+    rxp.bd_ring_size = rxp.cqe_ring_size = RING;
+    rxp.cqe_ring_iova = rx_cqes.iova();
+    ecore::RxQueueStartRet rx;
+    ASSERT_EQ(ecore::eth_rx_queue_start(hwfn, rxp, &rx), Status::success);
+    ecore::eth_rx_prod_update(rx.rx_prod_addr, rx_bds.prod(), 0);
+    ecore::TxQueueStartParams txp;
+    txp.queue = {0, 0, 0, hsi::L2_PI_TX};
+    txp.bd_ring_iova = tx_bds.iova();
+    txp.bd_ring_size = RING;
+    ecore::TxQueueStartRet tx;
+    ASSERT_EQ(ecore::eth_tx_queue_start(hwfn, txp, &tx), Status::success);
+    ecore::SpVportUpdateParams up;
+    up.update_vport_active_rx_flg = up.vport_active_rx_flg = true;
+    up.update_vport_active_tx_flg = up.vport_active_tx_flg = true;
+    up.update_accept_flags = true;
+    up.rx_accept = accept::UCAST_MATCHED | accept::MCAST_MATCHED | accept::BCAST;
+    ASSERT_EQ(ecore::sp_vport_update(hwfn, up), Status::success);
+    ecore::FilterUcast own;
+    own.mac = hwfn.hw_info.mac;
+    ASSERT_EQ(ecore::sp_eth_filter_ucast(hwfn, own), Status::success);
+    ecore::FilterUcast mcast;
+    mcast.mac = {0x01, 0x00, 0x5e, 0x00, 0x00, 0x01};
+    EXPECT_EQ(ecore::sp_eth_filter_ucast(hwfn, mcast), Status::success);
+    EXPECT_EQ(ecore::filter_accept_cmd(hwfn, 0, up.rx_accept | accept::UCAST_UNMATCHED), Status::perm)
+        << "an untrusted VF is not promiscuous";
+
+    /* A frame to itself: out on the loopback wire, back into its queue. */
+    auto* frame = tx_buf.as<uint8_t>();
+    std::memcpy(frame, hwfn.hw_info.mac.data(), 6);
+    std::memcpy(frame + 6, hwfn.hw_info.mac.data(), 6);
+    frame[12] = 0x88;
+    frame[13] = 0xb5;
+    for (uint32_t i = 14; i < FRAME_LEN; i++)
+        frame[i] = static_cast<uint8_t>(i);
+    *tx_bds.produce_as<TxBd>() = TxBd{hsi::make_regpair(tx_buf.iova()), FRAME_LEN, 1, txbd::START, 0, 0};
+    ecore::doorbell(tx.doorbell_addr, tx_bds.prod());
+    EXPECT_TRUE(test::wait_for([&] { return osal::observe(&sb.sb_virt->pi_array[hsi::L2_PI_TX]) == tx_bds.prod(); }));
+    ASSERT_TRUE(test::wait_for([&] { return osal::observe(&sb.sb_virt->pi_array[hsi::L2_PI_RX]) == 1; }));
+    EXPECT_TRUE(ecore::sb_update_sb_idx(sb));
+    EXPECT_TRUE(test::wait_for([&] { return fp.fired.load() > 0; })) << "its vector 0";
+    rx_cqes.set_prod(osal::observe(&sb.sb_virt->pi_array[hsi::L2_PI_RX]));
+    auto* cqe = rx_cqes.consume_as<RxCqe>();
+    ASSERT_NE(cqe, nullptr);
+    EXPECT_EQ(cqe->pkt_len, FRAME_LEN);
+    EXPECT_EQ(std::memcmp(rx_bufs.as<uint8_t>() + cqe->placement_offset, frame, FRAME_LEN), 0);
+    ecore::eth_rx_prod_update(rx.rx_prod_addr, rx_bds.prod(), rx_cqes.cons());
+
+    /* Its statistics, from its page, as its PF reads them. */
+    VportStats vs{}, pf_view{};
+    ASSERT_TRUE(test::wait_for([&] {
+        return ecore::get_vport_stats(hwfn, no_ptt, 0, &vs) == Status::success && vs.rx_ucast_pkts == 1;
+    }));
+    EXPECT_EQ(vs.tx_ucast_pkts, 1u);
+    EXPECT_EQ(vs.rx_ucast_bytes, FRAME_LEN);
+    ASSERT_EQ(ecore::iov_get_vf_stats(pf.hwfn(), 1, &pf_view), Status::success);
+    EXPECT_EQ(std::memcmp(&vs, &pf_view, sizeof vs), 0);
+    QueueStats qs{};
+    ASSERT_EQ(ecore::get_rx_queue_stats(hwfn, no_ptt, 0, &qs), Status::success);
+    EXPECT_EQ(qs.pkts, 1u);
+    ASSERT_EQ(ecore::get_tx_queue_stats(hwfn, no_ptt, 0, &qs), Status::success);
+    EXPECT_EQ(qs.pkts, 1u);
+
+    /* The PMD's stop and close. */
+    ecore::SpVportUpdateParams down;
+    down.update_vport_active_rx_flg = down.update_vport_active_tx_flg = true;
+    EXPECT_EQ(ecore::sp_vport_update(hwfn, down), Status::success);
+    EXPECT_EQ(ecore::eth_tx_queue_stop(hwfn, tx.handle), Status::success);
+    EXPECT_EQ(ecore::eth_rx_queue_stop(hwfn, rx.handle), Status::success);
+    EXPECT_EQ(ecore::sp_vport_stop(hwfn, 0), Status::success);
+    fp.irq.release();
+    ecore::int_sb_release(hwfn, no_ptt, sb);
+    EXPECT_EQ(ecore::hw_stop(dev), Status::success);
+    ecore::int_disable_post_isr_release(dev);
+    ecore::resc_free(dev);
+    ecore::hw_remove(dev);
+    ASSERT_EQ(ecore::iov_vf_info(pf.hwfn(), 1, &info), Status::success);
+    EXPECT_FALSE(info.acquired) << "released";
+    pci.reset();
+
+    EXPECT_EQ(pf.tear_down(), Status::success);
+    sb_mem.release();
+    rx_bds.free();
+    rx_cqes.free();
+    tx_bds.free();
+    rx_bufs.release();
+    tx_buf.release();
+    EXPECT_EQ(test::memzone_count(), zones);
+}
+
+TEST(VfEndToEnd, AVfKeepsItsAdapterPastItsPf)
+{
+    std::unique_ptr<osal::PciFunction> vf;
+    {
+        test::Pf pf;
+        ATTACH_OR_SKIP(pf, "t_vf_keep", 0, osal::EmbeddedConfig{});
+        pf_with_vfs(pf, 1);
+        if (HasFatalFailure())
+            return;
+        int err = 0;
+        std::string msg;
+        vf = osal::pci_attach(vf_params("t_vf_keep", 0, 0), &err, &msg);
+        ASSERT_NE(vf, nullptr) << msg;
+        EXPECT_EQ(vf->reg_rd(vf_bar0::CHANNEL_STATE), static_cast<uint32_t>(ChannelState::idle));
+        EXPECT_EQ(pf.tear_down(), Status::success);
+    } /* the PF detached */
+    EXPECT_EQ(vf->reg_rd(vf_bar0::CHANNEL_STATE), static_cast<uint32_t>(ChannelState::disabled))
+        << "its PF disabled it on the way out";
+
+    /* The adapter is still there: another layout is refused... */
+    osal::EmbeddedConfig two_ports;
+    two_ports.ports = 2;
+    test::Pf other;
+    bool skip = false;
+    EXPECT_FALSE(other.attach("t_vf_keep", 0, two_ports, &skip));
+    /* ...until the VF goes too. */
+    vf.reset();
+    EXPECT_TRUE(other.attach("t_vf_keep", 0, two_ports, &skip));
+}
+
+} // namespace
