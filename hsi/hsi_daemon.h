@@ -167,13 +167,26 @@ struct PfStatus {
 };
 static_assert(sizeof(PfStatus) == 16);
 
+/* A VF its PF enabled, and its client. */
+struct VfStatus {
+    uint8_t pf;
+    uint8_t vf;
+    uint16_t reserved;
+    uint32_t client_pid;  /* 0: no client */
+};
+static_assert(sizeof(VfStatus) == 8);
+
 struct StatusReply {
     Status status;
     uint32_t functions;
     uint32_t ports;
     PfStatus pfs[MAX_PFS]; /* the first `functions` */
+    uint32_t vfs;          /* enabled VFs, in vf_status */
+    uint32_t reserved;
+    VfStatus vf_status[MAX_PFS * 8]; /* MAX_VFS_PER_PF a PF (hsi_iov.h) */
 };
-static_assert(sizeof(StatusReply) == 144);
+static_assert(sizeof(StatusReply) == 144 + 8 + MAX_PFS * 8 * sizeof(VfStatus));
+static_assert(sizeof(StatusReply) <= MAX_BODY);
 
 /* ---- BAR0 mailbox (the first bytes of the mailbox fd) -------------------- */
 

@@ -23,7 +23,7 @@ using cna::hsi::control::Fault;
 
 const char USAGE[] =
     "usage: cna-adapterctl --socket PATH COMMAND\n"
-    "  status                          the PFs, their ports and clients\n"
+    "  status                          the PFs and their VFs, ports and clients\n"
     "  carrier PORT up|down            plug or pull the port's cable\n"
     "  fault NAME on|off               mfw_silent, fw_assert, lose_ramrod or dma_fault\n"
     "  roce-loss PORT PER_MILLION      RoCE frames the port's wire loses\n"
@@ -89,6 +89,13 @@ int status(Connection& c)
             std::printf("pf%u  port %u  client pid %u\n", r.pfs[i].pf, r.pfs[i].port, r.pfs[i].client_pid);
         else
             std::printf("pf%u  port %u  free\n", r.pfs[i].pf, r.pfs[i].port);
+    }
+    for (uint32_t i = 0; i < r.vfs && i < std::size(r.vf_status); i++) {
+        const VfStatus& v = r.vf_status[i];
+        if (v.client_pid != 0)
+            std::printf("pf%u vf%u  client pid %u\n", v.pf, v.vf, v.client_pid);
+        else
+            std::printf("pf%u vf%u  free\n", v.pf, v.vf);
     }
     return 0;
 }

@@ -352,8 +352,13 @@ bool ClientSession::on_status(const Message& m)
     StatusReply r{};
     r.functions = std::min<uint32_t>(adapter.num_functions(), hsi::MAX_PFS);
     r.ports = adapter.config().ports;
-    for (uint32_t pf = 0; pf < r.functions; pf++)
+    for (uint32_t pf = 0; pf < r.functions; pf++) {
         r.pfs[pf] = PfStatus{pf, adapter.function(pf).port_id(), owners_.client_pid(FunctionId{pf}), 0};
+        for (uint32_t vf = 0; vf < hsi::iov::MAX_VFS_PER_PF; vf++)
+            if (adapter.vf_function(pf, vf) != nullptr)
+                r.vf_status[r.vfs++] = VfStatus{static_cast<uint8_t>(pf), static_cast<uint8_t>(vf), 0,
+                                                owners_.client_pid(FunctionId{pf, true, vf})};
+    }
     return reply(m.header, &r, sizeof r);
 }
 

@@ -124,6 +124,9 @@ class Switching(unittest.TestCase):
                 self.assertGreater(fwd[vf]["RX-packets"], 1000, f"VF {vf} received too little")
             self.assertEqual(wire_tx_frames(rig.daemon.socket, 0), before,
                              "frames between VFs of a port never leave the adapter")
+            status = adapterctl(rig.daemon.socket, "status")
+            for vf in (0, 1):
+                self.assertRegex(status, rf"pf0 vf{vf}  client pid {rig.vf[vf].child.pid}\b")
             stats = rig.telemetry("/cna/vf/stats,0,0", "/cna/vf/stats,0,1")
             self.assertGreaterEqual(stats[0]["opackets"], fwd[0]["TX-packets"])
             self.assertGreaterEqual(stats[1]["ipackets"], fwd[1]["RX-packets"])
