@@ -515,6 +515,16 @@ Status vf_vport_stop(Hwfn& hwfn)
     return rc;
 }
 
+/* A queue start's exchange; the reply says where the queue's producer goes. */
+template <typename Request>
+Status start_queue(Hwfn& hwfn, TlvType type, const Request& req, hsi::iov::StartQueueReply* reply)
+{
+    Exchange x(hwfn);
+    x.request(type, req);
+    const Status rc = x.send();
+    return rc != Status::success ? rc : x.reply(reply);
+}
+
 Status vf_rx_queue_start(Hwfn& hwfn, const RxQueueStartParams& p, RxQueueStartRet* ret)
 {
     const uint16_t queue = p.queue.queue_id;
@@ -535,13 +545,8 @@ Status vf_rx_queue_start(Hwfn& hwfn, const RxQueueStartParams& p, RxQueueStartRe
     req.queue = static_cast<uint8_t>(queue);
     req.sb = static_cast<uint8_t>(p.queue.sb_id);
     req.sb_pi = p.queue.sb_idx;
-    Exchange x(hwfn);
-    x.request(TlvType::start_rxq, req);
     hsi::iov::StartQueueReply reply{};
-    Status rc = x.send();
-    if (rc == Status::success)
-        rc = x.reply(&reply);
-    if (rc != Status::success)
+    if (const Status rc = start_queue(hwfn, TlvType::start_rxq, req, &reply); rc != Status::success)
         return rc;
     const uint32_t in_page = reply.offset - pci.gtt_base(); /* an offset below the page wraps around */
     if (in_page > hsi::WINDOW_SIZE - sizeof(uint32_t) || in_page % 4 != 0) {
@@ -569,13 +574,8 @@ Status vf_tx_queue_start(Hwfn& hwfn, const TxQueueStartParams& p, TxQueueStartRe
     req.queue = static_cast<uint8_t>(queue);
     req.sb = static_cast<uint8_t>(p.queue.sb_id);
     req.sb_pi = p.queue.sb_idx;
-    Exchange x(hwfn);
-    x.request(TlvType::start_txq, req);
     hsi::iov::StartQueueReply reply{};
-    Status rc = x.send();
-    if (rc == Status::success)
-        rc = x.reply(&reply);
-    if (rc != Status::success)
+    if (const Status rc = start_queue(hwfn, TlvType::start_txq, req, &reply); rc != Status::success)
         return rc;
     if (reply.offset > hsi::iov::VF_DB_BAR_SIZE - sizeof(uint32_t) || reply.offset % 4 != 0) {
         DP_ERR(hwfn, "Tx queue %u: the PF put its doorbell at 0x%x, outside this VF's doorbell page", queue,

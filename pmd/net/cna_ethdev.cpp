@@ -347,19 +347,30 @@ int dev_stop(rte_eth_dev* dev)
     return 0;
 }
 
-int dev_close(rte_eth_dev* dev)
+namespace {
+
+/* The port stopped, its queues released (every mbuf back in its pool) and
+ * its status blocks freed: what close and reset leave of it. */
+void release_queues(rte_eth_dev* dev)
 {
-    EthPort* port = port_of(dev);
-    if (rte_eal_process_type() != RTE_PROC_PRIMARY)
-        return 0;
     if (dev->data->dev_started)
         dev_stop(dev);
     for (uint16_t q = 0; q < dev->data->nb_rx_queues; q++)
         rx_queue_release(dev, q);
     for (uint16_t q = 0; q < dev->data->nb_tx_queues; q++)
         tx_queue_release(dev, q);
+    free_fastpath_sbs(port_of(dev));
+}
+
+} // namespace
+
+int dev_close(rte_eth_dev* dev)
+{
+    EthPort* port = port_of(dev);
+    if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+        return 0;
+    release_queues(dev);
     dev->data->nb_rx_queues = dev->data->nb_tx_queues = 0;
-    free_fastpath_sbs(port);
     vf_bulletin_stop(port);
     hw_tear_down(port);
     mp_primary_release();
@@ -373,14 +384,7 @@ int dev_close(rte_eth_dev* dev)
 
 int reattach(EthPort* port)
 {
-    rte_eth_dev* dev = port->eth_dev;
-    if (dev->data->dev_started)
-        dev_stop(dev);
-    for (uint16_t q = 0; q < dev->data->nb_rx_queues; q++)
-        rx_queue_release(dev, q);
-    for (uint16_t q = 0; q < dev->data->nb_tx_queues; q++)
-        tx_queue_release(dev, q);
-    free_fastpath_sbs(port);
+    release_queues(port->eth_dev);
     hw_tear_down(port);
     /* A VF's PF may still be cleaning up after the VF's reset (its channel
      * closed until then): a bounded wait for it. */
