@@ -182,28 +182,27 @@ class KernelPeer(unittest.TestCase):
             self.assertRegex(out, r"Operation not permitted", "the VF may not change a forced MAC")
             self.assertEqual(port_mac(vf, 0), forced)
             # The VF's frames leave tagged with its port VLAN, from its forced
-            # MAC (testpmd takes a port's MAC when it starts the port).
+            # MAC (testpmd takes a port's MAC when it starts the port): tshark
+            # on the wire's kernel end.
             vf.cmd("port stop 0")
             vf.cmd("port start 0")
             vf.cmd("set fwd txonly")
             vf.cmd("set eth-peer 0 ff:ff:ff:ff:ff:ff")
-            got = []
-
-            def capture():
-                got.extend(rig.ns.io(capture=[rig.ifname], expect=3, timeout=5))
-
-            import threading
-            t = threading.Thread(target=capture)
-            t.start()
-            time.sleep(0.3)
-            vf.cmd("start")
-            t.join()
-            vf.cmd("stop")
-            ours = [f for _, f in got if f[6:12] == bytes.fromhex(forced.replace(":", ""))]
-            self.assertTrue(ours, f"no frame from the VF's MAC on the wire: {[f[:16].hex() for _, f in got]}")
-            for f in ours[:3]:
-                self.assertEqual(f[12:14], b"\x81\x00", "tagged")
-                self.assertEqual(int.from_bytes(f[14:16], "big") & 0x0fff, 42)
+            tshark = rig.ns.popen("tshark", "-l", "-i", rig.ifname, "-c", "3", "-a", "duration:10", "-f",
+                                  f"ether src {forced}", "-T", "fields", "-e", "eth.src", "-e", "vlan.id",
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            try:
+                time.sleep(1.5)  # tshark's capture open (txonly sends on until it has its 3)
+                vf.cmd("start")
+                out, err = tshark.communicate(timeout=20)
+            finally:
+                vf.cmd("stop")
+                if tshark.poll() is None:
+                    tshark.kill()
+            frames = [line.split("\t") for line in out.splitlines() if line.strip()]
+            self.assertEqual(len(frames), 3, f"tshark saw no frame from the VF's MAC:\n{out}{err}")
+            for src, vlan in frames:
+                self.assertEqual((src.lower(), vlan), (forced, "42"), "from the forced MAC, tagged with the port VLAN")
 
 
 class Policy(unittest.TestCase):
