@@ -183,18 +183,14 @@ void flr_cleanup(Hwfn& hwfn, Ptt& ptt, IovVf& vf)
     DP_INFO(hwfn, "VF %u: function level reset cleaned up, the VF is enabled again", vf.id);
 }
 
-bool take_events(PfIov& iov, uint32_t* vf, IovEvents* events)
+bool take_events(PfIov& iov, uint32_t vf, IovEvents* events)
 {
     std::lock_guard guard(iov.events_lock);
-    for (uint32_t i = 0; i < iov.events.size(); i++) {
-        IovEvents& ev = iov.events[i];
-        if (ev.message || ev.flr || ev.malicious) {
-            *vf = i;
-            *events = std::exchange(ev, IovEvents{});
-            return true;
-        }
-    }
-    return false;
+    IovEvents& ev = iov.events[vf];
+    if (!ev.message && !ev.flr && !ev.malicious)
+        return false;
+    *events = std::exchange(ev, IovEvents{});
+    return true;
 }
 
 bool any_events(PfIov& iov)
@@ -444,12 +440,17 @@ void iov_process_pending(Hwfn& hwfn)
     PttGuard ptt(hwfn);
     if (!ptt)
         return; /* logged; the events wait for the next DPC */
-    uint32_t vf;
-    IovEvents events;
-    while (take_events(*iov, &vf, &events)) {
-        if (vf < iov->num_vfs.load(std::memory_order_relaxed))
+    /* Each VF's events once: what VFs send meanwhile (the ramrods' waits
+     * process the EQ) waits for the DPC's next run, so that VFs keeping
+     * their channels busy starve neither each other nor what else the
+     * interrupt thread does. */
+    for (uint32_t vf = 0; vf < iov->events.size(); vf++) {
+        IovEvents events;
+        if (take_events(*iov, vf, &events) && vf < iov->num_vfs.load(std::memory_order_relaxed))
             handle_events(hwfn, *ptt, iov->vfs[vf], events);
     }
+    if (any_events(*iov))
+        osal::msix_rearm(hwfn.dev->pci->msix_eventfd(hsi::SP_MSIX_VECTOR));
 }
 
 void iov_link_changed(Hwfn& hwfn)

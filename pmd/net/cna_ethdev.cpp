@@ -13,7 +13,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 #include <utility>
+#include <vector>
 
 #include <bus_vdev_driver.h>
 #include <ethdev_vdev.h>
@@ -34,6 +36,10 @@ namespace cna::pmd {
 RTE_LOG_REGISTER(logtype_pmd, pmd.net.cna, NOTICE);
 
 namespace {
+
+/* The PFs of this process, for with_pf(). */
+std::mutex g_pfs_lock;
+std::vector<EthPort*> g_pfs;
 
 void slowpath_isr(void* arg)
 {
@@ -369,6 +375,10 @@ int dev_close(rte_eth_dev* dev)
     EthPort* port = port_of(dev);
     if (rte_eal_process_type() != RTE_PROC_PRIMARY)
         return 0;
+    {
+        std::lock_guard guard(g_pfs_lock);
+        std::erase(g_pfs, port);
+    }
     release_queues(dev);
     dev->data->nb_rx_queues = dev->data->nb_tx_queues = 0;
     vf_bulletin_stop(port);
@@ -436,8 +446,12 @@ int probe_port(rte_vdev_device* vdev, Devargs&& devargs, const eth_dev_ops& ops)
     dev->dev_ops = &ops;
     set_fastpath_ops(dev);
     mp_primary_hold();
-    if (is_vf(port))
+    if (is_vf(port)) {
         vf_bulletin_start(port);
+    } else {
+        std::lock_guard guard(g_pfs_lock);
+        g_pfs.push_back(port);
+    }
     rte_eth_dev_probing_finish(dev);
     if (is_vf(port))
         PMD_LOG(INFO, port, "VF %u of PF %u on port %u, MAC " RTE_ETHER_ADDR_PRT_FMT ", %u queue pair(s)",
@@ -474,6 +488,15 @@ int cna_remove(rte_vdev_device* vdev)
     if (dev->dev_ops != nullptr && dev->data->dev_private != nullptr)
         dev->dev_ops->dev_close(dev);
     return rte_eth_dev_release_port(dev);
+}
+
+int with_pf(uint16_t port_id, const std::function<int(EthPort*)>& call)
+{
+    std::lock_guard guard(g_pfs_lock);
+    for (EthPort* port : g_pfs)
+        if (port->eth_dev->data->port_id == port_id)
+            return call(port);
+    return -ENODEV;
 }
 
 } // namespace cna::pmd

@@ -85,7 +85,9 @@ struct EthPort {
     /* The port's RDMA device while it is open (pmd/rdma): dev_close tears
      * it down first, the device refusing to stop the PF under it. */
     std::function<void()> rdma_teardown;
-    /* A VF's: the last bulletin board its PF wrote (link, forced MAC). */
+    /* A VF's: the last bulletin board its PF wrote (link, forced MAC), and
+     * the lock between its poll (the EAL alarm) and the control thread. */
+    std::mutex bulletin_lock;
     hsi::iov::Bulletin bulletin{};
     bool bulletin_polled = false; /* the EAL alarm that reads it is set */
     bool vf_cut_off = false;      /* its channel closed: RTE_ETH_EVENT_INTR_RESET raised */
@@ -135,6 +137,23 @@ inline uint32_t max_unicast_macs(const EthPort* port)
     const uint32_t filters = port->edev.hwfn.hw_info.resc.num_mac_filters;
     return port->devargs.is_vf ? filters : filters / 2;
 }
+
+/* The adapter's counters cannot be cleared: a reading less the baseline of
+ * the last reset, counter by counter (structs of u64 counters). */
+template <class T> void subtract_counters(T* now, const T& base)
+{
+    static_assert(sizeof(T) % sizeof(uint64_t) == 0);
+    auto* n = reinterpret_cast<uint64_t*>(now);
+    auto* b = reinterpret_cast<const uint64_t*>(&base);
+    for (std::size_t i = 0; i < sizeof(T) / sizeof(uint64_t); i++)
+        n[i] -= b[i];
+}
+
+/* rte_pmd_cna.h's calls come from any thread (EAL's telemetry thread among
+ * them): they reach a PF of this process through this, which dev_close
+ * leaves before it tears the PF down, waiting for the calls in flight.
+ * -ENODEV when port_id is no net_cna PF. */
+int with_pf(uint16_t port_id, const std::function<int(EthPort*)>& call);
 
 /* Frame length an MTU allows on the wire (header and one VLAN tag). */
 inline uint32_t max_frame_len(uint32_t mtu) { return mtu + hsi::eth::ETH_OVERHEAD; }

@@ -104,6 +104,8 @@ int flow_ops_get(rte_eth_dev* dev, const rte_flow_ops** ops);
 int restore_flows(rte_eth_dev* dev);
 
 /* cna_stats.cpp */
+/* ethdev's basic statistics from a vport's counters. */
+void vport_eth_stats(const hsi::eth::VportStats& v, rte_eth_stats* stats);
 int stats_get(rte_eth_dev* dev, rte_eth_stats* stats);
 int stats_reset(rte_eth_dev* dev);
 int xstats_get(rte_eth_dev* dev, rte_eth_xstat* xstats, unsigned size);

@@ -92,15 +92,6 @@ struct Snapshot {
     RoceStats roce;
 };
 
-template <class T> void subtract(T* now, const T& base)
-{
-    static_assert(sizeof(T) % sizeof(uint64_t) == 0);
-    auto* n = reinterpret_cast<uint64_t*>(now);
-    auto* b = reinterpret_cast<const uint64_t*>(&base);
-    for (std::size_t i = 0; i < sizeof(T) / sizeof(uint64_t); i++)
-        n[i] -= b[i];
-}
-
 int read_raw(EthPort* port, Snapshot* s, uint16_t nb_rxq, uint16_t nb_txq)
 {
     ecore::Hwfn& hwfn = port->edev.hwfn;
@@ -124,13 +115,13 @@ int read_snapshot(rte_eth_dev* dev, Snapshot* s)
     const uint16_t nb_rxq = dev->data->nb_rx_queues, nb_txq = dev->data->nb_tx_queues;
     if (int rc = read_raw(port, s, nb_rxq, nb_txq); rc != 0)
         return rc;
-    subtract(&s->vport, port->stats_base);
+    subtract_counters(&s->vport, port->stats_base);
     for (uint16_t q = 0; q < nb_rxq; q++)
-        subtract(&s->rxq[q], port->rxq_stats_base[q]);
+        subtract_counters(&s->rxq[q], port->rxq_stats_base[q]);
     for (uint16_t q = 0; q < nb_txq; q++)
-        subtract(&s->txq[q], port->txq_stats_base[q]);
+        subtract_counters(&s->txq[q], port->txq_stats_base[q]);
     if (port->devargs.rdma)
-        subtract(&s->roce, port->roce_stats_base);
+        subtract_counters(&s->roce, port->roce_stats_base);
     return 0;
 }
 
@@ -155,13 +146,8 @@ unsigned xstats_count(const rte_eth_dev* dev)
 
 } // namespace
 
-int stats_get(rte_eth_dev* dev, rte_eth_stats* stats)
+void vport_eth_stats(const VportStats& v, rte_eth_stats* stats)
 {
-    std::lock_guard lock(port_of(dev)->stats_lock);
-    Snapshot s;
-    if (int rc = read_snapshot(dev, &s); rc != 0)
-        return rc;
-    const VportStats& v = s.vport;
     stats->ipackets = v.rx_ucast_pkts + v.rx_mcast_pkts + v.rx_bcast_pkts;
     stats->ibytes = v.rx_ucast_bytes + v.rx_mcast_bytes + v.rx_bcast_bytes;
     stats->imissed = v.rx_no_buffer_pkts;
@@ -169,6 +155,15 @@ int stats_get(rte_eth_dev* dev, rte_eth_stats* stats)
     stats->opackets = v.tx_ucast_pkts + v.tx_mcast_pkts + v.tx_bcast_pkts;
     stats->obytes = v.tx_ucast_bytes + v.tx_mcast_bytes + v.tx_bcast_bytes;
     stats->oerrors = v.tx_error_pkts + v.tx_oversize_pkts + v.tx_spoofed_pkts;
+}
+
+int stats_get(rte_eth_dev* dev, rte_eth_stats* stats)
+{
+    std::lock_guard lock(port_of(dev)->stats_lock);
+    Snapshot s;
+    if (int rc = read_snapshot(dev, &s); rc != 0)
+        return rc;
+    vport_eth_stats(s.vport, stats);
     for (uint16_t q = 0; q < dev->data->nb_rx_queues; q++) {
         stats->rx_nombuf += alloc_failures(dev, q);
         if (q < RTE_ETHDEV_QUEUE_STAT_CNTRS) {

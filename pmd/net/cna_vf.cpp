@@ -11,6 +11,7 @@
  */
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 #include <utility>
 
 #include <bus_vdev_driver.h>
@@ -36,30 +37,25 @@ rte_eth_link link_from_bulletin(const hsi::iov::Bulletin& b)
     return link;
 }
 
-/* The VF is cut off from its PF: the port goes down and the application
- * is asked to reset it (once). */
-void cut_off(EthPort* port)
+/* What the board and the channel say, taken into the port under its
+ * bulletin lock. Returns what to tell the application. */
+struct BoardNews {
+    bool link_changed = false;
+    bool cut_off = false; /* the PF closed the channel: the port needs a reset */
+};
+
+BoardNews take_board(EthPort* port)
 {
     rte_eth_dev* dev = port->eth_dev;
-    port->vf_cut_off = true;
-    PMD_LOG(ERR, port, "the PF closed the VF's channel (it went away, disabled the VF, took it for malicious, or "
-                       "reset it): the port needs a reset");
-    port->bulletin.link_up = 0;
-    const rte_eth_link down = link_from_bulletin(port->bulletin);
-    if (rte_eth_linkstatus_set(dev, &down) == 0 && dev->data->dev_conf.intr_conf.lsc)
-        rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_LSC, nullptr);
-    rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_RESET, nullptr);
-}
-
-/* The EAL interrupt thread: takes a new board, re-arms. */
-void bulletin_poll(void* arg)
-{
-    auto* port = static_cast<EthPort*>(arg);
-    if (!port->vf_cut_off && !ecore::vf_channel_open(port->edev.hwfn))
-        cut_off(port);
+    BoardNews news;
+    std::lock_guard guard(port->bulletin_lock);
     hsi::iov::Bulletin board;
-    if (!port->vf_cut_off && ecore::vf_bulletin_read(port->edev.hwfn, &board)) {
-        rte_eth_dev* dev = port->eth_dev;
+    if (!port->vf_cut_off && !ecore::vf_channel_open(port->edev.hwfn)) {
+        PMD_LOG(ERR, port, "the PF closed the VF's channel (it went away, disabled the VF, took it for malicious, "
+                           "or reset it): the port needs a reset");
+        port->vf_cut_off = news.cut_off = true;
+        port->bulletin.link_up = 0;
+    } else if (!port->vf_cut_off && ecore::vf_bulletin_read(port->edev.hwfn, &board)) {
         port->bulletin = board;
         if (board.flags & hsi::iov::BULLETIN_MAC_FORCED &&
             std::memcmp(dev->data->mac_addrs[0].addr_bytes, board.mac, RTE_ETHER_ADDR_LEN) != 0) {
@@ -73,20 +69,36 @@ void bulletin_poll(void* arg)
             port->promiscuous = port->allmulticast = false;
             PMD_LOG(WARNING, port, "no longer trusted by the PF: promiscuous and all-multicast off");
         }
-        const rte_eth_link link = link_from_bulletin(board);
-        if (rte_eth_linkstatus_set(dev, &link) == 0) {
-            PMD_LOG(INFO, port, "link %s, %u Mbps", link.link_status ? "up" : "down", link.link_speed);
-            if (dev->data->dev_conf.intr_conf.lsc)
-                rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_LSC, nullptr);
-        }
     }
-    if (rte_eal_alarm_set(BULLETIN_PERIOD_US, bulletin_poll, port) != 0)
+    const rte_eth_link link = link_from_bulletin(port->bulletin);
+    if (rte_eth_linkstatus_set(dev, &link) == 0) {
+        PMD_LOG(INFO, port, "link %s, %u Mbps", link.link_status ? "up" : "down", link.link_speed);
+        news.link_changed = true;
+    }
+    return news;
+}
+
+/* The EAL interrupt thread: takes the board, re-arms (unless cut off: the
+ * reset starts polling again), and then tells the application, whose
+ * callbacks may close or reset the port: nothing of it is touched after. */
+void bulletin_poll(void* arg)
+{
+    auto* port = static_cast<EthPort*>(arg);
+    rte_eth_dev* dev = port->eth_dev;
+    const BoardNews news = take_board(port);
+    if (!news.cut_off && !port->vf_cut_off && rte_eal_alarm_set(BULLETIN_PERIOD_US, bulletin_poll, port) != 0)
         PMD_LOG(ERR, port, "cannot re-arm the bulletin board's poll: link changes go unseen");
+    if (news.link_changed && dev->data->dev_conf.intr_conf.lsc)
+        rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_LSC, nullptr);
+    if (news.cut_off)
+        rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_RESET, nullptr);
 }
 
 int vf_link_update(rte_eth_dev* dev, int)
 {
-    const rte_eth_link link = link_from_bulletin(port_of(dev)->bulletin);
+    EthPort* port = port_of(dev);
+    std::lock_guard guard(port->bulletin_lock);
+    const rte_eth_link link = link_from_bulletin(port->bulletin);
     return rte_eth_linkstatus_set(dev, &link);
 }
 
@@ -141,7 +153,9 @@ const eth_dev_ops cna_vf_dev_ops = make_vf_ops();
 void vf_bulletin_start(EthPort* port)
 {
     port->vf_cut_off = false;
-    bulletin_poll(port); /* the first board now: the link is known at probe */
+    take_board(port); /* the first board now: the link is known at probe */
+    if (rte_eal_alarm_set(BULLETIN_PERIOD_US, bulletin_poll, port) != 0)
+        PMD_LOG(ERR, port, "cannot arm the bulletin board's poll: link changes go unseen");
     port->bulletin_polled = true;
 }
 

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <functional>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -28,26 +29,14 @@ namespace {
 
 using hsi::eth::VportStats;
 
-/* The PF port's private data, if port_id is a net_cna PF of this process. */
-int pf_of(uint16_t port_id, EthPort** out)
+/* `call` on the PF of port_id and one of its enabled VFs. */
+int with_vf(uint16_t port_id, uint16_t vf, const std::function<int(EthPort*)>& call)
 {
     if (rte_eal_process_type() != RTE_PROC_PRIMARY)
         return -ENOTSUP;
-    if (!rte_eth_dev_is_valid_port(port_id))
-        return -ENODEV;
-    rte_eth_dev* dev = &rte_eth_devices[port_id];
-    if (dev->dev_ops != &cna_dev_ops || dev->data->dev_private == nullptr)
-        return -ENODEV;
-    *out = port_of(dev);
-    return 0;
-}
-
-/* The PF of port_id and one of its enabled VFs. */
-int vf_of(uint16_t port_id, uint16_t vf, EthPort** out)
-{
-    if (const int rc = pf_of(port_id, out); rc != 0)
-        return rc;
-    return vf < ecore::iov_num_vfs((*out)->edev.hwfn) ? 0 : -EINVAL;
+    return with_pf(port_id, [&](EthPort* port) {
+        return vf < ecore::iov_num_vfs(port->edev.hwfn) ? call(port) : -EINVAL;
+    });
 }
 
 int done(EthPort* port, uint16_t vf, const char* what, ecore::Status st)
@@ -67,16 +56,16 @@ int vf_counters(EthPort* port, uint16_t vf, VportStats* out)
     if (const ecore::Status st = ecore::iov_get_vf_stats(port->edev.hwfn, vf, &now); st != ecore::Status::success)
         return ecore::status_to_errno(st);
     std::lock_guard guard(port->stats_lock);
+    VportStats& base = port->vf_stats_base[vf];
     constexpr std::size_t N = sizeof(VportStats) / sizeof(uint64_t);
     const auto* a = reinterpret_cast<const uint64_t*>(&now);
-    const auto* b = reinterpret_cast<const uint64_t*>(&port->vf_stats_base[vf]);
+    const auto* b = reinterpret_cast<const uint64_t*>(&base);
     /* A counter below its baseline: the VF's reset (FLR) zeroed them all
      * since, and the baseline goes with them. */
     if (!std::equal(a, a + N, b, [](uint64_t x, uint64_t y) { return x >= y; }))
-        port->vf_stats_base[vf] = VportStats{};
-    auto* d = reinterpret_cast<uint64_t*>(out);
-    for (std::size_t i = 0; i < N; i++)
-        d[i] = a[i] - b[i];
+        base = VportStats{};
+    *out = now;
+    subtract_counters(out, base);
     return 0;
 }
 
@@ -90,151 +79,137 @@ extern "C" {
 
 int rte_pmd_cna_get_vf_count(uint16_t port_id, uint16_t* count)
 {
-    EthPort* port;
-    if (const int rc = pf_of(port_id, &port); rc != 0)
-        return rc;
-    if (count == nullptr)
-        return -EINVAL;
-    *count = static_cast<uint16_t>(ecore::iov_num_vfs(port->edev.hwfn));
-    return 0;
+    if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+        return -ENOTSUP;
+    return with_pf(port_id, [&](EthPort* port) {
+        if (count == nullptr)
+            return -EINVAL;
+        *count = static_cast<uint16_t>(ecore::iov_num_vfs(port->edev.hwfn));
+        return 0;
+    });
 }
 
 int rte_pmd_cna_set_vf_mac_addr(uint16_t port_id, uint16_t vf, const rte_ether_addr* mac)
 {
-    EthPort* port;
-    if (const int rc = vf_of(port_id, vf, &port); rc != 0)
-        return rc;
     if (mac == nullptr || rte_is_multicast_ether_addr(mac))
         return -EINVAL;
-    std::array<uint8_t, 6> m;
-    std::memcpy(m.data(), mac->addr_bytes, m.size());
-    char text[RTE_ETHER_ADDR_FMT_SIZE];
-    rte_ether_format_addr(text, sizeof text, mac);
-    return done(port, vf, rte_is_zero_ether_addr(mac) ? "MAC no longer forced" : (std::string("MAC forced to ") + text).c_str(),
-                ecore::iov_set_vf_mac(port->edev.hwfn, vf, m));
+    return with_vf(port_id, vf, [&](EthPort* port) {
+        std::array<uint8_t, 6> m;
+        std::memcpy(m.data(), mac->addr_bytes, m.size());
+        char text[RTE_ETHER_ADDR_FMT_SIZE];
+        rte_ether_format_addr(text, sizeof text, mac);
+        const std::string what = rte_is_zero_ether_addr(mac) ? "MAC no longer forced" : std::string("MAC forced to ") + text;
+        return done(port, vf, what.c_str(), ecore::iov_set_vf_mac(port->edev.hwfn, vf, m));
+    });
 }
 
 int rte_pmd_cna_set_vf_vlan(uint16_t port_id, uint16_t vf, uint16_t vlan_id)
 {
-    EthPort* port;
-    if (const int rc = vf_of(port_id, vf, &port); rc != 0)
-        return rc;
     if (vlan_id > RTE_ETHER_MAX_VLAN_ID)
         return -EINVAL;
-    return done(port, vf, ("port VLAN " + std::to_string(vlan_id)).c_str(),
-                ecore::iov_set_vf_vlan(port->edev.hwfn, vf, vlan_id));
+    return with_vf(port_id, vf, [&](EthPort* port) {
+        return done(port, vf, ("port VLAN " + std::to_string(vlan_id)).c_str(),
+                    ecore::iov_set_vf_vlan(port->edev.hwfn, vf, vlan_id));
+    });
 }
 
 int rte_pmd_cna_set_vf_spoofchk(uint16_t port_id, uint16_t vf, uint8_t on)
 {
-    EthPort* port;
-    if (const int rc = vf_of(port_id, vf, &port); rc != 0)
-        return rc;
-    return done(port, vf, on ? "spoof checking on" : "spoof checking off",
-                ecore::iov_set_vf_spoofchk(port->edev.hwfn, vf, on != 0));
+    return with_vf(port_id, vf, [&](EthPort* port) {
+        return done(port, vf, on ? "spoof checking on" : "spoof checking off",
+                    ecore::iov_set_vf_spoofchk(port->edev.hwfn, vf, on != 0));
+    });
 }
 
 int rte_pmd_cna_set_vf_trust(uint16_t port_id, uint16_t vf, uint8_t on)
 {
-    EthPort* port;
-    if (const int rc = vf_of(port_id, vf, &port); rc != 0)
-        return rc;
-    return done(port, vf, on ? "trusted" : "not trusted", ecore::iov_set_vf_trust(port->edev.hwfn, vf, on != 0));
+    return with_vf(port_id, vf, [&](EthPort* port) {
+        return done(port, vf, on ? "trusted" : "not trusted", ecore::iov_set_vf_trust(port->edev.hwfn, vf, on != 0));
+    });
 }
 
 int rte_pmd_cna_set_vf_link_state(uint16_t port_id, uint16_t vf, enum rte_pmd_cna_vf_link_state state)
 {
-    EthPort* port;
-    if (const int rc = vf_of(port_id, vf, &port); rc != 0)
-        return rc;
     static constexpr const char* NAMES[] = {"link state auto", "link forced up", "link forced down"};
     if (state != RTE_PMD_CNA_VF_LINK_AUTO && state != RTE_PMD_CNA_VF_LINK_UP && state != RTE_PMD_CNA_VF_LINK_DOWN)
         return -EINVAL;
-    return done(port, vf, NAMES[state],
-                ecore::iov_set_vf_link_state(port->edev.hwfn, vf, static_cast<ecore::VfLinkState>(state)));
+    return with_vf(port_id, vf, [&](EthPort* port) {
+        return done(port, vf, NAMES[state],
+                    ecore::iov_set_vf_link_state(port->edev.hwfn, vf, static_cast<ecore::VfLinkState>(state)));
+    });
 }
 
 int rte_pmd_cna_set_vf_rate_limit(uint16_t port_id, uint16_t vf, uint32_t tx_rate_mbps)
 {
-    EthPort* port;
-    if (const int rc = vf_of(port_id, vf, &port); rc != 0)
-        return rc;
-    return done(port, vf, ("Tx rate limit " + std::to_string(tx_rate_mbps) + " Mbps").c_str(),
-                ecore::iov_set_vf_rate(port->edev.hwfn, vf, tx_rate_mbps));
+    return with_vf(port_id, vf, [&](EthPort* port) {
+        return done(port, vf, ("Tx rate limit " + std::to_string(tx_rate_mbps) + " Mbps announced").c_str(),
+                    ecore::iov_set_vf_rate(port->edev.hwfn, vf, tx_rate_mbps));
+    });
 }
 
 int rte_pmd_cna_get_vf_stats(uint16_t port_id, uint16_t vf, struct rte_eth_stats* stats)
 {
-    EthPort* port;
-    if (const int rc = vf_of(port_id, vf, &port); rc != 0)
-        return rc;
-    VportStats s;
     if (stats == nullptr)
         return -EINVAL;
-    if (const int rc = vf_counters(port, vf, &s); rc != 0)
-        return rc;
-    *stats = rte_eth_stats{};
-    stats->ipackets = s.rx_ucast_pkts + s.rx_mcast_pkts + s.rx_bcast_pkts;
-    stats->ibytes = s.rx_ucast_bytes + s.rx_mcast_bytes + s.rx_bcast_bytes;
-    stats->imissed = s.rx_no_buffer_pkts;
-    stats->ierrors = s.rx_error_pkts + s.rx_oversize_pkts;
-    stats->opackets = s.tx_ucast_pkts + s.tx_mcast_pkts + s.tx_bcast_pkts;
-    stats->obytes = s.tx_ucast_bytes + s.tx_mcast_bytes + s.tx_bcast_bytes;
-    stats->oerrors = s.tx_error_pkts + s.tx_oversize_pkts + s.tx_spoofed_pkts;
-    return 0;
+    return with_vf(port_id, vf, [&](EthPort* port) {
+        VportStats s;
+        if (const int rc = vf_counters(port, vf, &s); rc != 0)
+            return rc;
+        *stats = rte_eth_stats{};
+        vport_eth_stats(s, stats);
+        return 0;
+    });
 }
 
 int rte_pmd_cna_get_vf_spoofed(uint16_t port_id, uint16_t vf, uint64_t* frames)
 {
-    EthPort* port;
-    if (const int rc = vf_of(port_id, vf, &port); rc != 0)
-        return rc;
-    VportStats s;
     if (frames == nullptr)
         return -EINVAL;
-    if (const int rc = vf_counters(port, vf, &s); rc != 0)
+    return with_vf(port_id, vf, [&](EthPort* port) {
+        VportStats s;
+        const int rc = vf_counters(port, vf, &s);
+        if (rc == 0)
+            *frames = s.tx_spoofed_pkts;
         return rc;
-    *frames = s.tx_spoofed_pkts;
-    return 0;
+    });
 }
 
 int rte_pmd_cna_reset_vf_stats(uint16_t port_id, uint16_t vf)
 {
-    EthPort* port;
-    if (const int rc = vf_of(port_id, vf, &port); rc != 0)
-        return rc;
-    VportStats now;
-    if (const ecore::Status st = ecore::iov_get_vf_stats(port->edev.hwfn, vf, &now); st != ecore::Status::success)
-        return ecore::status_to_errno(st);
-    std::lock_guard guard(port->stats_lock);
-    port->vf_stats_base[vf] = now;
-    return 0;
+    return with_vf(port_id, vf, [&](EthPort* port) {
+        VportStats now;
+        if (const ecore::Status st = ecore::iov_get_vf_stats(port->edev.hwfn, vf, &now); st != ecore::Status::success)
+            return ecore::status_to_errno(st);
+        std::lock_guard guard(port->stats_lock);
+        port->vf_stats_base[vf] = now;
+        return 0;
+    });
 }
 
 int rte_pmd_cna_get_vf_info(uint16_t port_id, uint16_t vf, struct rte_pmd_cna_vf_info* info)
 {
-    EthPort* port;
-    if (const int rc = vf_of(port_id, vf, &port); rc != 0)
-        return rc;
-    ecore::VfInfo v;
     if (info == nullptr)
         return -EINVAL;
-    if (const ecore::Status st = ecore::iov_vf_info(port->edev.hwfn, vf, &v); st != ecore::Status::success)
-        return ecore::status_to_errno(st);
-    *info = rte_pmd_cna_vf_info{};
-    info->acquired = v.acquired;
-    info->malicious = v.malicious;
-    info->mac_forced = v.mac_forced;
-    info->trusted = v.trusted;
-    info->spoofchk = v.spoofchk;
-    info->link_up = v.link_up;
-    info->port_vlan = v.port_vlan;
-    std::memcpy(info->mac.addr_bytes, v.mac.data(), RTE_ETHER_ADDR_LEN);
-    info->link_state = static_cast<rte_pmd_cna_vf_link_state>(v.link_state);
-    info->tx_rate_mbps = v.tx_rate_mbps;
-    info->rx_queues = v.rx_queues;
-    info->tx_queues = v.tx_queues;
-    return 0;
+    return with_vf(port_id, vf, [&](EthPort* port) {
+        ecore::VfInfo v;
+        if (const ecore::Status st = ecore::iov_vf_info(port->edev.hwfn, vf, &v); st != ecore::Status::success)
+            return ecore::status_to_errno(st);
+        *info = rte_pmd_cna_vf_info{};
+        info->acquired = v.acquired;
+        info->malicious = v.malicious;
+        info->mac_forced = v.mac_forced;
+        info->trusted = v.trusted;
+        info->spoofchk = v.spoofchk;
+        info->link_up = v.link_up;
+        info->port_vlan = v.port_vlan;
+        std::memcpy(info->mac.addr_bytes, v.mac.data(), RTE_ETHER_ADDR_LEN);
+        info->link_state = static_cast<rte_pmd_cna_vf_link_state>(v.link_state);
+        info->tx_rate_mbps = v.tx_rate_mbps;
+        info->rx_queues = v.rx_queues;
+        info->tx_queues = v.tx_queues;
+        info->vport_started = v.vport_started;
+        return 0;
+    });
 }
 
 } // extern "C"

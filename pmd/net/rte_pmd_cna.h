@@ -14,7 +14,8 @@
  * net_cna PF of this (primary) process, -EINVAL for a VF it has not enabled
  * or a value out of range, -ENOTSUP in a secondary process, -EIO when the
  * adapter did not carry it out. They post ramrods and wait (bounded) for
- * their completion: call them from a control thread, never an lcore.
+ * their completion: call them from a control thread, never an lcore. Any
+ * thread may: calls on a PF being closed wait for the close, then fail.
  *
  * The same operations are telemetry commands (dpdk-telemetry.py):
  *   /cna/vf/info,<port>,<vf>             the VF's settings and state
@@ -60,6 +61,7 @@ struct rte_pmd_cna_vf_info {
 	uint32_t tx_rate_mbps;     /* 0: no limit */
 	uint16_t rx_queues;        /* granted */
 	uint16_t tx_queues;
+	uint8_t vport_started;     /* its driver has started its port */
 };
 
 /* VFs the PF has enabled (devarg vfs=), in *count. */
@@ -77,7 +79,8 @@ RTE_PMD_CNA_API int rte_pmd_cna_set_vf_spoofchk(uint16_t port_id, uint16_t vf, u
 RTE_PMD_CNA_API int rte_pmd_cna_set_vf_trust(uint16_t port_id, uint16_t vf, uint8_t on);
 RTE_PMD_CNA_API int rte_pmd_cna_set_vf_link_state(uint16_t port_id, uint16_t vf,
 						  enum rte_pmd_cna_vf_link_state state);
-/* The VF's Tx rate limit in Mbps (0: none), announced on its bulletin. */
+/* The VF's Tx rate limit in Mbps (0: none), announced on its bulletin:
+ * advisory, the adapter does not enforce it. */
 RTE_PMD_CNA_API int rte_pmd_cna_set_vf_rate_limit(uint16_t port_id, uint16_t vf, uint32_t tx_rate_mbps);
 /* The VF's traffic as the adapter counts it; oerrors includes the frames
  * anti-spoofing dropped. */

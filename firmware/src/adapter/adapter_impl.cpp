@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "adapter/adapter_impl.h"
 
+#include <algorithm>
+
 #include "util/crc32.h"
 #include "util/log.h"
 
@@ -61,8 +63,9 @@ AdapterImpl::AdapterImpl(const AdapterConfig& config)
             std::make_unique<FunctionHw>(pf, mfw_.port_of(pf), grant_.num_sbs + 1, grc_, ram_.gtt(),
                                          ram_.gtt_fd(), [this] { wait_passes(); }));
         pf_storms_.push_back(std::make_unique<PfStorm>(*functions_.back(), ram_, storms_, grant_));
-        iovs_.push_back(std::make_unique<PfIov>(*functions_.back(), ram_, [this] { wait_passes(); },
-                                                [this, pf](VfStorm& vf) { vf_created(pf, vf); }));
+        iovs_.push_back(std::make_unique<PfIov>(
+            *functions_.back(), ram_, [this] { wait_passes(); }, [this, pf](VfStorm& vf) { vf_created(pf, vf); },
+            [this, pf] { update_switching(mfw_.port_of(pf)); }));
         pf_storms_.back()->attach_iov(*iovs_.back());
         pfs_on_port_[mfw_.port_of(pf)].push_back(pf_storms_.back().get());
         functions_on_port_[mfw_.port_of(pf)].add(pf_storms_.back().get());
@@ -261,7 +264,15 @@ void AdapterImpl::vf_created(uint32_t pf, VfStorm& vf)
     const uint32_t port = mfw_.port_of(pf);
     functions_on_port_[port].add(&vf);
     dataplanes_[port_group(config_, port) % config_.engine_threads]->functions.add(&vf);
-    nig_.port(port).switching.store(true, std::memory_order_release);
+}
+
+void AdapterImpl::update_switching(uint32_t port)
+{
+    /* A port switches between its functions while a PF of it has VFs: the
+     * PFs alone need no switch, their frames going to the wire as ever. */
+    const bool vfs = std::any_of(pfs_on_port_[port].begin(), pfs_on_port_[port].end(),
+                                 [this](PfStorm* pf) { return iovs_[pf->pf()]->num_vfs() != 0; });
+    nig_.port(port).switching.store(vfs, std::memory_order_release);
 }
 
 void AdapterImpl::run_slowpath()

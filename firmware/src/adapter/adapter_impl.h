@@ -121,6 +121,8 @@ private:
     static void flush_status_blocks(std::span<FunctionStorm* const> functions);
     /* Slowpath lock held: the engines serve a PF's new VF. */
     void vf_created(uint32_t pf, VfStorm& vf);
+    /* Slowpath lock held: whether the port's switch runs (its PFs' VFs). */
+    void update_switching(uint32_t port);
     /* Holds every engine thread between two passes and the slowpath, in
      * the order the slowpath takes them. */
     class Quiesce;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "iov/pf_iov.h"
 
+#include <bit>
+#include <cstdio>
 #include <utility>
-#include <vector>
 
 #include "util/log.h"
 
@@ -20,24 +21,34 @@ struct PfIov::Vf {
                   iov.message_[v].store(iova, std::memory_order_release);
                   iov.raise(MESSAGE, v);
               },
-              [&iov](uint32_t v, const char* why) {
-                  log(LogLevel::warning, "iov: pf%u vf%u malicious: %s", iov.pf_.pf_id(), v, why);
-                  iov.malice_why_[v].store(static_cast<uint8_t>(iov::MaliciousWhy::channel_misuse));
-                  iov.malicious_.fetch_or(1u << v);
-                  iov.resets_.fetch_or(1u << v, std::memory_order_release);
-                  iov.raise(MALICE, v);
-              }),
+              [&iov](uint32_t v, const char* why) { iov.mark_malicious(v, iov::MaliciousWhy::channel_misuse, why); }),
           hw(iov.pf_.pf_id(), vf, iov.pf_.port_id(), channel, iov.wait_dma_),
           storm(hw, iov.ram_, [&iov](uint32_t v, QueueKind kind, uint32_t queue, QueueError why) {
-              log(LogLevel::warning, "iov: pf%u vf%u malicious: %s queue %u broke its protocol (%u)",
-                  iov.pf_.pf_id(), v, kind == QueueKind::tx ? "Tx" : "Rx", queue, static_cast<uint32_t>(why));
+              char what[64];
+              std::snprintf(what, sizeof what, "its %s queue %u broke its protocol (%u)",
+                            kind == QueueKind::tx ? "Tx" : "Rx", queue, static_cast<uint32_t>(why));
               iov.vfs_[v]->channel.enable(false);
-              iov.malice_why_[v].store(static_cast<uint8_t>(iov::MaliciousWhy::queue_error));
-              iov.malicious_.fetch_or(1u << v);
-              iov.resets_.fetch_or(1u << v, std::memory_order_release);
-              iov.raise(MALICE, v);
+              iov.mark_malicious(v, iov::MaliciousWhy::queue_error, what);
           })
     {
+    }
+    /* Engine thread 0, every other held: the storms forget the VF's objects
+     * and its status blocks, interrupts and doorbells. */
+    void forget_objects()
+    {
+        storm.reset();
+        hw.cau().reset();
+        hw.igu().reset();
+        hw.clear_doorbells();
+    }
+    /* Closed to its driver: channel, bus mastering and the rest of the
+     * function as at power-on. */
+    void disable()
+    {
+        enabled = false;
+        channel.enable(false);
+        storm.reset();
+        hw.reset();
     }
     VfChannel channel;
     FunctionHw hw;
@@ -46,12 +57,22 @@ struct PfIov::Vf {
 };
 
 PfIov::PfIov(FunctionHw& pf, StormRam& ram, std::function<void()> wait_dma,
-             std::function<void(VfStorm&)> on_vf_created)
-    : pf_(pf), ram_(ram), wait_dma_(std::move(wait_dma)), on_vf_created_(std::move(on_vf_created))
+             std::function<void(VfStorm&)> on_vf_created, std::function<void()> on_vfs_changed)
+    : pf_(pf), ram_(ram), wait_dma_(std::move(wait_dma)), on_vf_created_(std::move(on_vf_created)),
+      on_vfs_changed_(std::move(on_vfs_changed))
 {
 }
 
 PfIov::~PfIov() = default;
+
+void PfIov::mark_malicious(uint32_t vf, iov::MaliciousWhy why, const char* what)
+{
+    log(LogLevel::warning, "iov: pf%u vf%u malicious: %s", pf_.pf_id(), vf, what);
+    malice_why_[vf].store(static_cast<uint8_t>(why));
+    malicious_.fetch_or(1u << vf);
+    resets_.fetch_or(1u << vf, std::memory_order_release);
+    raise(MALICE, vf);
+}
 
 void PfIov::raise(Pending kind, uint32_t vf)
 {
@@ -175,6 +196,7 @@ void PfIov::set_num_vfs(uint32_t n)
     for (uint32_t vf = n; vf < num_vfs_.load(); vf++)
         enable(vf, false);
     num_vfs_.store(n, std::memory_order_release);
+    on_vfs_changed_();
     log(LogLevel::info, "iov: pf%u has %u VF(s)", pf_.pf_id(), n);
 }
 
@@ -201,24 +223,15 @@ void PfIov::enable(uint32_t vf, bool on)
 
 void PfIov::run_resets()
 {
-    for (uint32_t bits = resets_.exchange(0, std::memory_order_acq_rel); bits != 0; bits &= bits - 1) {
-        Vf& v = *vfs_[__builtin_ctz(bits)];
-        v.storm.reset();
-        v.hw.cau().reset();
-        v.hw.igu().reset();
-        v.hw.clear_doorbells();
-    }
+    for (uint32_t bits = resets_.exchange(0, std::memory_order_acq_rel); bits != 0; bits &= bits - 1)
+        vfs_[std::countr_zero(bits)]->forget_objects();
 }
 
 void PfIov::function_level_reset(uint32_t vf)
 {
     if (function(vf) == nullptr)
         return;
-    Vf& v = *vfs_[vf];
-    v.enabled = false;
-    v.channel.enable(false);
-    v.storm.reset();
-    v.hw.reset();
+    vfs_[vf]->disable();
     pending_.fetch_and(~(1u << (MESSAGE + vf)));
     flr_pending_.fetch_or(1u << vf);
     raise(FLR, vf);
@@ -231,11 +244,7 @@ FwReturn PfIov::final_cleanup(uint32_t vf)
         return FwReturn::invalid_param;
     if (function(vf) == nullptr || !(flr_pending_.load() & 1u << vf))
         return FwReturn::bad_state;
-    Vf& v = *vfs_[vf];
-    v.storm.reset();
-    v.hw.cau().reset();
-    v.hw.igu().reset();
-    v.hw.clear_doorbells();
+    vfs_[vf]->forget_objects();
     return FwReturn::ok;
 }
 
@@ -247,14 +256,12 @@ bool PfIov::flr_done(uint32_t vf)
 
 void PfIov::reset()
 {
-    for (uint32_t vf = 0; vf < num_vfs_.load(); vf++) {
-        Vf& v = *vfs_[vf];
-        v.enabled = false;
-        v.channel.enable(false);
-        v.storm.reset();
-        v.hw.reset();
-    }
+    /* Every VF ever created: one disabled since may not be reset yet. */
+    for (const auto& vf : vfs_)
+        if (vf != nullptr)
+            vf->disable();
     num_vfs_.store(0, std::memory_order_release);
+    on_vfs_changed_();
     pending_.store(0);
     resets_.store(0);
     malicious_.store(0);

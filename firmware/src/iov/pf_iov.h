@@ -7,9 +7,9 @@
  *
  * A VF is created the first time its PF enables it and lives as long as
  * the adapter: a host may keep its function, which answers nothing while
- * disabled. Its storm objects are forgotten on the engine, with every
- * engine thread held, whenever the VF is disabled, reset or found
- * malicious (resets_pending / run_resets).
+ * disabled. Its storm objects are forgotten with every engine thread held:
+ * at once on an FLR or the PF's reset, and by the engine's next slowpath
+ * (resets_pending / run_resets) when the VF is disabled or found malicious.
  */
 #pragma once
 
@@ -30,16 +30,18 @@ class StormRam;
 
 class PfIov {
 public:
-    /* on_vf_created: a new VF's storm, for the engines to serve (slowpath
-     * lock held; the engines may be running). */
+    /* on_vf_created: a new VF's storm, for the engines to serve;
+     * on_vfs_changed: the number of enabled VFs did (slowpath lock held; the
+     * engines may be running). */
     PfIov(FunctionHw& pf, StormRam& ram, std::function<void()> wait_dma,
-          std::function<void(VfStorm&)> on_vf_created);
+          std::function<void(VfStorm&)> on_vf_created, std::function<void()> on_vfs_changed);
     ~PfIov();
 
     /* GRC IOV and DMAE blocks (the PF's PTT windows, slowpath lock held). */
     bool read(uint32_t addr, uint32_t& value);
     bool write(uint32_t addr, uint32_t value);
 
+    uint32_t num_vfs() const { return num_vfs_.load(std::memory_order_acquire); }
     /* An enabled VF's function and storm, else nullptr. */
     FunctionHw* function(uint32_t vf);
     VfStorm* storm(uint32_t vf);
@@ -68,17 +70,22 @@ public:
 private:
     struct Vf;
     /* A bit per VF in each, and the message address of each VF. */
-    enum Pending : uint32_t { MESSAGE = 0, MALICE = 8, FLR = 16 };
+    enum Pending : uint32_t { MESSAGE = 0, MALICE = hsi::iov::MAX_VFS_PER_PF, FLR = 2 * hsi::iov::MAX_VFS_PER_PF };
+    static_assert(3 * hsi::iov::MAX_VFS_PER_PF <= 32);
 
     uint32_t dmae();
     void enable(uint32_t vf, bool on);
     void set_num_vfs(uint32_t n);
     void raise(Pending kind, uint32_t vf);
+    /* A VF's channel or queues broke their protocol: its objects are to be
+     * forgotten, its PF told. */
+    void mark_malicious(uint32_t vf, hsi::iov::MaliciousWhy why, const char* what);
 
     FunctionHw& pf_;
     StormRam& ram_;
     const std::function<void()> wait_dma_;
     const std::function<void(VfStorm&)> on_vf_created_;
+    const std::function<void()> on_vfs_changed_;
     std::array<std::unique_ptr<Vf>, hsi::iov::MAX_VFS_PER_PF> vfs_;
     std::atomic<uint32_t> num_vfs_{0};
     uint32_t select_ = 0;
@@ -100,7 +107,7 @@ template <typename Post> void PfIov::take_events(Post post)
     for (uint32_t bits = pending_.load(std::memory_order_acquire); bits != 0; bits &= bits - 1) {
         const uint32_t bit = bits & -bits;
         const uint32_t index = static_cast<uint32_t>(__builtin_ctz(bit));
-        const uint32_t vf = index % 8;
+        const uint32_t vf = index % hsi::iov::MAX_VFS_PER_PF;
         bool posted = false;
         if (index < MALICE)
             posted = post(IovEvent::vf_message, vf, message_[vf].load(std::memory_order_acquire));

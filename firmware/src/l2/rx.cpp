@@ -60,11 +60,20 @@ PfStorm* PortRx::roce_owner(const WireFrame& f) const
     return nullptr;
 }
 
-void PortRx::switch_frames(const FrameBurst& sent, const void* source, FrameBurst& uplink)
+const FrameBurst& PortRx::switch_frames(const FrameBurst& sent, const void* source, FrameBurst& uplink)
 {
+    /* Most bursts have nothing for the port's functions: they go to the
+     * wire as they are. */
+    uint32_t first = 0;
+    while (first < sent.count && !switched(sent.frames[first], source))
+        first++;
+    if (first == sent.count)
+        return sent;
     local_.clear();
     uplink.clear();
-    for (uint32_t i = 0; i < sent.count; i++) {
+    for (uint32_t i = 0; i < first; i++)
+        uplink.push(sent.frames[i]);
+    for (uint32_t i = first; i < sent.count; i++) {
         const WireFrame& f = sent.frames[i];
         if (!f.parsed) {
             uplink.push(f);
@@ -79,8 +88,14 @@ void PortRx::switch_frames(const FrameBurst& sent, const void* source, FrameBurs
             uplink.push(f);
         }
     }
-    if (local_.count != 0 && storms_.running())
+    if (storms_.running())
         rx_.receive(functions_.view(), local_, static_cast<const FunctionStorm*>(source));
+    return uplink;
+}
+
+bool PortRx::switched(const WireFrame& f, const void* source) const
+{
+    return f.parsed && ((f.data[0] & 1) != 0 || addressed_here(f, source));
 }
 
 bool PortRx::addressed_here(const WireFrame& f, const void* source) const

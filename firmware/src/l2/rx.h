@@ -130,7 +130,7 @@ public:
     {
     }
     void receive(const FrameBurst& burst) override;
-    void switch_frames(const FrameBurst& sent, const void* source, FrameBurst& uplink) override;
+    const FrameBurst& switch_frames(const FrameBurst& sent, const void* source, FrameBurst& uplink) override;
 
 private:
     /* The PF a RoCEv2 frame is for, nullptr for L2. */
@@ -138,6 +138,8 @@ private:
     /* Whether a unicast frame is for a function of the port other than its
      * sender: one of its active vports has its destination as a MAC filter. */
     bool addressed_here(const WireFrame& f, const void* source) const;
+    /* Whether some of the frame goes to the port's functions. */
+    bool switched(const WireFrame& f, const void* source) const;
 
     RxEngine& rx_;
     const std::span<PfStorm* const> pfs_;

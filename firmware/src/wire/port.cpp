@@ -25,9 +25,9 @@ void Port::transmit(const FrameBurst& burst, const void* source)
 {
     if (source == nullptr || !switching.load(std::memory_order_relaxed))
         return to_wire(burst);
-    switch_->switch_frames(burst, source, uplink_);
-    if (uplink_.count != 0)
-        to_wire(uplink_);
+    const FrameBurst& wire = switch_->switch_frames(burst, source, uplink_);
+    if (wire.count != 0)
+        to_wire(wire);
 }
 
 void Port::to_wire(const FrameBurst& sent)

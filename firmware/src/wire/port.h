@@ -32,11 +32,12 @@ protected:
 };
 
 /* The port's switch between its functions (a VEB): takes what a function
- * sends, delivers to the port's other functions what is theirs and leaves
- * in `uplink` what goes on the wire. Engine thread of the port. */
+ * sends, delivers to the port's other functions what is theirs and returns
+ * what goes on the wire (`sent` itself when all of it does, else `uplink`).
+ * Engine thread of the port. */
 class LocalSwitch {
 public:
-    virtual void switch_frames(const FrameBurst& sent, const void* source, FrameBurst& uplink) = 0;
+    virtual const FrameBurst& switch_frames(const FrameBurst& sent, const void* source, FrameBurst& uplink) = 0;
 
 protected:
     ~LocalSwitch() = default;

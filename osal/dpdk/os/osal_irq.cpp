@@ -109,4 +109,10 @@ void MsixIrq::release()
     free_slot(slot);
 }
 
+void msix_rearm(int eventfd)
+{
+    const uint64_t one = 1;
+    [[maybe_unused]] ssize_t n = ::write(eventfd, &one, sizeof one);
+}
+
 } // namespace cna::osal

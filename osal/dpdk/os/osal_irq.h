@@ -34,4 +34,9 @@ private:
     Slot* slot_ = nullptr;
 };
 
+/* The vector's handler runs once more, as if the device had signalled its
+ * eventfd: for a handler that leaves work for a later run rather than hold
+ * the interrupt thread. */
+void msix_rearm(int eventfd);
+
 } // namespace cna::osal
