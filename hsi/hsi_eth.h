@@ -159,7 +159,7 @@ struct VportUpdateRamrodData {
     uint8_t reserved;
     uint16_t rss_hash_types;       /* rss::* */
     uint32_t rss_key[rss::KEY_DWORDS];
-    uint16_t rss_reta[rss::RETA_SIZE]; /* PF-relative Rx queue per entry */
+    uint16_t rss_reta[rss::RETA_SIZE]; /* Rx queue per entry, the vport's function's (a VF's own on a VF's vport) */
     uint8_t anti_spoof;            /* UPDATE_ANTI_SPOOF */
     uint8_t reserved2;
     uint16_t port_vlan;            /* UPDATE_PORT_VLAN: 1..4095, 0 for none */

@@ -27,7 +27,7 @@ struct L2Info {
 Status l2_alloc(Hwfn& hwfn);
 void l2_free(Hwfn& hwfn);
 
-/* false (and logged) for a vport id beyond the PF's grant. */
+/* false (and logged) for a vport id beyond the function's grant. */
 bool check_vport(Hwfn& hwfn, uint8_t vport_id);
 
 /* Records a queue started in the device: its handle. */

@@ -67,8 +67,6 @@ struct IovVf {
     std::vector<Mac> macs;         /* the VF's own unicast MAC filters */
     std::vector<uint16_t> vlans;   /* its VLAN filters */
     std::vector<Mac> mcast;        /* its multicast list */
-    std::array<uint16_t, hsi::iov::MAX_VF_QUEUES> rx_coalesce_us{};
-    std::array<uint16_t, hsi::iov::MAX_VF_QUEUES> tx_coalesce_us{};
 };
 
 /* What eq_process recorded for a VF and iov_process_pending has yet to do. */

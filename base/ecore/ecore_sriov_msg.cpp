@@ -487,19 +487,16 @@ Verdict update_mtu(Request& r)
                : Verdict{VfStatus::failure, "the firmware refused the MTU"};
 }
 
-/* Recorded only: the adapter has no per-queue coalescing to program. */
+/* Checked and accepted, with nothing to program: the adapter's CAU writes
+ * every status block once per engine pass, whatever a queue asks for. */
 Verdict coalesce_update(Request& r)
 {
     hsi::iov::CoalesceUpdateRequest req{};
     if (!r.read(TlvType::coalesce_update, &req))
         return SHORT;
-    IovVf& vf = r.vf;
+    const IovVf& vf = r.vf;
     if (req.queue >= vf.grant.rx_queues && req.queue >= vf.grant.tx_queues)
         return {VfStatus::bad_request, "a queue beyond the VF's grant"};
-    if (req.queue < vf.grant.rx_queues)
-        vf.rx_coalesce_us[req.queue] = req.rx_usecs;
-    if (req.queue < vf.grant.tx_queues)
-        vf.tx_coalesce_us[req.queue] = req.tx_usecs;
     return OK;
 }
 
@@ -603,8 +600,6 @@ void iov_vf_forget(IovVf& vf)
     vf.macs.clear();
     vf.vlans.clear();
     vf.mcast.clear();
-    vf.rx_coalesce_us = {};
-    vf.tx_coalesce_us = {};
 }
 
 Status iov_vf_apply_forced_mac(Hwfn& hwfn, IovVf& vf)

@@ -67,8 +67,8 @@ private:
     /* One vport's share of a burst, and its statistics and SB updates. */
     void receive_vport(FunctionStorm& pf, uint32_t vport_id, const FrameBurst& burst);
     /* The cursor of the vport's first queue when every frame the vport
-     * accepts goes there as it is (no flow rules, RSS or VLAN stripping)
-     * and its rings are mapped whole; else nullptr. */
+     * accepts goes there as it is (no flow rules, RSS, VLAN stripping or
+     * port VLAN) and its rings are mapped whole; else nullptr. */
     RxCursor* plain_queue(FunctionStorm& pf, const Vport& vport, uint32_t vport_id);
     /* The frames most bursts are made of, into the plain queue, from the
      * burst's frame `first` on: accepted, one buffer each, while the rings

@@ -54,7 +54,8 @@ private:
     bool fetch_bds(FunctionStorm& pf, TxQueue& q, uint16_t index, uint32_t count);
     /* The packets most bursts are made of, from bds_[i] on, up to count:
      * one BD, no offload, the common frame (parse_udp_tcp_ipv4) within the
-     * MTU, from an active vport. The outcome transmit_packet() would have,
+     * MTU, from an active vport without a VF's Tx policy (anti-spoofing,
+     * port VLAN). The outcome transmit_packet() would have,
      * with the vport's limits read once and the frames tallied locally.
      * Returns the index of the first BD transmit_packet() must take (count
      * when none). */

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <string>
 
 #include "cna_fw/adapter.h"
 #include "hsi_common.h"
@@ -135,7 +136,7 @@ private:
     Iommu iommu_;
     Msix msix_;
     Attention attention_{cau_};
-    Pglue pglue_{pf_, attention_};
+    Pglue pglue_{"pf" + std::to_string(pf_) + (channel_ != nullptr ? " vf" + std::to_string(vf_) : ""), attention_};
     Dma dma_{iommu_, pglue_};
     Cau cau_{dma_};
     Igu igu_{cau_, msix_};

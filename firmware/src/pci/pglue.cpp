@@ -47,8 +47,8 @@ void Pglue::dma_fault(uint64_t iova, std::size_t len)
     fault_addr_.store(iova, std::memory_order_relaxed);
     const uint64_t count = fault_count_.fetch_add(1, std::memory_order_relaxed) + 1;
     if ((count & (count - 1)) == 0)
-        log(LogLevel::err, "pglue: pf%u DMA fault: no IOMMU mapping covers IOVA 0x%" PRIx64 " (+%zu), access dropped"
-            " (%" PRIu64 " fault%s so far)", pf_, iova, len, count, count == 1 ? "" : "s");
+        log(LogLevel::err, "pglue: %s DMA fault: no IOMMU mapping covers IOVA 0x%" PRIx64 " (+%zu), access dropped"
+            " (%" PRIu64 " fault%s so far)", who_.c_str(), iova, len, count, count == 1 ? "" : "s");
     attention_.raise(hsi::attn::DMA_FAULT);
 }
 
@@ -57,7 +57,7 @@ void Pglue::bad_access(uint32_t addr, uint32_t info)
     bad_access_.store(uint64_t{info} << 32 | addr, std::memory_order_relaxed);
     const uint32_t count = bad_access_count_.fetch_add(1, std::memory_order_relaxed) + 1;
     if ((count & (count - 1)) == 0)
-        log(LogLevel::err, "pglue: pf%u %s of %s 0x%x: no register there, %s (%u so far)", pf_,
+        log(LogLevel::err, "pglue: %s %s of %s 0x%x: no register there, %s (%u so far)", who_.c_str(),
             info & BAD_ACCESS_WRITE ? "write" : "read", info & BAD_ACCESS_GRC ? "GRC address" : "BAR0 offset", addr,
             info & BAD_ACCESS_WRITE ? "dropped" : "read as all ones", count);
     attention_.raise(hsi::attn::BAD_ACCESS);

@@ -8,6 +8,8 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <utility>
 
 namespace cna::fw {
 
@@ -15,7 +17,8 @@ class Attention;
 
 class Pglue {
 public:
-    Pglue(uint32_t pf, Attention& attention) : pf_(pf), attention_(attention) {}
+    /* who: the function, for the log ("pf0", "pf0 vf1"). */
+    Pglue(std::string who, Attention& attention) : who_(std::move(who)), attention_(attention) {}
 
     bool read(uint32_t addr, uint32_t& value) const;
     bool write(uint32_t addr, uint32_t value);
@@ -35,7 +38,7 @@ public:
     void reset();
 
 private:
-    const uint32_t pf_;
+    const std::string who_;
     Attention& attention_;
     std::atomic<uint32_t> master_enable_{0};
     std::atomic<uint32_t> ptt_access_enable_{0};

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The storms' view of one PF: beyond its L2 objects (FunctionStorm), its
  * slowpath configuration registers, the slowpath queue it consumes, the
- * event queue it produces, its RoCE storm and flow rules, and the ramrods it
- * posts on its VFs' behalf.
+ * event queue it produces, its RoCE storm and flow rules; its L2 ramrods
+ * that name a VF's vport run on the VF's FunctionStorm.
  */
 #pragma once
 

@@ -163,8 +163,8 @@ struct PciAttachParams {
     uint32_t daemon_ports = 0;
     uint32_t pf = 0;
     /* A VF of PF `pf` (relative to it): the PF must have enabled it. An
-     * embedded VF joins an adapter a PF of this process created; the
-     * daemon's VFs are not there yet (-ENOTSUP). */
+     * embedded VF joins an adapter a PF of this process created, a remote
+     * one the daemon's; neither ever creates or starts one. */
     bool is_vf = false;
     uint32_t vf = 0;
     EmbeddedConfig embedded;

@@ -32,7 +32,7 @@ struct Rig {
     Dma dma{iommu, pglue};
     Cau cau{dma};
     Attention attention{cau};
-    Pglue pglue{0, attention};
+    Pglue pglue{"pf0", attention};
     std::vector<uint64_t> pbl = std::vector<uint64_t>(64);
     MrTable mrs;
 
