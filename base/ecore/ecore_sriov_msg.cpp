@@ -161,6 +161,8 @@ Verdict acquire(Request& r)
                   vf.id);
         iov_vf_close(r.hwfn, r.ptt, vf);
         vf.acquired = false;
+        vf.grant = {};
+        vf.bulletin_address = 0;
     }
     iov::VfGrant grant;
     if (Verdict v = iov::grant_acquire(req, vf_share(), &grant); !v.ok())

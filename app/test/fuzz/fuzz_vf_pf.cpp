@@ -17,7 +17,10 @@
  * pending, a VF the adapter found malicious is known so to its PF, and the
  * PF's own ramrods still complete. After each input a VF left acquired,
  * malicious or disabled is reset (fw::Adapter::vf_level_reset and the PF's
- * FLR cleanup), and must come back pristine.
+ * FLR cleanup), and must come back pristine: a new driver acquires it and
+ * starts a vport on it.
+ *
+ * Seeds: make_vf_pf_seeds.py.
  */
 #include <algorithm>
 #include <array>
@@ -168,8 +171,8 @@ void check_grant(const ecore::IovVf& vf)
         fail("a grant beyond the channel's limits");
     if (vf.acquired && (g.rx_queues == 0 || g.tx_queues == 0 || g.sbs == 0))
         fail("an acquired VF without a queue or status block");
-    if (!vf.acquired && vf.vport_started)
-        fail("a VF not acquired has a vport");
+    if (!vf.acquired && (vf.vport_started || g.rx_queues != 0))
+        fail("a VF not acquired has a vport or a grant");
     if (vf.rx_started >> g.rx_queues != 0 || vf.tx_started >> g.tx_queues != 0 || vf.sbs > g.sbs)
         fail("queues or status blocks beyond the VF's grant");
     if (!vf.vport_started && (vf.rx_started != 0 || vf.tx_started != 0 || vf.sbs != 0))

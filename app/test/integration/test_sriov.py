@@ -3,7 +3,9 @@ driven by Debian's unmodified testpmd in a process of its own through
 net_cna_vf. Frames between the functions of a port are switched inside the
 adapter; the PF's policy (forced MAC, port VLAN, anti-spoofing, trust, link
 state) is set through the PMD's telemetry commands on the PF's testpmd and
-seen by the VFs; a VF killed mid-traffic is reset and acquired anew."""
+seen by the VFs; a VF killed mid-traffic is reset and acquired anew; a rogue
+VF driver (app/test/tools/rogue_vf) misusing the VF-PF channel is refused or
+stopped while the others forward on."""
 import json
 import os
 import re

@@ -77,7 +77,7 @@ const char* state_str(ChannelState s)
     switch (s) {
     case ChannelState::idle: return "idle";
     case ChannelState::pending: return "pending";
-    case ChannelState::disabled: return "disabled (malicious)";
+    case ChannelState::disabled: return "disabled";
     }
     return "unknown";
 }
@@ -182,16 +182,15 @@ bool flood(RogueVf& vf)
 {
     hsi::iov::RequestHeader req = vf.header();
     vf.write(TlvType::int_cleanup, req);
-    /* One request address, then triggers with no wait for the PF: one of
-     * them lands while the previous is pending. */
-    vf.trigger();
-    uint32_t n = 1;
-    while (n < FLOOD_TRIGGERS && vf.state() != ChannelState::disabled) {
+    /* Trigger after trigger with no wait for the PF: one of them lands
+     * while the request is pending, and the adapter closes the channel. */
+    uint32_t n = 0;
+    do {
         vf.trigger();
         n++;
-    }
+    } while (n < FLOOD_TRIGGERS && vf.state() != ChannelState::disabled);
     const ChannelState s = vf.state();
-    std::printf("triggers: %u\nchannel: %s\n", n, state_str(s));
+    std::printf("triggers: %u\nchannel: %s%s\n", n, state_str(s), s == ChannelState::disabled ? " (malicious)" : "");
     return s == ChannelState::disabled;
 }
 
