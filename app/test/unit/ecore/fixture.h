@@ -14,7 +14,9 @@
 #include <rte_interrupts.h>
 #include <rte_memzone.h>
 
+#include "ecore_chain.h"
 #include "ecore_dev_api.h"
+#include "ecore_l2_api.h"
 #include "ecore_int_api.h"
 #include "ecore_mcp_api.h"
 #include "osal.h"
@@ -41,6 +43,46 @@ template <class F> bool wait_for(F cond, uint32_t ms = 2000)
     }
     return true;
 }
+
+/* Queue pair 0 of vport 0 on status block 0, for tests that pass frames
+ * through a function (a PF, or a VF over its channel): rings of RING
+ * entries, the Rx BD ring full of BUF_SIZE-byte buffers. */
+struct QueuePair {
+    static constexpr uint32_t RING = 64;
+    static constexpr uint16_t BUF_SIZE = 2048;
+    ecore::Chain rx_bds, rx_cqes, tx_bds;
+    osal::DmaMem rx_bufs, tx_buf;
+    ecore::RxQueueStartRet rx;
+    ecore::TxQueueStartRet tx;
+
+    /* Call through ASSERT_NO_FATAL_FAILURE. */
+    void start(ecore::Hwfn& hwfn)
+    {
+        using namespace cna::hsi::eth;
+        ASSERT_EQ(rx_bds.alloc(RING, sizeof(RxBd), "test Rx BDs"), ecore::Status::success);
+        ASSERT_EQ(rx_cqes.alloc(RING, sizeof(RxCqe), "test Rx CQEs"), ecore::Status::success);
+        ASSERT_EQ(tx_bds.alloc(RING, sizeof(TxBd), "test Tx BDs"), ecore::Status::success);
+        ASSERT_EQ(rx_bufs.alloc(std::size_t{RING} * BUF_SIZE, "test Rx buffers"), 0);
+        ASSERT_EQ(tx_buf.alloc(BUF_SIZE, "test Tx buffer"), 0);
+        while (auto* bd = rx_bds.produce_as<RxBd>())
+            bd->addr = cna::hsi::make_regpair(rx_bufs.iova() + std::size_t{rx_bds.prod() - 1u} * BUF_SIZE);
+        ecore::RxQueueStartParams rxp;
+        rxp.queue = {0, 0, 0, cna::hsi::L2_PI_RX};
+        rxp.bd_max_bytes = BUF_SIZE;
+        rxp.bd_ring_iova = rx_bds.iova();
+        rxp.bd_ring_size = rxp.cqe_ring_size = RING;
+        rxp.cqe_ring_iova = rx_cqes.iova();
+        ASSERT_EQ(ecore::eth_rx_queue_start(hwfn, rxp, &rx), ecore::Status::success);
+        ASSERT_NE(rx.rx_prod_addr, nullptr);
+        ecore::eth_rx_prod_update(rx.rx_prod_addr, rx_bds.prod(), 0);
+        ecore::TxQueueStartParams txp;
+        txp.queue = {0, 0, 0, cna::hsi::L2_PI_TX};
+        txp.bd_ring_iova = tx_bds.iova();
+        txp.bd_ring_size = RING;
+        ASSERT_EQ(ecore::eth_tx_queue_start(hwfn, txp, &tx), ecore::Status::success);
+        ASSERT_NE(tx.doorbell_addr, nullptr);
+    }
+};
 
 struct Pf {
     std::unique_ptr<osal::PciFunction> pci;

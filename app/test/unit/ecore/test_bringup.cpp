@@ -15,8 +15,8 @@ using namespace hsi::eth;
 
 namespace {
 
-constexpr uint32_t RING = 64;
-constexpr uint16_t BUF_SIZE = 2048;
+constexpr uint32_t RING = test::QueuePair::RING;
+constexpr uint16_t BUF_SIZE = test::QueuePair::BUF_SIZE;
 constexpr uint16_t FRAME_LEN = 128;
 
 struct FastpathIrq {
@@ -55,35 +55,9 @@ void run_life_cycle(const char* adapter)
     ASSERT_EQ(ecore::sp_vport_start(hwfn, vp), Status::success);
 
     /* Rx: BD ring full of buffers, CQE ring. */
-    ecore::Chain rx_bds, rx_cqes, tx_bds;
-    ASSERT_EQ(rx_bds.alloc(RING, sizeof(RxBd), "test Rx BDs"), Status::success);
-    ASSERT_EQ(rx_cqes.alloc(RING, sizeof(RxCqe), "test Rx CQEs"), Status::success);
-    ASSERT_EQ(tx_bds.alloc(RING, sizeof(TxBd), "test Tx BDs"), Status::success);
-    osal::DmaMem rx_bufs, tx_buf;
-    ASSERT_EQ(rx_bufs.alloc(std::size_t{RING} * BUF_SIZE, "test Rx buffers"), 0);
-    ASSERT_EQ(tx_buf.alloc(BUF_SIZE, "test Tx buffer"), 0);
-    while (auto* bd = rx_bds.produce_as<RxBd>())
-        bd->addr = hsi::make_regpair(rx_bufs.iova() + std::size_t{rx_bds.prod() - 1u} * BUF_SIZE);
-
-    ecore::RxQueueStartParams rxp;
-    rxp.queue = {0, 0, 0, hsi::L2_PI_RX};
-    rxp.bd_max_bytes = BUF_SIZE;
-    rxp.bd_ring_iova = rx_bds.iova();
-    rxp.bd_ring_size = RING;
-    rxp.cqe_ring_iova = rx_cqes.iova();
-    rxp.cqe_ring_size = RING;
-    ecore::RxQueueStartRet rx;
-    ASSERT_EQ(ecore::eth_rx_queue_start(hwfn, rxp, &rx), Status::success);
-    ASSERT_NE(rx.rx_prod_addr, nullptr);
-    ecore::eth_rx_prod_update(rx.rx_prod_addr, rx_bds.prod(), 0);
-
-    ecore::TxQueueStartParams txp;
-    txp.queue = {0, 0, 0, hsi::L2_PI_TX};
-    txp.bd_ring_iova = tx_bds.iova();
-    txp.bd_ring_size = RING;
-    ecore::TxQueueStartRet tx;
-    ASSERT_EQ(ecore::eth_tx_queue_start(hwfn, txp, &tx), Status::success);
-    ASSERT_NE(tx.doorbell_addr, nullptr);
+    test::QueuePair qp;
+    ASSERT_NO_FATAL_FAILURE(qp.start(hwfn));
+    auto& [rx_bds, rx_cqes, tx_bds, rx_bufs, tx_buf, rx, tx] = qp;
 
     ecore::SpVportUpdateParams up;
     up.update_vport_active_rx_flg = up.vport_active_rx_flg = true;

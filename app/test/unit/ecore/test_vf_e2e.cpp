@@ -61,8 +61,8 @@ TEST(VfOsal, AnEmbeddedVfJoinsAnAdapterWhosePfEnabledIt)
 
 /* ---- a VF and its PF on one embedded adapter ------------------------------------- */
 
-constexpr uint32_t RING = 64;
-constexpr uint16_t BUF_SIZE = 2048;
+constexpr uint32_t RING = test::QueuePair::RING;
+constexpr uint16_t BUF_SIZE = test::QueuePair::BUF_SIZE;
 constexpr uint16_t FRAME_LEN = 128;
 
 struct FastpathIrq {
@@ -145,30 +145,9 @@ TEST(VfEndToEnd, AcquireStartAndAFrameThroughItsOwnQueues)
     ASSERT_EQ(ecore::sp_vport_start(hwfn, vp), Status::success);
 
     using namespace hsi::eth;
-    ecore::Chain rx_bds, rx_cqes, tx_bds;
-    ASSERT_EQ(rx_bds.alloc(RING, sizeof(RxBd), "test VF Rx BDs"), Status::success);
-    ASSERT_EQ(rx_cqes.alloc(RING, sizeof(RxCqe), "test VF Rx CQEs"), Status::success);
-    ASSERT_EQ(tx_bds.alloc(RING, sizeof(TxBd), "test VF Tx BDs"), Status::success);
-    osal::DmaMem rx_bufs, tx_buf;
-    ASSERT_EQ(rx_bufs.alloc(std::size_t{RING} * BUF_SIZE, "test VF Rx buffers"), 0);
-    ASSERT_EQ(tx_buf.alloc(BUF_SIZE, "test VF Tx buffer"), 0);
-    while (auto* bd = rx_bds.produce_as<RxBd>())
-        bd->addr = hsi::make_regpair(rx_bufs.iova() + std::size_t{rx_bds.prod() - 1u} * BUF_SIZE);
-    ecore::RxQueueStartParams rxp;
-    rxp.queue = {0, 0, 0, hsi::L2_PI_RX};
-    rxp.bd_max_bytes = BUF_SIZE;
-    rxp.bd_ring_iova = rx_bds.iova();
-    rxp.bd_ring_size = rxp.cqe_ring_size = RING;
-    rxp.cqe_ring_iova = rx_cqes.iova();
-    ecore::RxQueueStartRet rx;
-    ASSERT_EQ(ecore::eth_rx_queue_start(hwfn, rxp, &rx), Status::success);
-    ecore::eth_rx_prod_update(rx.rx_prod_addr, rx_bds.prod(), 0);
-    ecore::TxQueueStartParams txp;
-    txp.queue = {0, 0, 0, hsi::L2_PI_TX};
-    txp.bd_ring_iova = tx_bds.iova();
-    txp.bd_ring_size = RING;
-    ecore::TxQueueStartRet tx;
-    ASSERT_EQ(ecore::eth_tx_queue_start(hwfn, txp, &tx), Status::success);
+    test::QueuePair qp;
+    ASSERT_NO_FATAL_FAILURE(qp.start(hwfn));
+    auto& [rx_bds, rx_cqes, tx_bds, rx_bufs, tx_buf, rx, tx] = qp;
     ecore::SpVportUpdateParams up;
     up.update_vport_active_rx_flg = up.vport_active_rx_flg = true;
     up.update_vport_active_tx_flg = up.vport_active_tx_flg = true;
