@@ -332,6 +332,19 @@ Verdict vport_teardown(Request& r)
     return OK;
 }
 
+/* A queue start the grant allows, against what the VF has started: its
+ * vport, the status blocks it gave, the queue not yet. */
+Verdict check_queue_start(const IovVf& vf, uint8_t queue, uint8_t sb, uint8_t started, const char* already)
+{
+    if (!vf.vport_started)
+        return {VfStatus::failure, "its vport is not started"};
+    if (sb >= vf.sbs)
+        return {VfStatus::bad_request, "a status block its vport_start gave no address for"};
+    if (started & (1u << queue))
+        return {VfStatus::failure, already};
+    return OK;
+}
+
 Verdict start_rxq(Request& r)
 {
     hsi::iov::StartRxqRequest req{};
@@ -340,12 +353,9 @@ Verdict start_rxq(Request& r)
     IovVf& vf = r.vf;
     if (Verdict v = iov::check_start_rxq(req, vf.grant); !v.ok())
         return v;
-    if (!vf.vport_started)
-        return {VfStatus::failure, "its vport is not started"};
-    if (req.sb >= vf.sbs)
-        return {VfStatus::bad_request, "a status block its vport_start gave no address for"};
-    if (vf.rx_started & (1u << req.queue))
-        return {VfStatus::failure, "the Rx queue is started already"};
+    if (Verdict v = check_queue_start(vf, req.queue, req.sb, vf.rx_started, "the Rx queue is started already");
+        !v.ok())
+        return v;
     RxQueueStartRamrodData data{};
     data.vport_id = vport_of(vf);
     data.sb_pi = req.sb_pi;
@@ -372,12 +382,9 @@ Verdict start_txq(Request& r)
     IovVf& vf = r.vf;
     if (Verdict v = iov::check_start_txq(req, vf.grant); !v.ok())
         return v;
-    if (!vf.vport_started)
-        return {VfStatus::failure, "its vport is not started"};
-    if (req.sb >= vf.sbs)
-        return {VfStatus::bad_request, "a status block its vport_start gave no address for"};
-    if (vf.tx_started & (1u << req.queue))
-        return {VfStatus::failure, "the Tx queue is started already"};
+    if (Verdict v = check_queue_start(vf, req.queue, req.sb, vf.tx_started, "the Tx queue is started already");
+        !v.ok())
+        return v;
     const uint32_t cid = hsi::cid_tx_queue(req.queue);
     TxQueueStartRamrodData data{};
     data.vport_id = vport_of(vf);

@@ -86,7 +86,7 @@ void bulletin_poll(void* arg)
     auto* port = static_cast<EthPort*>(arg);
     rte_eth_dev* dev = port->eth_dev;
     const BoardNews news = take_board(port);
-    if (!news.cut_off && !port->vf_cut_off && rte_eal_alarm_set(BULLETIN_PERIOD_US, bulletin_poll, port) != 0)
+    if (!port->vf_cut_off && rte_eal_alarm_set(BULLETIN_PERIOD_US, bulletin_poll, port) != 0)
         PMD_LOG(ERR, port, "cannot re-arm the bulletin board's poll: link changes go unseen");
     if (news.link_changed && dev->data->dev_conf.intr_conf.lsc)
         rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_LSC, nullptr);
