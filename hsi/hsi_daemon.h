@@ -19,6 +19,11 @@
  *   dma_unmap    every region inside an IOVA range
  *   control      the back door (link, faults, counters)
  *   status       the PFs and their clients
+ *   attach_vm <- a VF for a virtual machine (hsi_vm.h) and the fd of the
+ *                guest's RAM; -> the fd of the VF's memory, the ivshmem
+ *                BAR the launcher gives QEMU. The session is the VM's: it
+ *                holds the VF while its socket stays open, and the guest
+ *                reaches the mailboxes in that BAR, which the daemon polls.
  *
  * BAR0 registers outside the GTT do not travel over the socket: the client
  * writes a request into the Bar0Mailbox (shared memory), publishes its
@@ -36,7 +41,7 @@
 namespace cna::hsi::daemon {
 
 inline constexpr uint32_t MAGIC = 0x44414e43; /* "CNAD" */
-inline constexpr uint16_t VERSION = 1;
+inline constexpr uint16_t VERSION = 2; /* 2: doorbells_offset, attach_vm */
 inline constexpr uint32_t MAX_BODY = 1024;
 inline constexpr uint32_t MAX_FDS = 64;       /* per message */
 inline constexpr uint32_t MAX_MSIX = 64;
@@ -50,6 +55,7 @@ enum class MsgType : uint16_t {
     dma_unmap = 5,
     control = 6,
     status = 7,
+    attach_vm = 8,
 };
 inline constexpr uint16_t REPLY = 0x8000;
 
@@ -103,10 +109,28 @@ struct AttachReply {
     uint32_t port;
     uint64_t gtt_offset;      /* of the GTT window in its fd */
     uint64_t gtt_size;
+    uint64_t doorbells_offset; /* of the doorbell BAR in its fd */
     uint64_t doorbells_size;
     uint64_t mailbox_size;
 };
-static_assert(sizeof(AttachReply) == 48);
+static_assert(sizeof(AttachReply) == 56);
+
+/* A VF (its PF must have enabled it) for a VM whose RAM is the one fd that
+ * comes with the request: guest_ram bytes of it from offset 0 at
+ * guest-physical 0, at most hsi::vm::MAX_GUEST_RAM. */
+struct AttachVm {
+    uint32_t pf;
+    uint32_t vf;
+    uint64_t guest_ram;
+};
+static_assert(sizeof(AttachVm) == 16);
+
+/* With one fd: the VF's memory, bar_size bytes (hsi_vm.h's layout). */
+struct AttachVmReply {
+    Status status;
+    uint64_t bar_size;
+};
+static_assert(sizeof(AttachVmReply) == 16);
 
 /* Vectors first .. first + count - 1, an fd each. */
 struct SetMsix {

@@ -7,6 +7,7 @@
 
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -160,6 +161,25 @@ inline int request(int sock, uint16_t type, uint32_t seq, const void* body, uint
         return -EPROTO;
     std::memcpy(reply, m.body, m.header.body_len);
     return reinterpret_cast<const Status*>(m.body)->status;
+}
+
+/* A socket connected to the daemon listening at `path`, or -errno. */
+inline int connect_socket(const char* path)
+{
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    if (std::strlen(path) >= sizeof addr.sun_path)
+        return -ENAMETOOLONG;
+    std::strcpy(addr.sun_path, path);
+    const int sock = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (sock < 0)
+        return -errno;
+    if (::connect(sock, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+        const int rc = -errno;
+        ::close(sock);
+        return rc;
+    }
+    return sock;
 }
 
 } // namespace cna::hsi::daemon

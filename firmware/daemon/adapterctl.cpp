@@ -4,17 +4,13 @@
  * their clients, the link of a port, faults, the wire's counters. It speaks
  * the daemon's transport (hsi_daemon.h) without attaching any PF.
  */
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <unistd.h>
-
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <string_view>
 
-#include "hsi_daemon_socket.h"
+#include "daemon/daemon_connection.h"
 
 namespace {
 
@@ -44,39 +40,7 @@ bool number(const char* text, uint32_t* value)
     return *text != '\0' && *end == '\0' && v <= UINT32_MAX;
 }
 
-class Connection {
-public:
-    ~Connection()
-    {
-        if (sock_ >= 0)
-            ::close(sock_);
-    }
-    std::string open(const std::string& path)
-    {
-        sockaddr_un addr{};
-        addr.sun_family = AF_UNIX;
-        std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
-        sock_ = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-        if (sock_ < 0 || ::connect(sock_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
-            return "cannot connect to " + path + ": " + std::strerror(errno);
-        const Hello hello{VERSION, 0, static_cast<uint32_t>(::getpid())};
-        if (int rc = request(MsgType::hello, &hello, sizeof hello, &hello_, sizeof hello_); rc != 0)
-            return std::string("hello: ") + std::strerror(-rc);
-        return {};
-    }
-    /* The reply's status, or -errno. */
-    int request(MsgType type, const void* body, uint32_t len, void* reply, uint32_t reply_len)
-    {
-        return cna::hsi::daemon::request(sock_, static_cast<uint16_t>(type), ++seq_, body, len, reply, reply_len,
-                                         5000);
-    }
-    const HelloReply& hello() const { return hello_; }
-
-private:
-    int sock_ = -1;
-    uint32_t seq_ = 0;
-    HelloReply hello_{};
-};
+using Connection = cna::fw::daemon::DaemonConnection;
 
 int status(Connection& c)
 {

@@ -4,6 +4,7 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <cstring>
 
 #include "hsi_common.h"
+#include "hsi_vm.h"
 #include "util/log.h"
 
 namespace cna::fw::daemon {
@@ -106,6 +108,7 @@ bool ClientSession::handle(Message& m)
     case MsgType::dma_unmap: return on_dma_unmap(m);
     case MsgType::control: return on_control(m);
     case MsgType::status: return on_status(m);
+    case MsgType::attach_vm: return on_attach_vm(m);
     }
     log(LogLevel::warning, "%s: unknown message type %u: disconnecting it", name().c_str(), m.header.type);
     reply_status(m.header, -EPROTO);
@@ -154,41 +157,26 @@ bool ClientSession::on_attach(const Message& m)
         reply_status(m.header, -EPROTO);
         return false;
     }
-    if (function_ != nullptr)
-        return reply_status(m.header, -EALREADY);
-    const FunctionId id{req->pf, req->is_vf != 0, req->vf};
-    if (const int rc = owners_.claim(id, this, client_pid_); rc != 0) {
-        log(LogLevel::warning, "%s: cannot attach %s: %s", name().c_str(), id.name().c_str(),
-            rc == -EBUSY ? "another client has it"
-            : id.is_vf   ? "no such VF (its PF has not enabled it)"
-                         : "no such PF");
+    if (const int rc = claim(FunctionId{req->pf, req->is_vf != 0, req->vf}); rc != 0)
+        return reply_status(m.header, rc);
+    errno = 0;
+    mailbox_ = std::make_unique<SharedMemory>("cna-bar0-mailbox", MAILBOX_SIZE);
+    kick_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    done_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (!mailbox_->valid() || kick_fd_ < 0 || done_fd_ < 0) {
+        const int rc = errno != 0 ? -errno : -ENOMEM;
+        detach();
         return reply_status(m.header, rc);
     }
-    auto mailbox = std::make_unique<SharedMemory>("cna-bar0-mailbox", MAILBOX_SIZE);
-    const int kick = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    const int done = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (!mailbox->valid() || kick < 0 || done < 0) {
-        const int rc = -errno;
-        if (kick >= 0)
-            ::close(kick);
-        if (done >= 0)
-            ::close(done);
-        owners_.release(id);
-        return reply_status(m.header, rc != 0 ? rc : -ENOMEM);
-    }
-    function_ = id.is_vf ? owners_.adapter().vf_function(id.pf, id.vf) : &owners_.adapter().function(id.pf);
-    id_of_function_ = id;
-    mailbox_ = std::move(mailbox);
-    kick_fd_ = kick;
-    done_fd_ = done;
-    served_seq_ = 0;
     const DeviceFunction::SharedBars bars = function_->shared_bars();
+    const bool vf = id_of_function_.is_vf;
     AttachReply r{};
     r.msix_vectors = function_->msix_count();
     r.port = function_->port_id();
-    r.gtt_offset = 0;
-    r.gtt_size = id.is_vf ? hsi::WINDOW_SIZE : hsi::GTT_SIZE;
-    r.doorbells_size = id.is_vf ? hsi::iov::VF_DB_BAR_SIZE : hsi::DB_BAR_SIZE;
+    r.gtt_offset = bars.gtt_offset;
+    r.gtt_size = vf ? hsi::WINDOW_SIZE : hsi::GTT_SIZE;
+    r.doorbells_offset = bars.doorbell_offset;
+    r.doorbells_size = vf ? hsi::iov::VF_DB_BAR_SIZE : hsi::DB_BAR_SIZE;
     r.mailbox_size = MAILBOX_SIZE;
     int fds[ATTACH_FDS];
     fds[FD_GTT] = bars.gtt_fd;
@@ -200,6 +188,79 @@ bool ClientSession::on_attach(const Message& m)
     return reply(m.header, &r, sizeof r, fds, ATTACH_FDS);
 }
 
+int ClientSession::claim(const FunctionId& id)
+{
+    if (function_ != nullptr)
+        return -EALREADY;
+    if (const int rc = owners_.claim(id, this, client_pid_); rc != 0) {
+        log(LogLevel::warning, "%s: cannot attach %s: %s", name().c_str(), id.name().c_str(),
+            rc == -EBUSY ? "another client has it"
+            : id.is_vf   ? "no such VF (its PF has not enabled it)"
+                         : "no such PF");
+        return rc;
+    }
+    function_ = id.is_vf ? owners_.adapter().vf_function(id.pf, id.vf) : &owners_.adapter().function(id.pf);
+    id_of_function_ = id;
+    served_seq_ = 0;
+    return 0;
+}
+
+/* The guest's RAM is mapped whole; the guest's driver chooses which of it
+ * the function's IOMMU maps (vm_dma_map). */
+bool ClientSession::on_attach_vm(Message& m)
+{
+    const auto* req = m.body_as<AttachVm>();
+    if (req == nullptr || m.nfds != 1) {
+        reply_status(m.header, -EPROTO);
+        return false;
+    }
+    if (req->guest_ram == 0 || req->guest_ram % PAGE != 0 || req->guest_ram > hsi::vm::MAX_GUEST_RAM ||
+        !piece_fits(m.fds[0], 0, req->guest_ram)) {
+        log(LogLevel::warning, "%s: a VM's RAM must be a file of whole pages, at most %llu MiB", name().c_str(),
+            static_cast<unsigned long long>(hsi::vm::MAX_GUEST_RAM >> 20));
+        return reply_status(m.header, -EINVAL);
+    }
+    if (const int rc = claim(FunctionId{req->pf, true, req->vf}); rc != 0)
+        return reply_status(m.header, rc);
+    void* ram = ::mmap(nullptr, req->guest_ram, PROT_READ | PROT_WRITE, MAP_SHARED, m.fds[0], 0);
+    kick_fd_ = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    const itimerspec period{{0, hsi::vm::POLL_PERIOD_US * 1000}, {0, hsi::vm::POLL_PERIOD_US * 1000}};
+    if (ram == MAP_FAILED || kick_fd_ < 0 || ::timerfd_settime(kick_fd_, 0, &period, nullptr) != 0) {
+        const int rc = -errno;
+        if (ram != MAP_FAILED)
+            ::munmap(ram, req->guest_ram);
+        detach();
+        return reply_status(m.header, rc);
+    }
+    guest_ram_ = static_cast<uint8_t*>(ram);
+    guest_ram_size_ = req->guest_ram;
+    vm_bar_ = function_->vm_bar().base;
+    std::memset(vm_bar_ + hsi::vm::MAILBOX_OFFSET, 0, hsi::vm::GTT_OFFSET - hsi::vm::MAILBOX_OFFSET);
+    function_served_seq_ = 0;
+    hsi::vm::Header header{};
+    header.version = hsi::vm::VERSION;
+    header.header_size = sizeof header;
+    header.pf = req->pf;
+    header.vf = req->vf;
+    header.port = function_->port_id();
+    header.mailbox_offset = hsi::vm::MAILBOX_OFFSET;
+    header.function_mailbox_offset = hsi::vm::FUNCTION_MAILBOX_OFFSET;
+    header.gtt_offset = hsi::vm::GTT_OFFSET;
+    header.gtt_size = hsi::WINDOW_SIZE;
+    header.doorbells_offset = hsi::vm::DOORBELLS_OFFSET;
+    header.doorbells_size = hsi::iov::VF_DB_BAR_SIZE;
+    header.poll_period_us = hsi::vm::POLL_PERIOD_US;
+    header.guest_ram = guest_ram_size_;
+    auto* published = reinterpret_cast<hsi::vm::Header*>(vm_bar_ + hsi::vm::HEADER_OFFSET);
+    std::memcpy(published, &header, sizeof header);
+    std::atomic_ref<uint32_t>(published->signature).store(hsi::vm::SIGNATURE, std::memory_order_release);
+    log(LogLevel::notice, "%s: attached for a VM with %llu MiB of RAM", name().c_str(),
+        static_cast<unsigned long long>(guest_ram_size_ >> 20));
+    const AttachVmReply r{{0, 0}, hsi::vm::BAR_SIZE};
+    const int fd = function_->vm_bar().fd;
+    return reply(m.header, &r, sizeof r, &fd, 1);
+}
+
 bool ClientSession::on_set_msix(Message& m)
 {
     const auto* req = m.body_as<SetMsix>();
@@ -207,7 +268,7 @@ bool ClientSession::on_set_msix(Message& m)
         reply_status(m.header, -EPROTO);
         return false;
     }
-    if (function_ == nullptr)
+    if (function_ == nullptr || vm_bar_ != nullptr) /* a VM's vectors are not the launcher's */
         return reply_status(m.header, -ENODEV);
     if (req->first > function_->msix_count() || req->count > function_->msix_count() - req->first)
         return reply_status(m.header, -EINVAL);
@@ -229,7 +290,7 @@ bool ClientSession::on_dma_map(Message& m)
         reply_status(m.header, -EPROTO);
         return false;
     }
-    if (function_ == nullptr)
+    if (function_ == nullptr || vm_bar_ != nullptr) /* a VM's memory is the guest's to lend */
         return reply_status(m.header, -ENODEV);
     return reply_status(m.header, map_region(*req, m.fds));
 }
@@ -276,7 +337,7 @@ bool ClientSession::on_dma_unmap(const Message& m)
         reply_status(m.header, -EPROTO);
         return false;
     }
-    if (function_ == nullptr)
+    if (function_ == nullptr || vm_bar_ != nullptr)
         return reply_status(m.header, -ENODEV);
     const int rc = function_->iommu_unmap(req->iova, req->len);
     if (rc == 0)
@@ -296,7 +357,8 @@ void ClientSession::unmap_regions(uint64_t iova, uint64_t len)
             ++it;
             continue;
         }
-        ::munmap(it->second.va, it->second.len);
+        if (vm_bar_ == nullptr) /* a VM's regions are views of guest RAM */
+            ::munmap(it->second.va, it->second.len);
         mapped_bytes_ -= it->second.len;
         it = regions_.erase(it);
     }
@@ -366,7 +428,9 @@ void ClientSession::on_kick()
 {
     uint64_t count;
     [[maybe_unused]] ssize_t n = ::read(kick_fd_, &count, sizeof count);
-    auto* box = reinterpret_cast<Bar0Mailbox*>(mailbox_->base());
+    if (vm_bar_ != nullptr)
+        serve_function_mailbox();
+    Bar0Mailbox* box = mailbox();
     const uint32_t seq = std::atomic_ref<uint32_t>(box->request_seq).load(std::memory_order_acquire);
     if (seq == served_seq_)
         return;
@@ -381,8 +445,61 @@ void ClientSession::on_kick()
         std::atomic_ref<uint32_t>(box->value).store(function_->bar0_read(offset), std::memory_order_relaxed);
     served_seq_ = seq;
     std::atomic_ref<uint32_t>(box->done_seq).store(seq, std::memory_order_release);
-    const uint64_t one = 1;
-    n = ::write(done_fd_, &one, sizeof one);
+    if (done_fd_ >= 0) {
+        const uint64_t one = 1;
+        n = ::write(done_fd_, &one, sizeof one);
+    }
+}
+
+Bar0Mailbox* ClientSession::mailbox() const
+{
+    return reinterpret_cast<Bar0Mailbox*>(vm_bar_ != nullptr ? vm_bar_ + hsi::vm::MAILBOX_OFFSET : mailbox_->base());
+}
+
+/* A VM's DMA table and resets, asked in the VF's memory: read field by
+ * field once, as the BAR0 mailbox is, since the guest may rewrite them. */
+void ClientSession::serve_function_mailbox()
+{
+    using hsi::vm::FunctionOp;
+    auto* box = reinterpret_cast<hsi::vm::FunctionMailbox*>(vm_bar_ + hsi::vm::FUNCTION_MAILBOX_OFFSET);
+    const uint32_t seq = std::atomic_ref<uint32_t>(box->request_seq).load(std::memory_order_acquire);
+    if (seq == function_served_seq_)
+        return;
+    const auto op = static_cast<FunctionOp>(std::atomic_ref<uint32_t>(box->op).load(std::memory_order_relaxed));
+    const uint64_t iova = std::atomic_ref<uint64_t>(box->iova).load(std::memory_order_relaxed);
+    const uint64_t len = std::atomic_ref<uint64_t>(box->len).load(std::memory_order_relaxed);
+    int status = -EINVAL;
+    switch (op) {
+    case FunctionOp::dma_map: status = vm_dma_map(iova, len); break;
+    case FunctionOp::dma_unmap:
+        status = function_->iommu_unmap(iova, len);
+        if (status == 0)
+            unmap_regions(iova, len);
+        break;
+    case FunctionOp::reset:
+        log(LogLevel::notice, "%s: the guest's driver resets the function", name().c_str());
+        owners_.adapter().vf_level_reset(id_of_function_.pf, id_of_function_.vf);
+        for (const auto& [at, region] : regions_)
+            function_->iommu_unmap(at, region.len);
+        unmap_regions(0, UINT64_MAX);
+        status = 0;
+        break;
+    }
+    std::atomic_ref<int32_t>(box->status).store(status, std::memory_order_relaxed);
+    function_served_seq_ = seq;
+    std::atomic_ref<uint32_t>(box->done_seq).store(seq, std::memory_order_release);
+}
+
+/* Guest-physical memory is guest RAM from offset 0 (hsi_vm.h). */
+int ClientSession::vm_dma_map(uint64_t iova, uint64_t len)
+{
+    if (len == 0 || iova % PAGE != 0 || len % PAGE != 0 || iova >= guest_ram_size_ || len > guest_ram_size_ - iova)
+        return -EINVAL;
+    if (const int rc = function_->iommu_map(iova, guest_ram_ + iova, len); rc != 0)
+        return rc;
+    regions_[iova] = Region{guest_ram_ + iova, len};
+    mapped_bytes_ += len;
+    return 0;
 }
 
 /* The function is reset, as VFIO resets a device its user let go (the
@@ -404,8 +521,17 @@ void ClientSession::detach()
     for (const auto& [iova, region] : regions_)
         function_->iommu_unmap(iova, region.len);
     unmap_regions(0, UINT64_MAX);
-    ::close(kick_fd_);
-    ::close(done_fd_);
+    if (vm_bar_ != nullptr) {
+        /* The guest's driver sees its VF gone. */
+        std::atomic_ref<uint32_t>(reinterpret_cast<hsi::vm::Header*>(vm_bar_)->signature)
+            .store(0, std::memory_order_release);
+        ::munmap(guest_ram_, guest_ram_size_);
+        vm_bar_ = guest_ram_ = nullptr;
+        guest_ram_size_ = 0;
+    }
+    for (int fd : {kick_fd_, done_fd_})
+        if (fd >= 0)
+            ::close(fd);
     kick_fd_ = done_fd_ = -1;
     mailbox_.reset();
     owners_.release(id_of_function_);

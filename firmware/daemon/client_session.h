@@ -4,6 +4,11 @@
  * socket (hsi_daemon.h). The session holds what the client lent the
  * function — its MSI-X eventfds and its memory, mapped here and in the
  * function's IOMMU — and takes it all back when the client goes.
+ *
+ * A VM's session (attach_vm, hsi_vm.h) is held by the VM's launcher: the
+ * guest's driver reaches the function through the mailboxes in the VF's
+ * memory, which the session polls on a timer, and lends the function guest
+ * RAM by guest-physical address.
  */
 #pragma once
 
@@ -68,15 +73,16 @@ public:
     ClientSession& operator=(const ClientSession&) = delete;
 
     int socket() const { return sock_; }
-    /* The eventfd the client kicks when its BAR0 mailbox holds a request; -1
-     * until attached. */
+    /* The eventfd the client kicks when its BAR0 mailbox holds a request (a
+     * VM's: a periodic timer); -1 until attached. */
     int kick_fd() const { return kick_fd_; }
     std::string name() const;
 
     /* Reads and answers one message. False when the session is over: the
      * client closed the socket or broke the protocol (it was told why). */
     bool on_message();
-    /* Performs the BAR0 access the mailbox holds, if a new one does. */
+    /* Performs the BAR0 access the mailbox holds, if a new one does (and a
+     * VM's function request). */
     void on_kick();
 
     /* One request, answered on the socket; false: the protocol is broken
@@ -99,6 +105,13 @@ private:
     bool on_dma_unmap(const hsi::daemon::Message& m);
     bool on_control(const hsi::daemon::Message& m);
     bool on_status(const hsi::daemon::Message& m);
+    bool on_attach_vm(hsi::daemon::Message& m);
+    /* Claims the function and makes the BAR0 mailbox's kick and done fds;
+     * 0 or -errno, having replied nothing. */
+    int claim(const FunctionId& id);
+    hsi::daemon::Bar0Mailbox* mailbox() const;
+    void serve_function_mailbox();
+    int vm_dma_map(uint64_t iova, uint64_t len);
     int map_region(const hsi::daemon::DmaMap& req, const int* fds);
     void unmap_regions(uint64_t iova, uint64_t len);
     void detach();
@@ -110,12 +123,17 @@ private:
     bool greeted_ = false;
     DeviceFunction* function_ = nullptr;
     FunctionId id_of_function_;
-    std::unique_ptr<SharedMemory> mailbox_;
+    std::unique_ptr<SharedMemory> mailbox_;   /* a host client's */
     int kick_fd_ = -1;
-    int done_fd_ = -1;
+    int done_fd_ = -1;                        /* -1 for a VM: the guest polls */
     uint32_t served_seq_ = 0;
+    /* A VM's: the VF's memory (hsi_vm.h's BAR), guest RAM mapped here. */
+    uint8_t* vm_bar_ = nullptr;
+    uint8_t* guest_ram_ = nullptr;
+    uint64_t guest_ram_size_ = 0;
+    uint32_t function_served_seq_ = 0;
     uint64_t routed_msix_ = 0;                /* bit per vector routed to a client eventfd */
-    std::map<uint64_t, Region> regions_;      /* by IOVA; disjoint */
+    std::map<uint64_t, Region> regions_;      /* by IOVA; disjoint (a VM's: views of guest RAM) */
     uint64_t mapped_bytes_ = 0;
 };
 

@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The drivers this object registers on the vdev bus, net_cna (a PF) and
- * net_cna_vf (a VF of one), and what DPDK's build would embed for each
+ * net_cna_vf (a VF of one), net_cna_vf on the PCI bus too (a VF in a QEMU
+ * guest, an ivshmem device: hsi_vm.h), and what DPDK's build would embed for each
  * through buildtools/pmdinfogen.py, which only runs inside DPDK's own tree:
  * the PMD_INFO_STRING that dpdk-pmdinfo.py reads from the .rodata of a
  * binary (a NUL-terminated JSON object after the prefix; "pci_ids" is
  * required, empty for a vdev).
  */
+#include <bus_pci_driver.h>
 #include <bus_vdev_driver.h>
 
 #include "cna_devargs.h"
 #include "cna_ethdev_ops.h"
+#include "hsi_vm.h"
 
 namespace {
 
@@ -23,6 +26,31 @@ constexpr rte_vdev_driver make_driver(int (*probe)(rte_vdev_device*))
     return drv;
 }
 
+/* Every ivshmem device: the probe reads BAR2's signature and leaves the
+ * others alone. The BARs are mapped (VFIO) before the probe. */
+constexpr rte_pci_id make_ivshmem_id()
+{
+    rte_pci_id id{};
+    id.class_id = RTE_CLASS_ANY_ID;
+    id.vendor_id = cna::hsi::vm::IVSHMEM_VENDOR_ID;
+    id.device_id = cna::hsi::vm::IVSHMEM_DEVICE_ID;
+    id.subsystem_vendor_id = RTE_PCI_ANY_ID;
+    id.subsystem_device_id = RTE_PCI_ANY_ID;
+    return id;
+}
+
+constinit const rte_pci_id cna_vf_pci_ids[] = {make_ivshmem_id(), rte_pci_id{}};
+
+constexpr rte_pci_driver make_pci_driver()
+{
+    rte_pci_driver drv{};
+    drv.probe = cna::pmd::cna_vf_pci_probe;
+    drv.remove = cna::pmd::cna_vf_pci_remove;
+    drv.id_table = cna_vf_pci_ids;
+    drv.drv_flags = RTE_PCI_DRV_NEED_MAPPING;
+    return drv;
+}
+
 } // namespace
 
 /* The registration macros paste the drivers' names into identifiers:
@@ -33,6 +61,9 @@ constexpr rte_vdev_driver make_driver(int (*probe)(rte_vdev_device*))
 constinit static rte_vdev_driver cna_vf_vdev_driver = make_driver(cna::pmd::cna_vf_probe);
 RTE_PMD_REGISTER_VDEV(net_cna_vf, cna_vf_vdev_driver);
 RTE_PMD_REGISTER_PARAM_STRING(net_cna_vf, CNA_VF_DEVARGS_PARAM_STRING);
+constinit static rte_pci_driver cna_vf_pci_driver = make_pci_driver();
+RTE_PMD_REGISTER_PCI(net_cna_vf, cna_vf_pci_driver);
+RTE_PMD_REGISTER_KMOD_DEP(net_cna_vf, "vfio-pci");
 
 constinit static rte_vdev_driver cna_vdev_driver = make_driver(cna::pmd::cna_probe);
 RTE_PMD_REGISTER_VDEV(net_cna, cna_vdev_driver);
@@ -43,4 +74,4 @@ RTE_PMD_REGISTER_PARAM_STRING(net_cna, CNA_DEVARGS_PARAM_STRING);
     "PMD_INFO_STRING= {\"name\": \"net_cna\", \"params\": \"" CNA_DEVARGS_PARAM_STRING "\", \"pci_ids\": []}";
 [[gnu::used]] static const char cna_vf_pmd_info[] =
     "PMD_INFO_STRING= {\"name\": \"net_cna_vf\", \"params\": \"" CNA_VF_DEVARGS_PARAM_STRING
-    "\", \"pci_ids\": []}";
+    "\", \"kmod\": \"vfio-pci\", \"pci_ids\": [[6900, 4368, 65535, 65535]]}";

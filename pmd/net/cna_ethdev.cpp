@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include <bus_pci_driver.h>
 #include <bus_vdev_driver.h>
 #include <ethdev_vdev.h>
 #include <rte_malloc.h>
@@ -30,6 +31,7 @@
 #include "ecore_iov_api.h"
 #include "ecore_l2_api.h"
 #include "ecore_rdma_api.h"
+#include "hsi_vm.h"
 
 namespace cna::pmd {
 
@@ -74,6 +76,14 @@ osal::PciAttachParams attach_params(const EthPort* port)
     p.pf = d.port;
     p.is_vf = d.is_vf;
     p.vf = d.vf;
+    if (port->vm_device != nullptr) {
+        const rte_mem_resource& bar = port->vm_device->mem_resource[hsi::vm::BAR];
+        p.backend = osal::Backend::vm;
+        p.vm_bar = static_cast<volatile uint8_t*>(bar.addr);
+        p.vm_bar_len = bar.len;
+        p.device = port->vm_device->name;
+        return p;
+    }
     if (d.is_vf) {
         /* A VF joins its PF's adapter: it never starts one. */
         p.backend = d.daemon.empty() ? osal::Backend::embedded : osal::Backend::remote;
@@ -409,15 +419,13 @@ int reattach(EthPort* port)
     return rc;
 }
 
-int probe_port(rte_vdev_device* vdev, Devargs&& devargs, const eth_dev_ops& ops)
+int probe_port(rte_eth_dev* dev, Devargs&& devargs, const eth_dev_ops& ops, rte_pci_device* vm_device)
 {
-    const char* name = rte_vdev_device_name(vdev);
-    rte_eth_dev* dev = rte_eth_vdev_allocate(vdev, sizeof(EthPort));
-    if (dev == nullptr)
-        return -ENOMEM;
+    const char* name = dev->data->name;
     EthPort* port = new (dev->data->dev_private) EthPort{};
     port->name = name;
     port->devargs = std::move(devargs);
+    port->vm_device = vm_device;
     port->eth_dev = dev;
 
     int rc = hw_bring_up(port);
@@ -475,12 +483,15 @@ int cna_probe(rte_vdev_device* vdev)
         PMD_DRV_LOG(ERR, "%s: %s", name, error.c_str());
         return -EINVAL;
     }
-    return probe_port(vdev, std::move(devargs), cna_dev_ops);
+    rte_eth_dev* dev = rte_eth_vdev_allocate(vdev, sizeof(EthPort));
+    return dev != nullptr ? probe_port(dev, std::move(devargs), cna_dev_ops) : -ENOMEM;
 }
 
-int cna_remove(rte_vdev_device* vdev)
+int cna_remove(rte_vdev_device* vdev) { return remove_port(rte_vdev_device_name(vdev)); }
+
+int remove_port(const char* device_name)
 {
-    rte_eth_dev* dev = rte_eth_dev_allocated(rte_vdev_device_name(vdev));
+    rte_eth_dev* dev = rte_eth_dev_allocated(device_name);
     if (dev == nullptr)
         return 0;
     /* Closed already (ethdev cleared its ops), or open in this process: a

@@ -29,6 +29,7 @@
 
 struct rte_eth_dev;
 struct rte_intr_handle;
+struct rte_pci_device;
 
 namespace cna::pmd {
 
@@ -51,6 +52,8 @@ struct RssConf {
 struct EthPort {
     std::string name;
     Devargs devargs;
+    /* net_cna_vf in a VM: the ivshmem device whose BAR2 is the VF (hsi_vm.h). */
+    rte_pci_device* vm_device = nullptr;
     std::unique_ptr<osal::PciFunction> pci;
     ecore::Dev edev;
     osal::MsixIrq slowpath_irq;

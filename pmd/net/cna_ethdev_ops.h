@@ -10,6 +10,8 @@
 
 #include "cna_ethdev.h"
 
+struct rte_pci_device;
+struct rte_pci_driver;
 struct rte_vdev_device;
 
 namespace cna::pmd {
@@ -30,8 +32,12 @@ int dev_close(rte_eth_dev* dev);
 /* vdev probe and removal (cna_ethdev.cpp) */
 int cna_probe(rte_vdev_device* vdev);
 int cna_remove(rte_vdev_device* vdev);
-/* A port (PF or VF) on devargs already parsed, driven by `ops`. */
-int probe_port(rte_vdev_device* vdev, Devargs&& devargs, const eth_dev_ops& ops);
+/* A port (PF or VF) on devargs already parsed, driven by `ops`, on an
+ * ethdev just allocated (released if the probe fails); a VF in a VM on the
+ * ivshmem device `vm_device`. */
+int probe_port(rte_eth_dev* dev, Devargs&& devargs, const eth_dev_ops& ops, rte_pci_device* vm_device = nullptr);
+/* Closes (if open in this process) and releases the ethdev of a device. */
+int remove_port(const char* device_name);
 /* dev_reset: the function torn down and brought up again (its queues
  * released: the application sets them up anew). */
 int reattach(EthPort* port);
@@ -39,6 +45,10 @@ int reattach(EthPort* port);
 /* cna_vf.cpp: net_cna_vf */
 extern const eth_dev_ops cna_vf_dev_ops;
 int cna_vf_probe(rte_vdev_device* vdev);
+/* net_cna_vf as a PCI driver: an ivshmem device of a QEMU guest whose BAR2
+ * holds a cna VF (hsi_vm.h); any other is left alone. */
+int cna_vf_pci_probe(rte_pci_driver* drv, rte_pci_device* pci_dev);
+int cna_vf_pci_remove(rte_pci_device* pci_dev);
 /* The VF's bulletin board, read on an EAL alarm: link (LSC), forced MAC. */
 void vf_bulletin_start(EthPort* port);
 void vf_bulletin_stop(EthPort* port);

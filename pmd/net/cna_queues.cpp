@@ -164,6 +164,10 @@ int rx_intr_setup(rte_eth_dev* dev)
     rx_intr_release(dev);
     if (!dev->data->dev_conf.intr_conf.rxq)
         return 0;
+    if (port->pci->msix_count() == 0) {
+        PMD_LOG(ERR, port, "no Rx queue interrupts: the function has no MSI-X (a VF in a VM runs in poll mode)");
+        return -ENOTSUP;
+    }
     const uint16_t nb_rxq = dev->data->nb_rx_queues;
     rte_intr_handle* h = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
     if (h == nullptr)

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * net_cna_vf: an ethdev port on a VF of a net_cna PF (SR-IOV), attached to
  * cna-adapterd (daemon=<socket>,pf=N,vf=M) or to an embedded adapter of
- * this process (adapter=<name>,port=N,vf=M).
+ * this process (adapter=<name>,port=N,vf=M); or, inside a QEMU guest, the
+ * PCI device (ivshmem) a daemon made of a VF (hsi_vm.h), probed by EAL from
+ * -a <PCI address> once bound to vfio-pci.
  *
  * It is net_cna less what belongs to the PF: ecore asks the PF, over the
  * VF-PF channel, for what a PF does itself (ecore_vf_api.h), and the
@@ -14,13 +16,18 @@
 #include <mutex>
 #include <utility>
 
+#include <bus_pci_driver.h>
 #include <bus_vdev_driver.h>
+#include <ethdev_pci.h>
+#include <ethdev_vdev.h>
 #include <rte_alarm.h>
 
 #include "cna_ethdev_ops.h"
 #include "cna_log.h"
 #include "cna_mp.h"
 #include "ecore_vf_api.h"
+#include "hsi_vm.h"
+#include "pci_vm.h"
 
 namespace cna::pmd {
 namespace {
@@ -145,8 +152,39 @@ int cna_vf_probe(rte_vdev_device* vdev)
         PMD_DRV_LOG(ERR, "%s: %s", name, error.c_str());
         return -EINVAL;
     }
-    return probe_port(vdev, std::move(devargs), cna_vf_dev_ops);
+    rte_eth_dev* dev = rte_eth_vdev_allocate(vdev, sizeof(EthPort));
+    return dev != nullptr ? probe_port(dev, std::move(devargs), cna_vf_dev_ops) : -ENOMEM;
 }
+
+int cna_vf_pci_probe(rte_pci_driver*, rte_pci_device* pci_dev)
+{
+    const rte_mem_resource& bar = pci_dev->mem_resource[hsi::vm::BAR];
+    std::string why;
+    if (const int rc = osal::vm_bar_check(static_cast<const volatile uint8_t*>(bar.addr), bar.len, &why); rc != 0) {
+        if (rc == -ENODEV) {
+            PMD_DRV_LOG(DEBUG, "%s: not a cna VF, left alone: %s", pci_dev->name, why.c_str());
+            return 1; /* EAL: not this driver's device */
+        }
+        PMD_DRV_LOG(ERR, "%s: %s", pci_dev->name, why.c_str());
+        return rc;
+    }
+    if (rte_eal_process_type() == RTE_PROC_SECONDARY) {
+        PMD_DRV_LOG(ERR, "%s: a VF port is driven from its primary process only", pci_dev->name);
+        return -ENOTSUP;
+    }
+    const rte_devargs* args = pci_dev->device.devargs;
+    if (args != nullptr && args->args != nullptr && args->args[0] != '\0') {
+        PMD_DRV_LOG(ERR, "%s: net_cna_vf on a PCI device takes no devargs (got \"%s\")", pci_dev->name, args->args);
+        return -EINVAL;
+    }
+    Devargs devargs;
+    devargs.is_vf = true;
+    devargs.rdma = false;
+    rte_eth_dev* dev = rte_eth_dev_pci_allocate(pci_dev, sizeof(EthPort));
+    return dev != nullptr ? probe_port(dev, std::move(devargs), cna_vf_dev_ops, pci_dev) : -ENOMEM;
+}
+
+int cna_vf_pci_remove(rte_pci_device* pci_dev) { return remove_port(pci_dev->device.name); }
 
 const eth_dev_ops cna_vf_dev_ops = make_vf_ops();
 

@@ -74,13 +74,23 @@ public:
     virtual volatile uint8_t* gtt_memory() = 0;
     virtual volatile uint8_t* doorbell_memory() = 0;
     /* The files behind that memory, for a host in another process: the GTT
-     * windows are the first hsi::GTT_SIZE bytes of gtt_fd, the doorbell BAR
-     * all hsi::DB_BAR_SIZE bytes of doorbell_fd. */
+     * windows are hsi::GTT_SIZE bytes of gtt_fd from gtt_offset, the doorbell
+     * BAR hsi::DB_BAR_SIZE bytes of doorbell_fd from doorbell_offset. */
     struct SharedBars {
         int gtt_fd;
+        uint64_t gtt_offset;
         int doorbell_fd;
+        uint64_t doorbell_offset;
     };
     virtual SharedBars shared_bars() const = 0;
+    /* A VF's memory is one file, laid out as the VM transport's BAR
+     * (hsi_vm.h): its GTT page and doorbell page where that layout has them,
+     * and the pages before them the transport's. A PF's: {-1, nullptr}. */
+    struct VmBar {
+        int fd;
+        uint8_t* base;
+    };
+    virtual VmBar vm_bar() const = 0;
     /* MSI-X: the adapter writes 1 to the vector's eventfd to interrupt. */
     virtual uint32_t msix_count() const = 0;
     virtual int msix_eventfd(uint32_t vector) const = 0;

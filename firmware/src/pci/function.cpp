@@ -2,6 +2,7 @@
 #include "pci/function.h"
 
 #include "hsi_iov.h"
+#include "hsi_vm.h"
 #include "iov/vf_channel.h"
 
 #include <cstring>
@@ -14,16 +15,31 @@ using namespace hsi;
 FunctionHw::FunctionHw(uint32_t pf, uint32_t port, uint32_t msix_vectors, RegisterSpace& grc, uint8_t* gtt,
                        int gtt_fd, std::function<void()> wait_dma)
     : pf_(pf), port_(port), grc_(&grc), gtt_(gtt), gtt_fd_(gtt_fd), wait_dma_(std::move(wait_dma)),
-      doorbell_memory_("cna-doorbells", DB_BAR_SIZE), doorbells_(doorbell_memory_.base()), msix_(msix_vectors)
+      doorbell_memory_("cna-doorbells", DB_BAR_SIZE), doorbells_(doorbell_memory_.base()),
+      doorbells_size_(DB_BAR_SIZE), msix_(msix_vectors)
 {
 }
 
+namespace {
+uint8_t* page_of(const SharedMemory& memory, uint32_t offset)
+{
+    return memory.valid() ? memory.base() + offset : nullptr;
+}
+} // namespace
+
 FunctionHw::FunctionHw(uint32_t pf, uint32_t vf, uint32_t port, VfChannel& channel, std::function<void()> wait_dma)
-    : pf_(pf), vf_(vf), port_(port), grc_(nullptr), channel_(&channel), vf_page_("cna-vf-gtt", WINDOW_SIZE),
-      gtt_(vf_page_.base()), gtt_fd_(vf_page_.fd()), wait_dma_(std::move(wait_dma)),
-      doorbell_memory_("cna-vf-doorbells", iov::VF_DB_BAR_SIZE), doorbells_(doorbell_memory_.base()),
+    : pf_(pf), vf_(vf), port_(port), grc_(nullptr), channel_(&channel), vf_memory_("cna-vf-bars", vm::BAR_SIZE),
+      gtt_(page_of(vf_memory_, vm::GTT_OFFSET)), gtt_fd_(vf_memory_.fd()), wait_dma_(std::move(wait_dma)),
+      doorbells_(page_of(vf_memory_, vm::DOORBELLS_OFFSET)), doorbells_size_(iov::VF_DB_BAR_SIZE),
       msix_(iov::VF_MSIX_VECTORS)
 {
+}
+
+DeviceFunction::SharedBars FunctionHw::shared_bars() const
+{
+    if (channel_ != nullptr)
+        return {vf_memory_.fd(), vm::GTT_OFFSET, vf_memory_.fd(), vm::DOORBELLS_OFFSET};
+    return {gtt_fd_, 0, doorbell_memory_.fd(), 0};
 }
 
 int FunctionHw::iommu_unmap(uint64_t iova, std::size_t len)
@@ -140,7 +156,7 @@ void FunctionHw::clear_doorbell_slot(uint32_t offset)
 
 void FunctionHw::clear_doorbells()
 {
-    for (uint32_t offset = 0; offset < doorbell_memory_.size(); offset += 8)
+    for (uint32_t offset = 0; offset < doorbells_size_; offset += 8)
         clear_doorbell_slot(offset);
 }
 

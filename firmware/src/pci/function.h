@@ -55,14 +55,15 @@ public:
      * GTT page of its own), a doorbell page, a vector per status block. */
     FunctionHw(uint32_t pf, uint32_t vf, uint32_t port, VfChannel& channel, std::function<void()> wait_dma);
 
-    bool valid() const { return msix_.valid() && doorbell_memory_.valid() && gtt_ != nullptr; }
+    bool valid() const { return msix_.valid() && doorbells_ != nullptr && gtt_ != nullptr; }
 
     /* DeviceFunction */
     uint32_t bar0_read(uint32_t offset) override;
     void bar0_write(uint32_t offset, uint32_t value) override;
     volatile uint8_t* gtt_memory() override { return gtt_; }
     volatile uint8_t* doorbell_memory() override { return doorbells_; }
-    SharedBars shared_bars() const override { return {gtt_fd_, doorbell_memory_.fd()}; }
+    SharedBars shared_bars() const override;
+    VmBar vm_bar() const override { return {vf_memory_.fd(), vf_memory_.base()}; }
     uint32_t msix_count() const override { return msix_.count(); }
     int msix_eventfd(uint32_t vector) const override { return msix_.eventfd(vector); }
     int route_msix(uint32_t vector, int fd) override { return msix_.route(vector, fd); }
@@ -124,12 +125,13 @@ private:
     const uint32_t port_;
     RegisterSpace* const grc_;      /* a PF's: its PTT windows lead there */
     VfChannel* const channel_ = nullptr; /* a VF's */
-    SharedMemory vf_page_;          /* a VF's GTT page */
+    SharedMemory vf_memory_;        /* a VF's: hsi_vm.h's BAR, with its GTT and doorbell pages */
     uint8_t* const gtt_;
     const int gtt_fd_;
     const std::function<void()> wait_dma_;
-    SharedMemory doorbell_memory_;
+    SharedMemory doorbell_memory_;  /* a PF's doorbell BAR */
     uint8_t* const doorbells_;
+    const uint32_t doorbells_size_;
     std::array<std::atomic<uint32_t>, hsi::PTT_WINDOWS> ptt_entries_{};
 
     /* Construction order follows the references between the blocks. */

@@ -155,8 +155,8 @@ public:
     int start(std::string* msg)
     {
         const fw::DeviceFunction::SharedBars bars = df_.shared_bars();
-        gtt_.view(df_.gtt_memory(), bars.gtt_fd, 0, layout().gtt_size);
-        doorbells_.view(df_.doorbell_memory(), bars.doorbell_fd, 0, layout().doorbells_size);
+        gtt_.view(df_.gtt_memory(), bars.gtt_fd, bars.gtt_offset, layout().gtt_size);
+        doorbells_.view(df_.doorbell_memory(), bars.doorbell_fd, bars.doorbell_offset, layout().doorbells_size);
         if (int rc = iommu_.start(); rc != 0) {
             *msg = "cannot map DPDK memory into the IOMMU of " + name();
             return rc;

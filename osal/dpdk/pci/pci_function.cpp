@@ -5,6 +5,7 @@
 
 #include "pci_embedded.h"
 #include "pci_remote.h"
+#include "pci_vm.h"
 
 namespace cna::osal {
 
@@ -15,6 +16,8 @@ std::unique_ptr<PciFunction> pci_attach(const PciAttachParams& params, int* err,
         return embedded_attach(params, err, msg);
     case Backend::remote:
         return remote_attach(params, err, msg);
+    case Backend::vm:
+        return vm_attach(params, err, msg);
     }
     *err = -EINVAL;
     *msg = "unknown adapter backend";

@@ -2,8 +2,9 @@
  * The PCI function as ecore sees it: BAR0 (registers behind PTT windows plus
  * GTT-mapped storm RAM), the doorbell BAR, MSI-X eventfds and DMA through an
  * IOMMU. A backend provides it: the embedded software adapter, the adapter
- * daemon (cna-adapterd) in another process, later real PCI. Nothing above
- * the OSAL knows which.
+ * daemon (cna-adapterd) in another process, a VF the daemon gave a QEMU
+ * guest (from inside the guest), later real PCI. Nothing above the OSAL
+ * knows which.
  */
 #pragma once
 
@@ -131,7 +132,7 @@ private:
 
 /* ---- Attaching a PCI function ------------------------------------------ */
 
-enum class Backend { embedded, remote };
+enum class Backend { embedded, remote, vm };
 
 /* Configuration of an embedded adapter, used by the first PF attaching to it.
  * Later attaches share the adapter; with layout_given they must ask for the
@@ -168,6 +169,11 @@ struct PciAttachParams {
     bool is_vf = false;
     uint32_t vf = 0;
     EmbeddedConfig embedded;
+    /* vm: the ivshmem device's BAR2 as EAL mapped it, and the device's name
+     * (its PCI address). The VF is the one the BAR holds. */
+    volatile uint8_t* vm_bar = nullptr;
+    std::size_t vm_bar_len = 0;
+    std::string device;
 };
 
 /* Attaches a PF or a VF: a PF creates the adapter on first attach; maps every

@@ -245,7 +245,7 @@ int RemotePciFunction::connect(const PciAttachParams& params, std::string* msg)
     if (m.nfds != ATTACH_FDS || ar.gtt_size < layout().gtt_size || ar.doorbells_size < layout().doorbells_size ||
         ar.mailbox_size < sizeof(Bar0Mailbox) || ar.msix_vectors == 0 || ar.msix_vectors > MAX_MSIX ||
         gtt_.map(m.fds[FD_GTT], ar.gtt_offset, ar.gtt_size) != 0 ||
-        doorbells_.map(m.fds[FD_DOORBELLS], 0, ar.doorbells_size) != 0 ||
+        doorbells_.map(m.fds[FD_DOORBELLS], ar.doorbells_offset, ar.doorbells_size) != 0 ||
         mailbox_mem_.map(m.fds[FD_MAILBOX], 0, ar.mailbox_size) != 0) {
         *msg = "the daemon's attach reply gives no usable BARs";
         return -EPROTO;
@@ -310,27 +310,6 @@ uint64_t RemoteControl::dma_faults(uint32_t pf) const
 
 } // namespace
 
-namespace {
-
-/* A connected socket to the daemon at `path`, or -errno. */
-int connect_to(const std::string& path)
-{
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
-    const int sock = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-    if (sock < 0)
-        return -errno;
-    if (::connect(sock, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-        const int rc = -errno;
-        ::close(sock);
-        return rc;
-    }
-    return sock;
-}
-
-} // namespace
-
 std::unique_ptr<PciFunction> remote_attach(const PciAttachParams& params, int* err, std::string* msg)
 {
     const std::string& path = params.daemon_socket;
@@ -339,12 +318,12 @@ std::unique_ptr<PciFunction> remote_attach(const PciAttachParams& params, int* e
         *msg = "the daemon socket path must have 1 to 107 characters";
         return nullptr;
     }
-    int sock = connect_to(path);
+    int sock = hsi::daemon::connect_socket(path.c_str());
     if ((sock == -ENOENT || sock == -ECONNREFUSED) && !params.is_vf) { /* no daemon, or a dead one's socket */
         const int rc = spawn_daemon(path, params.daemon_options, msg);
         /* A port of another process may have started one at the same time:
          * then this one's start failed, and that one serves. */
-        sock = connect_to(path);
+        sock = hsi::daemon::connect_socket(path.c_str());
         if (sock < 0 && rc != 0) {
             *err = rc;
             *msg = "no adapter daemon at " + path + ", and starting one failed: " + *msg;
