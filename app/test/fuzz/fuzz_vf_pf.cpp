@@ -98,8 +98,8 @@ public:
               [&df](uint64_t iova, std::size_t len) { return df.iommu_unmap(iova, len); })
     {
         const fw::DeviceFunction::SharedBars bars = df_.shared_bars();
-        gtt_.view(df_.gtt_memory(), bars.gtt_fd, 0, hsi::GTT_SIZE);
-        doorbells_.view(df_.doorbell_memory(), bars.doorbell_fd, 0, hsi::DB_BAR_SIZE);
+        gtt_.view(df_.gtt_memory(), bars.gtt_fd, bars.gtt_offset, hsi::GTT_SIZE);
+        doorbells_.view(df_.doorbell_memory(), bars.doorbell_fd, bars.doorbell_offset, hsi::DB_BAR_SIZE);
     }
     int start() { return iommu_.start(); }
 
