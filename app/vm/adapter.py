@@ -51,6 +51,16 @@ def function_state(status, name):
     return None if m is None else (m.group(2) or "free")
 
 
+def stop_process(proc, grace=10):
+    """SIGTERM, and SIGKILL if it is still there after `grace` seconds."""
+    proc.terminate()
+    try:
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def wait_until(ready, proc, timeout, what, log):
     deadline = time.monotonic() + timeout
     while not ready():
@@ -74,14 +84,8 @@ def start_daemon(args, stack, log):
                                 start_new_session=True)
 
     def stop():
-        if proc.poll() is not None or "client pid" in adapter_status(args):
-            return
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        if proc.poll() is None and "client pid" not in adapter_status(args):
+            stop_process(proc)
     stack.callback(stop)
     wait_until(lambda: listening(args.daemon), proc, 10, "cna-adapterd did not start", log)
 

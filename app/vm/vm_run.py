@@ -25,7 +25,7 @@ import threading
 import time
 import tty
 
-from adapter import VmRunError, provide_vf, say, tail
+from adapter import VmRunError, provide_vf, say, stop_process, tail
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # cna-vm puts the VF at this slot of the guest's root bus
@@ -231,15 +231,6 @@ def terminal_kept():
                 termios.tcsetattr(0, termios.TCSADRAIN, saved_tty)
 
 
-def stop_guest(proc):
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-
-
 def run_guest(args):
     """Boots the guest; the command's exit status, or vm-run's own."""
     argv = guest_command(args, os.isatty(0))
@@ -253,11 +244,11 @@ def run_guest(args):
         try:
             status = proc.wait(args.timeout)
         except subprocess.TimeoutExpired:
-            stop_guest(proc)
+            stop_process(proc)
             say(f"timed out after {args.timeout:g} s; the guest's console log: {args.log}")
             return EXIT_TIMEOUT
         except Interrupted as e:
-            stop_guest(proc)
+            stop_process(proc)
             say(f"{e}: the guest was stopped; its console log: {args.log}")
             return 128 + e.signum
         finally:
