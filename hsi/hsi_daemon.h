@@ -192,10 +192,11 @@ struct PfStatus {
 static_assert(sizeof(PfStatus) == 16);
 
 /* A VF its PF enabled, and its client. */
+inline constexpr uint16_t VF_STATUS_VM = 1; /* the client is a VM's launcher (attach_vm) */
 struct VfStatus {
     uint8_t pf;
     uint8_t vf;
-    uint16_t reserved;
+    uint16_t flags;       /* VF_STATUS_* */
     uint32_t client_pid;  /* 0: no client */
 };
 static_assert(sizeof(VfStatus) == 8);

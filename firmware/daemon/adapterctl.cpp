@@ -19,7 +19,7 @@ using cna::hsi::control::Fault;
 
 const char USAGE[] =
     "usage: cna-adapterctl --socket PATH COMMAND\n"
-    "  status                          the PFs and their VFs, ports and clients\n"
+    "  status                          the PFs and their VFs (a VF's client may be a VM), ports and clients\n"
     "  carrier PORT up|down            plug or pull the port's cable\n"
     "  fault NAME on|off               mfw_silent, fw_assert, lose_ramrod or dma_fault\n"
     "  roce-loss PORT PER_MILLION      RoCE frames the port's wire loses\n"
@@ -57,7 +57,8 @@ int status(Connection& c)
     for (uint32_t i = 0; i < r.vfs && i < std::size(r.vf_status); i++) {
         const VfStatus& v = r.vf_status[i];
         if (v.client_pid != 0)
-            std::printf("pf%u vf%u  client pid %u\n", v.pf, v.vf, v.client_pid);
+            std::printf("pf%u vf%u  client pid %u%s\n", v.pf, v.vf, v.client_pid,
+                        v.flags & VF_STATUS_VM ? " (a VM)" : "");
         else
             std::printf("pf%u vf%u  free\n", v.pf, v.vf);
     }

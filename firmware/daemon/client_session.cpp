@@ -47,14 +47,14 @@ bool piece_fits(int fd, uint64_t offset, uint64_t len)
 
 } // namespace
 
-int FunctionOwners::claim(const FunctionId& id, const void* session, uint32_t pid)
+int FunctionOwners::claim(const FunctionId& id, const void* session, uint32_t pid, bool vm)
 {
     if (id.pf >= adapter_.num_functions() || (id.is_vf && adapter_.vf_function(id.pf, id.vf) == nullptr))
         return -ENODEV;
     Owner& owner = owner_.at(index(id));
     if (owner.session != nullptr)
         return -EBUSY;
-    owner = Owner{session, pid};
+    owner = Owner{session, pid, vm};
     return 0;
 }
 
@@ -157,7 +157,7 @@ bool ClientSession::on_attach(const Message& m)
         reply_status(m.header, -EPROTO);
         return false;
     }
-    if (const int rc = claim(FunctionId{req->pf, req->is_vf != 0, req->vf}); rc != 0)
+    if (const int rc = claim(FunctionId{req->pf, req->is_vf != 0, req->vf}, false); rc != 0)
         return reply_status(m.header, rc);
     errno = 0;
     mailbox_ = std::make_unique<SharedMemory>("cna-bar0-mailbox", MAILBOX_SIZE);
@@ -188,11 +188,11 @@ bool ClientSession::on_attach(const Message& m)
     return reply(m.header, &r, sizeof r, fds, ATTACH_FDS);
 }
 
-int ClientSession::claim(const FunctionId& id)
+int ClientSession::claim(const FunctionId& id, bool vm)
 {
     if (function_ != nullptr)
         return -EALREADY;
-    if (const int rc = owners_.claim(id, this, client_pid_); rc != 0) {
+    if (const int rc = owners_.claim(id, this, client_pid_, vm); rc != 0) {
         log(LogLevel::warning, "%s: cannot attach %s: %s", name().c_str(), id.name().c_str(),
             rc == -EBUSY ? "another client has it"
             : id.is_vf   ? "no such VF (its PF has not enabled it)"
@@ -220,7 +220,7 @@ bool ClientSession::on_attach_vm(Message& m)
             static_cast<unsigned long long>(hsi::vm::MAX_GUEST_RAM >> 20));
         return reply_status(m.header, -EINVAL);
     }
-    if (const int rc = claim(FunctionId{req->pf, true, req->vf}); rc != 0)
+    if (const int rc = claim(FunctionId{req->pf, true, req->vf}, true); rc != 0)
         return reply_status(m.header, rc);
     void* ram = ::mmap(nullptr, req->guest_ram, PROT_READ | PROT_WRITE, MAP_SHARED, m.fds[0], 0);
     kick_fd_ = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -417,9 +417,10 @@ bool ClientSession::on_status(const Message& m)
     for (uint32_t pf = 0; pf < r.functions; pf++) {
         r.pfs[pf] = PfStatus{pf, adapter.function(pf).port_id(), owners_.client_pid(FunctionId{pf}), 0};
         for (uint32_t vf = 0; vf < hsi::iov::MAX_VFS_PER_PF; vf++)
-            if (adapter.vf_function(pf, vf) != nullptr)
-                r.vf_status[r.vfs++] = VfStatus{static_cast<uint8_t>(pf), static_cast<uint8_t>(vf), 0,
-                                                owners_.client_pid(FunctionId{pf, true, vf})};
+            if (const FunctionId id{pf, true, vf}; adapter.vf_function(pf, vf) != nullptr)
+                r.vf_status[r.vfs++] =
+                    VfStatus{static_cast<uint8_t>(pf), static_cast<uint8_t>(vf),
+                             static_cast<uint16_t>(owners_.held_by_vm(id) ? VF_STATUS_VM : 0), owners_.client_pid(id)};
     }
     return reply(m.header, &r, sizeof r);
 }

@@ -44,17 +44,20 @@ public:
     {
     }
     Adapter& adapter() { return adapter_; }
-    /* Claims a function for `session` of process `pid`: 0, -ENODEV (no such
-     * PF, or a VF its PF has not enabled) or -EBUSY. */
-    int claim(const FunctionId& id, const void* session, uint32_t pid);
+    /* Claims a function for `session` of process `pid` (a VM's launcher
+     * with `vm`): 0, -ENODEV (no such PF, or a VF its PF has not enabled) or
+     * -EBUSY. */
+    int claim(const FunctionId& id, const void* session, uint32_t pid, bool vm);
     void release(const FunctionId& id) { owner_.at(index(id)) = Owner{}; }
     /* The process of the function's client, 0 if none. */
     uint32_t client_pid(const FunctionId& id) const { return owner_.at(index(id)).pid; }
+    bool held_by_vm(const FunctionId& id) const { return owner_.at(index(id)).vm; }
 
 private:
     struct Owner {
         const void* session = nullptr;
         uint32_t pid = 0;
+        bool vm = false;
     };
     static std::size_t index(const FunctionId& id)
     {
@@ -108,7 +111,7 @@ private:
     bool on_attach_vm(hsi::daemon::Message& m);
     /* Claims the function and makes the BAR0 mailbox's kick and done fds;
      * 0 or -errno, having replied nothing. */
-    int claim(const FunctionId& id);
+    int claim(const FunctionId& id, bool vm);
     hsi::daemon::Bar0Mailbox* mailbox() const;
     void serve_function_mailbox();
     int vm_dma_map(uint64_t iova, uint64_t len);
