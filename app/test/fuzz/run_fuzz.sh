@@ -66,6 +66,8 @@ build fuzz_host_writes "$ROOT/app/test/fuzz/fuzz_host_writes.cpp" "$OUT"/host_wr
 build fuzz_roce "$ROOT/app/test/fuzz/fuzz_roce.cpp" "$OUT"/host_writes/*.o -- -lz -lisal -pthread
 build fuzz_daemon "$ROOT/app/test/fuzz/fuzz_daemon.cpp" "$ROOT/firmware/daemon/client_session.cpp" \
     "$OUT"/host_writes/*.o -- -lz -lisal -pthread
+build fuzz_vm "$ROOT/app/test/fuzz/fuzz_vm.cpp" "$ROOT/firmware/daemon/client_session.cpp" \
+    "$OUT"/host_writes/*.o -- -lz -lisal -pthread
 
 # ecore and the OSAL on the adapter, instrumented too (DPDK's libraries are
 # not), in an archive: the PF's end of its VFs' channel takes what it needs
@@ -88,6 +90,7 @@ seed "$OUT/corpus_devargs" "$ROOT"/app/test/fuzz/seeds/devargs_*
 seed "$OUT/corpus_host_writes" "$ROOT"/app/test/fuzz/seeds/host_writes_*
 seed "$OUT/corpus_roce" "$ROOT"/app/test/fuzz/seeds/roce_*
 seed "$OUT/corpus_daemon" "$ROOT"/app/test/fuzz/seeds/daemon_*
+seed "$OUT/corpus_vm" "$ROOT"/app/test/fuzz/seeds/vm_*
 seed "$OUT/corpus_vf_channel" "$ROOT"/app/test/fuzz/seeds/vf_channel_*
 seed "$OUT/corpus_vf_pf" "$ROOT"/app/test/fuzz/seeds/vf_pf_*
 
@@ -97,6 +100,7 @@ run fuzz_devargs "$OUT/corpus_devargs"
 run fuzz_host_writes "$OUT/corpus_host_writes"
 run fuzz_roce "$OUT/corpus_roce"
 run fuzz_daemon "$OUT/corpus_daemon"
+run fuzz_vm "$OUT/corpus_vm"
 run fuzz_vf_channel "$OUT/corpus_vf_channel"
 run fuzz_vf_pf "$OUT/corpus_vf_pf"
 echo "fuzz: $passed passed, $failed failed"
