@@ -238,7 +238,10 @@ def run_guest(args):
     open(args.log, "wb").close()
     with terminal_kept():
         relay = StdinRelay(args.log)
-        proc = subprocess.Popen(argv, stdin=relay.qemu_stdin)
+        # QEMU is no program of ours: runtimes preloaded for the caller's
+        # (the sanitizer suite's, for testpmd) are not for it.
+        env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+        proc = subprocess.Popen(argv, stdin=relay.qemu_stdin, env=env)
         os.close(relay.qemu_stdin)
         relay.start()
         try:
