@@ -47,7 +47,7 @@ def adapter_status(args):
 def function_state(status, name):
     """'free', its client's pid, or None when the status lists no function
     `name` ('pf0' or 'pf0 vf1')."""
-    m = re.search(rf"^{name}\s+(?:port \d+\s+)?(free|client pid (\d+))$", status, re.M)
+    m = re.search(rf"^{name}\s+(?:port \d+\s+)?(free|client pid (\d+)(?: \(a VM\))?)$", status, re.M)
     return None if m is None else (m.group(2) or "free")
 
 

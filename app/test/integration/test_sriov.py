@@ -6,7 +6,6 @@ state) is set through the PMD's telemetry commands on the PF's testpmd and
 seen by the VFs; a VF killed mid-traffic is reset and acquired anew; a rogue
 VF driver (app/test/tools/rogue_vf) misusing the VF-PF channel is refused or
 stopped while the others forward on."""
-import json
 import os
 import re
 import signal
@@ -14,97 +13,9 @@ import subprocess
 import time
 import unittest
 
-from harness.daemon import AdapterDaemon, adapterctl
-from harness.testpmd import (Netns, TestPmd, TestPmdError, build_dir, forward_stats, port_mac, remove_hugepage_files,
-                             run_testpmd_once, unique_tag, wait_for_iface)
-
-TELEMETRY = "/usr/bin/dpdk-telemetry.py"
-KERNEL_ADDR = "10.79.0.1/24"
-VF_IP = "10.79.0.2"  # any address: icmpecho answers for all of them
-
-
-def wire_tx_frames(socket, port):
-    out = adapterctl(socket, "counters", str(port))
-    return int(re.search(r"wire_tx_frames (\d+)", out).group(1))
-
-
-class Rig:
-    """A daemon with a one-port adapter on a loopback wire, PF 0 with `vfs` VFs in a
-    testpmd of its own, and one testpmd per VF in `vf_list`."""
-
-    def __init__(self, vfs=2, vf_list=(0, 1), pf_args=(), vf_args=(), tap=False):
-        self.tag = unique_tag()
-        self.vfs = vfs
-        self.vf_list = vf_list
-        self.pf_args = list(pf_args)
-        self.vf_args = list(vf_args)
-        # With tap, the port's wire is a TAP interface in a namespace of its
-        # own: the kernel is the link partner.
-        self.ifname = f"cnv{self.tag}"[:15] if tap else None
-        self.ns = None
-        self.daemon = AdapterDaemon(["--ports", "1"] + (["--wire", f"tap:{self.ifname}"] if tap else []))
-        self.pf = None
-        self.vf = {}
-
-    def __enter__(self):
-        self.daemon.start()
-        try:
-            if self.ifname:
-                wait_for_iface(self.ifname)
-                self.ns = Netns()
-                self.ns.adopt(self.ifname, addr=KERNEL_ADDR)
-            self.pf = TestPmd([f"net_cna0,daemon={self.daemon.socket},pf=0,vfs={self.vfs}"],
-                              app_args=self.pf_args, memory=self.memory("pf"))
-            self.pf.start()
-            for vf in self.vf_list:
-                self.vf[vf] = self.start_vf(vf)
-        except BaseException:
-            self.__exit__()
-            raise
-        return self
-
-    def __exit__(self, *exc):
-        for tp in list(self.vf.values()) + [self.pf]:
-            if tp is not None:
-                tp.close()
-        self.daemon.stop()
-        if self.ns is not None:
-            self.ns.delete()
-
-    def memory(self, who):
-        return ["--no-huge", "-m", "256", "--file-prefix", f"{self.tag}{who}"]
-
-    def start_vf(self, vf):
-        # the VFs' forwarding lcores on different CPUs
-        lcores = "0@0,1@1" if vf % 2 == 0 else "0@1,1@0"
-        tp = TestPmd([f"net_cna_vf{vf},daemon={self.daemon.socket},pf=0,vf={vf}"], app_args=self.vf_args,
-                     memory=self.memory(f"vf{vf}"), lcores=lcores)
-        tp.start()
-        return tp
-
-    def telemetry(self, *commands):
-        """The PF's testpmd answers the PMD's telemetry commands."""
-        proc = subprocess.run([TELEMETRY, "-f", f"{self.tag}pf"], input="\n".join(commands) + "\n",
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60)
-        replies = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
-        if proc.returncode != 0 or len(replies) != len(commands):
-            raise TestPmdError(f"dpdk-telemetry.py ({proc.returncode}):\n{proc.stdout}")
-        return [r[c.split(",")[0]] for r, c in zip(replies, commands)]
-
-    def vf_info(self, vf):
-        return self.telemetry(f"/cna/vf/info,0,{vf}")[0]
-
-    def set(self, what, vf, value):
-        """A /cna/vf/set_* command; its status (0 or -errno)."""
-        return self.telemetry(f"/cna/vf/set_{what},0,{vf},{value}")[0]["status"]
-
-
-def wait_for(cond, timeout=5.0, what="condition"):
-    deadline = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
+from harness.daemon import adapterctl
+from harness.sriov import VF_IP, Rig, wait_for, wire_tx_frames
+from harness.testpmd import TestPmd, build_dir, forward_stats, port_mac, remove_hugepage_files, run_testpmd_once
 
 
 class Switching(unittest.TestCase):
