@@ -16,6 +16,15 @@ VFs of one PF through cna-adapterd, frames switched inside the adapter), at
 `--only` selects them by name as the other rows (`--only net_cna_vf`: the
 VF row).
 
+In a guest: testpmd io forwarding on one port in a QEMU/TCG guest booted by
+app/vm/vm_run.py, once on a VF of cna-adapterd (one port on a loopback wire)
+and once on QEMU's virtio-net-pci with a TAP backend whose host side tc
+sends every frame back; the guests alternate, and the last line of the
+section is `vm: net_cna_vf/virtio-net: R`, the ratio of their median Rx
+rates: TCG makes both slow, the ratio is the figure. `--only vm` runs just
+that section (its last line then `net_cna_vf/virtio-net: R`), `--no-vm`
+skips it; without root, QEMU or a guest kit it says `vm: skipped: why`.
+
 Instructions: the fastpath harness (fastpath_harness.cpp) runs under
 callgrind with collection switched on only inside net_cna's recv_pkts and
 xmit_pkts; the inclusive counts divided by the packets give instructions per
@@ -59,18 +68,12 @@ ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 # builds that live below world-writable directories, which EAL refuses).
 sys.path.insert(0, os.path.join(ROOT, "app", "test", "integration"))
 from harness.testpmd import pmd_path  # noqa: E402
+from bench_testpmd import (APP_ARGS, FWD_CPU, MAIN_CPU, TESTPMD, BenchError, Run, Session, all_rates,  # noqa: E402
+                           core_latency, last_lines, wait_links_up, window_rate, window_rates)
+from guest_rows import run_vm  # noqa: E402
 
-TESTPMD = "/usr/bin/dpdk-testpmd"
-PROMPT = "testpmd> "
 SIZES = (64, 1518)
-# Lcore 0 is testpmd's main lcore (idle at the prompt), lcore 1 forwards.
-MAIN_CPU = 0
 FWD_LCORES = "0-1"
-FWD_CPU = 1
-
-
-class BenchError(Exception):
-    """A configuration that could not be measured; the message says why."""
 
 
 class Config:
@@ -119,77 +122,6 @@ def eal_args(pmd):
     return ["-l", FWD_LCORES, "--no-huge", "-m", "512", "--no-pci", "--no-shconf", "-d", pmd]
 
 
-APP_ARGS = ["-i", "--forward-mode=io", "--burst=32", "--nb-cores=1", "--rxd=1024", "--txd=1024",
-            "--total-num-mbufs=16384"]
-
-
-class Session:
-    """One interactive testpmd."""
-
-    def __init__(self, eal, vdevs, timeout=30):
-        args = list(eal)
-        for v in vdevs:
-            args += ["--vdev", v]
-        self.child = pexpect.spawn(TESTPMD, args + ["--"] + APP_ARGS, encoding="utf-8",
-                                   timeout=timeout, codec_errors="replace")
-        if self.child.expect([PROMPT, pexpect.EOF, pexpect.TIMEOUT]) != 0:
-            raise BenchError("testpmd did not reach its prompt: " + last_lines(self.child.before))
-        self.startup = self.child.before
-
-    def cmd(self, line, timeout=30):
-        self.child.sendline(line)
-        found = self.child.expect([PROMPT, pexpect.EOF, pexpect.TIMEOUT], timeout=timeout)
-        out = self.child.before
-        if found == 2:
-            # An asynchronous message (a link state change, a vhost event)
-            # printed in the middle of the prompt splits it: ask for a new one.
-            # (A timed-out expect keeps its input: before then holds it all.)
-            self.child.sendline("")
-            found = self.child.expect([PROMPT, pexpect.EOF, pexpect.TIMEOUT], timeout=5)
-            out = self.child.before
-        if found != 0:
-            raise BenchError(f"testpmd stopped answering after {line!r}: " + last_lines(out))
-        return out.replace("\r\n", "\n")
-
-    def mac(self, port):
-        m = re.search(r"MAC address: ([0-9A-Fa-f:]{17})", self.cmd(f"show port info {port}"))
-        if not m:
-            raise BenchError(f"no MAC address for port {port}")
-        return m.group(1).lower()
-
-    def rx_packets(self):
-        """(time, {port: RX-packets}); the time is the middle of the command."""
-        t0 = time.monotonic()
-        out = self.cmd("show port stats all")
-        t1 = time.monotonic()
-        counts = {int(p): int(n) for p, n in
-                  re.findall(r"NIC statistics for port (\d+)\s*#+\s*RX-packets:\s+(\d+)", out)}
-        return (t0 + t1) / 2, counts
-
-    def close(self):
-        if self.child.isalive():
-            self.child.sendline("quit")
-            self.child.expect([pexpect.EOF, pexpect.TIMEOUT], timeout=15)
-        self.child.close(force=True)
-
-
-def last_lines(text, n=3):
-    lines = [l.strip() for l in (text or "").replace("\r", "").split("\n") if l.strip()]
-    return " | ".join(lines[-n:]) or "(no output)"
-
-
-def wait_links_up(session, ports, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while True:
-        out = session.cmd("show port info all")
-        states = re.findall(r"Link status:\s*(\w+)", out)
-        if len(states) >= ports and all(s == "up" for s in states):
-            return
-        if time.monotonic() > deadline:
-            raise BenchError(f"links not up after {timeout:.0f} s: {states}")
-        time.sleep(0.2)
-
-
 def start_forwarding(session, config, size, tmp, args):
     """Both ports up and forwarding `size`-byte frames."""
     for dev in config.attach(tmp):
@@ -208,33 +140,6 @@ def start_forwarding(session, config, size, tmp, args):
     session.cmd(f"set txpkts {size}")
     session.cmd(f"start tx_first {args.tx_first}" if config.tx_first else "start")
     time.sleep(args.warmup)
-
-
-def window_rate(session, last):
-    """(rate in packets/s since `last`, the new reading); last is a reading
-    of rx_packets()."""
-    t_prev, c_prev = last
-    t, c = session.rx_packets()
-    return sum(c[p] - c_prev.get(p, 0) for p in c) / (t - t_prev), (t, c)
-
-
-def window_rates(sessions, args):
-    """Forwarding is under way in every session: the aggregate Rx rate
-    (packets/s, all their ports) of each window; then forwarding stops."""
-    readings = [s.rx_packets() for s in sessions]
-    rates = []
-    for _ in range(args.windows):
-        time.sleep(args.window)
-        rate = 0
-        for i, s in enumerate(sessions):
-            r, readings[i] = window_rate(s, readings[i])
-            rate += r
-        rates.append(rate)
-    for s in reversed(sessions):
-        s.cmd("stop")
-    if statistics.median(rates) == 0:
-        raise BenchError("no packet forwarded")
-    return rates
 
 
 def measure(eal, config, size, tmp, args):
@@ -284,26 +189,6 @@ def cpu_mhz():
             m = re.search(r"cpu MHz\s*:\s*([\d.]+)", f.read())
         return float(m.group(1)) if m else None
     except OSError:
-        return None
-
-
-class Run:
-    """One testpmd process of a row: its windows' rates and the cache-line
-    round trip between the two CPUs just before and just after it (ns, or
-    None), which net_cna's rate follows (doc/performance.md)."""
-
-    def __init__(self, rates, rtt_before, rtt_after):
-        self.rates = rates
-        self.rtt = (rtt_before, rtt_after)
-
-
-def core_latency(args):
-    tool = os.path.join(args.build, "app", "bench", "core_latency")
-    try:
-        out = subprocess.run([tool, str(MAIN_CPU), str(FWD_CPU)], capture_output=True, text=True, timeout=30)
-        m = re.match(r"(\d+) ns", out.stdout)
-        return int(m.group(1)) if out.returncode == 0 and m else None
-    except (OSError, subprocess.TimeoutExpired):
         return None
 
 
@@ -493,11 +378,6 @@ def run_two_process(args, pmd):
         print(f"{name:<{width}}{med / 1e6:>9.2f}{min(r) / 1e6:>8.2f}{max(r) / 1e6:>8.2f}{ratio:>8}  "
               + " ".join(f"{statistics.median(run.rates) / 1e6:.1f}" for run in runs))
     return results
-
-
-def all_rates(runs):
-    """The windows of every process of a row, as one list."""
-    return [rate for run in runs for rate in run.rates]
 
 
 def print_table(configs, results, args):
@@ -705,11 +585,16 @@ def main():
     p.add_argument("--tx-first", type=int, default=1, metavar="BURSTS",
                    help="32-packet bursts each port injects at start (`start tx_first BURSTS`)")
     p.add_argument("--only", nargs="*",
-                   help="configurations whose name contains one of these; `engine` selects the engine section")
+                   help="configurations whose name contains one of these; `engine`, `rdma` and `vm` select the "
+                        "engine, RDMA and guest sections")
     p.add_argument("--engine-only", action="store_true", help="only the adapter engine section (engine_bench)")
     p.add_argument("--no-engine", action="store_true", help="skip the adapter engine section")
     p.add_argument("--no-rdma", action="store_true", help="skip the RDMA section")
     p.add_argument("--no-two-process", action="store_true", help="skip the two-process rows")
+    p.add_argument("--no-vm", action="store_true", help="skip the guest rows (the VF beside virtio-net)")
+    p.add_argument("--vm-runs", type=int, default=3, help="guests per guest row")
+    p.add_argument("--vm-window", type=float, default=5.0, help="seconds per window in a guest")
+    p.add_argument("--vm-warmup", type=float, default=5.0, help="seconds before a guest's first window")
     p.add_argument("--engine-window", type=float, default=0.5, help="seconds per engine_bench window")
     p.add_argument("--engine-warmup", type=float, default=0.5, help="seconds before engine_bench's first window")
     p.add_argument("--engine-wire", choices=("loopback", "cable"), default="loopback",
@@ -722,15 +607,17 @@ def main():
     args = p.parse_args()
     if args.engine_only and args.no_engine:
         p.error("--engine-only and --no-engine exclude each other")
-    only = [o for o in (args.only or []) if o not in ("engine", "rdma")]
+    only = [o for o in (args.only or []) if o not in ("engine", "rdma", "vm")]
     rdma_only = args.only == ["rdma"]
+    vm_only = args.only == ["vm"]
     # testpmd and callgrind unless only the engine was asked for; the engine
     # unless skipped or --only names configurations but not it; RDMA unless
     # skipped or --only names something else. `--only rdma` measures
-    # net_cna's L2 reference alongside, nothing else.
+    # net_cna's L2 reference alongside, nothing else. The guests as RDMA.
     with_testpmd = not args.engine_only and (not args.only or bool(only) or rdma_only)
     with_engine = not args.no_engine and (args.engine_only or not args.only or "engine" in args.only)
     with_rdma = not args.no_rdma and not args.engine_only and (not args.only or "rdma" in args.only)
+    with_vm = not args.no_vm and not args.engine_only and (not args.only or "vm" in args.only)
     args.only = ["net_cna"] if rdma_only else only
     if rdma_only:
         args.no_callgrind = True
@@ -752,6 +639,7 @@ def main():
         results = run_throughput(args, pmd)
         if not args.no_two_process:
             run_two_process(args, pmd)
+    vm_ratio = run_vm(args, pmd) if with_vm else None
     engine_ok = run_engine(args) if with_engine else True
     write_64k = run_rdma(args, results) if with_rdma else None
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
@@ -760,6 +648,9 @@ def main():
     if rdma_only:
         print(f"rdma write 64KiB: {write_64k:.1f} Gbit/s" if write_64k is not None else "rdma write 64KiB: n/a")
         sys.exit(0 if write_64k is not None else 1)
+    if vm_only:
+        print(f"net_cna_vf/virtio-net: {vm_ratio:.2f}" if vm_ratio is not None else "net_cna_vf/virtio-net: n/a")
+        sys.exit(0 if vm_ratio is not None else 1)
     cna, memif = results.get(("net_cna", 64)), results.get(("memif", 64))
     if isinstance(cna, list) and isinstance(memif, list):
         print(f"net_cna/memif: {statistics.median(all_rates(cna)) / statistics.median(all_rates(memif)):.2f}")
