@@ -1,6 +1,7 @@
 """dpdk-pmdinfo.py reads the PMD_INFO_STRINGs embedded in the .so: they
 must name the drivers testpmd reports (net_cna, and net_cna_vf for its VFs)
-and list exactly the devargs the user guide documents.
+and list exactly the devargs the user guide documents; net_cna_vf's name the
+PCI device it drives in a VM (ivshmem) and the kernel module it needs.
 """
 import json
 import os
@@ -49,6 +50,12 @@ class PmdInfoTest(unittest.TestCase):
         vf_keys = set(re.findall(r"(\w+)=", info["net_cna_vf"]["params"]))
         self.assertEqual(vf_keys, {"daemon", "pf", "adapter", "port", "vf"})
         self.assertEqual(vf_keys, table_keys("### net_cna_vf devargs"))
+
+    def test_the_vf_driver_claims_ivshmem_devices_through_vfio(self):
+        info = self.pmdinfo()
+        self.assertNotIn("pci_ids", info["net_cna"], "net_cna is a vdev driver only")
+        self.assertEqual(info["net_cna_vf"]["pci_ids"], [{"vendor": "1af4", "device": "1110"}])
+        self.assertEqual(info["net_cna_vf"].get("kmod"), "vfio-pci")
 
 
 if __name__ == "__main__":
