@@ -339,10 +339,22 @@ bool ClientSession::on_dma_unmap(const Message& m)
     }
     if (function_ == nullptr || vm_bar_ != nullptr)
         return reply_status(m.header, -ENODEV);
-    const int rc = function_->iommu_unmap(req->iova, req->len);
+    return reply_status(m.header, dma_unmap(req->iova, req->len));
+}
+
+int ClientSession::dma_unmap(uint64_t iova, uint64_t len)
+{
+    const int rc = function_->iommu_unmap(iova, len);
     if (rc == 0)
-        unmap_regions(req->iova, req->len);
-    return reply_status(m.header, rc);
+        unmap_regions(iova, len);
+    return rc;
+}
+
+void ClientSession::dma_unmap_all()
+{
+    for (const auto& [iova, region] : regions_)
+        function_->iommu_unmap(iova, region.len);
+    unmap_regions(0, UINT64_MAX);
 }
 
 /* The daemon's mappings of the regions wholly inside [iova, iova + len),
@@ -472,17 +484,11 @@ void ClientSession::serve_function_mailbox()
     int status = -EINVAL;
     switch (op) {
     case FunctionOp::dma_map: status = vm_dma_map(iova, len); break;
-    case FunctionOp::dma_unmap:
-        status = function_->iommu_unmap(iova, len);
-        if (status == 0)
-            unmap_regions(iova, len);
-        break;
+    case FunctionOp::dma_unmap: status = dma_unmap(iova, len); break;
     case FunctionOp::reset:
         log(LogLevel::notice, "%s: the guest's driver resets the function", name().c_str());
         owners_.adapter().vf_level_reset(id_of_function_.pf, id_of_function_.vf);
-        for (const auto& [at, region] : regions_)
-            function_->iommu_unmap(at, region.len);
-        unmap_regions(0, UINT64_MAX);
+        dma_unmap_all();
         status = 0;
         break;
     }
@@ -519,9 +525,7 @@ void ClientSession::detach()
         if (routed_msix_ & (1ull << v))
             function_->route_msix(v, -1);
     routed_msix_ = 0;
-    for (const auto& [iova, region] : regions_)
-        function_->iommu_unmap(iova, region.len);
-    unmap_regions(0, UINT64_MAX);
+    dma_unmap_all();
     if (vm_bar_ != nullptr) {
         /* The guest's driver sees its VF gone. */
         std::atomic_ref<uint32_t>(reinterpret_cast<hsi::vm::Header*>(vm_bar_)->signature)

@@ -117,6 +117,11 @@ private:
     int vm_dma_map(uint64_t iova, uint64_t len);
     int map_region(const hsi::daemon::DmaMap& req, const int* fds);
     void unmap_regions(uint64_t iova, uint64_t len);
+    /* The IOMMU's mappings inside [iova, iova + len), then this process's:
+     * 0 or the IOMMU's -errno. */
+    int dma_unmap(uint64_t iova, uint64_t len);
+    /* Every mapping the client lent, from both. */
+    void dma_unmap_all();
     void detach();
 
     int sock_;
