@@ -115,7 +115,8 @@ private:
     uint32_t bar0_seq_ = 0;
     std::mutex function_lock_;
     uint32_t function_seq_ = 0;
-    bool daemon_gone_ = false;
+    /* Set by a wait of either mailbox, each under its own lock. */
+    std::atomic<bool> daemon_gone_{false};
     IommuSync iommu_;
 };
 
