@@ -137,15 +137,22 @@ eth_dev_ops make_vf_ops()
     return ops;
 }
 
+/* 0, or -ENOTSUP in a secondary process, which drives no VF. */
+int primary_only(const char* name)
+{
+    if (rte_eal_process_type() != RTE_PROC_SECONDARY)
+        return 0;
+    PMD_DRV_LOG(ERR, "%s: a VF port is driven from its primary process only", name);
+    return -ENOTSUP;
+}
+
 } // namespace
 
 int cna_vf_probe(rte_vdev_device* vdev)
 {
     const char* name = rte_vdev_device_name(vdev);
-    if (rte_eal_process_type() == RTE_PROC_SECONDARY) {
-        PMD_DRV_LOG(ERR, "%s: a VF port is driven from its primary process only", name);
-        return -ENOTSUP;
-    }
+    if (const int rc = primary_only(name); rc != 0)
+        return rc;
     Devargs devargs;
     std::string error;
     if (parse_vf_devargs(name, rte_vdev_device_args(vdev), &devargs, &error) != 0) {
@@ -168,10 +175,8 @@ int cna_vf_pci_probe(rte_pci_driver*, rte_pci_device* pci_dev)
         PMD_DRV_LOG(ERR, "%s: %s", pci_dev->name, why.c_str());
         return rc;
     }
-    if (rte_eal_process_type() == RTE_PROC_SECONDARY) {
-        PMD_DRV_LOG(ERR, "%s: a VF port is driven from its primary process only", pci_dev->name);
-        return -ENOTSUP;
-    }
+    if (const int rc = primary_only(pci_dev->name); rc != 0)
+        return rc;
     const rte_devargs* args = pci_dev->device.devargs;
     if (args != nullptr && args->args != nullptr && args->args[0] != '\0') {
         PMD_DRV_LOG(ERR, "%s: net_cna_vf on a PCI device takes no devargs (got \"%s\")", pci_dev->name, args->args);
