@@ -102,14 +102,6 @@ def comm(pid):
         return None
 
 
-def tail(path, lines=40):
-    try:
-        with open(path, errors="replace") as f:
-            return "".join(f.readlines()[-lines:])
-    except OSError as e:
-        return f"({e})"
-
-
 def testpmd_argv(allow, app_args, log_level="pmd.net.cna*:info", eal_extra=(), build=None):
     """The guest's testpmd command line on the PCI functions `allow` (bound to
     vfio-pci) with the PMD of `build`: IOVA as physical addresses (the VF's
@@ -189,7 +181,8 @@ class GuestTestPmd(TestPmd):
                 print(self.diagnostics())
 
     def diagnostics(self):
-        return f"--- the guest's console log {self.log} ends:\n{tail(self.log)}--- (end of {self.log})"
+        end = vm_run_adapter.tail(self.log, 40)
+        return f"--- the guest's console log {self.log} ends:\n{end}--- (end of {self.log})"
 
     def start(self):
         t0 = time.monotonic()
