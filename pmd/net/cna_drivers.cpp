@@ -12,6 +12,7 @@
 
 #include "cna_devargs.h"
 #include "cna_ethdev_ops.h"
+#include "cna_single_copy.h"
 #include "hsi_vm.h"
 
 namespace {
@@ -51,23 +52,27 @@ constexpr rte_pci_driver make_pci_driver()
     return drv;
 }
 
+constinit rte_vdev_driver cna_vf_vdev_driver = make_driver(cna::pmd::cna_vf_probe);
+constinit rte_pci_driver cna_vf_pci_driver = make_pci_driver();
+constinit rte_vdev_driver cna_vdev_driver = make_driver(cna::pmd::cna_probe);
+
 } // namespace
 
-/* The registration macros paste the drivers' names into identifiers:
- * unqualified names at file scope. The vdev bus gives a device to the first
- * driver whose name begins its own: net_cna_vf, whose devices' names also
- * begin with "net_cna", must come first (constructors of one file run in
- * their order). */
-constinit static rte_vdev_driver cna_vf_vdev_driver = make_driver(cna::pmd::cna_vf_probe);
-RTE_PMD_REGISTER_VDEV(net_cna_vf, cna_vf_vdev_driver);
-RTE_PMD_REGISTER_PARAM_STRING(net_cna_vf, CNA_VF_DEVARGS_PARAM_STRING);
-constinit static rte_pci_driver cna_vf_pci_driver = make_pci_driver();
-RTE_PMD_REGISTER_PCI(net_cna_vf, cna_vf_pci_driver);
-RTE_PMD_REGISTER_KMOD_DEP(net_cna_vf, "vfio-pci");
-
-constinit static rte_vdev_driver cna_vdev_driver = make_driver(cna::pmd::cna_probe);
-RTE_PMD_REGISTER_VDEV(net_cna, cna_vdev_driver);
-RTE_PMD_REGISTER_PARAM_STRING(net_cna, CNA_DEVARGS_PARAM_STRING);
+/* What RTE_PMD_REGISTER_VDEV and _PCI would do, in one constructor, by the
+ * serving copy only (cna_single_copy.h). The vdev bus gives a device to the
+ * first driver whose name begins its own: net_cna_vf, whose devices' names
+ * also begin with "net_cna", goes first. */
+RTE_INIT(cna_register_drivers)
+{
+    if (!cna::pmd::serving_copy())
+        return;
+    cna_vf_vdev_driver.driver.name = "net_cna_vf";
+    rte_vdev_register(&cna_vf_vdev_driver);
+    cna_vf_pci_driver.driver.name = "net_cna_vf";
+    rte_pci_register(&cna_vf_pci_driver);
+    cna_vdev_driver.driver.name = "net_cna";
+    rte_vdev_register(&cna_vdev_driver);
+}
 
 /* app/test/integration/test_pmdinfo.py holds these to the user guide. */
 [[gnu::used]] static const char cna_pmd_info[] =

@@ -21,6 +21,7 @@
 
 #include "cna_ethdev.h"
 #include "cna_ethdev_ops.h"
+#include "cna_single_copy.h"
 #include "cna_log.h"
 #include "ecore_iov_api.h"
 
@@ -365,8 +366,12 @@ int tel_set(const char* cmd, const char* params, rte_tel_data* d)
     return 0;
 }
 
+/* By the serving copy only: of two registrations of a command, telemetry
+ * answers with the later (cna_single_copy.h). */
 RTE_INIT(cna_vf_telemetry)
 {
+    if (!serving_copy())
+        return;
     rte_telemetry_register_cmd("/cna/vf/info", tel_info, "A net_cna PF's VF. Parameters: int port_id, int vf");
     rte_telemetry_register_cmd("/cna/vf/stats", tel_stats, "A VF's statistics. Parameters: int port_id, int vf");
     rte_telemetry_register_cmd("/cna/vf/reset_stats", tel_reset_stats,

@@ -49,6 +49,7 @@ build fuzz_init_image "$ROOT/app/test/fuzz/fuzz_init_image.cpp" "$ROOT/base/ecor
     "$ROOT/osal/dpdk/os/osal_util.cpp" -- -lz
 build fuzz_frame "$ROOT/app/test/fuzz/fuzz_frame.cpp" "$ROOT/firmware/src/packet/frame.cpp"
 build fuzz_devargs "$ROOT/app/test/fuzz/fuzz_devargs.cpp" "$ROOT/pmd/net/cna_devargs.cpp" -- -lrte_kvargs -lrte_net
+build fuzz_daemon_config "$ROOT/app/test/fuzz/fuzz_daemon_config.cpp" "$ROOT/firmware/daemon/daemon_options.cpp"
 build fuzz_vf_channel "$ROOT/app/test/fuzz/fuzz_vf_channel.cpp" "$ROOT/base/ecore/ecore_iov_tlv.cpp" \
     "$ROOT/base/ecore/ecore_iov_checks.cpp" "$ROOT/osal/dpdk/os/osal_util.cpp" -- -lz
 
@@ -89,7 +90,8 @@ seed "$OUT/corpus_frame" "$ROOT"/app/test/fuzz/seeds/frame_*
 seed "$OUT/corpus_devargs" "$ROOT"/app/test/fuzz/seeds/devargs_*
 seed "$OUT/corpus_host_writes" "$ROOT"/app/test/fuzz/seeds/host_writes_*
 seed "$OUT/corpus_roce" "$ROOT"/app/test/fuzz/seeds/roce_*
-seed "$OUT/corpus_daemon" "$ROOT"/app/test/fuzz/seeds/daemon_*
+seed "$OUT/corpus_daemon" $(ls "$ROOT"/app/test/fuzz/seeds/daemon_* | grep -v /daemon_config_)
+seed "$OUT/corpus_daemon_config" "$ROOT"/app/test/fuzz/seeds/daemon_config_*
 seed "$OUT/corpus_vm" "$ROOT"/app/test/fuzz/seeds/vm_*
 seed "$OUT/corpus_vf_channel" "$ROOT"/app/test/fuzz/seeds/vf_channel_*
 seed "$OUT/corpus_vf_pf" "$ROOT"/app/test/fuzz/seeds/vf_pf_*
@@ -100,6 +102,7 @@ run fuzz_devargs "$OUT/corpus_devargs"
 run fuzz_host_writes "$OUT/corpus_host_writes"
 run fuzz_roce "$OUT/corpus_roce"
 run fuzz_daemon "$OUT/corpus_daemon"
+run fuzz_daemon_config "$OUT/corpus_daemon_config"
 run fuzz_vm "$OUT/corpus_vm"
 run fuzz_vf_channel "$OUT/corpus_vf_channel"
 run fuzz_vf_pf "$OUT/corpus_vf_pf"

@@ -3,12 +3,15 @@ net_cna ports of a running testpmd. The ethdev telemetry handlers call the
 PMD's ops on EAL's telemetry thread, concurrently with testpmd's own.
 """
 import json
+import os
+import shutil
 import subprocess
+import tempfile
 import time
 import unittest
 
 from harness.secondary import file_prefix, require_hugepages
-from harness.testpmd import TestPmd, TestPmdError, port_mac, xstats
+from harness.testpmd import TestPmd, TestPmdError, pmd_path, port_mac, xstats
 
 TELEMETRY = "/usr/bin/dpdk-telemetry.py"
 CABLED = ["net_cna0,adapter=tm,ports=2,wire=cable", "net_cna1,adapter=tm,port=1"]
@@ -71,6 +74,33 @@ class TelemetryTest(unittest.TestCase):
             self.assertGreater(rx[-1], rx[0])
             tx = [r["tx_unicast_packets"] for r in replies[1::2]]
             self.assertEqual(tx, sorted(tx), "port 1's Tx counter went backwards")
+            tp.quit()
+
+
+class TwoCopiesOfTheDriver(unittest.TestCase):
+    """A process mapping net_cna twice (the EAL's driver directory and an
+    RDMA application's librte_rdma_cna.so, or two -d): the first copy
+    serves, the second registers nothing. Were it to register its telemetry
+    commands, they would answer every /cna/vf request with the copy that
+    owns no port."""
+
+    def setUp(self):
+        require_hugepages(self)
+        self.prefix = file_prefix()
+        # not below a world-writable directory (EAL refuses such plugins)
+        stage = tempfile.mkdtemp(dir=os.path.dirname(pmd_path()))
+        self.addCleanup(shutil.rmtree, stage)
+        self.copy = os.path.join(stage, "librte_net_cna_copy.so")
+        shutil.copy(pmd_path(), self.copy)
+
+    def test_the_second_copy_stays_idle(self):
+        with TestPmd(["net_cna0,vfs=1"], file_prefix=self.prefix, eal_extra=["-d", self.copy]) as tp:
+            self.assertRegex(tp.startup_output, r"net_cna: the driver in \S+ serves this process; "
+                             rf"the copy in {self.copy} stays idle")
+            commands, info = telemetry(self.prefix, "/", "/cna/vf/info,0,0")
+            self.assertEqual([c for c in commands if c.startswith("/cna/vf/")].count("/cna/vf/info"), 1)
+            self.assertRegex(info.get("mac", ""), r"(?i)^([0-9a-f]{2}:){5}[0-9a-f]{2}$", info)
+            self.assertRegex(tp.cmd("show port info 0"), r"Driver name: net_cna\b")
             tp.quit()
 
 

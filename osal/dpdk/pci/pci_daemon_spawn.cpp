@@ -31,7 +31,8 @@ bool executable(const std::string& path)
 }
 
 /* In the build tree, the PMD is build/pmd/net/librte_net_cna.so and the
- * daemon build/firmware/cna-adapterd. */
+ * daemon build/firmware/cna-adapterd; installed, the daemon is in the
+ * system's sbin directory, which a user's PATH may lack. */
 std::string program()
 {
     if (const char* env = std::getenv("CNA_ADAPTERD"); env != nullptr && env[0] != '\0')
@@ -44,6 +45,8 @@ std::string program()
             if (std::string candidate = dir + relative + PROGRAM; executable(candidate))
                 return candidate;
     }
+    if (executable(CNA_INSTALLED_ADAPTERD))
+        return CNA_INSTALLED_ADAPTERD;
     return PROGRAM; /* from PATH */
 }
 

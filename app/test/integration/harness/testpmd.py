@@ -82,16 +82,19 @@ def pmd_path(build=None):
     return staged
 
 
-def eal_args(vdevs, build=None, lcores="0-1", memory_mb=512, file_prefix=None, memory=None):
+def eal_args(vdevs, build=None, lcores="0-1", memory_mb=512, file_prefix=None, memory=None, plugin=True):
     """EAL arguments of a primary. By default its memory and runtime state are
     private (--no-huge, --no-shconf); with file_prefix they are shared under
     that prefix, on hugepages, so secondary processes can attach. `memory`
     (EAL options) replaces both. lcores: EAL's --lcores (a secondary maps its
     own lcore ids onto the CPUs: lcore ids index shared per-lcore state such
-    as mempool caches, so processes must not share one)."""
+    as mempool caches, so processes must not share one). plugin=False: no
+    -d, the PMD an installed package put in DPDK's driver directory."""
     if memory is None:
         memory = ["--file-prefix", file_prefix] if file_prefix else ["--no-huge", "-m", str(memory_mb), "--no-shconf"]
-    args = ["--lcores", lcores] + memory + ["--no-pci", "--log-level=pmd.net.cna*:info", "-d", pmd_path(build)]
+    args = ["--lcores", lcores] + memory + ["--no-pci", "--log-level=pmd.net.cna*:info"]
+    if plugin:
+        args += ["-d", pmd_path(build)]
     # e.g. --force-max-simd-bitwidth=64: the suite on net_cna's scalar fastpath
     args += os.environ.get("CNA_TESTPMD_EAL_EXTRA", "").split()
     for v in vdevs:
@@ -136,8 +139,9 @@ class TestPmd:
     """An interactive testpmd session. Use as a context manager."""
 
     def __init__(self, vdevs, app_args=(), build=None, timeout=30, env=None, eal_extra=(), file_prefix=None,
-                 memory=None, lcores="0-1"):
-        self.args = (eal_args(vdevs, build, lcores=lcores, file_prefix=file_prefix, memory=memory) + list(eal_extra)
+                 memory=None, lcores="0-1", plugin=True):
+        self.args = (eal_args(vdevs, build, lcores=lcores, file_prefix=file_prefix, memory=memory, plugin=plugin)
+                     + list(eal_extra)
                      + ["--", "-i"] + APP_DEFAULTS + list(app_args))
         self.timeout = timeout
         self.env = testpmd_env(build, env)
