@@ -57,7 +57,7 @@ int main(int argc, char** argv)
     std::string error;
     if (!daemon::parse_options(argc, argv, &options, &error)) {
         std::fprintf(stderr, "%s\n", error.c_str());
-        return error.starts_with("usage:") ? 0 : 2;
+        return error == daemon::usage(argv[0]) ? 0 : 2; /* --help, or a bad option */
     }
     const int ready_fd = options.daemonize ? daemonize() : -1;
     static const char* const level_names[] = {"error", "warning", "notice", "info", "debug"};

@@ -18,14 +18,6 @@ from harness.daemon import AdapterDaemon, adapterctl, daemon_path
 from harness.testpmd import TestPmd, forward_stats, hugetlbfs_mounts, run_testpmd_once, unique_tag
 
 
-def wait_up(tp, timeout=5):
-    deadline = time.monotonic() + timeout
-    while tp.link(0)[0] != "up":
-        if time.monotonic() > deadline:
-            raise AssertionError("the link did not come up")
-        time.sleep(0.05)
-
-
 def attached(socket, pf, tag):
     """A testpmd on PF `pf` of the daemon: its own memory and runtime files."""
     return TestPmd([f"net_cna0,daemon={socket},pf={pf}"],
@@ -69,7 +61,7 @@ class TwoProcesses(unittest.TestCase):
         with AdapterDaemon(["--ports", "1"]) as d:
             for run in range(3):
                 with attached(d.socket, 0, f"{tag}r{run}") as tp:
-                    wait_up(tp)
+                    tp.wait_link_up()
                     fwd = forward_stats(tp.run_forwarding(1.0))
                     self.assertGreater(fwd[0]["RX-packets"], 100, f"run {run}: the loopback wire returned nothing")
                     tp.quit()
@@ -86,7 +78,7 @@ class TwoProcesses(unittest.TestCase):
             for name, memory in (("reserved", ["-m", "128"]), ("hotplugged", [])):
                 with TestPmd([f"net_cna0,daemon={d.socket},pf=0"],
                              memory=[*memory, "--file-prefix", f"{tag}hp{name[0]}"]) as tp:
-                    wait_up(tp)
+                    tp.wait_link_up()
                     fwd = forward_stats(tp.run_forwarding(1.0))
                     self.assertGreater(fwd[0]["RX-packets"], 1000, name)
                     tp.quit()
@@ -171,8 +163,8 @@ class OnDemand(unittest.TestCase):
             with self.port(1, name="b") as b:
                 self.assertNotIn("started cna-adapterd", b.startup_output)
                 self.assertEqual(daemon_pids(self.socket), pids, "the second port joins the daemon")
-                wait_up(a)
-                wait_up(b)
+                a.wait_link_up()
+                b.wait_link_up()
                 b.cmd("start")
                 a.run_forwarding(0.5)
                 self.assertGreater(forward_stats(b.cmd("stop"))[0]["RX-packets"], 1000, "the cable carried little")
@@ -257,7 +249,7 @@ class TapWire(unittest.TestCase):
             self.assertEqual(subprocess.run(["ip", "link", "show", ifname], capture_output=True).returncode, 0,
                              "the daemon's port has its TAP interface")
             with attached(d.socket, 0, unique_tag()) as tp:
-                wait_up(tp)
+                tp.wait_link_up()
                 tp.quit()
         finally:
             self.assertEqual(d.stop(), 0)

@@ -23,7 +23,7 @@ import time
 import unittest
 
 from harness import flow_classifier, rdma_hello
-from harness.testpmd import TestPmd, sh
+from harness.testpmd import TestPmd, sh as run
 
 DIST = os.environ.get("CNA_DIST", "")
 # What an install may change, compared before and after: every file and
@@ -31,6 +31,11 @@ DIST = os.environ.get("CNA_DIST", "")
 WATCHED = ("/etc", "/usr", "/lib", "/var/lib/dpkg/info", "/var/lib/systemd")
 UNIT = "/lib/systemd/system/cna-adapterd.service"
 EXAMPLES = "/usr/share/doc/cna-doc/examples"
+
+
+def sh(*argv, timeout=60):
+    """A command's standard output; on failure raise with its output."""
+    return run(*argv, timeout=timeout).stdout
 
 
 def debs():
@@ -138,12 +143,13 @@ class InstalledPackages(unittest.TestCase):
 
     # -- applications --------------------------------------------------------------
     def test_testpmd_finds_net_cna_without_d(self):
-        with TestPmd(["net_cna0,ports=2,wire=cable"], plugin=False, eal_extra=["--log-level=lib.eal:debug"]) as tp:
+        cabled = ["net_cna0,adapter=pkg,ports=2,wire=cable", "net_cna1,adapter=pkg,port=1"]
+        with TestPmd(cabled, plugin=False, eal_extra=["--log-level=lib.eal:debug"]) as tp:
             self.assertNotIn(" -d ", " ".join(tp.args))
             self.assertRegex(tp.startup_output, re.escape(eal_pmd_dir()) + r"/librte_net_cna\.so",
                              "the EAL loaded net_cna from its driver directory")
             self.assertRegex(tp.cmd("show port info 0"), r"Driver name: net_cna\b")
-            self.assertEqual(tp.link(0)[0], "up")
+            tp.wait_link_up()
             tp.run_forwarding(1)
             self.assertGreater(tp.port_stats(1)["RX-packets"], 1000, "frames crossed the cable")
 
@@ -153,24 +159,27 @@ class InstalledPackages(unittest.TestCase):
         argv = shlex.split(re.search(r"^ExecStart=(.*)$", unit, re.M).group(1))
         runtime = "/run/" + re.search(r"^RuntimeDirectory=(.*)$", unit, re.M).group(1)
         self.assertEqual(argv[0], "/usr/sbin/cna-adapterd")
-        socket = re.search(r"^\s*socket\s*=\s*(\S+)", open("/etc/cna/adapterd.conf").read(), re.M).group(1)
+        with open("/etc/cna/adapterd.conf") as f:
+            socket = re.search(r"^\s*socket\s*=\s*(\S+)", f.read(), re.M).group(1)
         self.assertTrue(socket.startswith(runtime + "/"), "the configured socket is in the unit's runtime directory")
         if os.path.exists(socket):
             self.skipTest(f"{socket} exists: a cna-adapterd of this system serves it")
         # What systemd does first: the runtime directory, removed at the end.
-        os.makedirs(runtime, mode=0o755)
+        made = not os.path.isdir(runtime)
+        os.makedirs(runtime, mode=0o755, exist_ok=True)
         daemon = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         try:
             deadline = time.monotonic() + 10
             while not os.path.exists(socket):
-                self.assertIsNone(daemon.poll(), "the daemon exited:\n" + (daemon.stdout.read() or ""))
+                if daemon.poll() is not None:
+                    self.fail(f"the daemon exited ({daemon.returncode}):\n{daemon.stdout.read()}")
                 self.assertLess(time.monotonic(), deadline, "the daemon did not serve its socket")
                 time.sleep(0.05)
             status = sh("/usr/bin/cna-adapterctl", "--socket", socket, "status")
             self.assertRegex(status, r"pf0")
             with TestPmd([f"net_cna0,daemon={socket},pf=0"], plugin=False) as tp:
                 self.assertRegex(tp.cmd("show port info 0"), r"Driver name: net_cna\b")
-                self.assertEqual(tp.link(0)[0], "up")
+                tp.wait_link_up()
                 self.assertRegex(sh("/usr/bin/cna-adapterctl", "--socket", socket, "status"), r"client pid \d+")
             daemon.send_signal(signal.SIGTERM)
             self.assertEqual(daemon.wait(timeout=10), 0, daemon.stdout.read())
@@ -178,7 +187,9 @@ class InstalledPackages(unittest.TestCase):
             if daemon.poll() is None:
                 daemon.kill()
                 daemon.wait()
-            shutil.rmtree(runtime, ignore_errors=True)
+            daemon.stdout.close()
+            if made:
+                shutil.rmtree(runtime, ignore_errors=True)
         self.assertFalse(os.path.exists(socket))
 
     def built_example(self, name, binary):
@@ -201,12 +212,12 @@ class InstalledPackages(unittest.TestCase):
 
     def test_flow_classifier_example_builds_and_runs(self):
         binary, ldd = self.built_example("flow_classifier", "flow_classifier")
-        self.assertRegex(ldd, r"librte_net_cna\.so\.0 => /usr/lib/x86_64-linux-gnu/librte_net_cna\.so\.0")
+        self.assertRegex(ldd, r"librte_net_cna\.so\.0 => (/usr)?/lib/x86_64-linux-gnu/librte_net_cna\.so\.0")
         flow_classifier.verify(self, flow_classifier.run_scenario(binary))
 
     def test_rdma_example_builds_and_runs(self):
         binary, ldd = self.built_example("rdma_hello", "rdma_hello")
-        self.assertRegex(ldd, r"librte_rdma_cna\.so\.0 => /usr/lib/x86_64-linux-gnu/librte_rdma_cna\.so\.0")
+        self.assertRegex(ldd, r"librte_rdma_cna\.so\.0 => (/usr)?/lib/x86_64-linux-gnu/librte_rdma_cna\.so\.0")
         rdma_hello.check_operations(self, binary)
 
 
