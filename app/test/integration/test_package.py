@@ -23,6 +23,7 @@ import time
 import unittest
 
 from harness import flow_classifier, rdma_hello
+from harness.l3fwd import HOSTS, L3fwdRig
 from harness.testpmd import TestPmd, sh as run
 
 DIST = os.environ.get("CNA_DIST", "")
@@ -152,6 +153,16 @@ class InstalledPackages(unittest.TestCase):
             tp.wait_link_up()
             tp.run_forwarding(1)
             self.assertGreater(tp.port_stats(1)["RX-packets"], 1000, "frames crossed the cable")
+
+    def test_l3fwd_finds_net_cna_without_d(self):
+        """Debian's l3fwd example, unmodified, routing between two kernel
+        hosts on TAP-wired ports."""
+        rig = self.enterContext(L3fwdRig(plugin=False))
+        self.assertNotIn("-d", rig.command)
+        for src in (0, 1):
+            out = rig.ping(src)
+            self.assertEqual(out.returncode, 0, f"ping {HOSTS[1 - src][0]}:\n{out.stdout}{out.stderr}\n{rig.read()}")
+            self.assertRegex(out.stdout, r"ttl=63", "l3fwd routed it")
 
     def test_daemon_runs_from_its_unit(self):
         with open(UNIT) as f:

@@ -59,8 +59,9 @@ class L3fwdRig:
             rig.ns[0].run("ping", "-c", "3", HOSTS[1][0])
     """
 
-    def __init__(self, build=None, timeout=30):
-        self.build, self.timeout = build, timeout
+    def __init__(self, build=None, timeout=30, plugin=True):
+        """plugin=False: no -d, net_cna from an installed package."""
+        self.build, self.timeout, self.plugin = build, timeout, plugin
         tag = unique_tag()
         self.ifname = [f"cnl{tag}p{p}"[:15] for p in (0, 1)]
         self.proc, self.ns, self.output = None, [], ""
@@ -75,7 +76,7 @@ class L3fwdRig:
 
     def start(self):
         binary = build_l3fwd(self.build)
-        args = eal_args(tap_vdevs(self.ifname), self.build) + [
+        args = eal_args(tap_vdevs(self.ifname), self.build, plugin=self.plugin) + [
             "--", "-p", "0x3", "--config=(0,0,1),(1,0,1)",
             f"--eth-dest=0,{HOSTS[0][2]}", f"--eth-dest=1,{HOSTS[1][2]}"]
         self.command = [binary] + args
