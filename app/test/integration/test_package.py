@@ -72,20 +72,21 @@ def eal_pmd_dir():
         return re.search(r'#define RTE_EAL_PMD_PATH "([^"]+)"', f.read()).group(1)
 
 
-def unavailable():
+def missing():
     if not debs():
         return "no packages: CNA_DIST names no directory of .debs (./cna test builds them with ./cna package)"
-    if os.environ.get("LD_PRELOAD"):
-        return "the packaged build is not instrumented: the regular pass covers it"
     return None
 
 
-@unittest.skipIf(unavailable() and not os.environ.get("CI"), unavailable())
+# The sanitized pass runs the integration suites with the sanitizer runtimes
+# preloaded: the packaged build is not instrumented, the regular pass covers it.
+@unittest.skipIf(os.environ.get("LD_PRELOAD"), "the sanitized pass: the packaged build is not instrumented")
+@unittest.skipIf(missing() and not os.environ.get("CI"), missing())
 class InstalledPackages(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        if unavailable():  # only where CI is set: there, a failure
-            raise RuntimeError(f"the package tests cannot run: {unavailable()}; CI is set")
+        if missing():  # only where CI is set: there, a failure
+            raise RuntimeError(f"the package tests cannot run: {missing()}; CI is set")
         cls.packages = [package_name(d) for d in debs()]
         # A run that died with them installed: they go first, so the
         # comparison starts from a system without them.
