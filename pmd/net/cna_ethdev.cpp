@@ -260,6 +260,7 @@ int dev_configure(rte_eth_dev* dev)
                 max_queues);
         return -EINVAL;
     }
+    port->lsc_events.store(dev->data->dev_conf.intr_conf.lsc != 0, std::memory_order_relaxed);
     const rte_eth_rx_mq_mode mq_mode = dev->data->dev_conf.rxmode.mq_mode;
     if (mq_mode != RTE_ETH_MQ_RX_NONE && mq_mode != RTE_ETH_MQ_RX_RSS) {
         PMD_LOG(ERR, port, "Rx multi-queue mode %d is not supported (none or RSS)", mq_mode);

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -54,6 +55,10 @@ struct EthPort {
     Devargs devargs;
     /* net_cna_vf in a VM: the ivshmem device whose BAR2 is the VF (hsi_vm.h). */
     rte_pci_device* vm_device = nullptr;
+    /* dev_conf.intr_conf.lsc as of the last configure, for the interrupt
+     * thread: ethdev rewrites dev_conf in rte_eth_dev_configure while a link
+     * event may be in flight. */
+    std::atomic<bool> lsc_events{false};
     std::unique_ptr<osal::PciFunction> pci;
     ecore::Dev edev;
     osal::MsixIrq slowpath_irq;

@@ -89,7 +89,7 @@ void link_changed(EthPort* port)
     if (rte_eth_linkstatus_set(dev, &link) != 0)
         return; /* no change as far as the application knows */
     PMD_LOG(INFO, port, "link %s, %u Mbps", link.link_status ? "up" : "down", link.link_speed);
-    if (dev->data->dev_conf.intr_conf.lsc)
+    if (port->lsc_events.load(std::memory_order_relaxed))
         rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_LSC, nullptr);
 }
 
