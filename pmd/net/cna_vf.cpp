@@ -95,7 +95,7 @@ void bulletin_poll(void* arg)
     const BoardNews news = take_board(port);
     if (!port->vf_cut_off && rte_eal_alarm_set(BULLETIN_PERIOD_US, bulletin_poll, port) != 0)
         PMD_LOG(ERR, port, "cannot re-arm the bulletin board's poll: link changes go unseen");
-    if (news.link_changed && dev->data->dev_conf.intr_conf.lsc)
+    if (news.link_changed && port->lsc_events.load(std::memory_order_relaxed))
         rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_LSC, nullptr);
     if (news.cut_off)
         rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_RESET, nullptr);
