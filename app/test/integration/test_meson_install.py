@@ -6,12 +6,11 @@ configuration, the firmware, the man pages, the documentation and the
 examples."""
 import json
 import os
-import re
 import subprocess
 import tempfile
 import unittest
 
-from harness.testpmd import build_dir
+from harness.testpmd import build_dir, eal_driver_dir
 
 
 def meson_option(build, name):
@@ -50,8 +49,7 @@ class MesonInstall(unittest.TestCase):
         raise AssertionError(f"link loop at {path}")
 
     def test_pmd_in_the_eal_driver_directory(self):
-        with open("/usr/include/x86_64-linux-gnu/dpdk/rte_build_config.h") as f:
-            pmd_dir = re.search(r'#define RTE_EAL_PMD_PATH "([^"]+)"', f.read()).group(1)
+        pmd_dir = eal_driver_dir()
         real = os.path.join(pmd_dir, "librte_net_cna.so.0.1.0")
         self.assertTrue(os.path.isfile(self.staged(real)), real)
         for name in ("librte_net_cna.so.0", "librte_net_cna.so"):

@@ -24,7 +24,7 @@ import unittest
 
 from harness import flow_classifier, rdma_hello
 from harness.l3fwd import HOSTS, L3fwdRig
-from harness.testpmd import TestPmd, sh as run
+from harness.testpmd import TestPmd, eal_driver_dir, sh as run
 
 DIST = os.environ.get("CNA_DIST", "")
 # What an install may change, compared before and after: every file and
@@ -65,11 +65,6 @@ def snapshot():
                     state[path] = "file"
             state[root] = "dir"
     return state
-
-
-def eal_pmd_dir():
-    with open("/usr/include/x86_64-linux-gnu/dpdk/rte_build_config.h") as f:
-        return re.search(r'#define RTE_EAL_PMD_PATH "([^"]+)"', f.read()).group(1)
 
 
 def missing():
@@ -121,7 +116,7 @@ class InstalledPackages(unittest.TestCase):
 
     # -- what is where ---------------------------------------------------------
     def test_files_where_users_and_tools_look(self):
-        pmd = os.path.join(eal_pmd_dir(), "librte_net_cna.so.0")
+        pmd = os.path.join(eal_driver_dir(), "librte_net_cna.so.0")
         self.assertIn(pmd, self.files["librte-net-cna0"], "the PMD is in the EAL's driver directory")
         self.assertTrue(os.path.samefile(pmd, "/usr/lib/x86_64-linux-gnu/librte_net_cna.so.0"),
                         "-lrte_net_cna and the EAL's loading open one file")
@@ -150,7 +145,7 @@ class InstalledPackages(unittest.TestCase):
         cabled = ["net_cna0,adapter=pkg,ports=2,wire=cable", "net_cna1,adapter=pkg,port=1"]
         with TestPmd(cabled, plugin=False, eal_extra=["--log-level=lib.eal:debug"]) as tp:
             self.assertNotIn(" -d ", " ".join(tp.args))
-            self.assertRegex(tp.startup_output, re.escape(eal_pmd_dir()) + r"/librte_net_cna\.so",
+            self.assertRegex(tp.startup_output, re.escape(eal_driver_dir()) + r"/librte_net_cna\.so",
                              "the EAL loaded net_cna from its driver directory")
             self.assertRegex(tp.cmd("show port info 0"), r"Driver name: net_cna\b")
             tp.wait_link_up()

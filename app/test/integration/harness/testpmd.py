@@ -44,6 +44,13 @@ def testpmd_env(build=None, env=None):
     return dict(os.environ, CNA_ADAPTERD=daemon_path(build), **(env or {}))
 
 
+def eal_driver_dir():
+    """Where the installed DPDK's EAL loads drivers from by default (its
+    build configuration's RTE_EAL_PMD_PATH), and where an install puts net_cna."""
+    with open("/usr/include/x86_64-linux-gnu/dpdk/rte_build_config.h") as f:
+        return re.search(r'#define RTE_EAL_PMD_PATH "([^"]+)"', f.read()).group(1)
+
+
 def _world_writable_ancestor(path):
     d = os.path.dirname(path)
     while True:
