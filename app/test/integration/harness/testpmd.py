@@ -270,13 +270,13 @@ class TestPmd:
         speed = re.search(r"Link speed:\s*([\w ]+)", out)
         return m.group(1), (speed.group(1).strip() if speed else None)
 
-
     def wait_link_up(self, port=0, timeout=5.0):
         deadline = time.monotonic() + timeout
         while self.link(port)[0] != "up":
             if time.monotonic() > deadline:
                 raise TestPmdError(f"port {port}'s link did not come up within {timeout} s")
             time.sleep(0.05)
+
     def mempool_in_use(self):
         """Mbufs of testpmd's pools not back in the pool (ring + per-lcore caches)."""
         out = self.cmd("dump_mempool")
