@@ -145,6 +145,9 @@ inline constexpr uint32_t UPDATE_RSS = 1u << 5;
 /* A VF's vport (hsi_iov.h), set by its PF's policy: */
 inline constexpr uint32_t UPDATE_ANTI_SPOOF = 1u << 6; /* drop Tx whose source MAC no MAC filter has */
 inline constexpr uint32_t UPDATE_PORT_VLAN = 1u << 7;  /* tag Tx, take only that VLAN on Rx and strip it */
+inline constexpr uint32_t UPDATE_TX_RATE = 1u << 8;    /* limit the vport's Tx to tx_rate_mbps */
+/* The fastest rate limit a vport takes: the fastest link speed. */
+inline constexpr uint32_t MAX_TX_RATE_MBPS = 100000;
 } // namespace vport_update
 
 struct VportUpdateRamrodData {
@@ -163,7 +166,7 @@ struct VportUpdateRamrodData {
     uint8_t anti_spoof;            /* UPDATE_ANTI_SPOOF */
     uint8_t reserved2;
     uint16_t port_vlan;            /* UPDATE_PORT_VLAN: 1..4095, 0 for none */
-    uint32_t reserved3;
+    uint32_t tx_rate_mbps;         /* UPDATE_TX_RATE: frame bytes out of the vport, Mbps; 0: no limit */
 };
 static_assert(sizeof(VportUpdateRamrodData) == 16 + 40 + 256 + 8);
 

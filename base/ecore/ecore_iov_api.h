@@ -52,7 +52,9 @@ Status iov_set_vf_spoofchk(Hwfn& hwfn, uint32_t vf, bool on);
 /* A trusted VF may ask for promiscuous and all-multicast Rx. */
 Status iov_set_vf_trust(Hwfn& hwfn, uint32_t vf, bool on);
 Status iov_set_vf_link_state(Hwfn& hwfn, uint32_t vf, VfLinkState state);
-/* Tx rate limit in Mbps, 0 for none: the VF learns it from its bulletin. */
+/* Tx rate limit in Mbps, 0 for none, at most the port's fastest speed:
+ * the adapter holds the VF's vport to it, and the VF learns it from its
+ * bulletin. */
 Status iov_set_vf_rate(Hwfn& hwfn, uint32_t vf, uint32_t mbps);
 
 /* The VF's vport statistics, as the storms keep them in its GTT page. */

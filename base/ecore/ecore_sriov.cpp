@@ -544,9 +544,14 @@ Status iov_set_vf_link_state(Hwfn& hwfn, uint32_t vf, VfLinkState state)
 
 Status iov_set_vf_rate(Hwfn& hwfn, uint32_t vf, uint32_t mbps)
 {
+    const uint32_t port_mbps = port_max_mbps(hwfn);
+    if (mbps > port_mbps) {
+        DP_ERR(hwfn, "VF %u: a Tx rate limit of %u Mbps is more than the port's %u Mbps", vf, mbps, port_mbps);
+        return Status::inval;
+    }
     return admin_change(hwfn, vf, "iov_set_vf_rate", [&](IovVf& v) {
         v.admin.tx_rate_mbps = mbps;
-        return Status::success;
+        return iov_vf_apply_vport_policy(hwfn, v, hsi::eth::vport_update::UPDATE_TX_RATE);
     });
 }
 

@@ -130,9 +130,12 @@ void cau_clear(Hwfn& hwfn, Ptt& ptt, IovVf& vf)
 
 uint32_t policy_flags(const VfAdmin& admin)
 {
-    return admin.spoofchk || admin.policy.port_vlan != 0
-               ? vport_update::UPDATE_ANTI_SPOOF | vport_update::UPDATE_PORT_VLAN
-               : 0;
+    uint32_t flags = 0;
+    if (admin.spoofchk || admin.policy.port_vlan != 0)
+        flags |= vport_update::UPDATE_ANTI_SPOOF | vport_update::UPDATE_PORT_VLAN;
+    if (admin.tx_rate_mbps != 0)
+        flags |= vport_update::UPDATE_TX_RATE;
+    return flags;
 }
 
 /* ---- the requests --------------------------------------------------------- */
@@ -655,6 +658,7 @@ Status iov_vf_apply_vport_policy(Hwfn& hwfn, IovVf& vf, uint32_t update_flags)
     data.update_flags = update_flags;
     data.anti_spoof = vf.admin.spoofchk;
     data.port_vlan = policy.port_vlan;
+    data.tx_rate_mbps = vf.admin.tx_rate_mbps;
     const Status updated = vport_update(hwfn, vf, data);
     return rc == Status::success ? updated : rc;
 }

@@ -143,7 +143,7 @@ int rte_pmd_cna_set_vf_link_state(uint16_t port_id, uint16_t vf, enum rte_pmd_cn
 int rte_pmd_cna_set_vf_rate_limit(uint16_t port_id, uint16_t vf, uint32_t tx_rate_mbps)
 {
     return with_vf(port_id, vf, [&](EthPort* port) {
-        return done(port, vf, ("Tx rate limit " + std::to_string(tx_rate_mbps) + " Mbps announced").c_str(),
+        return done(port, vf, ("Tx rate limit " + std::to_string(tx_rate_mbps) + " Mbps").c_str(),
                     ecore::iov_set_vf_rate(port->edev.hwfn, vf, tx_rate_mbps));
     });
 }

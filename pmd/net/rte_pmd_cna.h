@@ -79,8 +79,10 @@ RTE_PMD_CNA_API int rte_pmd_cna_set_vf_spoofchk(uint16_t port_id, uint16_t vf, u
 RTE_PMD_CNA_API int rte_pmd_cna_set_vf_trust(uint16_t port_id, uint16_t vf, uint8_t on);
 RTE_PMD_CNA_API int rte_pmd_cna_set_vf_link_state(uint16_t port_id, uint16_t vf,
 						  enum rte_pmd_cna_vf_link_state state);
-/* The VF's Tx rate limit in Mbps (0: none), announced on its bulletin:
- * advisory, the adapter does not enforce it. */
+/* The VF's Tx rate limit in Mbps (0: none; at most the port's fastest
+ * speed): the adapter holds the bytes of the frames the VF sends to it,
+ * leaving the rest on the VF's Tx ring (never dropped), and announces it on
+ * the VF's bulletin. */
 RTE_PMD_CNA_API int rte_pmd_cna_set_vf_rate_limit(uint16_t port_id, uint16_t vf, uint32_t tx_rate_mbps);
 /* The VF's traffic as the adapter counts it; oerrors includes the frames
  * anti-spoofing dropped. */

@@ -2,7 +2,7 @@
 driven by Debian's unmodified testpmd in a process of its own through
 net_cna_vf. Frames between the functions of a port are switched inside the
 adapter; the PF's policy (forced MAC, port VLAN, anti-spoofing, trust, link
-state) is set through the PMD's telemetry commands on the PF's testpmd and
+state, Tx rate limit) is set through the PMD's telemetry commands on the PF's testpmd and
 seen by the VFs; a VF killed mid-traffic is reset and acquired anew; a rogue
 VF driver (app/test/tools/rogue_vf) misusing the VF-PF channel is refused or
 stopped while the others forward on."""
@@ -172,6 +172,50 @@ class Policy(unittest.TestCase):
             time.sleep(0.5)
             rig.vf[1].cmd("stop")
             self.assertGreater(forward_stats(rig.vf[0].cmd("stop"))[0]["RX-packets"], 0)
+
+    def test_the_pf_limits_a_vfs_tx_rate(self):
+        """The PF limits VF 1 to 20 Mbps: its txonly flood of 1000-byte
+        frames leaves it at that rate by the PF's counters of the VF, the
+        rest waiting on its Tx ring (no error, nothing dropped by the
+        adapter); lifted, it sends many times faster. A limit faster than the
+        port is refused."""
+        limit = 20
+        with Rig() as rig:
+            self.assertEqual(rig.set("rate", 1, 10**6), -22, "a million Mbps is more than the port")
+            self.assertEqual(rig.set("rate", 1, limit), 0)
+            self.assertEqual(rig.vf_info(1)["tx_rate_mbps"], limit)
+            vf1 = rig.vf[1]
+            vf1.cmd("set fwd txonly")
+            vf1.cmd("set txpkts 1000")
+            vf1.cmd(f"set eth-peer 0 {port_mac(rig.vf[0], 0)}")
+            rig.vf[0].cmd("set fwd rxonly")
+            rig.vf[0].cmd("start")
+            vf1.cmd("start")
+
+            def mbps_sent(seconds):
+                """VF 1's rate by the PF's counters, the time taken
+                around each reading."""
+                def reading():
+                    t0 = time.monotonic()
+                    obytes = rig.telemetry("/cna/vf/stats,0,1")[0]["obytes"]
+                    return obytes, (t0 + time.monotonic()) / 2
+                (b0, t0), _ = reading(), time.sleep(seconds)
+                b1, t1 = reading()
+                return (b1 - b0) * 8 / (t1 - t0) / 1e6
+
+            time.sleep(0.5)
+            limited = mbps_sent(3)
+            self.assertLessEqual(limited, limit * 1.1, "held to the limit")
+            self.assertGreaterEqual(limited, limit * 0.3, "slowed, not stopped")
+            self.assertEqual(rig.set("rate", 1, 0), 0)
+            time.sleep(0.5)
+            free = mbps_sent(2)
+            self.assertGreater(free, limit * 3, f"lifted: {free:.1f} Mbps, limited {limited:.1f} Mbps")
+            vf1.cmd("stop")
+            rig.vf[0].cmd("stop")
+            stats, = rig.telemetry("/cna/vf/stats,0,1")
+            self.assertEqual((stats["oerrors"], stats["tx_spoofed"]), (0, 0), "the limit drops nothing")
+            self.assertEqual(vf1.port_stats(0)["TX-errors"], 0)
 
     def test_the_pf_sets_a_vfs_link_down_while_the_rest_forwards(self):
         with Rig() as rig:

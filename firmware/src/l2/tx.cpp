@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "engine/clock.h"
 #include "l2/stats.h"
 #include "packet/checksum.h"
 #include "packet/frame.h"
@@ -36,12 +37,15 @@ bool TxEngine::fetch_bds(FunctionStorm& pf, TxQueue& q, uint16_t index, uint32_t
         return 0;
     }
     Vport& vport = pf.l2().vports[q.vport];
+    TxRateLimit& rate = vport.tx_rate;
+    if (rate.limited() && !rate.refill(monotonic_ns())) [[unlikely]]
+        return 0; /* the BDs wait on the ring for credit */
     Dma& dma = pf.hw().dma();
     auto skip = [&](uint32_t nbds, QueueError why) {
         refuse(pf, vport.stats->tx_error_pkts, q, why);
         q.bd_cons = static_cast<uint16_t>(q.bd_cons + nbds);
     };
-    while (q.bd_cons != prod && static_cast<uint16_t>(q.bd_cons - start) < BD_BUDGET) {
+    while (q.bd_cons != prod && static_cast<uint16_t>(q.bd_cons - start) < BD_BUDGET && rate.may_send()) {
         uint32_t produced = static_cast<uint16_t>(prod - q.bd_cons);
         uint32_t count = std::min(produced, BD_BATCH);
         if (!fetch_bds(pf, q, q.bd_cons, count)) {
@@ -50,7 +54,7 @@ bool TxEngine::fetch_bds(FunctionStorm& pf, TxQueue& q, uint16_t index, uint32_t
             q.bd_cons = static_cast<uint16_t>(q.bd_cons + produced);
             break;
         }
-        for (uint32_t i = 0; i < count;) {
+        for (uint32_t i = 0; i < count && rate.may_send();) {
             uint32_t plain_end = transmit_plain(vport, q, dma, i, count, port);
             q.bd_cons = static_cast<uint16_t>(q.bd_cons + (plain_end - i));
             if ((i = plain_end) == count)
@@ -246,6 +250,8 @@ void TxEngine::send(Vport& vport, const uint8_t* frame, uint32_t len, bool parse
             parsed = false;
             scratch = true;
         }
+        if (vport.tx_rate.limited())
+            vport.tx_rate.spend(len);
     }
     vport_tally_.add(destination(frame), len);
     if (parsed)

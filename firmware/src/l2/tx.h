@@ -4,7 +4,8 @@
  * apply its first BD's offloads (VLAN insert, IPv4 header and TCP/UDP
  * checksums, LSO), put it on the port's wire in bursts and report the BD
  * consumer in the queue's SB index once the burst is delivered (the host
- * may then reuse the buffers it points at). Engine thread only; no locks,
+ * may then reuse the buffers it points at). A vport under a rate limit
+ * sends while it has credit (l2/tx_rate.h). Engine thread only; no locks,
  * no allocation.
  */
 #pragma once
@@ -55,7 +56,7 @@ private:
     /* The packets most bursts are made of, from bds_[i] on, up to count:
      * one BD, no offload, the common frame (parse_udp_tcp_ipv4) within the
      * MTU, from an active vport without a VF's Tx policy (anti-spoofing,
-     * port VLAN). The outcome transmit_packet() would have,
+     * port VLAN, rate limit). The outcome transmit_packet() would have,
      * with the vport's limits read once and the frames tallied locally.
      * Returns the index of the first BD transmit_packet() must take (count
      * when none). */

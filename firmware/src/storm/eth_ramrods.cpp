@@ -8,6 +8,7 @@
 #include <bit>
 #include <cstring>
 
+#include "engine/clock.h"
 #include "pci/function.h"
 #include "storm/pf_storm.h"
 #include "storm/storm_ram.h"
@@ -135,6 +136,7 @@ FwReturn FunctionStorm::vport_start(const VportStartRamrodData& d)
     v.rss = Rss{};
     v.anti_spoof = v.tx_policy = false;
     v.port_vlan = 0;
+    v.tx_rate = TxRateLimit{};
     v.stats = &vport_stats(d.vport_id);
     return FwReturn::ok;
 }
@@ -147,6 +149,8 @@ FwReturn FunctionStorm::vport_update(const VportUpdateRamrodData& d)
     if ((d.update_flags & UPDATE_MTU) && !valid_mtu(d.mtu))
         return FwReturn::invalid_param;
     if ((d.update_flags & UPDATE_PORT_VLAN) && d.port_vlan > 4095)
+        return FwReturn::invalid_param;
+    if ((d.update_flags & UPDATE_TX_RATE) && d.tx_rate_mbps > MAX_TX_RATE_MBPS)
         return FwReturn::invalid_param;
     bool rss_on = (d.update_flags & UPDATE_RSS) && d.rss_enable;
     if (rss_on) {
@@ -170,7 +174,9 @@ FwReturn FunctionStorm::vport_update(const VportUpdateRamrodData& d)
         v.anti_spoof = d.anti_spoof != 0;
     if (d.update_flags & UPDATE_PORT_VLAN)
         v.port_vlan = d.port_vlan;
-    v.tx_policy = v.anti_spoof || v.port_vlan != 0;
+    if (d.update_flags & UPDATE_TX_RATE)
+        v.tx_rate.set(d.tx_rate_mbps, monotonic_ns());
+    v.tx_policy = v.anti_spoof || v.port_vlan != 0 || v.tx_rate.limited();
     if (d.update_flags & UPDATE_RSS) {
         v.rss.enabled = rss_on;
         v.rss.hash_types = d.rss_hash_types;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "hsi_eth.h"
+#include "l2/tx_rate.h"
 #include "packet/toeplitz.h"
 #include "pci/dma_ring.h"
 
@@ -40,9 +41,11 @@ struct Vport {
     uint8_t max_bds_per_packet = 1;
     /* A VF's, as its PF's policy says: Tx from its MAC filters' addresses
      * only; its port VLAN (0: none) tagged on Tx, required and stripped on
-     * Rx. tx_policy: either, the Tx fast lane's one check. */
+     * Rx; its Tx rate limited. tx_policy: any of them, the Tx fast lane's
+     * one check. */
     bool anti_spoof = false;
     uint16_t port_vlan = 0;
+    TxRateLimit tx_rate;
     bool tx_policy = false;
     uint32_t rx_queues = 0;   /* bit per started Rx queue attached */
     uint32_t tx_queues = 0;   /* bit per started Tx queue attached */

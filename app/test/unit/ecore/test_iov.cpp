@@ -321,6 +321,8 @@ TEST_F(IovPfChannel, AdminCallsNeedAnEnabledVf)
     EXPECT_EQ(ecore::iov_set_vf_trust(hwfn(), NUM_VFS, true), Status::inval);
     EXPECT_EQ(ecore::iov_set_vf_vlan(hwfn(), 0, 4096), Status::inval);
     EXPECT_EQ(ecore::iov_set_vf_mac(hwfn(), 0, {0x01, 0, 0, 0, 0, 1}), Status::inval) << "multicast";
+    EXPECT_EQ(ecore::iov_set_vf_rate(hwfn(), 0, hsi::eth::vport_update::MAX_TX_RATE_MBPS + 1), Status::inval)
+        << "faster than the port";
     ASSERT_EQ(ecore::iov_vf_info(hwfn(), 1, &info), Status::success);
     EXPECT_FALSE(info.acquired);
     EXPECT_EQ(info.mac, ecore::iov_vf_permanent_mac(hwfn().hw_info.mac, hwfn().hw_info.pf_id, 1));
@@ -580,7 +582,9 @@ TEST_F(IovPfChannel, PolicyReachesARunningVport)
 {
     ASSERT_EQ(vf_.acquire(), VfStatus::success);
     ASSERT_EQ(ecore::iov_set_vf_spoofchk(hwfn(), 0, true), Status::success);
-    ASSERT_EQ(vf_.vport_start(), VfStatus::success) << "with anti-spoofing from the start";
+    ASSERT_EQ(ecore::iov_set_vf_rate(hwfn(), 0, 1000), Status::success);
+    ASSERT_EQ(vf_.vport_start(), VfStatus::success) << "with anti-spoofing and a rate limit from the start";
+    EXPECT_EQ(ecore::iov_set_vf_rate(hwfn(), 0, 0), Status::success) << "limit lifted";
     EXPECT_EQ(ecore::iov_set_vf_vlan(hwfn(), 0, 7), Status::success);
     EXPECT_EQ(ecore::iov_set_vf_mac(hwfn(), 0, {0x02, 9, 9, 9, 9, 9}), Status::success);
     EXPECT_EQ(ecore::iov_set_vf_mac(hwfn(), 0, {}), Status::success) << "force lifted";

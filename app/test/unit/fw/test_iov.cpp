@@ -6,10 +6,13 @@
  */
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <memory>
+#include <thread>
 
 #include "fake_driver.h"
 #include "hsi_iov.h"
+#include "l2/tx_rate.h"
 
 namespace cna::fw::test {
 namespace {
@@ -378,6 +381,48 @@ TEST_F(Iov, APortVlanIsTaggedOnTxAndRequiredAndStrippedOnRx)
     vf0->send(0, with_vlan(eth_frame(PEER_MAC, VF0_MAC, 0x88b5, 60), 100));
     ASSERT_TRUE(vf0->wait_tx_done(0));
     EXPECT_EQ(vf0->vport_stats(0).tx_spoofed_pkts, 1u);
+}
+
+/* The PF's Tx rate limit on the VF's vport, in Mbps (0: none). */
+FwReturn set_rate(FakeDriver& vf, uint32_t mbps)
+{
+    VportUpdateRamrodData d{};
+    d.update_flags = vport_update::UPDATE_TX_RATE;
+    d.tx_rate_mbps = mbps;
+    return vf.eth(EthCmd::vport_update, &d, sizeof(d));
+}
+
+TEST_F(Iov, ARateLimitHoldsTheVfsTxAndLeavesTheRestOnItsRing)
+{
+    using std::chrono::steady_clock;
+    enable_vfs(2);
+    auto vf0 = bring_up_vf(0, VF0_MAC);
+    auto vf1 = bring_up_vf(1, VF1_MAC);
+    ASSERT_EQ(set_rate(*vf0, vport_update::MAX_TX_RATE_MBPS + 1), FwReturn::invalid_param);
+    /* 1 Mbps: 125 bytes a millisecond, from a full bucket. */
+    constexpr double DEPTH_BYTES = TxRateLimit::DEPTH_NS / 8000.0;
+    const auto t0 = steady_clock::now();
+    ASSERT_EQ(set_rate(*vf0, 1), FwReturn::ok);
+    const auto frame = eth_frame(VF1_MAC, VF0_MAC, 0x88b5, 986);
+    ASSERT_EQ(frame.size(), 1000u);
+    constexpr std::size_t FRAMES = 20;
+    for (std::size_t i = 0; i < FRAMES; i++)
+        vf0->send(0, frame);
+    std::this_thread::sleep_for(std::chrono::milliseconds(40));
+    const std::size_t early = vf1->rx_poll(0).size();
+    const double ms = std::chrono::duration<double, std::milli>(steady_clock::now() - t0).count();
+    /* Sent: what the bucket held, what the time earned, and the one frame
+     * that may overdraw it. */
+    EXPECT_LE(early * 1000.0, DEPTH_BYTES + ms * 125 + 1000) << ms << " ms";
+    EXPECT_GE(early, 2u) << "the limit slows the VF, it does not stop it";
+
+    /* Lifted: the rest, which waited on the VF's ring, goes at once. */
+    ASSERT_EQ(set_rate(*vf0, 0), FwReturn::ok);
+    EXPECT_EQ(vf1->rx_wait(0, FRAMES - early, std::chrono::milliseconds(50)).size(), FRAMES - early);
+    ASSERT_TRUE(vf0->wait_tx_done(0));
+    const VportStats stats = vf0->vport_stats(0);
+    EXPECT_EQ(stats.tx_ucast_pkts, FRAMES);
+    EXPECT_EQ(stats.tx_error_pkts, 0u) << "nothing was dropped";
 }
 
 } // namespace
