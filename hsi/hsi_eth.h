@@ -146,6 +146,7 @@ inline constexpr uint32_t UPDATE_RSS = 1u << 5;
 inline constexpr uint32_t UPDATE_ANTI_SPOOF = 1u << 6; /* drop Tx whose source MAC no MAC filter has */
 inline constexpr uint32_t UPDATE_PORT_VLAN = 1u << 7;  /* tag Tx, take only that VLAN on Rx and strip it */
 inline constexpr uint32_t UPDATE_TX_RATE = 1u << 8;    /* limit the vport's Tx to tx_rate_mbps */
+inline constexpr uint32_t UPDATE_LINK_DOWN = 1u << 9;  /* cut the vport off the port, as a link down */
 /* The fastest rate limit a vport takes: the fastest link speed. */
 inline constexpr uint32_t MAX_TX_RATE_MBPS = 100000;
 } // namespace vport_update
@@ -164,7 +165,7 @@ struct VportUpdateRamrodData {
     uint32_t rss_key[rss::KEY_DWORDS];
     uint16_t rss_reta[rss::RETA_SIZE]; /* Rx queue per entry, the vport's function's (a VF's own on a VF's vport) */
     uint8_t anti_spoof;            /* UPDATE_ANTI_SPOOF */
-    uint8_t reserved2;
+    uint8_t link_down;             /* UPDATE_LINK_DOWN: 1 neither sends nor receives */
     uint16_t port_vlan;            /* UPDATE_PORT_VLAN: 1..4095, 0 for none */
     uint32_t tx_rate_mbps;         /* UPDATE_TX_RATE: frame bytes out of the vport, Mbps; 0: no limit */
 };
@@ -237,7 +238,8 @@ struct VportStats {
     uint64_t tx_oversize_pkts;
     uint64_t rx_flow_drop_pkts;    /* dropped by a flow rule's DROP action */
     uint64_t tx_spoofed_pkts;      /* a VF's, dropped by anti-spoofing (vport_update::UPDATE_ANTI_SPOOF) */
-    uint64_t reserved[12];
+    uint64_t tx_link_down_pkts;    /* a VF's, dropped while its PF forces its link down (UPDATE_LINK_DOWN) */
+    uint64_t reserved[11];
 };
 static_assert(sizeof(VportStats) == iro::VPORT_STATS_SIZE);
 

@@ -38,7 +38,7 @@ uint32_t iov_num_vfs(const Hwfn& hwfn);
 enum class VfLinkState : uint8_t {
     automatic = 0, /* the PF's port's link */
     up = 1,        /* always up (e.g. for VF-to-VF traffic through the adapter) */
-    down = 2,
+    down = 2,      /* down, and its vport neither sends nor receives */
 };
 
 /* Forces the VF's MAC (its only one; anti-spoofing checks against it); an

@@ -538,7 +538,7 @@ Status iov_set_vf_link_state(Hwfn& hwfn, uint32_t vf, VfLinkState state)
     }
     return admin_change(hwfn, vf, "iov_set_vf_link_state", [&](IovVf& v) {
         v.admin.link_state = state;
-        return Status::success;
+        return iov_vf_apply_vport_policy(hwfn, v, hsi::eth::vport_update::UPDATE_LINK_DOWN);
     });
 }
 

@@ -148,8 +148,8 @@ void iov_vf_close(Hwfn& hwfn, Ptt& ptt, IovVf& vf);
 void iov_vf_forget(IovVf& vf);
 
 /* The admin's settings onto the VF's running vport, if it has one;
- * update_flags: any of vport_update::UPDATE_ANTI_SPOOF, UPDATE_PORT_VLAN
- * and UPDATE_TX_RATE. */
+ * update_flags: any of vport_update::UPDATE_ANTI_SPOOF, UPDATE_PORT_VLAN,
+ * UPDATE_TX_RATE and UPDATE_LINK_DOWN. */
 Status iov_vf_apply_forced_mac(Hwfn& hwfn, IovVf& vf);
 Status iov_vf_apply_vport_policy(Hwfn& hwfn, IovVf& vf, uint32_t update_flags);
 Status iov_vf_apply_trust(Hwfn& hwfn, IovVf& vf);

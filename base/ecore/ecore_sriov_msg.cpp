@@ -135,6 +135,8 @@ uint32_t policy_flags(const VfAdmin& admin)
         flags |= vport_update::UPDATE_ANTI_SPOOF | vport_update::UPDATE_PORT_VLAN;
     if (admin.tx_rate_mbps != 0)
         flags |= vport_update::UPDATE_TX_RATE;
+    if (admin.link_state == VfLinkState::down)
+        flags |= vport_update::UPDATE_LINK_DOWN;
     return flags;
 }
 
@@ -659,6 +661,7 @@ Status iov_vf_apply_vport_policy(Hwfn& hwfn, IovVf& vf, uint32_t update_flags)
     data.anti_spoof = vf.admin.spoofchk;
     data.port_vlan = policy.port_vlan;
     data.tx_rate_mbps = vf.admin.tx_rate_mbps;
+    data.link_down = vf.admin.link_state == VfLinkState::down;
     const Status updated = vport_update(hwfn, vf, data);
     return rc == Status::success ? updated : rc;
 }

@@ -48,6 +48,7 @@ constexpr VportXstat VPORT_XSTATS[] = {
     {"tx_error_packets", &VportStats::tx_error_pkts},
     {"tx_oversize_packets", &VportStats::tx_oversize_pkts},
     {"tx_spoofed_packets", &VportStats::tx_spoofed_pkts},
+    {"tx_link_down_packets", &VportStats::tx_link_down_pkts},
 };
 
 struct QueueXstat {
@@ -154,7 +155,7 @@ void vport_eth_stats(const VportStats& v, rte_eth_stats* stats)
     stats->ierrors = v.rx_error_pkts + v.rx_oversize_pkts;
     stats->opackets = v.tx_ucast_pkts + v.tx_mcast_pkts + v.tx_bcast_pkts;
     stats->obytes = v.tx_ucast_bytes + v.tx_mcast_bytes + v.tx_bcast_bytes;
-    stats->oerrors = v.tx_error_pkts + v.tx_oversize_pkts + v.tx_spoofed_pkts;
+    stats->oerrors = v.tx_error_pkts + v.tx_oversize_pkts + v.tx_spoofed_pkts + v.tx_link_down_pkts;
 }
 
 int stats_get(rte_eth_dev* dev, rte_eth_stats* stats)

@@ -45,7 +45,7 @@ extern "C" {
 enum rte_pmd_cna_vf_link_state {
 	RTE_PMD_CNA_VF_LINK_AUTO = 0, /* the PF's port's link */
 	RTE_PMD_CNA_VF_LINK_UP = 1,   /* up whatever the port's (VF-to-VF traffic) */
-	RTE_PMD_CNA_VF_LINK_DOWN = 2,
+	RTE_PMD_CNA_VF_LINK_DOWN = 2, /* down, and the adapter cuts the VF off */
 };
 
 struct rte_pmd_cna_vf_info {

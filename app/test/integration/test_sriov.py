@@ -218,30 +218,54 @@ class Policy(unittest.TestCase):
             self.assertEqual(vf1.port_stats(0)["TX-errors"], 0)
 
     def test_the_pf_sets_a_vfs_link_down_while_the_rest_forwards(self):
+        """VF 1's link forced down: an LSC within a second, and the adapter
+        cuts it off (its frames are dropped and counted, nothing reaches it)
+        while VF 0 and the PF forward; back to auto, VF 1 is up and heard
+        again."""
         with Rig() as rig:
             macs = {vf: port_mac(rig.vf[vf], 0) for vf in (0, 1)}
-            vf1 = rig.vf[1]
-            vf1.cmd("set fwd mac")
-            vf1.cmd(f"set eth-peer 0 {macs[1]}")
+            vf0, vf1 = rig.vf[0], rig.vf[1]
+
+            def flood(sender, receiver, mac):
+                """What the receiver got of half a second of the sender's
+                txonly to mac."""
+                receiver.cmd("set fwd rxonly")
+                receiver.cmd("start")
+                sender.cmd("set fwd txonly")
+                sender.cmd(f"set eth-peer 0 {mac}")
+                sender.cmd("start")
+                time.sleep(0.5)
+                sender.cmd("stop")
+                time.sleep(0.1)  # what the adapter took from the sender's ring
+                return forward_stats(receiver.cmd("stop"))[0]["RX-packets"]
+
             self.assertEqual(vf1.link(0)[0], "up")
             t0 = time.monotonic()
             self.assertEqual(rig.set("link_state", 1, "down"), 0)
             vf1.collect(r"Port 0: link state change event", timeout=2)
             self.assertLess(time.monotonic() - t0, 1.0, "LSC within a few bulletin periods")
             self.assertEqual(vf1.link(0)[0], "down")
+            self.assertEqual(flood(vf1, vf0, macs[0]), 0, "VF 1's frames reach nobody")
+            stats, = rig.telemetry("/cna/vf/stats,0,1")
+            self.assertEqual(stats["opackets"], 0)
+            self.assertGreater(stats["oerrors"], 1000, "the adapter dropped them")
+            dropped = int(re.search(r"tx_link_down_packets: (\d+)", vf1.cmd("show port xstats 0")).group(1))
+            self.assertEqual(dropped, stats["oerrors"], "VF 1 sees why")
+            self.assertEqual(flood(vf0, vf1, macs[1]), 0, "nothing reaches VF 1")
             # VF 0 and the PF carry on.
-            rig.vf[0].cmd("set fwd mac")
-            rig.vf[0].cmd(f"set eth-peer 0 {port_mac(rig.pf, 0)}")
+            vf0.cmd("set fwd mac")
+            vf0.cmd(f"set eth-peer 0 {port_mac(rig.pf, 0)}")
             rig.pf.cmd("set fwd mac")
             rig.pf.cmd(f"set eth-peer 0 {macs[0]}")
             rig.pf.cmd("start")
-            rig.vf[0].cmd("start tx_first")
+            vf0.cmd("start tx_first")
             time.sleep(1)
-            self.assertGreater(forward_stats(rig.vf[0].cmd("stop"))[0]["RX-packets"], 1000)
+            self.assertGreater(forward_stats(vf0.cmd("stop"))[0]["RX-packets"], 1000)
             rig.pf.cmd("stop")
             self.assertEqual(rig.set("link_state", 1, "auto"), 0)
             vf1.collect(r"Port 0: link state change event", timeout=2)
             self.assertEqual(vf1.link(0)[0], "up")
+            self.assertGreater(flood(vf1, vf0, macs[0]), 1000, "VF 1 is heard again")
 
 
 class Death(unittest.TestCase):

@@ -233,6 +233,10 @@ void TxEngine::send(Vport& vport, const uint8_t* frame, uint32_t len, bool parse
     if (!vport.active_tx)
         return;
     if (vport.tx_policy) [[unlikely]] {
+        if (vport.link_down) {
+            counter_add(vport.stats->tx_link_down_pkts, 1);
+            return;
+        }
         if (vport.anti_spoof && spoofed(vport, frame, len)) {
             counter_add(vport.stats->tx_spoofed_pkts, 1);
             return;

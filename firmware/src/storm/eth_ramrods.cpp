@@ -137,6 +137,7 @@ FwReturn FunctionStorm::vport_start(const VportStartRamrodData& d)
     v.anti_spoof = v.tx_policy = false;
     v.port_vlan = 0;
     v.tx_rate = TxRateLimit{};
+    v.link_down = false;
     v.stats = &vport_stats(d.vport_id);
     return FwReturn::ok;
 }
@@ -176,7 +177,9 @@ FwReturn FunctionStorm::vport_update(const VportUpdateRamrodData& d)
         v.port_vlan = d.port_vlan;
     if (d.update_flags & UPDATE_TX_RATE)
         v.tx_rate.set(d.tx_rate_mbps, monotonic_ns());
-    v.tx_policy = v.anti_spoof || v.port_vlan != 0 || v.tx_rate.limited();
+    if (d.update_flags & UPDATE_LINK_DOWN)
+        v.link_down = d.link_down != 0;
+    v.tx_policy = v.anti_spoof || v.port_vlan != 0 || v.tx_rate.limited() || v.link_down;
     if (d.update_flags & UPDATE_RSS) {
         v.rss.enabled = rss_on;
         v.rss.hash_types = d.rss_hash_types;
@@ -186,7 +189,8 @@ FwReturn FunctionStorm::vport_update(const VportUpdateRamrodData& d)
         v.rss.toeplitz = rss_on ? std::make_unique<Toeplitz>(key) : nullptr;
     }
     uint32_t bit = 1u << d.vport_id;
-    l2_.active_rx_vports = v.active_rx ? l2_.active_rx_vports | bit : l2_.active_rx_vports & ~bit;
+    const bool receives = v.active_rx && !v.link_down;
+    l2_.active_rx_vports = receives ? l2_.active_rx_vports | bit : l2_.active_rx_vports & ~bit;
     return FwReturn::ok;
 }
 

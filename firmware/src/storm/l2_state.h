@@ -41,11 +41,13 @@ struct Vport {
     uint8_t max_bds_per_packet = 1;
     /* A VF's, as its PF's policy says: Tx from its MAC filters' addresses
      * only; its port VLAN (0: none) tagged on Tx, required and stripped on
-     * Rx; its Tx rate limited. tx_policy: any of them, the Tx fast lane's
-     * one check. */
+     * Rx; its Tx rate limited; its link forced down, which cuts it off the
+     * port whatever its driver activated. tx_policy: any of them, the Tx
+     * fast lane's one check. */
     bool anti_spoof = false;
     uint16_t port_vlan = 0;
     TxRateLimit tx_rate;
+    bool link_down = false;
     bool tx_policy = false;
     uint32_t rx_queues = 0;   /* bit per started Rx queue attached */
     uint32_t tx_queues = 0;   /* bit per started Tx queue attached */

@@ -425,5 +425,42 @@ TEST_F(Iov, ARateLimitHoldsTheVfsTxAndLeavesTheRestOnItsRing)
     EXPECT_EQ(stats.tx_error_pkts, 0u) << "nothing was dropped";
 }
 
+/* The PF forcing the VF's link down (1) or lifting that (0). */
+FwReturn set_link_down(FakeDriver& vf, bool down)
+{
+    VportUpdateRamrodData d{};
+    d.update_flags = vport_update::UPDATE_LINK_DOWN;
+    d.link_down = down;
+    return vf.eth(EthCmd::vport_update, &d, sizeof(d));
+}
+
+TEST_F(Iov, AVfWhoseLinkIsForcedDownNeitherSendsNorReceives)
+{
+    enable_vfs(2);
+    auto vf0 = bring_up_vf(0, VF0_MAC);
+    auto vf1 = bring_up_vf(1, VF1_MAC);
+    const PortCounters before = adapter->control().port_counters(0);
+    ASSERT_EQ(set_link_down(*vf1, true), FwReturn::ok);
+    vf1->send(0, eth_frame(VF0_MAC, VF1_MAC, 0x88b5, 60));
+    vf1->send(0, eth_frame(BCAST, VF1_MAC, 0x88b5, 60));
+    ASSERT_TRUE(vf1->wait_tx_done(0)) << "its BDs are consumed, as behind a port without link";
+    vf0->send(0, eth_frame(BCAST, VF0_MAC, 0x88b5, 60));
+    ASSERT_TRUE(vf0->wait_tx_done(0));
+    EXPECT_EQ(peer->rx_wait(0, 1).size(), 1u) << "VF 0's broadcast, on the wire";
+    EXPECT_TRUE(vf0->rx_poll(0).empty()) << "nothing from VF 1";
+    EXPECT_TRUE(vf1->rx_poll(0).empty()) << "not even a broadcast for VF 1";
+    EXPECT_TRUE(peer->rx_poll(0).empty());
+    EXPECT_EQ(adapter->control().port_counters(0).wire_tx_frames, before.wire_tx_frames + 1);
+    const VportStats stats = vf1->vport_stats(0);
+    EXPECT_EQ(stats.tx_bcast_pkts + stats.tx_ucast_pkts, 0u);
+    EXPECT_EQ(stats.tx_link_down_pkts, 2u) << "dropped and counted";
+
+    ASSERT_EQ(set_link_down(*vf1, false), FwReturn::ok);
+    vf1->send(0, eth_frame(VF0_MAC, VF1_MAC, 0x88b5, 60));
+    EXPECT_EQ(vf0->rx_wait(0, 1).size(), 1u);
+    vf0->send(0, eth_frame(VF1_MAC, VF0_MAC, 0x88b5, 60));
+    EXPECT_EQ(vf1->rx_wait(0, 1).size(), 1u);
+}
+
 } // namespace
 } // namespace cna::fw::test
