@@ -306,14 +306,23 @@ TEST_F(Iov, FunctionLevelResetForgetsTheVfAndTellsItsPf)
     EXPECT_EQ(again->rx_wait(0, 1).size(), 1u);
 }
 
-/* The PF's policy for a VF, on the VF's vport. */
-FwReturn set_policy(FakeDriver& vf, bool anti_spoof, uint16_t port_vlan)
+/* The PF's policy for a VF, on the VF's vport: the fields of the update
+ * flags, which fill sets. */
+template <typename Fill> FwReturn update_vport(FakeDriver& vf, uint32_t update_flags, Fill fill)
 {
     VportUpdateRamrodData d{};
-    d.update_flags = vport_update::UPDATE_ANTI_SPOOF | vport_update::UPDATE_PORT_VLAN;
-    d.anti_spoof = anti_spoof;
-    d.port_vlan = port_vlan;
+    d.update_flags = update_flags;
+    fill(d);
     return vf.eth(EthCmd::vport_update, &d, sizeof(d));
+}
+
+FwReturn set_policy(FakeDriver& vf, bool anti_spoof, uint16_t port_vlan)
+{
+    return update_vport(vf, vport_update::UPDATE_ANTI_SPOOF | vport_update::UPDATE_PORT_VLAN,
+                        [&](VportUpdateRamrodData& d) {
+                            d.anti_spoof = anti_spoof;
+                            d.port_vlan = port_vlan;
+                        });
 }
 
 TEST_F(Iov, AntiSpoofingDropsFramesFromAnotherMac)
@@ -386,10 +395,7 @@ TEST_F(Iov, APortVlanIsTaggedOnTxAndRequiredAndStrippedOnRx)
 /* The PF's Tx rate limit on the VF's vport, in Mbps (0: none). */
 FwReturn set_rate(FakeDriver& vf, uint32_t mbps)
 {
-    VportUpdateRamrodData d{};
-    d.update_flags = vport_update::UPDATE_TX_RATE;
-    d.tx_rate_mbps = mbps;
-    return vf.eth(EthCmd::vport_update, &d, sizeof(d));
+    return update_vport(vf, vport_update::UPDATE_TX_RATE, [&](VportUpdateRamrodData& d) { d.tx_rate_mbps = mbps; });
 }
 
 TEST_F(Iov, ARateLimitHoldsTheVfsTxAndLeavesTheRestOnItsRing)
@@ -428,10 +434,7 @@ TEST_F(Iov, ARateLimitHoldsTheVfsTxAndLeavesTheRestOnItsRing)
 /* The PF forcing the VF's link down (1) or lifting that (0). */
 FwReturn set_link_down(FakeDriver& vf, bool down)
 {
-    VportUpdateRamrodData d{};
-    d.update_flags = vport_update::UPDATE_LINK_DOWN;
-    d.link_down = down;
-    return vf.eth(EthCmd::vport_update, &d, sizeof(d));
+    return update_vport(vf, vport_update::UPDATE_LINK_DOWN, [&](VportUpdateRamrodData& d) { d.link_down = down; });
 }
 
 TEST_F(Iov, AVfWhoseLinkIsForcedDownNeitherSendsNorReceives)
