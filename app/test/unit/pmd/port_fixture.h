@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * A net_cna port on a loopback wire, probed through the vdev bus and
- * configured through ethdev, torn down (and checked for lost mbufs) after
- * each test.
+ * A net_cna port on a loopback wire (or a net_cna_vf port of one), probed
+ * through the vdev bus and configured through ethdev, torn down (and checked
+ * for lost mbufs) after each test.
  */
 #pragma once
 
@@ -18,9 +18,11 @@ protected:
     static constexpr uint16_t RING = 512;
     static constexpr unsigned POOL = 8192;
 
-    void open_port(const std::string& vdev_args, uint16_t nb_queues, const rte_eth_conf& conf)
+    /* driver: the vdev driver whose device to make. */
+    void open_port(const std::string& vdev_args, uint16_t nb_queues, const rte_eth_conf& conf,
+                   const std::string& driver = "net_cna")
     {
-        name_ = "net_cna_t" + std::to_string(serial_++);
+        name_ = driver + "_t" + std::to_string(serial_++);
         ASSERT_EQ(rte_vdev_init(name_.c_str(), vdev_args.c_str()), 0);
         ASSERT_EQ(rte_eth_dev_get_port_by_name(name_.c_str(), &port_), 0);
         pool_ = rte_pktmbuf_pool_create((name_ + "_pool").c_str(), POOL, pool_cache_, 0, RTE_MBUF_DEFAULT_BUF_SIZE,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Rx queue interrupts, driven the way interrupt-mode applications (l3fwd-power)
  * use them: the queue's eventfd in an epoll set, armed by
- * rte_eth_dev_rx_intr_enable, woken by the adapter's MSI-X when frames arrive.
+ * rte_eth_dev_rx_intr_enable, woken by the adapter's MSI-X when frames arrive;
+ * on a PF's port and on a VF's.
  */
 #include <rte_interrupts.h>
 
@@ -9,13 +10,23 @@
 
 namespace {
 
-class RxInterrupts : public PortTest {
+/* The PF's port, or a VF's: a VF's queues raise the VF's own MSI-X vectors. */
+enum class Function { pf, vf };
+
+class RxInterrupts : public PortTest, public ::testing::WithParamInterface<Function> {
 protected:
     void SetUp() override
     {
         rte_eth_conf conf{};
         conf.intr_conf.rxq = 1;
-        open_port("", 1, conf);
+        if (GetParam() == Function::vf) {
+            /* The VF's frames to its own MAC go out on the loopback wire
+             * and come back to it, as the PF's do: the PF's port is up. */
+            start_pf();
+            open_port("adapter=" + pf_name_ + ",port=0,vf=0", 1, conf, "net_cna_vf");
+        } else {
+            open_port("", 1, conf);
+        }
         ASSERT_EQ(rte_eth_dev_rx_intr_ctl_q(port_, 0, RTE_EPOLL_PER_THREAD, RTE_INTR_EVENT_ADD, nullptr), 0);
     }
 
@@ -23,6 +34,30 @@ protected:
     {
         rte_eth_dev_rx_intr_ctl_q(port_, 0, RTE_EPOLL_PER_THREAD, RTE_INTR_EVENT_DEL, nullptr);
         PortTest::TearDown();
+        if (pf_pool_ != nullptr) {
+            EXPECT_EQ(rte_eth_dev_stop(pf_port_), 0);
+            EXPECT_EQ(rte_eth_dev_close(pf_port_), 0);
+            EXPECT_EQ(rte_vdev_uninit(pf_name_.c_str()), 0);
+            rte_mempool_free(pf_pool_);
+        }
+    }
+
+    /* A PF with one VF, started with a queue, its link up. */
+    void start_pf()
+    {
+        pf_name_ = "net_cna_pf" + std::to_string(serial_++);
+        ASSERT_EQ(rte_vdev_init(pf_name_.c_str(), "vfs=1"), 0);
+        ASSERT_EQ(rte_eth_dev_get_port_by_name(pf_name_.c_str(), &pf_port_), 0);
+        pf_pool_ = rte_pktmbuf_pool_create((pf_name_ + "_pool").c_str(), 1024, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+        ASSERT_NE(pf_pool_, nullptr);
+        const rte_eth_conf conf{};
+        ASSERT_EQ(rte_eth_dev_configure(pf_port_, 1, 1, &conf), 0);
+        ASSERT_EQ(rte_eth_rx_queue_setup(pf_port_, 0, RING, 0, nullptr, pf_pool_), 0);
+        ASSERT_EQ(rte_eth_tx_queue_setup(pf_port_, 0, RING, 0, nullptr), 0);
+        ASSERT_EQ(rte_eth_dev_start(pf_port_), 0);
+        rte_eth_link link{};
+        ASSERT_EQ(rte_eth_link_get(pf_port_, &link), 0);
+        ASSERT_EQ(link.link_status, RTE_ETH_LINK_UP);
     }
 
     int wait_ms(int timeout)
@@ -38,9 +73,14 @@ protected:
             ASSERT_EQ(rte_eth_tx_burst(port_, 0, &m, 1), 1);
         }
     }
+
+    /* The VF's PF. */
+    std::string pf_name_;
+    uint16_t pf_port_ = 0;
+    rte_mempool* pf_pool_ = nullptr;
 };
 
-TEST_F(RxInterrupts, ArmedQueueWakesOnArrivalAndStaysQuietOtherwise)
+TEST_P(RxInterrupts, ArmedQueueWakesOnArrivalAndStaysQuietOtherwise)
 {
     ASSERT_EQ(rte_eth_dev_rx_intr_enable(port_, 0), 0);
     EXPECT_EQ(wait_ms(100), 0) << "no traffic, no interrupt";
@@ -53,7 +93,7 @@ TEST_F(RxInterrupts, ArmedQueueWakesOnArrivalAndStaysQuietOtherwise)
     EXPECT_EQ(wait_ms(100), 0);
 }
 
-TEST_F(RxInterrupts, DisabledQueueDoesNotWake)
+TEST_P(RxInterrupts, DisabledQueueDoesNotWake)
 {
     ASSERT_EQ(rte_eth_dev_rx_intr_enable(port_, 0), 0);
     ASSERT_EQ(rte_eth_dev_rx_intr_disable(port_, 0), 0);
@@ -62,7 +102,7 @@ TEST_F(RxInterrupts, DisabledQueueDoesNotWake)
     EXPECT_EQ(receive(0, 4), 4u);
 }
 
-TEST_F(RxInterrupts, ArmingAfterArrivalFiresAtOnce)
+TEST_P(RxInterrupts, ArmingAfterArrivalFiresAtOnce)
 {
     send(3);
     for (int i = 0; i < 1000 && rte_eth_rx_queue_count(port_, 0) < 3; i++)
@@ -71,5 +111,10 @@ TEST_F(RxInterrupts, ArmingAfterArrivalFiresAtOnce)
     EXPECT_EQ(wait_ms(2000), 1) << "the SB moved before arming: the IGU must fire on enable";
     EXPECT_EQ(receive(0, 3), 3u);
 }
+
+INSTANTIATE_TEST_SUITE_P(PfAndVf, RxInterrupts, ::testing::Values(Function::pf, Function::vf),
+                         [](const ::testing::TestParamInfo<Function>& info) {
+                             return info.param == Function::pf ? "Pf" : "Vf";
+                         });
 
 } // namespace
