@@ -56,8 +56,9 @@ private:
     /* The packets most bursts are made of, from bds_[i] on, up to count:
      * one BD, no offload, the common frame (parse_udp_tcp_ipv4) within the
      * MTU, from an active vport without a VF's Tx policy (anti-spoofing,
-     * port VLAN, rate limit, link down). The outcome transmit_packet() would have,
-     * with the vport's limits read once and the frames tallied locally.
+     * port VLAN, rate limit, link down). The outcome transmit_packet()
+     * would have, with the vport's limits read once and the frames tallied
+     * locally.
      * Returns the index of the first BD transmit_packet() must take (count
      * when none). */
     uint32_t transmit_plain(Vport& vport, TxQueue& q, Dma& dma, uint32_t i, uint32_t count, Port& port);

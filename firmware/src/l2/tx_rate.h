@@ -3,11 +3,11 @@
  * a token bucket over the bytes of the frames the vport sends, refilled at
  * the set rate from the engine's clock and at most DEPTH_NS of it deep: an
  * engine thread that sleeps when idle, or waits for a CPU the host's
- * threads hold, must not lose the credit of its absence. A vport sends while its credit is positive; the frame that
- * takes it below zero goes whole, and the debt is paid before the next one,
- * so the rate over time is exact. A vport out of credit leaves its BDs on
- * the ring: its driver sees a full ring, as on a slower link, never a drop.
- * Engine thread only.
+ * threads hold, must not lose the credit of its absence. A vport sends
+ * while its credit is positive; the frame that takes it below zero goes
+ * whole, and the debt is paid before the next one, so the rate over time is
+ * exact. A vport out of credit leaves its BDs on the ring: its driver sees
+ * a full ring, as on a slower link, never a drop. Engine thread only.
  */
 #pragma once
 
