@@ -2,10 +2,10 @@
 driven by Debian's unmodified testpmd in a process of its own through
 net_cna_vf. Frames between the functions of a port are switched inside the
 adapter; the PF's policy (forced MAC, port VLAN, anti-spoofing, trust, link
-state, Tx rate limit) is set through the PMD's telemetry commands on the PF's testpmd and
-seen by the VFs; a VF killed mid-traffic is reset and acquired anew; a rogue
-VF driver (app/test/tools/rogue_vf) misusing the VF-PF channel is refused or
-stopped while the others forward on."""
+state, Tx rate limit) is set through the PMD's telemetry commands on the
+PF's testpmd and seen by the VFs; a VF killed mid-traffic is reset and
+acquired anew; a rogue VF driver (app/test/tools/rogue_vf) misusing the
+VF-PF channel is refused or stopped while the others forward on."""
 import os
 import re
 import signal
@@ -199,7 +199,8 @@ class Policy(unittest.TestCase):
                     t0 = time.monotonic()
                     obytes = rig.telemetry("/cna/vf/stats,0,1")[0]["obytes"]
                     return obytes, (t0 + time.monotonic()) / 2
-                (b0, t0), _ = reading(), time.sleep(seconds)
+                b0, t0 = reading()
+                time.sleep(seconds)
                 b1, t1 = reading()
                 return (b1 - b0) * 8 / (t1 - t0) / 1e6
 

@@ -28,26 +28,39 @@ protected:
         pool_ = rte_pktmbuf_pool_create((name_ + "_pool").c_str(), POOL, pool_cache_, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
                                         0);
         ASSERT_NE(pool_, nullptr);
-        ASSERT_EQ(rte_eth_dev_configure(port_, nb_queues, nb_queues, &conf), 0);
-        for (uint16_t q = 0; q < nb_queues; q++) {
-            ASSERT_EQ(rte_eth_rx_queue_setup(port_, q, RING, 0, nullptr, pool_), 0);
-            ASSERT_EQ(rte_eth_tx_queue_setup(port_, q, RING, 0, nullptr), 0);
-        }
-        ASSERT_EQ(rte_eth_dev_start(port_), 0);
-        rte_eth_link link{};
-        ASSERT_EQ(rte_eth_link_get(port_, &link), 0);
-        ASSERT_EQ(link.link_status, RTE_ETH_LINK_UP);
+        start_port(port_, pool_, nb_queues, conf);
     }
 
     void TearDown() override
     {
-        if (pool_ == nullptr)
-            return;
-        EXPECT_EQ(rte_eth_dev_stop(port_), 0);
-        EXPECT_EQ(rte_eth_dev_close(port_), 0);
-        EXPECT_EQ(rte_mempool_avail_count(pool_), POOL) << "mbufs lost";
-        rte_vdev_uninit(name_.c_str());
-        rte_mempool_free(pool_);
+        if (pool_ != nullptr)
+            remove_port(name_, port_, pool_, POOL);
+    }
+
+    /* Configures nb_queues queue pairs of RING descriptors, Rx buffers from
+     * pool, and starts the port: its link must be up. */
+    static void start_port(uint16_t port, rte_mempool* pool, uint16_t nb_queues, const rte_eth_conf& conf)
+    {
+        ASSERT_EQ(rte_eth_dev_configure(port, nb_queues, nb_queues, &conf), 0);
+        for (uint16_t q = 0; q < nb_queues; q++) {
+            ASSERT_EQ(rte_eth_rx_queue_setup(port, q, RING, 0, nullptr, pool), 0);
+            ASSERT_EQ(rte_eth_tx_queue_setup(port, q, RING, 0, nullptr), 0);
+        }
+        ASSERT_EQ(rte_eth_dev_start(port), 0);
+        rte_eth_link link{};
+        ASSERT_EQ(rte_eth_link_get(port, &link), 0);
+        ASSERT_EQ(link.link_status, RTE_ETH_LINK_UP);
+    }
+
+    /* Stops, closes and removes the vdev; every one of the pool's size mbufs
+     * must be back before the pool goes. */
+    static void remove_port(const std::string& name, uint16_t port, rte_mempool* pool, unsigned size)
+    {
+        EXPECT_EQ(rte_eth_dev_stop(port), 0);
+        EXPECT_EQ(rte_eth_dev_close(port), 0);
+        EXPECT_EQ(rte_mempool_avail_count(pool), size) << "mbufs lost";
+        EXPECT_EQ(rte_vdev_uninit(name.c_str()), 0);
+        rte_mempool_free(pool);
     }
 
     /* A UDP/IPv4 frame to the port's own MAC with the given source port. */

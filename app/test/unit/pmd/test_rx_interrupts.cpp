@@ -34,12 +34,8 @@ protected:
     {
         rte_eth_dev_rx_intr_ctl_q(port_, 0, RTE_EPOLL_PER_THREAD, RTE_INTR_EVENT_DEL, nullptr);
         PortTest::TearDown();
-        if (pf_pool_ != nullptr) {
-            EXPECT_EQ(rte_eth_dev_stop(pf_port_), 0);
-            EXPECT_EQ(rte_eth_dev_close(pf_port_), 0);
-            EXPECT_EQ(rte_vdev_uninit(pf_name_.c_str()), 0);
-            rte_mempool_free(pf_pool_);
-        }
+        if (pf_pool_ != nullptr)
+            remove_port(pf_name_, pf_port_, pf_pool_, PF_POOL);
     }
 
     /* A PF with one VF, started with a queue, its link up. */
@@ -48,16 +44,9 @@ protected:
         pf_name_ = "net_cna_pf" + std::to_string(serial_++);
         ASSERT_EQ(rte_vdev_init(pf_name_.c_str(), "vfs=1"), 0);
         ASSERT_EQ(rte_eth_dev_get_port_by_name(pf_name_.c_str(), &pf_port_), 0);
-        pf_pool_ = rte_pktmbuf_pool_create((pf_name_ + "_pool").c_str(), 1024, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+        pf_pool_ = rte_pktmbuf_pool_create((pf_name_ + "_pool").c_str(), PF_POOL, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
         ASSERT_NE(pf_pool_, nullptr);
-        const rte_eth_conf conf{};
-        ASSERT_EQ(rte_eth_dev_configure(pf_port_, 1, 1, &conf), 0);
-        ASSERT_EQ(rte_eth_rx_queue_setup(pf_port_, 0, RING, 0, nullptr, pf_pool_), 0);
-        ASSERT_EQ(rte_eth_tx_queue_setup(pf_port_, 0, RING, 0, nullptr), 0);
-        ASSERT_EQ(rte_eth_dev_start(pf_port_), 0);
-        rte_eth_link link{};
-        ASSERT_EQ(rte_eth_link_get(pf_port_, &link), 0);
-        ASSERT_EQ(link.link_status, RTE_ETH_LINK_UP);
+        start_port(pf_port_, pf_pool_, 1, rte_eth_conf{});
     }
 
     int wait_ms(int timeout)
@@ -75,6 +64,7 @@ protected:
     }
 
     /* The VF's PF. */
+    static constexpr unsigned PF_POOL = 1024;
     std::string pf_name_;
     uint16_t pf_port_ = 0;
     rte_mempool* pf_pool_ = nullptr;
