@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The process's adapter, for the verbs provider: when libibverbs first
+ * finds a cna device, DPDK's EAL comes up inside the application (no
+ * hugepages, nothing shared, nothing on disk) with one net_cna port per
+ * entry of CNA_RDMA_DEVARGS, each port started with its RDMA device open.
+ * One event thread hands the devices' completion and async events to
+ * libibverbs's side. At exit, everything goes down before the libraries'
+ * own destructors run, so no engine thread outlives them.
+ *
+ *   CNA_RDMA_DEVARGS   net_cna devargs of device cna0;cna1;... (default:
+ *                      one port on a TAP wire named cna<pid>)
+ *   CNA_RDMA_MTU       the ports' MTU (default 1500: RoCE path MTU 1024)
+ *   CNA_RDMA_EAL_ARGS  more EAL arguments, split at spaces (e.g. a log level)
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <rte_bus_vdev.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_log.h>
+#include <rte_mbuf.h>
+
+#include "device_sysfs.h"
+#include "verbs_host.h"
+
+struct cna_host_port {
+    unsigned index = 0;
+    std::string vdev;
+    uint16_t port_id = 0;
+    cna_rdma_dev* rdma = nullptr;
+    cna_device* device = nullptr; /* libibverbs's side, while it holds the device */
+};
+
+namespace cna::verbs {
+
+namespace {
+
+constexpr uint16_t DEFAULT_MTU = 1500;
+constexpr unsigned LINK_WAIT_MS = 5000;
+constexpr uint16_t RING_SIZE = 256;
+
+void complain(const std::string& what) { std::fprintf(stderr, "cna: %s\n", what.c_str()); }
+
+std::vector<std::string> split(const std::string& text, char sep)
+{
+    std::vector<std::string> parts;
+    std::stringstream in(text);
+    for (std::string part; std::getline(in, part, sep);)
+        parts.push_back(part);
+    return parts;
+}
+
+class ProcessAdapter {
+public:
+    ~ProcessAdapter() { shut_down(); }
+
+    cna_host_port* probe(unsigned index, const std::string& ibdev_path, cna_device* device)
+    {
+        std::lock_guard guard(lock_);
+        if (!state_known_)
+            up_ = bring_up();
+        state_known_ = true;
+        if (!up_)
+            return nullptr;
+        if (index >= ports_.size()) {
+            complain("no device cna" + std::to_string(index) + ": CNA_RDMA_DEVARGS names " +
+                     std::to_string(ports_.size()));
+            return nullptr;
+        }
+        cna_host_port& port = ports_[index];
+        std::string error;
+        if (!publish_attributes(ibdev_path, port.rdma, &error)) {
+            complain("cannot publish cna" + std::to_string(index) + "'s attributes: " + error);
+            return nullptr;
+        }
+        port.device = device;
+        return &port;
+    }
+
+    void release(cna_host_port* port)
+    {
+        std::lock_guard guard(lock_);
+        port->device = nullptr;
+    }
+
+private:
+    bool bring_up()
+    {
+        const char* env = std::getenv("CNA_RDMA_DEVARGS");
+        const std::string devargs = env != nullptr && *env != '\0' ? env : "wire=tap:cna" + std::to_string(getpid());
+        uint16_t mtu = DEFAULT_MTU;
+        if (const char* m = std::getenv("CNA_RDMA_MTU"); m != nullptr) {
+            char* end;
+            const unsigned long v = std::strtoul(m, &end, 10);
+            if (*end != '\0' || v < RTE_ETHER_MIN_MTU || v > 9600) {
+                complain(std::string("CNA_RDMA_MTU=") + m + ": expected an MTU from 68 to 9600");
+                return false;
+            }
+            mtu = static_cast<uint16_t>(v);
+        }
+        if (!start_eal())
+            return false;
+        const std::vector<std::string> entries = split(devargs, ';');
+        for (unsigned i = 0; i < entries.size(); i++) {
+            cna_host_port port;
+            port.index = i;
+            port.vdev = "net_cna" + std::to_string(i);
+            const std::string what = "device cna" + std::to_string(i) + " (" + port.vdev + "," + entries[i] + ")";
+            if (int rc = rte_vdev_init(port.vdev.c_str(), entries[i].c_str()); rc != 0) {
+                complain(what + ": the port did not come up: " + std::strerror(-rc) +
+                         " (net_cna's message above says why)");
+                return false;
+            }
+            if (rte_eth_dev_get_port_by_name(port.vdev.c_str(), &port.port_id) != 0 || !start_port(port.port_id, mtu)) {
+                complain(what + ": cannot start the port");
+                ports_.push_back(port);
+                return false;
+            }
+            port.rdma = cna_rdma_open(port.port_id);
+            ports_.push_back(port);
+            if (port.rdma == nullptr) {
+                complain(what + ": cannot open its RDMA device: " + std::strerror(errno));
+                return false;
+            }
+        }
+        for (const cna_host_port& port : ports_)
+            wait_link_up(port);
+        return start_events();
+    }
+
+    bool start_eal()
+    {
+        std::vector<std::string> args = {"cna-verbs", "--no-huge", "-m", "512", "--no-pci", "--no-shconf",
+                                         "--file-prefix=cna-verbs-" + std::to_string(getpid()), "--no-telemetry",
+                                         "--log-level=warning"};
+        cpu_set_t cpus;
+        CPU_ZERO(&cpus);
+        pthread_getaffinity_np(pthread_self(), sizeof(cpus), &cpus);
+        int first = 0;
+        while (first < CPU_SETSIZE && !CPU_ISSET(first, &cpus))
+            first++;
+        args.insert(args.end(), {"-l", std::to_string(first)});
+        if (const char* extra = std::getenv("CNA_RDMA_EAL_ARGS"); extra != nullptr)
+            for (const std::string& a : split(extra, ' '))
+                if (!a.empty())
+                    args.push_back(a);
+        std::vector<char*> argv;
+        for (std::string& a : args)
+            argv.push_back(a.data());
+        argv.push_back(nullptr);
+        /* DPDK's messages are the provider's: on stderr, never in the
+         * application's output. */
+        rte_openlog_stream(stderr);
+        const int rc = rte_eal_init(static_cast<int>(args.size()), argv.data());
+        /* The EAL made this thread its main lcore, on one CPU: the
+         * application's thread keeps the CPUs it had. */
+        pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus);
+        if (rc < 0 && rte_errno != EALREADY) {
+            complain(std::string("DPDK's EAL did not come up: ") + rte_strerror(rte_errno));
+            return false;
+        }
+        eal_ours_ = rc >= 0;
+        return true;
+    }
+
+    static bool start_port(uint16_t port_id, uint16_t mtu)
+    {
+        /* The port's Ethernet queues only exist because a started port
+         * needs them: RoCE traffic bypasses them. */
+        const std::string pool_name = "cna_verbs" + std::to_string(port_id);
+        rte_mempool* pool =
+            rte_pktmbuf_pool_create(pool_name.c_str(), 2 * RING_SIZE - 1, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+        rte_eth_conf conf{};
+        if (uint32_t{mtu} + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN + 2 * RTE_VLAN_HLEN > RTE_MBUF_DEFAULT_DATAROOM)
+            conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
+        return pool != nullptr && rte_eth_dev_configure(port_id, 1, 1, &conf) == 0 &&
+               rte_eth_dev_set_mtu(port_id, mtu) == 0 &&
+               rte_eth_rx_queue_setup(port_id, 0, RING_SIZE, SOCKET_ID_ANY, nullptr, pool) == 0 &&
+               rte_eth_tx_queue_setup(port_id, 0, RING_SIZE, SOCKET_ID_ANY, nullptr) == 0 &&
+               rte_eth_dev_start(port_id) == 0;
+    }
+
+    /* An application checks the port is active before it connects. */
+    static void wait_link_up(const cna_host_port& port)
+    {
+        rte_eth_link link{};
+        for (unsigned ms = 0; ms < LINK_WAIT_MS && link.link_status != RTE_ETH_LINK_UP; ms += 10) {
+            rte_eth_link_get_nowait(port.port_id, &link);
+            if (link.link_status != RTE_ETH_LINK_UP)
+                rte_delay_us_sleep(10000);
+        }
+        if (link.link_status != RTE_ETH_LINK_UP)
+            complain("cna" + std::to_string(port.index) + ": the link is down");
+    }
+
+    bool start_events()
+    {
+        stop_fd_ = eventfd(0, EFD_CLOEXEC);
+        epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+        if (stop_fd_ < 0 || epoll_fd_ < 0)
+            return false;
+        epoll_event ev{};
+        ev.events = EPOLLIN;
+        ev.data.ptr = nullptr;
+        epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, stop_fd_, &ev);
+        for (cna_host_port& port : ports_) {
+            ev.data.ptr = &port;
+            if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, cna_rdma_event_fd(port.rdma), &ev) != 0)
+                return false;
+        }
+        events_ = std::thread([this] { hand_over_events(); });
+        pthread_setname_np(events_.native_handle(), "cna-verbs-ev");
+        return true;
+    }
+
+    void hand_over_events()
+    {
+        for (;;) {
+            epoll_event ready[8];
+            const int n = epoll_wait(epoll_fd_, ready, 8, -1);
+            for (int i = 0; i < n; i++) {
+                auto* port = static_cast<cna_host_port*>(ready[i].data.ptr);
+                if (port == nullptr)
+                    return;
+                hand_over(*port);
+            }
+        }
+    }
+
+    void hand_over(cna_host_port& port)
+    {
+        ibv_cq* cq;
+        void* cq_context;
+        while (cna_rdma_get_cq_event(port.rdma, &cq, &cq_context) == 0) {
+            cna_rdma_ack_cq_events(cq, 1);
+            std::lock_guard guard(lock_);
+            if (port.device != nullptr)
+                cna_device_cq_event(cq_context);
+        }
+        ibv_async_event event;
+        while (cna_rdma_get_async_event(port.rdma, &event) == 0) {
+            std::lock_guard guard(lock_);
+            if (port.device != nullptr)
+                cna_device_async_event(port.device, &event);
+        }
+    }
+
+    void shut_down()
+    {
+        if (events_.joinable()) {
+            const uint64_t one = 1;
+            (void)!write(stop_fd_, &one, sizeof(one));
+            events_.join();
+        }
+        if (epoll_fd_ >= 0)
+            close(epoll_fd_);
+        if (stop_fd_ >= 0)
+            close(stop_fd_);
+        for (cna_host_port& port : ports_) {
+            if (port.device != nullptr)
+                cna_device_exit(port.device);
+            if (port.rdma != nullptr)
+                (void)cna_rdma_close(port.rdma);
+            rte_eth_dev_stop(port.port_id);
+            rte_eth_dev_close(port.port_id);
+            rte_vdev_uninit(port.vdev.c_str());
+        }
+        ports_.clear();
+        if (eal_ours_) {
+            /* The EAL leaves its (empty) runtime directory behind. */
+            const std::string runtime_dir = rte_eal_get_runtime_dir();
+            rte_eal_cleanup();
+            rmdir(runtime_dir.c_str());
+        }
+    }
+
+    std::mutex lock_;
+    bool state_known_ = false;
+    bool up_ = false;
+    bool eal_ours_ = false;
+    std::vector<cna_host_port> ports_;
+    int epoll_fd_ = -1;
+    int stop_fd_ = -1;
+    std::thread events_;
+};
+
+ProcessAdapter the_adapter;
+
+} // namespace
+
+} // namespace cna::verbs
+
+extern "C" {
+
+cna_host_port* cna_host_probe(unsigned index, const char* ibdev_path, cna_device* device)
+{
+    return cna::verbs::the_adapter.probe(index, ibdev_path, device);
+}
+
+void cna_host_release(cna_host_port* port) { cna::verbs::the_adapter.release(port); }
+
+cna_rdma_dev* cna_host_rdma(cna_host_port* port) { return port->rdma; }
+
+} // extern "C"

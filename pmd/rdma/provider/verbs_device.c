@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * cna as an rdma-core provider: the driver libibverbs matches against the
+ * devices it finds in sysfs (ibdev cna<N>), their contexts, what they can
+ * do, and the events the host hands over.
+ *
+ * libibverbs opens the device's character device as every context's
+ * command fd; cna needs no kernel command, so the provider never uses it,
+ * and cna-rdma-run makes it a device that refuses writes, so that a kernel
+ * command libibverbs still tries fails cleanly.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "verbs_provider.h"
+
+static struct verbs_device *cna_alloc_device(struct verbs_sysfs_dev *sysfs_dev)
+{
+    unsigned index;
+    char tail;
+    if (sscanf(sysfs_dev->ibdev_name, CNA_PROVIDER_NAME "%u%c", &index, &tail) != 1)
+        return NULL;
+    struct cna_device *dev = calloc(1, sizeof(*dev));
+    if (dev == NULL)
+        return NULL;
+    dev->port = cna_host_probe(index, sysfs_dev->ibdev_path, dev);
+    if (dev->port == NULL) {
+        free(dev);
+        return NULL;
+    }
+    dev->rdma = cna_host_rdma(dev->port);
+    pthread_mutex_init(&dev->control, NULL);
+    pthread_mutex_init(&dev->events, NULL);
+    list_head_init(&dev->contexts);
+    return &dev->ibv_dev;
+}
+
+static void cna_uninit_device(struct verbs_device *vdev)
+{
+    struct cna_device *dev = container_of(vdev, struct cna_device, ibv_dev);
+    cna_host_release(dev->port);
+    pthread_mutex_destroy(&dev->control);
+    pthread_mutex_destroy(&dev->events);
+    free(dev);
+}
+
+static const struct verbs_context_ops cna_device_context_ops;
+
+static struct verbs_context *cna_alloc_context(struct ibv_device *ibdev, int cmd_fd, void *private_data)
+{
+    (void)private_data;
+    struct cna_device *dev = to_cna_device(ibdev);
+    struct cna_context *ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibv_ctx, RDMA_DRIVER_UNKNOWN);
+    if (ctx == NULL)
+        return NULL;
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+        verbs_uninit_context(&ctx->ibv_ctx);
+        free(ctx);
+        return NULL;
+    }
+    /* The event thread never waits for an application that reads no events. */
+    fcntl(fds[1], F_SETFL, O_NONBLOCK);
+    ctx->ibv_ctx.context.async_fd = fds[0];
+    ctx->async_write_fd = fds[1];
+    ctx->ibv_ctx.context.num_comp_vectors = 1; /* the device's one CNQ */
+    list_head_init(&ctx->pds);
+    list_head_init(&ctx->mrs);
+    list_head_init(&ctx->cqs);
+    list_head_init(&ctx->srqs);
+    list_head_init(&ctx->qps);
+    verbs_set_ops(&ctx->ibv_ctx, &cna_device_context_ops);
+    verbs_set_ops(&ctx->ibv_ctx, &cna_context_ops);
+    pthread_mutex_lock(&dev->events);
+    list_add_tail(&dev->contexts, &ctx->entry);
+    pthread_mutex_unlock(&dev->events);
+    return &ctx->ibv_ctx;
+}
+
+static void cna_free_context(struct ibv_context *ibctx)
+{
+    struct cna_context *ctx = to_cna_context(ibctx);
+    struct cna_device *dev = device_of(ibctx);
+    cna_destroy_leftovers(ctx);
+    pthread_mutex_lock(&dev->events);
+    list_del(&ctx->entry);
+    pthread_mutex_unlock(&dev->events);
+    close(ctx->async_write_fd);
+    verbs_uninit_context(&ctx->ibv_ctx);
+    free(ctx);
+}
+
+static const struct verbs_match_ent cna_match_table[] = {
+    VERBS_NAME_MATCH(CNA_PROVIDER_NAME, NULL),
+    {},
+};
+
+static const struct verbs_device_ops cna_device_ops = {
+    .name = CNA_PROVIDER_NAME,
+    .match_min_abi_version = 1,
+    .match_max_abi_version = 1,
+    .match_table = cna_match_table,
+    .alloc_device = cna_alloc_device,
+    .uninit_device = cna_uninit_device,
+    .alloc_context = cna_alloc_context,
+};
+PROVIDER_DRIVER(cna, cna_device_ops);
+
+void cna_device_exit(struct cna_device *dev)
+{
+    struct cna_context *ctx;
+    pthread_mutex_lock(&dev->events);
+    list_for_each (&dev->contexts, ctx, entry)
+        cna_destroy_leftovers(ctx);
+    pthread_mutex_unlock(&dev->events);
+}
+
+/* ---- What the device can do -------------------------------------------- */
+
+static int cna_query_device_ex(struct ibv_context *context, const struct ibv_query_device_ex_input *input,
+                               struct ibv_device_attr_ex *attr, size_t attr_size)
+{
+    if (input != NULL && input->comp_mask != 0)
+        return EINVAL;
+    if (attr_size < sizeof(attr->orig_attr))
+        return EINVAL;
+    struct ibv_device_attr_ex ex;
+    memset(&ex, 0, sizeof(ex));
+    if (cna_rdma_query_device(device_of(context)->rdma, &ex.orig_attr) != 0)
+        return errno;
+    ex.phys_port_cnt_ex = ex.orig_attr.phys_port_cnt;
+    memset(attr, 0, attr_size);
+    memcpy(attr, &ex, attr_size < sizeof(ex) ? attr_size : sizeof(ex));
+    return 0;
+}
+
+static int cna_query_port(struct ibv_context *context, uint8_t port_num, struct ibv_port_attr *attr)
+{
+    return cna_rdma_query_port(device_of(context)->rdma, port_num, attr);
+}
+
+/* ---- Events --------------------------------------------------------------- */
+
+void cna_wait_events_acked(pthread_mutex_t *mutex, pthread_cond_t *cond, const uint32_t *completed,
+                           uint32_t reported)
+{
+    pthread_mutex_lock(mutex);
+    while (*completed != reported)
+        pthread_cond_wait(cond, mutex);
+    pthread_mutex_unlock(mutex);
+}
+
+void cna_device_cq_event(void *cq_context)
+{
+    struct cna_cq *cq = cq_context;
+    struct cna_device *dev = device_of(cq->vcq.cq.context);
+    const uint64_t handle = (uintptr_t)&cq->vcq.cq;
+    pthread_mutex_lock(&dev->events);
+    if (cq->channel_fd >= 0 && write(cq->channel_fd, &handle, sizeof(handle)) == sizeof(handle))
+        cq->comp_events_reported++;
+    pthread_mutex_unlock(&dev->events);
+}
+
+static void report(struct cna_context *ctx, uint64_t element, enum ibv_event_type type, uint32_t *reported)
+{
+    const struct ib_uverbs_async_event_desc desc = {.element = element, .event_type = type};
+    if (write(ctx->async_write_fd, &desc, sizeof(desc)) == sizeof(desc) && reported != NULL)
+        (*reported)++;
+}
+
+void cna_device_async_event(struct cna_device *dev, const struct ibv_async_event *event)
+{
+    pthread_mutex_lock(&dev->events);
+    switch (event->event_type) {
+    case IBV_EVENT_CQ_ERR: {
+        struct cna_cq *cq = event->element.cq->cq_context;
+        report(to_cna_context(cq->vcq.cq.context), (uintptr_t)&cq->vcq.cq, event->event_type,
+               &cq->async_events_reported);
+        break;
+    }
+    case IBV_EVENT_SRQ_ERR:
+    case IBV_EVENT_SRQ_LIMIT_REACHED: {
+        struct cna_srq *srq = event->element.srq->srq_context;
+        report(to_cna_context(srq->vsrq.srq.context), (uintptr_t)&srq->vsrq.srq, event->event_type,
+               &srq->events_reported);
+        break;
+    }
+    case IBV_EVENT_QP_FATAL:
+    case IBV_EVENT_QP_REQ_ERR:
+    case IBV_EVENT_QP_ACCESS_ERR:
+    case IBV_EVENT_COMM_EST:
+    case IBV_EVENT_SQ_DRAINED:
+    case IBV_EVENT_PATH_MIG:
+    case IBV_EVENT_PATH_MIG_ERR:
+    case IBV_EVENT_QP_LAST_WQE_REACHED: {
+        struct cna_qp *qp = event->element.qp->qp_context;
+        /* The QP's state as the device left it: libibverbs's copy. */
+        if (event->event_type != IBV_EVENT_COMM_EST && event->event_type != IBV_EVENT_SQ_DRAINED &&
+            event->event_type != IBV_EVENT_QP_LAST_WQE_REACHED)
+            qp->vqp.qp.state = IBV_QPS_ERR;
+        report(to_cna_context(qp->vqp.qp.context), (uintptr_t)&qp->vqp.qp, event->event_type,
+               &qp->events_reported);
+        break;
+    }
+    default: {
+        struct cna_context *ctx;
+        list_for_each (&dev->contexts, ctx, entry)
+            report(ctx, event->element.port_num, event->event_type, NULL);
+        break;
+    }
+    }
+    pthread_mutex_unlock(&dev->events);
+}
+
+static const struct verbs_context_ops cna_device_context_ops = {
+    .query_device_ex = cna_query_device_ex,
+    .query_port = cna_query_port,
+    .free_context = cna_free_context,
+};

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The verbs provider's two halves. libibverbs's side (C: rdma-core's
+ * driver.h is C only) keeps the verbs objects and their contract; the host
+ * (C++) keeps the process's adapter: DPDK's EAL, the net_cna ports named by
+ * CNA_RDMA_DEVARGS, their RDMA devices, and the thread that hands the
+ * devices' events over.
+ */
+#ifndef CNA_VERBS_HOST_H
+#define CNA_VERBS_HOST_H
+
+#include <infiniband/verbs.h>
+
+#include "cna_rdma.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct cna_device;   /* libibverbs's side of one device */
+struct cna_host_port;
+
+/* Device `index` (ibdev cna<index>): on the first call, the process's
+ * adapter comes up with every port CNA_RDMA_DEVARGS names; the device's
+ * attributes are published in its sysfs directory `ibdev_path`, as a
+ * kernel driver's are. NULL, with the reason on stderr, if it cannot be. */
+struct cna_host_port *cna_host_probe(unsigned index, const char *ibdev_path, struct cna_device *device);
+/* libibverbs let go of the device: its events have nowhere to go. */
+void cna_host_release(struct cna_host_port *port);
+struct cna_rdma_dev *cna_host_rdma(struct cna_host_port *port);
+
+/* The host's event thread hands each event to libibverbs's side. A CQ
+ * event names the cq_context the CQ was created with; an affiliated async
+ * event's element is the RDMA PMD's object, whose *_context is the
+ * provider's; a port event reaches every context of the device. */
+void cna_device_cq_event(void *cq);
+void cna_device_async_event(struct cna_device *device, const struct ibv_async_event *event);
+/* The process exits with the device's contexts open: what the
+ * application did not destroy goes, so the device closes cleanly. */
+void cna_device_exit(struct cna_device *device);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CNA_VERBS_HOST_H */

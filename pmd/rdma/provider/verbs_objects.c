@@ -1,0 +1,416 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The verbs of a cna context, each the RDMA PMD's own call on the PMD's
+ * object behind the provider's: PDs, MRs, CQs, SRQs and RC QPs, and the
+ * fastpath (post_send, post_recv, post_srq_recv, poll_cq, req_notify_cq),
+ * which adds one call to the PMD's and nothing else.
+ *
+ * The provider fills what a kernel provider's ibv_cmd_* calls fill, and
+ * destroy waits, as the kernel does, until the application acknowledged
+ * every event reported for the object.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "verbs_provider.h"
+
+static struct cna_context *context_of(struct ibv_context *ibctx) { return to_cna_context(ibctx); }
+
+static void *fail_null(int err)
+{
+    errno = err;
+    return NULL;
+}
+
+/* ---- Protection domains ------------------------------------------------------ */
+
+static struct ibv_pd *cna_alloc_pd(struct ibv_context *context)
+{
+    struct cna_device *dev = device_of(context);
+    struct cna_pd *pd = calloc(1, sizeof(*pd));
+    if (pd == NULL)
+        return fail_null(ENOMEM);
+    pthread_mutex_lock(&dev->control);
+    pd->pmd = cna_rdma_alloc_pd(dev->rdma);
+    if (pd->pmd != NULL)
+        list_add_tail(&context_of(context)->pds, &pd->entry);
+    pthread_mutex_unlock(&dev->control);
+    if (pd->pmd == NULL) {
+        int err = errno;
+        free(pd);
+        return fail_null(err);
+    }
+    pd->ibv_pd.handle = pd->pmd->handle;
+    return &pd->ibv_pd;
+}
+
+static int destroy_pd(struct cna_pd *pd)
+{
+    int rc = cna_rdma_dealloc_pd(pd->pmd);
+    if (rc == 0) {
+        list_del(&pd->entry);
+        free(pd);
+    }
+    return rc;
+}
+
+static int cna_dealloc_pd(struct ibv_pd *ibpd)
+{
+    struct cna_device *dev = device_of(ibpd->context);
+    pthread_mutex_lock(&dev->control);
+    int rc = destroy_pd(to_cna_pd(ibpd));
+    pthread_mutex_unlock(&dev->control);
+    return rc;
+}
+
+/* ---- Memory regions ---------------------------------------------------------- */
+
+static struct ibv_mr *cna_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length, uint64_t hca_va, int access)
+{
+    /* The device addresses a region at the application's own addresses. */
+    if (hca_va != (uintptr_t)addr)
+        return fail_null(EOPNOTSUPP);
+    struct cna_device *dev = device_of(ibpd->context);
+    struct cna_mr *mr = calloc(1, sizeof(*mr));
+    if (mr == NULL)
+        return fail_null(ENOMEM);
+    pthread_mutex_lock(&dev->control);
+    mr->pmd = cna_rdma_reg_mr(to_cna_pd(ibpd)->pmd, addr, length, access);
+    if (mr->pmd != NULL)
+        list_add_tail(&context_of(ibpd->context)->mrs, &mr->entry);
+    pthread_mutex_unlock(&dev->control);
+    if (mr->pmd == NULL) {
+        int err = errno;
+        free(mr);
+        return fail_null(err);
+    }
+    mr->vmr.ibv_mr.handle = mr->pmd->handle;
+    mr->vmr.ibv_mr.lkey = mr->pmd->lkey;
+    mr->vmr.ibv_mr.rkey = mr->pmd->rkey;
+    mr->vmr.mr_type = IBV_MR_TYPE_MR;
+    mr->vmr.access = access;
+    return &mr->vmr.ibv_mr;
+}
+
+static int destroy_mr(struct cna_mr *mr)
+{
+    int rc = cna_rdma_dereg_mr(mr->pmd);
+    if (rc == 0) {
+        list_del(&mr->entry);
+        free(mr);
+    }
+    return rc;
+}
+
+static int cna_dereg_mr(struct verbs_mr *vmr)
+{
+    struct cna_device *dev = device_of(vmr->ibv_mr.context);
+    pthread_mutex_lock(&dev->control);
+    int rc = destroy_mr(to_cna_mr(vmr));
+    pthread_mutex_unlock(&dev->control);
+    return rc;
+}
+
+/* ---- Completion queues -------------------------------------------------------- */
+
+static struct ibv_cq *cna_create_cq(struct ibv_context *context, int cqe, struct ibv_comp_channel *channel,
+                                    int comp_vector)
+{
+    if (channel != NULL && channel->context != context)
+        return fail_null(EINVAL);
+    struct cna_device *dev = device_of(context);
+    struct cna_cq *cq = calloc(1, sizeof(*cq));
+    if (cq == NULL)
+        return fail_null(ENOMEM);
+    cq->channel_fd = channel != NULL ? container_of(channel, struct cna_comp_channel, ibv)->write_fd : -1;
+    pthread_mutex_lock(&dev->control);
+    cq->pmd = cna_rdma_create_cq(dev->rdma, cqe, cq, comp_vector);
+    if (cq->pmd != NULL)
+        list_add_tail(&context_of(context)->cqs, &cq->entry);
+    pthread_mutex_unlock(&dev->control);
+    if (cq->pmd == NULL) {
+        int err = errno;
+        free(cq);
+        return fail_null(err);
+    }
+    cq->vcq.cq.cqe = cq->pmd->cqe;
+    cq->vcq.cq.handle = cq->pmd->handle;
+    return &cq->vcq.cq;
+}
+
+static int unlink_cq(struct cna_cq *cq)
+{
+    int rc = cna_rdma_destroy_cq(cq->pmd);
+    if (rc == 0)
+        list_del(&cq->entry);
+    return rc;
+}
+
+static int cna_destroy_cq(struct ibv_cq *ibcq)
+{
+    struct cna_cq *cq = to_cna_cq(ibcq);
+    struct cna_device *dev = device_of(ibcq->context);
+    pthread_mutex_lock(&dev->control);
+    int rc = unlink_cq(cq);
+    pthread_mutex_unlock(&dev->control);
+    if (rc != 0)
+        return rc;
+    pthread_mutex_lock(&dev->events);
+    const uint32_t comp = cq->comp_events_reported, async = cq->async_events_reported;
+    pthread_mutex_unlock(&dev->events);
+    cna_wait_events_acked(&ibcq->mutex, &ibcq->cond, &ibcq->comp_events_completed, comp);
+    cna_wait_events_acked(&ibcq->mutex, &ibcq->cond, &ibcq->async_events_completed, async);
+    free(cq);
+    return 0;
+}
+
+/* ---- Shared receive queues ------------------------------------------------------ */
+
+static struct ibv_srq *cna_create_srq(struct ibv_pd *ibpd, struct ibv_srq_init_attr *attr)
+{
+    struct cna_device *dev = device_of(ibpd->context);
+    struct cna_srq *srq = calloc(1, sizeof(*srq));
+    if (srq == NULL)
+        return fail_null(ENOMEM);
+    struct ibv_srq_init_attr pmd_attr = *attr;
+    pmd_attr.srq_context = srq;
+    pthread_mutex_lock(&dev->control);
+    srq->pmd = cna_rdma_create_srq(to_cna_pd(ibpd)->pmd, &pmd_attr);
+    if (srq->pmd != NULL)
+        list_add_tail(&context_of(ibpd->context)->srqs, &srq->entry);
+    pthread_mutex_unlock(&dev->control);
+    if (srq->pmd == NULL) {
+        int err = errno;
+        free(srq);
+        return fail_null(err);
+    }
+    attr->attr = pmd_attr.attr;
+    srq->max_wr = pmd_attr.attr.max_wr;
+    srq->max_sge = pmd_attr.attr.max_sge;
+    srq->srq_limit = pmd_attr.attr.srq_limit;
+    srq->vsrq.srq.handle = srq->pmd->handle;
+    srq->vsrq.srq_type = IBV_SRQT_BASIC;
+    return &srq->vsrq.srq;
+}
+
+static int cna_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr, int attr_mask)
+{
+    struct cna_srq *srq = to_cna_srq(ibsrq);
+    struct cna_device *dev = device_of(ibsrq->context);
+    pthread_mutex_lock(&dev->control);
+    int rc = cna_rdma_modify_srq(srq->pmd, attr, attr_mask);
+    if (rc == 0 && (attr_mask & IBV_SRQ_LIMIT))
+        srq->srq_limit = attr->srq_limit;
+    if (rc == 0 && (attr_mask & IBV_SRQ_MAX_WR))
+        srq->max_wr = attr->max_wr;
+    pthread_mutex_unlock(&dev->control);
+    return rc;
+}
+
+static int cna_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
+{
+    struct cna_srq *srq = to_cna_srq(ibsrq);
+    struct cna_device *dev = device_of(ibsrq->context);
+    pthread_mutex_lock(&dev->control);
+    *attr = (struct ibv_srq_attr){.max_wr = srq->max_wr, .max_sge = srq->max_sge, .srq_limit = srq->srq_limit};
+    pthread_mutex_unlock(&dev->control);
+    return 0;
+}
+
+static int unlink_srq(struct cna_srq *srq)
+{
+    int rc = cna_rdma_destroy_srq(srq->pmd);
+    if (rc == 0)
+        list_del(&srq->entry);
+    return rc;
+}
+
+static int cna_destroy_srq(struct ibv_srq *ibsrq)
+{
+    struct cna_srq *srq = to_cna_srq(ibsrq);
+    struct cna_device *dev = device_of(ibsrq->context);
+    pthread_mutex_lock(&dev->control);
+    int rc = unlink_srq(srq);
+    pthread_mutex_unlock(&dev->control);
+    if (rc != 0)
+        return rc;
+    pthread_mutex_lock(&dev->events);
+    const uint32_t reported = srq->events_reported;
+    pthread_mutex_unlock(&dev->events);
+    cna_wait_events_acked(&ibsrq->mutex, &ibsrq->cond, &ibsrq->events_completed, reported);
+    free(srq);
+    return 0;
+}
+
+/* ---- Queue pairs ------------------------------------------------------------------ */
+
+static struct ibv_qp *cna_create_qp(struct ibv_pd *ibpd, struct ibv_qp_init_attr *attr)
+{
+    if (attr->send_cq == NULL || attr->recv_cq == NULL)
+        return fail_null(EINVAL);
+    struct cna_device *dev = device_of(ibpd->context);
+    struct cna_qp *qp = calloc(1, sizeof(*qp));
+    if (qp == NULL)
+        return fail_null(ENOMEM);
+    struct ibv_qp_init_attr pmd_attr = *attr;
+    pmd_attr.qp_context = qp;
+    pmd_attr.send_cq = to_cna_cq(attr->send_cq)->pmd;
+    pmd_attr.recv_cq = to_cna_cq(attr->recv_cq)->pmd;
+    pmd_attr.srq = attr->srq != NULL ? to_cna_srq(attr->srq)->pmd : NULL;
+    pthread_mutex_lock(&dev->control);
+    qp->pmd = cna_rdma_create_qp(to_cna_pd(ibpd)->pmd, &pmd_attr);
+    if (qp->pmd != NULL)
+        list_add_tail(&context_of(ibpd->context)->qps, &qp->entry);
+    pthread_mutex_unlock(&dev->control);
+    if (qp->pmd == NULL) {
+        int err = errno;
+        free(qp);
+        return fail_null(err);
+    }
+    attr->cap = pmd_attr.cap;
+    struct ibv_qp *ibqp = &qp->vqp.qp;
+    ibqp->context = ibpd->context;
+    ibqp->qp_context = attr->qp_context;
+    ibqp->pd = ibpd;
+    ibqp->send_cq = attr->send_cq;
+    ibqp->recv_cq = attr->recv_cq;
+    ibqp->srq = attr->srq;
+    ibqp->handle = qp->pmd->handle;
+    ibqp->qp_num = qp->pmd->qp_num;
+    ibqp->state = IBV_QPS_RESET;
+    ibqp->qp_type = attr->qp_type;
+    ibqp->events_completed = 0;
+    pthread_mutex_init(&ibqp->mutex, NULL);
+    pthread_cond_init(&ibqp->cond, NULL);
+    return ibqp;
+}
+
+static int cna_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
+{
+    struct cna_device *dev = device_of(ibqp->context);
+    pthread_mutex_lock(&dev->control);
+    int rc = cna_rdma_modify_qp(to_cna_qp(ibqp)->pmd, attr, attr_mask);
+    pthread_mutex_unlock(&dev->control);
+    return rc;
+}
+
+static int cna_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
+                        struct ibv_qp_init_attr *init_attr)
+{
+    struct cna_device *dev = device_of(ibqp->context);
+    pthread_mutex_lock(&dev->control);
+    int rc = cna_rdma_query_qp(to_cna_qp(ibqp)->pmd, attr, attr_mask, init_attr);
+    pthread_mutex_unlock(&dev->control);
+    if (rc != 0)
+        return rc;
+    /* The application's objects, not the PMD's behind them. */
+    init_attr->qp_context = ibqp->qp_context;
+    init_attr->send_cq = ibqp->send_cq;
+    init_attr->recv_cq = ibqp->recv_cq;
+    init_attr->srq = ibqp->srq;
+    return 0;
+}
+
+static int unlink_qp(struct cna_qp *qp)
+{
+    int rc = cna_rdma_destroy_qp(qp->pmd);
+    if (rc == 0)
+        list_del(&qp->entry);
+    return rc;
+}
+
+static int cna_destroy_qp(struct ibv_qp *ibqp)
+{
+    struct cna_qp *qp = to_cna_qp(ibqp);
+    struct cna_device *dev = device_of(ibqp->context);
+    pthread_mutex_lock(&dev->control);
+    int rc = unlink_qp(qp);
+    pthread_mutex_unlock(&dev->control);
+    if (rc != 0)
+        return rc;
+    pthread_mutex_lock(&dev->events);
+    const uint32_t reported = qp->events_reported;
+    pthread_mutex_unlock(&dev->events);
+    cna_wait_events_acked(&ibqp->mutex, &ibqp->cond, &ibqp->events_completed, reported);
+    pthread_mutex_destroy(&ibqp->mutex);
+    pthread_cond_destroy(&ibqp->cond);
+    free(qp);
+    return 0;
+}
+
+/* ---- What a closing context leaves ------------------------------------------------- */
+
+void cna_destroy_leftovers(struct cna_context *ctx)
+{
+    struct cna_device *dev = device_of(&ctx->ibv_ctx.context);
+    struct cna_qp *qp, *next_qp;
+    struct cna_srq *srq, *next_srq;
+    struct cna_cq *cq, *next_cq;
+    struct cna_mr *mr, *next_mr;
+    struct cna_pd *pd, *next_pd;
+    /* In the order verbs destroy them: what uses an object goes first. */
+    pthread_mutex_lock(&dev->control);
+    list_for_each_safe (&ctx->qps, qp, next_qp, entry)
+        if (unlink_qp(qp) == 0)
+            free(qp);
+    list_for_each_safe (&ctx->srqs, srq, next_srq, entry)
+        if (unlink_srq(srq) == 0)
+            free(srq);
+    list_for_each_safe (&ctx->cqs, cq, next_cq, entry)
+        if (unlink_cq(cq) == 0)
+            free(cq);
+    list_for_each_safe (&ctx->mrs, mr, next_mr, entry)
+        destroy_mr(mr);
+    list_for_each_safe (&ctx->pds, pd, next_pd, entry)
+        destroy_pd(pd);
+    pthread_mutex_unlock(&dev->control);
+}
+
+/* ---- The fastpath ---------------------------------------------------------------- */
+
+static int cna_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
+{
+    return cna_rdma_post_send(to_cna_qp(qp)->pmd, wr, bad_wr);
+}
+
+static int cna_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
+{
+    return cna_rdma_post_recv(to_cna_qp(qp)->pmd, wr, bad_wr);
+}
+
+static int cna_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
+{
+    return cna_rdma_post_srq_recv(to_cna_srq(srq)->pmd, wr, bad_wr);
+}
+
+static int cna_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)
+{
+    return cna_rdma_poll_cq(to_cna_cq(cq)->pmd, num_entries, wc);
+}
+
+static int cna_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+{
+    return cna_rdma_req_notify_cq(to_cna_cq(cq)->pmd, solicited_only);
+}
+
+const struct verbs_context_ops cna_context_ops = {
+    .alloc_pd = cna_alloc_pd,
+    .dealloc_pd = cna_dealloc_pd,
+    .reg_mr = cna_reg_mr,
+    .dereg_mr = cna_dereg_mr,
+    .create_cq = cna_create_cq,
+    .destroy_cq = cna_destroy_cq,
+    .poll_cq = cna_poll_cq,
+    .req_notify_cq = cna_req_notify_cq,
+    .create_srq = cna_create_srq,
+    .modify_srq = cna_modify_srq,
+    .query_srq = cna_query_srq,
+    .destroy_srq = cna_destroy_srq,
+    .post_srq_recv = cna_post_srq_recv,
+    .create_qp = cna_create_qp,
+    .modify_qp = cna_modify_qp,
+    .query_qp = cna_query_qp,
+    .destroy_qp = cna_destroy_qp,
+    .post_send = cna_post_send,
+    .post_recv = cna_post_recv,
+};

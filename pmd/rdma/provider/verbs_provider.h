@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The verbs provider's objects, as libibverbs sees them: each verbs
+ * structure libibverbs expects (verbs_device, verbs_context, verbs_mr,
+ * verbs_cq, verbs_qp, verbs_srq) first, then the RDMA PMD's object that
+ * does the work. The PMD's objects carry the provider's as their
+ * *_context, so an event the PMD reports leads back here.
+ */
+#ifndef CNA_VERBS_PROVIDER_H
+#define CNA_VERBS_PROVIDER_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include <ccan/list.h>
+#include <infiniband/driver.h>
+
+#include "comp_channel.h"
+#include "verbs_host.h"
+
+struct cna_device {
+    struct verbs_device ibv_dev;
+    struct cna_host_port *port;
+    struct cna_rdma_dev *rdma;
+    /* Control calls, one at a time per RDMA device, as the PMD asks. */
+    pthread_mutex_t control;
+    /* The contexts, and every object's count of events reported: taken by
+     * the event thread to hand an event over and by destroy to learn how
+     * many events it must see acknowledged. */
+    pthread_mutex_t events;
+    struct list_head contexts;
+};
+
+struct cna_context {
+    struct verbs_context ibv_ctx;
+    struct list_node entry;
+    /* The write end of the pipe whose read end is the context's async_fd
+     * (ibv_get_async_event reads an ib_uverbs_async_event_desc from it). */
+    int async_write_fd;
+    /* What free_context destroys if the application did not. */
+    struct list_head pds, mrs, cqs, srqs, qps;
+};
+
+struct cna_pd {
+    struct ibv_pd ibv_pd;
+    struct list_node entry;
+    struct ibv_pd *pmd;
+};
+
+struct cna_mr {
+    struct verbs_mr vmr;
+    struct list_node entry;
+    struct ibv_mr *pmd;
+};
+
+struct cna_cq {
+    struct verbs_cq vcq;
+    struct list_node entry;
+    struct ibv_cq *pmd;
+    int channel_fd;                 /* the channel's write end, or -1 */
+    uint32_t comp_events_reported;
+    uint32_t async_events_reported;
+};
+
+struct cna_srq {
+    struct verbs_srq vsrq;
+    struct list_node entry;
+    struct ibv_srq *pmd;
+    uint32_t max_wr, max_sge, srq_limit;
+    uint32_t events_reported;
+};
+
+struct cna_qp {
+    struct verbs_qp vqp;
+    struct list_node entry;
+    struct ibv_qp *pmd;
+    uint32_t events_reported;
+};
+
+static inline struct cna_device *to_cna_device(struct ibv_device *ibdev)
+{
+    return container_of(ibdev, struct cna_device, ibv_dev.device);
+}
+static inline struct cna_context *to_cna_context(struct ibv_context *ctx)
+{
+    return container_of(ctx, struct cna_context, ibv_ctx.context);
+}
+static inline struct cna_device *device_of(struct ibv_context *ctx) { return to_cna_device(ctx->device); }
+static inline struct cna_pd *to_cna_pd(struct ibv_pd *pd) { return container_of(pd, struct cna_pd, ibv_pd); }
+static inline struct cna_mr *to_cna_mr(struct verbs_mr *vmr) { return container_of(vmr, struct cna_mr, vmr); }
+static inline struct cna_cq *to_cna_cq(struct ibv_cq *cq) { return container_of(cq, struct cna_cq, vcq.cq); }
+static inline struct cna_srq *to_cna_srq(struct ibv_srq *srq) { return container_of(srq, struct cna_srq, vsrq.srq); }
+static inline struct cna_qp *to_cna_qp(struct ibv_qp *qp) { return container_of(qp, struct cna_qp, vqp.qp); }
+
+/* The verbs of a context (verbs_objects.c). */
+extern const struct verbs_context_ops cna_context_ops;
+/* What the application left of a context when it closes it. */
+void cna_destroy_leftovers(struct cna_context *ctx);
+
+/* Waits until the application acknowledged every event reported for an
+ * object (ibv_ack_*_events), as the kernel's destroy does. */
+void cna_wait_events_acked(pthread_mutex_t *mutex, pthread_cond_t *cond, const uint32_t *completed,
+                           uint32_t reported);
+
+#endif /* CNA_VERBS_PROVIDER_H */
