@@ -337,6 +337,7 @@ int cna_rdma_query_port(cna_rdma_dev* handle, uint8_t port_num, ibv_port_attr* a
     attr->pkey_tbl_len = 1;
     attr->link_layer = IBV_LINK_LAYER_ETHERNET;
     attr->phys_state = p.active ? 5 /* LinkUp */ : 3 /* Disabled */;
+    attr->max_vl_num = 1;     /* VL0 only */
     attr->active_width = 2;   /* 4x */
     attr->active_speed = 32;  /* 25 Gb/s per lane: 100 Gb/s on 4x */
     return 0;

@@ -65,6 +65,11 @@ class BridgedHosts:
         if server:
             argv.append(server)
         proc = self.ns.popen(*argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.join_bridge(proc, ifname, f"{program} {role}")
+        return proc
+
+    def join_bridge(self, proc, ifname, what):
+        """The TAP `ifname` of process `proc` joins the bridge once it exists."""
         try:
             wait_for_iface(ifname, netns=self.ns.name)
             self.ns.run("ip", "link", "set", ifname, "master", "br0", "up")
@@ -73,8 +78,7 @@ class BridgedHosts:
             # output says why; it must not outlive the test either way.
             proc.kill()
             out, _ = proc.communicate(timeout=self.timeout)
-            raise AssertionError(f"{program} {role}: its TAP {ifname} did not join the bridge ({e}):\n{out}") from e
-        return proc
+            raise AssertionError(f"{what}: its TAP {ifname} did not join the bridge ({e}):\n{out}") from e
 
     def tcp_port(self):
         return str(18515 + int(self.tag.split("x")[1]) % 1000)

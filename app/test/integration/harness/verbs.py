@@ -1,0 +1,70 @@
+"""Unmodified verbs applications on cna's provider, through cna-rdma-run:
+one process alone (ibv_devices, ibv_devinfo), or two "hosts", each a
+process with its own adapter on a TAP wire, both TAPs in one Linux bridge
+(harness.rdma.BridgedHosts), exchanging connection data over TCP in the
+bridge's namespace.
+
+    with VerbsHosts() as hosts:
+        server, client = hosts.pair(["ibv_rc_pingpong", "-g", "1"])
+"""
+import os
+import subprocess
+
+from harness.rdma import BridgedHosts
+from harness.testpmd import build_dir
+
+SERVER_IP, CLIENT_IP = "10.0.0.1", "10.0.0.2"
+
+
+def rdma_run_path(build=None):
+    return os.path.join(build or build_dir(), "pmd", "rdma", "provider", "cna-rdma-run")
+
+
+def provider_path(build=None):
+    return os.path.join(build or build_dir(), "pmd", "rdma", "provider", "libcna-rdmav34.so")
+
+
+def rdma_run(argv, devargs=None, timeout=60, env=None, rdma_run=None):
+    """`argv` under cna-rdma-run in this namespace: (returncode, stdout, stderr)."""
+    e = dict(os.environ, **(env or {}))
+    if devargs is not None:
+        e["CNA_RDMA_DEVARGS"] = devargs
+    proc = subprocess.run([rdma_run or rdma_run_path(), *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, env=e, timeout=timeout)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+class VerbsHosts(BridgedHosts):
+    """BridgedHosts whose processes are verbs applications on cna-rdma-run;
+    the server's port has IPv4 address SERVER_IP (GID index 1), the
+    client's CLIENT_IP."""
+
+    def __init__(self, build=None, timeout=120, mtu=None):
+        super().__init__(build, timeout)
+        self.env = {"CNA_RDMA_MTU": str(mtu)} if mtu else {}
+
+    def verbs_host(self, role, argv, server=None):
+        ifname = f"v{self.tag}{role}"[:15]
+        ip = SERVER_IP if role == "s" else CLIENT_IP
+        env = dict(os.environ, CNA_RDMA_DEVARGS=f"adapter=vb{self.tag}{role},wire=tap:{ifname},ipv4={ip}/24",
+                   **self.env)
+        proc = self.ns.popen(rdma_run_path(self.build), *argv, *([server] if server else []),
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+        self.join_bridge(proc, ifname, f"{argv[0]} {role}")
+        return proc
+
+    def pair(self, argv, client_argv=None):
+        """`argv` as the server, then (with the server's address appended)
+        `client_argv` or `argv` as the client; their outputs (server's,
+        client's). Raises, with both outputs, if either fails."""
+        argv = [*argv, "-p", self.tcp_port()]
+        client_argv = [*client_argv, "-p", self.tcp_port()] if client_argv else argv
+        server = self.verbs_host("s", argv)
+        try:
+            self.wait_listening(server)
+            client = self.verbs_host("c", client_argv, server="127.0.0.1")
+        except BaseException:
+            server.kill()
+            server.communicate(timeout=self.timeout)
+            raise
+        return self.finish(argv[0], server, client)

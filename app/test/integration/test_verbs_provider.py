@@ -1,0 +1,225 @@
+"""Unmodified verbs applications on cna's provider (libcna-rdmav34.so),
+through cna-rdma-run: what users run first (ibv_devices, ibv_devinfo -v),
+the environment the wrapper makes (and that it leaves the host as it was),
+the provider's match with the installed libibverbs's private ABI, and
+Debian's ibverbs-utils and perftest between two processes, each with its own
+adapter on a TAP wire, the TAPs bridged: every run completes with its
+figures, and what crosses the bridge is RoCEv2 that tshark decodes and whose
+every ICRC scapy recomputes."""
+import ipaddress
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+from scapy.all import IP, UDP, Ether, raw, rdpcap
+from scapy.contrib.roce import BTH
+
+from harness.testpmd import build_dir
+from harness.verbs import CLIENT_IP, SERVER_IP, VerbsHosts, provider_path, rdma_run, rdma_run_path
+from test_rdma_pingpong import tshark_roce
+
+TWO_CABLED = "adapter=a,ports=2,wire=cable,ipv4=10.1.0.1/24;adapter=a,port=1,ipv4=10.1.0.2/24"
+PINGPONG_RESULT = re.compile(r"(\d+) iters in [\d.]+ seconds = [\d.]+ usec/iter")
+# A perftest result row: size, iterations, then the figures.
+PERF_ROW = re.compile(r"^ (\d+)[ \t]+(\d+)((?:[ \t]+[\d.]+)+)[ \t]*$", re.M)
+PERFTEST_SIZES = [2 ** n for n in range(1, 24)]  # -a: 2 B to 8 MiB
+
+
+def needs_root_and_tun(cls):
+    return unittest.skipUnless(os.geteuid() == 0 and os.path.exists("/dev/net/tun"),
+                               "needs root and /dev/net/tun")(cls)
+
+
+def perf_rows(output):
+    """{size: (iterations, [figures])} of perftest's result rows."""
+    return {int(m.group(1)): (int(m.group(2)), [float(x) for x in m.group(3).split()])
+            for m in PERF_ROW.finditer(output)}
+
+
+@needs_root_and_tun
+class Device(unittest.TestCase):
+    """One process, two cabled ports of one adapter: devices cna0 and cna1."""
+
+    def test_ibv_devices_lists_every_device_with_its_guid(self):
+        for tool in ("ibv_devices", "ibv_devinfo"):
+            with self.subTest(tool=tool):
+                rc, out, err = rdma_run([tool], TWO_CABLED)
+                self.assertEqual(rc, 0, err)
+                if tool == "ibv_devices":
+                    guids = dict(re.findall(r"^\s+(cna\d)\s+([0-9a-f]{16})$", out, re.M))
+                else:
+                    guids = dict(re.findall(r"^hca_id:\s+(cna\d)\n(?:\t.*\n)*?\tnode_guid:\s+([0-9a-f:]{19})$", out,
+                                            re.M))
+                self.assertEqual(sorted(guids), ["cna0", "cna1"], out)
+                # The ports of one adapter: EUI-64s of consecutive MACs.
+                value = {dev: int(g.replace(":", ""), 16) for dev, g in guids.items()}
+                self.assertEqual(value["cna1"] - value["cna0"], 1, guids)
+
+    def test_ibv_devinfo_shows_a_roce_port_with_real_limits_and_gids(self):
+        rc, out, err = rdma_run(["ibv_devinfo", "-v", "-d", "cna1"], TWO_CABLED)
+        self.assertEqual(rc, 0, err)
+        for line in ("transport:\t\t\tInfiniBand (0)", "link_layer:\t\tEthernet", "state:\t\t\tPORT_ACTIVE (4)",
+                     "phys_state:\t\tLINK_UP (5)", "atomic_cap:\t\t\tATOMIC_HCA (1)", "phys_port_cnt:\t\t\t1"):
+            self.assertIn(line, out)
+        limits = {k: int(v) for k, v in re.findall(r"^\t(max_qp|max_cq|max_mr|max_pd|max_srq|max_sge):\t+(\d+)$",
+                                                        out, re.M)}
+        self.assertEqual(len(limits), 6, out)
+        for name, value in limits.items():
+            self.assertGreater(value, 0, name)
+        gids = re.findall(r"GID\[\s*(\d+)\]:\s+(\S+), RoCE v2", out)
+        self.assertEqual(gids[1], ("1", "::ffff:10.1.0.2"), "index 1: the IPv4-mapped RoCEv2 GID")
+        guid = re.search(r"node_guid:\s+([0-9a-f:]{19})", out).group(1)
+        self.assertEqual(ipaddress.ip_address(gids[0][1]), ipaddress.ip_address("fe80::" + guid),
+                         "index 0: the link-local address of the port's EUI-64, which is its GUID")
+        self.assertEqual(len(gids), 2, "empty GID entries are not listed")
+
+    def test_an_incomplete_environment_is_named(self):
+        rc, out, err = rdma_run(["ibv_devices"], "wire=bogus")
+        self.assertNotIn("cna0", out)
+        self.assertIn("invalid devarg 'wire=bogus'", err)
+        self.assertIn("no userspace device-specific driver found for cna0", err)
+
+    def test_without_its_provider_the_wrapper_says_so(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            alone = os.path.join(tmp, "cna-rdma-run")
+            shutil.copy(rdma_run_path(), alone)
+            rc, _, err = rdma_run(["ibv_devices"], rdma_run=alone)
+        self.assertEqual(rc, 125)
+        self.assertIn("libcna-rdmav34.so is missing", err)
+
+    def test_the_command_sees_a_refusing_device_and_the_host_keeps_its_own(self):
+        before = os.listdir("/var/run/dpdk") if os.path.isdir("/var/run/dpdk") else []
+        script = ("stat -c '%F %t:%T' /dev/infiniband/uverbs0; cat /sys/class/infiniband_verbs/uverbs0/dev; "
+                  "ls /dev/null /dev/pts /sys/class/net >/dev/null && echo originals-there; "
+                  "dd if=/dev/zero of=/dev/infiniband/uverbs0 bs=8 count=1 || echo write-refused; ibv_devinfo -l")
+        rc, out, err = rdma_run(["sh", "-c", script], "wire=loopback")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("character special file 1:7", out)
+        self.assertIn("\n1:7\n", out)
+        self.assertIn("originals-there", out)
+        self.assertIn("write-refused", out)
+        self.assertIn("No space left on device", err)
+        self.assertIn("cna0", out)
+        for path in ("/dev/infiniband", "/sys/class/infiniband_verbs", "/sys/class/infiniband"):
+            self.assertFalse(os.path.exists(path), f"{path} on the host")
+        after = os.listdir("/var/run/dpdk") if os.path.isdir("/var/run/dpdk") else []
+        self.assertEqual(sorted(after), sorted(before), "the EAL's runtime directory is gone")
+
+    def test_the_provider_needs_only_what_the_installed_libibverbs_exports(self):
+        needed = subprocess.run(["nm", "-D", "--undefined-only", provider_path()], stdout=subprocess.PIPE,
+                                text=True, check=True).stdout
+        private = set(re.findall(r"(\w+)@(IBVERBS_PRIVATE_\d+)", needed))
+        self.assertIn(("verbs_register_driver_34", "IBVERBS_PRIVATE_34"), private)
+        exported = subprocess.run(["objdump", "-T", "/usr/lib/x86_64-linux-gnu/libibverbs.so.1"],
+                                  stdout=subprocess.PIPE, text=True, check=True).stdout
+        offered = set(re.findall(r"\s(IBVERBS_PRIVATE_\d+)\s+(\w+)$", exported, re.M))
+        for symbol, version in private:
+            self.assertIn((version, symbol), offered, f"{symbol}@{version}")
+
+
+@needs_root_and_tun
+class IbverbsUtils(unittest.TestCase):
+    """Debian's ibverbs-utils between two processes on a bridge."""
+
+    def check_pingpong(self, server, client, iters):
+        for out in (server, client):
+            m = PINGPONG_RESULT.search(out)
+            self.assertIsNotNone(m, out)
+            self.assertEqual(int(m.group(1)), iters)
+        self.assertIn(f"GID ::ffff:{SERVER_IP}", server)
+        self.assertIn(f"GID ::ffff:{CLIENT_IP}", server)
+
+    def test_rc_pingpong_polling_and_with_completion_events(self):
+        with VerbsHosts() as hosts:
+            for events in ([], ["-e"]):
+                for size in (1, 4096, 65536):
+                    with self.subTest(size=size, events=events):
+                        server, client = hosts.pair(["ibv_rc_pingpong", "-g", "1", "-n", "20", "-s", str(size),
+                                                     *events])
+                        self.check_pingpong(server, client, 20)
+
+    def test_srq_pingpong(self):
+        with VerbsHosts() as hosts:
+            server, client = hosts.pair(["ibv_srq_pingpong", "-g", "1", "-n", "50", "-q", "4"])
+            self.check_pingpong(server, client, 50)
+            self.assertEqual(len(re.findall("remote address", server)), 4, "one per QP")
+
+
+@needs_root_and_tun
+class Perftest(unittest.TestCase):
+    """Debian's perftest, every RC test: the bandwidth ones over every size
+    (-a; ib_atomic_bw refuses -a, its message being 8 bytes), the latency
+    ones too; each run completes with its figures on both sides. Once, in
+    the regular pass: the sanitized pass's provider runs the same verbs
+    under ibverbs-utils above."""
+
+    @classmethod
+    def setUpClass(cls):
+        if os.environ.get("LD_PRELOAD"):
+            raise unittest.SkipTest("the sanitized pass: perftest's runs are the regular pass's")
+
+    def run_perftest(self, hosts, tool, args):
+        server, client = hosts.pair([tool, "-x", "1", *args])
+        for side, out in (("server", server), ("client", client)):
+            self.assertNotIn("Couldn't", out, f"{tool} {side}")
+        return server, client
+
+    def check_all_sizes(self, tool, out, iters):
+        rows = perf_rows(out)
+        self.assertEqual(sorted(rows), PERFTEST_SIZES, f"{tool}:\n{out}")
+        for size, (n, figures) in rows.items():
+            self.assertEqual(n, iters, f"{tool} size {size}")
+            self.assertTrue(all(f >= 0 for f in figures), f"{tool} size {size}: {figures}")
+        return rows
+
+    def test_bandwidth_tests_over_every_size(self):
+        with VerbsHosts() as hosts:
+            for tool in ("ib_send_bw", "ib_write_bw", "ib_read_bw"):
+                with self.subTest(tool=tool):
+                    _, client = self.run_perftest(hosts, tool, ["-a", "-n", "5"])
+                    rows = self.check_all_sizes(tool, client, 5)
+                    self.assertGreater(rows[1 << 20][1][1], 1.0, f"{tool}: MB/s average at 1 MiB")
+            with self.subTest(tool="ib_atomic_bw"):
+                _, client = self.run_perftest(hosts, "ib_atomic_bw", ["-n", "200"])
+                rows = perf_rows(client)
+                self.assertEqual(list(rows), [8], client)
+                self.assertEqual(rows[8][0], 200)
+
+    def test_latency_tests_over_every_size(self):
+        with VerbsHosts() as hosts:
+            for tool in ("ib_send_lat", "ib_write_lat", "ib_read_lat"):
+                with self.subTest(tool=tool):
+                    _, client = self.run_perftest(hosts, tool, ["-a", "-n", "5"])
+                    rows = self.check_all_sizes(tool, client, 5)
+                    t_min, t_max, t_typical = rows[8][1][:3]
+                    self.assertTrue(0 < t_min <= t_typical <= t_max, rows[8])
+
+    def test_the_wire_carries_rocev2_whose_every_icrc_checks(self):
+        with VerbsHosts() as hosts, tempfile.TemporaryDirectory() as tmp:
+            pcap = os.path.join(tmp, "perftest.pcapng")
+            hosts.start_capture(pcap)
+            # 3000 bytes at path MTU 1024: FIRST, MIDDLE, LAST packets.
+            for tool in ("ib_write_bw", "ib_read_bw", "ib_send_bw"):
+                self.run_perftest(hosts, tool, ["-s", "3000", "-n", "20"])
+            self.run_perftest(hosts, "ib_atomic_bw", ["-n", "20"])
+            hosts.stop_capture()
+            opcodes = {op for op, _ in tshark_roce(pcap)}
+            frames = rdpcap(pcap)
+        names = {6: "RDMA WRITE FIRST", 7: "RDMA WRITE MIDDLE", 8: "RDMA WRITE LAST", 12: "RDMA READ REQUEST",
+                 13: "READ RESPONSE FIRST", 14: "READ RESPONSE MIDDLE", 15: "READ RESPONSE LAST", 0: "SEND FIRST",
+                 2: "SEND LAST", 17: "ACKNOWLEDGE", 18: "ATOMIC ACKNOWLEDGE", 20: "FETCH ADD"}
+        for op, name in names.items():
+            self.assertIn(op, opcodes, f"no {name} among {sorted(opcodes)}")
+        roce = [f for f in frames if IP in f and UDP in f and f[UDP].dport == 4791]
+        self.assertGreater(len(roce), 200)
+        for f in roce:
+            rebuilt = f.copy()
+            rebuilt[BTH].icrc = None
+            self.assertEqual(Ether(raw(rebuilt))[BTH].icrc, f[BTH].icrc, f"ICRC of {f.summary()}")
+
+
+if __name__ == "__main__":
+    unittest.main()
