@@ -32,6 +32,47 @@ uint8_t mr_access(int ibv_access)
 constexpr int KNOWN_ACCESS = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
                              IBV_ACCESS_REMOTE_ATOMIC;
 
+void release_runs(Device* dev, Mr* mr)
+{
+    for (uint64_t start : mr->runs) {
+        auto run = dev->app_runs.find(start);
+        if (--run->second.users == 0) {
+            dev->port->pci->dma_unmap(start, run->second.len);
+            dev->app_runs.erase(run);
+        }
+    }
+    mr->runs.clear();
+}
+
+/* Maps the pages [first, end) of application memory for the device: the
+ * runs already mapped over them are shared, the gaps between mapped as
+ * runs of their own. 0 or -errno. */
+int use_runs(Device* dev, Mr* mr, uint64_t first, uint64_t end)
+{
+    auto run = dev->app_runs.upper_bound(first);
+    if (run != dev->app_runs.begin() && std::prev(run)->first + std::prev(run)->second.len > first)
+        --run;
+    for (uint64_t at = first; at < end;) {
+        uint64_t start = at;
+        if (run != dev->app_runs.end() && run->first <= at) {
+            at = run->first + run->second.len;
+            start = run->first;
+        } else {
+            const uint64_t gap_end = run != dev->app_runs.end() ? std::min(run->first, end) : end;
+            if (int rc = dev->port->pci->dma_map(at, reinterpret_cast<void*>(at), gap_end - at); rc != 0) {
+                release_runs(dev, mr);
+                return rc;
+            }
+            run = dev->app_runs.emplace(at, AppRun{gap_end - at, 0}).first;
+            at = gap_end;
+        }
+        run->second.users++;
+        mr->runs.push_back(start);
+        ++run;
+    }
+    return 0;
+}
+
 } // namespace
 
 } // namespace cna::rdma
@@ -77,13 +118,11 @@ ibv_mr* cna_rdma_reg_mr(ibv_pd* ibv_pd, void* addr, size_t length, int access)
             list[i] = iova;
         }
     } else {
-        if (int rc = dev->port->pci->dma_map(first, reinterpret_cast<void*>(first), pages * PAGE); rc != 0) {
+        if (int rc = use_runs(dev, mr.get(), first, first + pages * PAGE); rc != 0) {
             RDMA_LOG(ERR, dev, "reg_mr: cannot map %p+%zu for the device: %s", addr, length, strerror(-rc));
             errno = -rc;
             return nullptr;
         }
-        mr->map_iova = first;
-        mr->dma_mapped = pages * PAGE;
         for (uint64_t i = 0; i < pages; i++)
             list[i] = first + i * PAGE;
     }
@@ -107,8 +146,7 @@ ibv_mr* cna_rdma_reg_mr(ibv_pd* ibv_pd, void* addr, size_t length, int access)
             ecore::rdma_free_tid(hwfn, mr->tid);
     }
     if (st != ecore::Status::success) {
-        if (mr->dma_mapped != 0)
-            dev->port->pci->dma_unmap(mr->map_iova, mr->dma_mapped);
+        release_runs(dev, mr.get());
         errno = -ecore::status_to_errno(st);
         return nullptr;
     }
@@ -129,8 +167,7 @@ int cna_rdma_dereg_mr(ibv_mr* ibv)
     if (ecore::Status st = ecore::rdma_deregister_tid(*dev->hwfn, mr->tid); st != ecore::Status::success)
         return -ecore::status_to_errno(st);
     ecore::rdma_free_tid(*dev->hwfn, mr->tid);
-    if (mr->dma_mapped != 0)
-        dev->port->pci->dma_unmap(mr->map_iova, mr->dma_mapped);
+    release_runs(dev, mr);
     mr->pd->users--;
     dev->objects--;
     delete mr;

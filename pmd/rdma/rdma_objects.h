@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -38,8 +39,16 @@ struct Mr {
     ibv_mr ibv{};
     Pd* pd = nullptr;
     uint32_t tid = 0;
-    uint64_t dma_mapped = 0;  /* bytes mapped for the device at ibv.addr (not DPDK memory) */
-    uint64_t map_iova = 0;
+    std::vector<uint64_t> runs; /* the device's AppRuns it uses (not DPDK memory) */
+};
+
+/* Application memory the device reaches at IOVA = VA, mapped in runs of
+ * pages: a region maps what no other region mapped yet and shares the
+ * runs that are, so regions may overlap; a run goes when no region uses
+ * it. */
+struct AppRun {
+    uint64_t len = 0;
+    uint32_t users = 0;
 };
 
 struct Cq {
@@ -127,6 +136,7 @@ struct Device {
     std::vector<Qp*> qps;
     std::vector<Cq*> cqs;
     std::vector<Srq*> srqs;
+    std::map<uint64_t, AppRun> app_runs; /* by start */
     uint8_t next_key = 1;
     /* The GID table: 0 the link-local address of the MAC, then the port's
      * IPv4 (IPv4-mapped) and IPv6 addresses. */

@@ -121,6 +121,24 @@ class Device(unittest.TestCase):
 
 
 @needs_root_and_tun
+class Misuse(unittest.TestCase):
+    """A verbs application that posts past its queues, with bad or
+    deregistered keys, to a destroyed QP (app/test/tools/verbs_misuse.c):
+    each mistake gets the errno or the error completion verbs specify, the
+    async events come and are taken back as the kernel's, and healthy QPs
+    of the same devices exchange messages after each."""
+
+    def test_every_mistake_gets_its_answer_and_the_device_carries_on(self):
+        tool = os.path.join(build_dir(), "app", "test", "tools", "verbs_misuse")
+        rc, out, err = rdma_run([tool, "1"], TWO_CABLED, timeout=120)
+        self.assertEqual(rc, 0, out + err)
+        cases = re.findall(r"^(.*): ok$", out, re.M)
+        self.assertEqual(len(cases), 15, out)
+        self.assertEqual(sum(c.startswith("after ") for c in cases), 7, out)
+        self.assertIn("0 failed", out)
+
+
+@needs_root_and_tun
 class IbverbsUtils(unittest.TestCase):
     """Debian's ibverbs-utils between two processes on a bridge."""
 

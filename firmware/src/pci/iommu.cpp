@@ -55,8 +55,8 @@ uint8_t* Iommu::lookup_slow(uint64_t iova, std::size_t len)
     if (blocked_.load(std::memory_order_relaxed))
         return nullptr;
     std::lock_guard lock(mutex_);
-    const Range* found = find(iova, len);
-    if (found == nullptr)
+    const std::optional<Range> found = find(iova, len);
+    if (!found)
         return nullptr;
     const Range& r = *found;
     cache_[cache_next_] = r;
@@ -65,29 +65,41 @@ uint8_t* Iommu::lookup_slow(uint64_t iova, std::size_t len)
     return r.va + (iova - r.iova);
 }
 
-const Iommu::Range* Iommu::find(uint64_t iova, std::size_t len) const
+std::optional<Iommu::Range> Iommu::find(uint64_t iova, std::size_t len) const
 {
     auto after = std::upper_bound(ranges_.begin(), ranges_.end(), iova,
                                   [](uint64_t a, const Range& r) { return a < r.iova; });
-    if (after == ranges_.begin() || !std::prev(after)->covers(iova, len))
-        return nullptr;
-    return &*std::prev(after);
+    if (after == ranges_.begin())
+        return std::nullopt;
+    auto next = std::prev(after);
+    Range run = *next;
+    if (iova - run.iova >= run.len)
+        return std::nullopt;
+    /* Memory mapped in pieces (regions registered at different times over
+     * neighbouring pages) is reached across them where the pieces follow
+     * each other in IOVA and in host memory alike. */
+    while (!run.covers(iova, len)) {
+        if (++next == ranges_.end() || next->iova != run.iova + run.len || next->va != run.va + run.len)
+            return std::nullopt;
+        run.len += next->len;
+    }
+    return run;
 }
 
 bool Iommu::copy_out(uint64_t iova, void* dst, std::size_t len)
 {
     std::lock_guard lock(mutex_);
-    const Range* r = blocked_.load(std::memory_order_relaxed) ? nullptr : find(iova, len);
-    if (r != nullptr)
+    const std::optional<Range> r = blocked_.load(std::memory_order_relaxed) ? std::nullopt : find(iova, len);
+    if (r)
         std::memcpy(dst, r->va + (iova - r->iova), len);
-    return r != nullptr;
+    return r.has_value();
 }
 
 bool Iommu::copy_in(uint64_t iova, const void* src, std::size_t len)
 {
     std::lock_guard lock(mutex_);
-    const Range* r = blocked_.load(std::memory_order_relaxed) ? nullptr : find(iova, len);
-    if (r == nullptr)
+    const std::optional<Range> r = blocked_.load(std::memory_order_relaxed) ? std::nullopt : find(iova, len);
+    if (!r)
         return false;
     uint8_t* dst = r->va + (iova - r->iova);
     const auto* from = static_cast<const uint8_t*>(src);

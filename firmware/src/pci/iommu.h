@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 namespace cna::fw {
@@ -22,7 +23,8 @@ public:
     int map(uint64_t iova, void* va, std::size_t len);
     /* Removes every range inside [iova, iova + len); -ENOENT if none. */
     int unmap(uint64_t iova, std::size_t len);
-    /* Host address of [iova, iova + len) if one range covers all of it, else
+    /* Host address of [iova, iova + len) if one range covers all of it, or
+     * ranges that follow each other in IOVA and host memory alike, else
      * nullptr. Engine threads only, one at a time: the PF's own, or thread 0
      * while the slowpath holds it (the cache is not shared). Inline up to
      * the cache: every DMA access of the fastpath translates. */
@@ -70,8 +72,9 @@ private:
     static constexpr unsigned CACHE_WAYS = 4;
 
     uint8_t* lookup_slow(uint64_t iova, std::size_t len);
-    /* The range covering [iova, iova + len), mutex_ held; nullptr if none. */
-    const Range* find(uint64_t iova, std::size_t len) const;
+    /* The range, or run of ranges, covering [iova, iova + len), mutex_
+     * held. */
+    std::optional<Range> find(uint64_t iova, std::size_t len) const;
 
     std::mutex mutex_;
     std::vector<Range> ranges_; /* sorted by iova, disjoint */

@@ -3,21 +3,18 @@
  * by cna-rdma-run. libibverbs makes a completion channel with a kernel
  * command, which a cna device (no kernel part) cannot answer. These two
  * functions take libibverbs's place, under its symbol version, for cna's
- * contexts only: a channel is a pipe whose read end is the channel's fd,
- * so libibverbs's own ibv_get_cq_event and ibv_ack_cq_events work on it
- * unchanged. Every other device's channel is libibverbs's.
+ * contexts only (event_pipe.h). Every other device's channel is
+ * libibverbs's.
  */
-#define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <infiniband/driver.h>
 
-#include "comp_channel.h"
+#include "event_pipe.h"
 
 #define IBVERBS_VERSION "IBVERBS_1.0"
 
@@ -44,17 +41,13 @@ __attribute__((visibility("default"))) struct ibv_comp_channel *ibv_create_comp_
     struct cna_comp_channel *channel = calloc(1, sizeof(*channel));
     if (channel == NULL)
         return NULL;
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0) {
+    if (cna_event_pipe_open(&channel->pipe) != 0) {
         free(channel);
         return NULL;
     }
-    /* The provider's event thread never waits for the application. */
-    fcntl(fds[1], F_SETFL, O_NONBLOCK);
     channel->ibv.context = context;
-    channel->ibv.fd = fds[0];
+    channel->ibv.fd = channel->pipe.read_fd;
     channel->ibv.refcnt = 0;
-    channel->write_fd = fds[1];
     return &channel->ibv;
 }
 
@@ -72,7 +65,7 @@ __attribute__((visibility("default"))) int ibv_destroy_comp_channel(struct ibv_c
         return EBUSY;
     }
     close(ibv->fd);
-    close(channel->write_fd);
+    cna_event_pipe_close(&channel->pipe);
     free(channel);
     pthread_mutex_unlock(&context->mutex);
     return 0;

@@ -8,7 +8,6 @@
  * and cna-rdma-run makes it a device that refuses writes, so that a kernel
  * command libibverbs still tries fails cleanly.
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -57,16 +56,12 @@ static struct verbs_context *cna_alloc_context(struct ibv_device *ibdev, int cmd
     struct cna_context *ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibv_ctx, RDMA_DRIVER_UNKNOWN);
     if (ctx == NULL)
         return NULL;
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0) {
+    if (cna_event_pipe_open(&ctx->async_events) != 0) {
         verbs_uninit_context(&ctx->ibv_ctx);
         free(ctx);
         return NULL;
     }
-    /* The event thread never waits for an application that reads no events. */
-    fcntl(fds[1], F_SETFL, O_NONBLOCK);
-    ctx->ibv_ctx.context.async_fd = fds[0];
-    ctx->async_write_fd = fds[1];
+    ctx->ibv_ctx.context.async_fd = ctx->async_events.read_fd;
     ctx->ibv_ctx.context.num_comp_vectors = 1; /* the device's one CNQ */
     list_head_init(&ctx->pds);
     list_head_init(&ctx->mrs);
@@ -89,7 +84,7 @@ static void cna_free_context(struct ibv_context *ibctx)
     pthread_mutex_lock(&dev->events);
     list_del(&ctx->entry);
     pthread_mutex_unlock(&dev->events);
-    close(ctx->async_write_fd);
+    cna_event_pipe_close(&ctx->async_events);
     verbs_uninit_context(&ctx->ibv_ctx);
     free(ctx);
 }
@@ -160,16 +155,41 @@ void cna_device_cq_event(void *cq_context)
     struct cna_device *dev = device_of(cq->vcq.cq.context);
     const uint64_t handle = (uintptr_t)&cq->vcq.cq;
     pthread_mutex_lock(&dev->events);
-    if (cq->channel_fd >= 0 && write(cq->channel_fd, &handle, sizeof(handle)) == sizeof(handle))
+    if (cq->channel != NULL && write(cq->channel->pipe.write_fd, &handle, sizeof(handle)) == sizeof(handle))
         cq->comp_events_reported++;
     pthread_mutex_unlock(&dev->events);
 }
 
-static void report(struct cna_context *ctx, uint64_t element, enum ibv_event_type type, uint32_t *reported)
+static void report(struct cna_context *ctx, const void *element, enum ibv_event_type type, uint32_t *reported)
 {
-    const struct ib_uverbs_async_event_desc desc = {.element = element, .event_type = type};
-    if (write(ctx->async_write_fd, &desc, sizeof(desc)) == sizeof(desc) && reported != NULL)
+    const struct ib_uverbs_async_event_desc desc = {.element = (uintptr_t)element, .event_type = type};
+    if (write(ctx->async_events.write_fd, &desc, sizeof(desc)) == sizeof(desc) && reported != NULL)
         (*reported)++;
+}
+
+void cna_take_back_unread(struct cna_event_pipe *pipe, size_t size, const void *object, uint32_t *reported)
+{
+    const uint64_t handle = (uintptr_t)object;
+    uint8_t desc[sizeof(struct ib_uverbs_async_event_desc)];
+    uint8_t *kept = NULL;
+    size_t kept_len = 0;
+    while (read(pipe->drain_fd, desc, size) == (ssize_t)size) {
+        if (memcmp(desc, &handle, sizeof(handle)) == 0) {
+            (*reported)--;
+            continue;
+        }
+        uint8_t *grown = realloc(kept, kept_len + size);
+        if (grown == NULL)
+            break; /* what is left unread stays as it is */
+        kept = grown;
+        memcpy(kept + kept_len, desc, size);
+        kept_len += size;
+    }
+    /* The others go back, in their order (the event thread waits on the
+     * lock the caller holds). */
+    if (kept_len != 0 && write(pipe->write_fd, kept, kept_len) != (ssize_t)kept_len)
+        fprintf(stderr, "cna: %zu bytes of events lost taking back a destroyed object's\n", kept_len);
+    free(kept);
 }
 
 void cna_device_async_event(struct cna_device *dev, const struct ibv_async_event *event)
@@ -178,14 +198,14 @@ void cna_device_async_event(struct cna_device *dev, const struct ibv_async_event
     switch (event->event_type) {
     case IBV_EVENT_CQ_ERR: {
         struct cna_cq *cq = event->element.cq->cq_context;
-        report(to_cna_context(cq->vcq.cq.context), (uintptr_t)&cq->vcq.cq, event->event_type,
+        report(to_cna_context(cq->vcq.cq.context), &cq->vcq.cq, event->event_type,
                &cq->async_events_reported);
         break;
     }
     case IBV_EVENT_SRQ_ERR:
     case IBV_EVENT_SRQ_LIMIT_REACHED: {
         struct cna_srq *srq = event->element.srq->srq_context;
-        report(to_cna_context(srq->vsrq.srq.context), (uintptr_t)&srq->vsrq.srq, event->event_type,
+        report(to_cna_context(srq->vsrq.srq.context), &srq->vsrq.srq, event->event_type,
                &srq->events_reported);
         break;
     }
@@ -202,14 +222,14 @@ void cna_device_async_event(struct cna_device *dev, const struct ibv_async_event
         if (event->event_type != IBV_EVENT_COMM_EST && event->event_type != IBV_EVENT_SQ_DRAINED &&
             event->event_type != IBV_EVENT_QP_LAST_WQE_REACHED)
             qp->vqp.qp.state = IBV_QPS_ERR;
-        report(to_cna_context(qp->vqp.qp.context), (uintptr_t)&qp->vqp.qp, event->event_type,
+        report(to_cna_context(qp->vqp.qp.context), &qp->vqp.qp, event->event_type,
                &qp->events_reported);
         break;
     }
     default: {
         struct cna_context *ctx;
         list_for_each (&dev->contexts, ctx, entry)
-            report(ctx, event->element.port_num, event->event_type, NULL);
+            report(ctx, (void *)(uintptr_t)event->element.port_num, event->event_type, NULL);
         break;
     }
     }

@@ -14,8 +14,6 @@
 
 #include "verbs_provider.h"
 
-static struct cna_context *context_of(struct ibv_context *ibctx) { return to_cna_context(ibctx); }
-
 static void *fail_null(int err)
 {
     errno = err;
@@ -33,7 +31,7 @@ static struct ibv_pd *cna_alloc_pd(struct ibv_context *context)
     pthread_mutex_lock(&dev->control);
     pd->pmd = cna_rdma_alloc_pd(dev->rdma);
     if (pd->pmd != NULL)
-        list_add_tail(&context_of(context)->pds, &pd->entry);
+        list_add_tail(&to_cna_context(context)->pds, &pd->entry);
     pthread_mutex_unlock(&dev->control);
     if (pd->pmd == NULL) {
         int err = errno;
@@ -77,7 +75,7 @@ static struct ibv_mr *cna_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
     pthread_mutex_lock(&dev->control);
     mr->pmd = cna_rdma_reg_mr(to_cna_pd(ibpd)->pmd, addr, length, access);
     if (mr->pmd != NULL)
-        list_add_tail(&context_of(ibpd->context)->mrs, &mr->entry);
+        list_add_tail(&to_cna_context(ibpd->context)->mrs, &mr->entry);
     pthread_mutex_unlock(&dev->control);
     if (mr->pmd == NULL) {
         int err = errno;
@@ -122,11 +120,11 @@ static struct ibv_cq *cna_create_cq(struct ibv_context *context, int cqe, struct
     struct cna_cq *cq = calloc(1, sizeof(*cq));
     if (cq == NULL)
         return fail_null(ENOMEM);
-    cq->channel_fd = channel != NULL ? container_of(channel, struct cna_comp_channel, ibv)->write_fd : -1;
+    cq->channel = channel != NULL ? container_of(channel, struct cna_comp_channel, ibv) : NULL;
     pthread_mutex_lock(&dev->control);
     cq->pmd = cna_rdma_create_cq(dev->rdma, cqe, cq, comp_vector);
     if (cq->pmd != NULL)
-        list_add_tail(&context_of(context)->cqs, &cq->entry);
+        list_add_tail(&to_cna_context(context)->cqs, &cq->entry);
     pthread_mutex_unlock(&dev->control);
     if (cq->pmd == NULL) {
         int err = errno;
@@ -156,6 +154,10 @@ static int cna_destroy_cq(struct ibv_cq *ibcq)
     if (rc != 0)
         return rc;
     pthread_mutex_lock(&dev->events);
+    if (cq->channel != NULL)
+        cna_take_back_unread(&cq->channel->pipe, sizeof(uint64_t), ibcq, &cq->comp_events_reported);
+    cna_take_back_unread(&to_cna_context(ibcq->context)->async_events, sizeof(struct ib_uverbs_async_event_desc),
+                         ibcq, &cq->async_events_reported);
     const uint32_t comp = cq->comp_events_reported, async = cq->async_events_reported;
     pthread_mutex_unlock(&dev->events);
     cna_wait_events_acked(&ibcq->mutex, &ibcq->cond, &ibcq->comp_events_completed, comp);
@@ -177,7 +179,7 @@ static struct ibv_srq *cna_create_srq(struct ibv_pd *ibpd, struct ibv_srq_init_a
     pthread_mutex_lock(&dev->control);
     srq->pmd = cna_rdma_create_srq(to_cna_pd(ibpd)->pmd, &pmd_attr);
     if (srq->pmd != NULL)
-        list_add_tail(&context_of(ibpd->context)->srqs, &srq->entry);
+        list_add_tail(&to_cna_context(ibpd->context)->srqs, &srq->entry);
     pthread_mutex_unlock(&dev->control);
     if (srq->pmd == NULL) {
         int err = errno;
@@ -235,6 +237,8 @@ static int cna_destroy_srq(struct ibv_srq *ibsrq)
     if (rc != 0)
         return rc;
     pthread_mutex_lock(&dev->events);
+    cna_take_back_unread(&to_cna_context(ibsrq->context)->async_events, sizeof(struct ib_uverbs_async_event_desc),
+                         ibsrq, &srq->events_reported);
     const uint32_t reported = srq->events_reported;
     pthread_mutex_unlock(&dev->events);
     cna_wait_events_acked(&ibsrq->mutex, &ibsrq->cond, &ibsrq->events_completed, reported);
@@ -260,7 +264,7 @@ static struct ibv_qp *cna_create_qp(struct ibv_pd *ibpd, struct ibv_qp_init_attr
     pthread_mutex_lock(&dev->control);
     qp->pmd = cna_rdma_create_qp(to_cna_pd(ibpd)->pmd, &pmd_attr);
     if (qp->pmd != NULL)
-        list_add_tail(&context_of(ibpd->context)->qps, &qp->entry);
+        list_add_tail(&to_cna_context(ibpd->context)->qps, &qp->entry);
     pthread_mutex_unlock(&dev->control);
     if (qp->pmd == NULL) {
         int err = errno;
@@ -329,6 +333,8 @@ static int cna_destroy_qp(struct ibv_qp *ibqp)
     if (rc != 0)
         return rc;
     pthread_mutex_lock(&dev->events);
+    cna_take_back_unread(&to_cna_context(ibqp->context)->async_events, sizeof(struct ib_uverbs_async_event_desc),
+                         ibqp, &qp->events_reported);
     const uint32_t reported = qp->events_reported;
     pthread_mutex_unlock(&dev->events);
     cna_wait_events_acked(&ibqp->mutex, &ibqp->cond, &ibqp->events_completed, reported);

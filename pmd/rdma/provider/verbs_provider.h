@@ -14,7 +14,7 @@
 #include <ccan/list.h>
 #include <infiniband/driver.h>
 
-#include "comp_channel.h"
+#include "event_pipe.h"
 #include "verbs_host.h"
 
 struct cna_device {
@@ -33,9 +33,7 @@ struct cna_device {
 struct cna_context {
     struct verbs_context ibv_ctx;
     struct list_node entry;
-    /* The write end of the pipe whose read end is the context's async_fd
-     * (ibv_get_async_event reads an ib_uverbs_async_event_desc from it). */
-    int async_write_fd;
+    struct cna_event_pipe async_events; /* read_fd: the context's async_fd */
     /* What free_context destroys if the application did not. */
     struct list_head pds, mrs, cqs, srqs, qps;
 };
@@ -56,7 +54,7 @@ struct cna_cq {
     struct verbs_cq vcq;
     struct list_node entry;
     struct ibv_cq *pmd;
-    int channel_fd;                 /* the channel's write end, or -1 */
+    struct cna_comp_channel *channel;
     uint32_t comp_events_reported;
     uint32_t async_events_reported;
 };
@@ -96,7 +94,11 @@ extern const struct verbs_context_ops cna_context_ops;
 /* What the application left of a context when it closes it. */
 void cna_destroy_leftovers(struct cna_context *ctx);
 
-/* Waits until the application acknowledged every event reported for an
+/* An object's events at its destroy (event_pipe.h): those still unread in
+ * `pipe` (whose descriptors of `size` bytes start with the object's
+ * handle) are taken back from it and from *reported; dev->events held. */
+void cna_take_back_unread(struct cna_event_pipe *pipe, size_t size, const void *object, uint32_t *reported);
+/* Waits until the application acknowledged every event it read for an
  * object (ibv_ack_*_events), as the kernel's destroy does. */
 void cna_wait_events_acked(pthread_mutex_t *mutex, pthread_cond_t *cond, const uint32_t *completed,
                            uint32_t reported);

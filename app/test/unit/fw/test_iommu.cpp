@@ -24,6 +24,29 @@ TEST(Iommu, TranslatesInsideMappingsOnly)
     EXPECT_EQ(iommu.translate(0x30000, 4), nullptr);
 }
 
+TEST(Iommu, ReachesAcrossRangesThatFollowEachOtherInIovaAndMemory)
+{
+    Iommu iommu;
+    std::vector<uint8_t> mem(3 * 4096), elsewhere(4096);
+    ASSERT_EQ(iommu.map(0x10000, mem.data(), 4096), 0);
+    ASSERT_EQ(iommu.map(0x11000, mem.data() + 4096, 2 * 4096), 0);
+    ASSERT_EQ(iommu.map(0x13000, elsewhere.data(), 4096), 0);
+    EXPECT_EQ(iommu.translate(0x10ff0, 32), mem.data() + 0xff0) << "across two pieces of one memory";
+    EXPECT_EQ(iommu.translate(0x10000, 3 * 4096), mem.data());
+    EXPECT_EQ(iommu.translate(0x10ff0, 32), mem.data() + 0xff0) << "the run, cached";
+    EXPECT_EQ(iommu.translate(0x12ff0, 32), nullptr) << "the next range is other memory";
+    EXPECT_EQ(iommu.translate(0x13ff0, 32), nullptr) << "past the last range";
+    uint8_t out[32];
+    mem[0xfff] = 1;
+    mem[0x1000] = 2;
+    ASSERT_TRUE(iommu.copy_out(0x10ff0, out, sizeof out));
+    EXPECT_EQ(out[15], 1);
+    EXPECT_EQ(out[16], 2);
+    ASSERT_EQ(iommu.unmap(0x11000, 2 * 4096), 0);
+    EXPECT_EQ(iommu.translate(0x10ff0, 32), nullptr) << "a piece gone";
+    EXPECT_EQ(iommu.translate(0x10ff0, 16), mem.data() + 0xff0);
+}
+
 TEST(Iommu, TheRangeHitLastChecksBothEnds)
 {
     Iommu iommu;

@@ -329,6 +329,37 @@ TEST_F(Verbs, WriteReadAndAtomicsOnDpdkAndApplicationMemory)
     EXPECT_EQ(cna_rdma_dereg_mr(own_mr), 0);
 }
 
+TEST_F(Verbs, RegionsOfApplicationMemoryMayOverlapAndGoInAnyOrder)
+{
+    connect_both();
+    /* Three regions over one buffer: two overlapping halves and the whole
+     * (as a registration cache does), each usable alone once the others go. */
+    std::vector<uint8_t> own(5 * 4096);
+    const int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+    ibv_mr* low = cna_rdma_reg_mr(b.pd, own.data(), 3 * 4096, access);
+    ibv_mr* high = cna_rdma_reg_mr(b.pd, own.data() + 2 * 4096, 3 * 4096, access);
+    ibv_mr* whole = cna_rdma_reg_mr(b.pd, own.data(), own.size(), access);
+    ASSERT_TRUE(low && high && whole) << strerror(errno);
+    auto write_through = [&](ibv_mr* mr, std::size_t offset, uint32_t len, uint8_t seed) {
+        auto data = pattern(len, seed);
+        std::memcpy(a.buf, data.data(), len);
+        EXPECT_EQ(post(a, IBV_WR_RDMA_WRITE, seed, a.buf, len, reinterpret_cast<uint64_t>(own.data() + offset),
+                       mr->rkey),
+                  0);
+        auto tx = wait_wc(a, 1);
+        return tx.size() == 1 && tx[0].status == IBV_WC_SUCCESS &&
+               std::memcmp(own.data() + offset, data.data(), len) == 0;
+    };
+    /* Across the pages where the regions were mapped in pieces. */
+    EXPECT_TRUE(write_through(whole, 100, 4 * 4096, 1));
+    EXPECT_TRUE(write_through(high, 2 * 4096 + 5, 2 * 4096, 2));
+    ASSERT_EQ(cna_rdma_dereg_mr(low), 0);
+    EXPECT_TRUE(write_through(whole, 4000, 8192, 3)) << "the first region's pages stay mapped for the others";
+    ASSERT_EQ(cna_rdma_dereg_mr(whole), 0);
+    EXPECT_TRUE(write_through(high, 3 * 4096, 4096, 4));
+    ASSERT_EQ(cna_rdma_dereg_mr(high), 0);
+}
+
 TEST_F(Verbs, WriteWithImmediateWakesTheArmedCqThroughTheEventFd)
 {
     connect_both();
