@@ -4,6 +4,7 @@ on a cna port, both on one bridge. IPv4 RoCEv2 GIDs resolved by ARP both
 ways (and IPv6 link-local ones by neighbour discovery), every message of every size across the path MTU (1024 on rxe) going
 through, in both roles."""
 import re
+import time
 import unittest
 
 from harness import rxe
@@ -27,8 +28,7 @@ def rxe_loop(server, sizes=SIZES, gid="$RXE_GID"):
     return "; ".join(runs)
 
 
-@unittest.skipIf(rxe.available(), rxe.available())
-class RxeInterop(unittest.TestCase):
+class RxeCase(unittest.TestCase):
     def check(self, out, size, peer_ip):
         local, remote = addresses(out)
         self.assertEqual(local[3], f"::ffff:{rxe.CNA_IP}")
@@ -42,6 +42,10 @@ class RxeInterop(unittest.TestCase):
         m = re.search(r"rxe-peer: role=\w+ .* rc=(\d+)", out)
         self.assertIsNotNone(m, out[-2000:])
         self.assertEqual(m.group(1), "0", f"ibv_rc_pingpong on rxe failed:\n{out[-3000:]}")
+
+
+@unittest.skipIf(rxe.available(), rxe.available())
+class RxeInterop(RxeCase):
 
     def test_cna_client_rxe_server(self):
         with rxe.RxePeer() as peer:
@@ -84,6 +88,70 @@ class RxeInterop(unittest.TestCase):
                     m = RESULT.search(out)
                     self.assertIsNotNone(m, out)
                     self.assertEqual(int(m.group(1)), ITERS, f"size {size}")
+            self.finish(guest)
+
+
+PERF_ITERS = 100
+PERF_SIZE = 4096
+
+
+def rxe_verbs_loop(server):
+    """The guest's command for the provider's tests: ibv_rc_pingpong over
+    the sizes, then ib_send_bw; a client retries until the cna server
+    listens, as rxe_loop's."""
+    send_bw = f"ib_send_bw -d $RXE_DEV -x $RXE_GID -n {PERF_ITERS} -s {PERF_SIZE}"
+    if server:
+        return f"{rxe_loop(True)}; {send_bw} || exit $?"
+    retry = (f"ok=0; for t in $(seq 20); do if {send_bw} {rxe.BRIDGE_IP}; then ok=1; break; fi; sleep 0.5; done; "
+             "[ $ok = 1 ] || exit 1")
+    return f"{rxe_loop(False)}; {retry}"
+
+
+@unittest.skipIf(rxe.available(), rxe.available())
+class RxeInteropThroughTheProvider(RxeCase):
+    """Debian's own ibverbs-utils and perftest on both sides: on rxe in the
+    guest, and on cna's verbs provider (cna-rdma-run) on the host, in both
+    roles; one guest boot per role."""
+
+    def check_send_bw(self, out):
+        self.assertIn(f"GID: 00:00:00:00:00:00:00:00:00:00:255:255:{':'.join(f'{int(b):02d}' for b in rxe.CNA_IP.split('.'))}",
+                      out)
+        row = re.search(rf"^ {PERF_SIZE}\s+{PERF_ITERS}\s+[\d.]+\s+([\d.]+)", out, re.M)
+        self.assertIsNotNone(row, out)
+        self.assertGreater(float(row.group(1)), 0.0)
+
+    def send_bw_client(self, peer):
+        """ib_send_bw as the client of the guest's, once it listens."""
+        for attempt in range(40):
+            try:
+                return peer.verbs(["ib_send_bw", "-x", "1", "-n", str(PERF_ITERS), "-s", str(PERF_SIZE)],
+                                  server=rxe.GUEST_IP["server"], timeout=120)
+            except rxe.TestPmdError as e:
+                if "Couldn't connect" not in str(e) or attempt == 39:
+                    raise
+                time.sleep(0.5)
+
+    def test_provider_client_rxe_server(self):
+        with rxe.RxePeer() as peer:
+            guest = peer.guest("server", rxe_verbs_loop(server=True))
+            for n, size in enumerate(SIZES, 1):
+                with self.subTest(size=size):
+                    peer.wait_console("local address:", n)
+                    out = peer.verbs(["ibv_rc_pingpong", "-g", "1", "-n", str(ITERS), "-s", str(size)],
+                                     server=rxe.GUEST_IP["server"], timeout=90)
+                    self.check(out, size, rxe.GUEST_IP["server"])
+            self.check_send_bw(self.send_bw_client(peer))
+            self.finish(guest)
+
+    def test_rxe_client_provider_server(self):
+        with rxe.RxePeer() as peer:
+            guest = peer.guest("client", rxe_verbs_loop(server=False))
+            for size in SIZES:
+                with self.subTest(size=size):
+                    out = peer.verbs(["ibv_rc_pingpong", "-g", "1", "-n", str(ITERS), "-s", str(size)], timeout=90)
+                    self.check(out, size, rxe.GUEST_IP["client"])
+            self.check_send_bw(peer.verbs(["ib_send_bw", "-x", "1", "-n", str(PERF_ITERS), "-s", str(PERF_SIZE)],
+                                          timeout=120))
             self.finish(guest)
 
 

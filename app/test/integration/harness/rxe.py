@@ -1,7 +1,8 @@
 """Linux's Soft-RoCE (rdma_rxe) as an independent RoCE peer: ../shared/rxekit
 boots Debian's kernel in a QEMU guest attached to a bridge in a network
-namespace, where rdma_pingpong on a cna port (its TAP in the same bridge)
-meets Debian's ibv_rc_pingpong on rxe.
+namespace, where rdma_pingpong on a cna port, or a verbs application on cna's
+provider (its TAP in the same bridge), meets Debian's ibv_rc_pingpong or
+perftest on rxe.
 
     with RxePeer() as peer:
         out = peer.run("server", commands)     # the guest runs `commands`
@@ -13,6 +14,7 @@ import time
 
 from harness.rdma import EAL, example
 from harness.testpmd import TestPmdError, sh, unique_tag
+from harness.verbs import rdma_run_path
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 RXEKIT = os.environ.get("CNA_RXEKIT", os.path.join(os.path.dirname(ROOT), "shared", "rxekit"))
@@ -78,18 +80,29 @@ class RxePeer:
         """rdma_pingpong on a cna port whose TAP joins the bridge, with its
         GID index `gid` (1: the IPv4 address, 0: the link-local IPv6 one);
         its output."""
-        argv = ["ip", "netns", "exec", self.ns, example("rdma_pingpong", self.build), "-l", "1", *EAL,
-                "--file-prefix", f"cx{self.tag}", "--vdev",
-                f"net_cna0,adapter=cx{self.tag},wire=tap:{self.tap},ipv4={CNA_IP}/24", "--", "-g", str(gid), *args]
-        if server:
-            argv.append(server)
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        argv = [example("rdma_pingpong", self.build), "-l", "1", *EAL, "--file-prefix", f"cx{self.tag}", "--vdev",
+                f"net_cna0,{self.devargs()}", "--", "-g", str(gid), *args]
+        return self._run(argv, server, timeout)
+
+    def verbs(self, argv, server=None, timeout=60):
+        """A verbs application (argv) on cna's provider (cna-rdma-run), its
+        device's port on the bridge as cna()'s; its output."""
+        env = dict(os.environ, CNA_RDMA_DEVARGS=self.devargs())
+        return self._run([rdma_run_path(self.build), *argv], server, timeout, env)
+
+    def devargs(self):
+        return f"adapter=cx{self.tag},wire=tap:{self.tap},ipv4={CNA_IP}/24"
+
+    def _run(self, argv, server, timeout, env=None):
+        program = os.path.basename(argv[0])
+        argv = ["ip", "netns", "exec", self.ns, *argv, *([server] if server else [])]
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
         try:
             out, _ = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
             proc.kill()
             out, _ = proc.communicate()
-            raise TestPmdError(f"rdma_pingpong timed out:\n{out}")
+            raise TestPmdError(f"{program} timed out:\n{out}")
         if proc.returncode != 0:
-            raise TestPmdError(f"rdma_pingpong failed ({proc.returncode}):\n{out}")
+            raise TestPmdError(f"{program} failed ({proc.returncode}):\n{out}")
         return out
