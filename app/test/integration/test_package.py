@@ -140,6 +140,20 @@ class InstalledPackages(unittest.TestCase):
         for driver in ("net_cna", "net_cna_vf"):
             self.assertRegex(info, rf"\b{driver}\b")
 
+    def test_verbs_applications_find_the_installed_provider(self):
+        provider = "/usr/lib/x86_64-linux-gnu/libibverbs/libcna-rdmav34.so"
+        self.assertIn(provider, self.files["ibverbs-provider-cna"], "where libibverbs loads providers from")
+        with open("/etc/libibverbs.d/cna.driver") as f:
+            self.assertEqual(f.read().split(), ["driver", provider[: -len("-rdmav34.so")]])
+        self.assertTrue(sh("man", "-w", "cna-rdma-run").strip().startswith("/usr/share/man/"))
+        # As Debian's own providers: a libibverbs that exports the private ABI
+        # it was built on (and whose ABI bump Breaks older providers).
+        self.assertRegex(sh("dpkg-query", "-W", "-f=${Depends}", "ibverbs-provider-cna"), r"libibverbs1 \(>= \d+")
+        out = sh("env", "CNA_RDMA_DEVARGS=wire=loopback,ipv4=10.2.0.1/24", "cna-rdma-run", "ibv_devinfo", "-v")
+        self.assertRegex(out, r"hca_id:\s+cna0")
+        self.assertIn("::ffff:10.2.0.1, RoCE v2", out)
+        self.assertIn("state:\t\t\tPORT_ACTIVE (4)", out)
+
     # -- applications --------------------------------------------------------------
     def test_testpmd_finds_net_cna_without_d(self):
         cabled = ["net_cna0,adapter=pkg,ports=2,wire=cable", "net_cna1,adapter=pkg,port=1"]

@@ -17,7 +17,7 @@ import unittest
 from scapy.all import IP, UDP, Ether, raw, rdpcap
 from scapy.contrib.roce import BTH
 
-from harness.testpmd import build_dir
+from harness.testpmd import Netns, build_dir
 from harness.verbs import CLIENT_IP, SERVER_IP, VerbsHosts, provider_path, rdma_run, rdma_run_path
 from test_rdma_pingpong import tshark_roce
 
@@ -75,6 +75,29 @@ class Device(unittest.TestCase):
         self.assertEqual(ipaddress.ip_address(gids[0][1]), ipaddress.ip_address("fe80::" + guid),
                          "index 0: the link-local address of the port's EUI-64, which is its GUID")
         self.assertEqual(len(gids), 2, "empty GID entries are not listed")
+
+    def test_a_lost_link_is_a_port_event(self):
+        """ibv_asyncwatch sees IBV_EVENT_PORT_ERR when the port's TAP wire goes."""
+        ns = Netns()
+        try:
+            env = dict(os.environ, CNA_RDMA_DEVARGS="wire=tap:vw0")
+            proc = ns.popen(rdma_run_path(), "timeout", "30", "stdbuf", "-oL", "ibv_asyncwatch", env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            lines = []
+            for line in proc.stdout:  # until libibverbs watches the context's async fd
+                lines.append(line)
+                if "async event FD" in line:
+                    break
+            ns.run("ip", "link", "del", "vw0")
+            for line in proc.stdout:
+                lines.append(line)
+                if "event_type" in line:
+                    break
+            proc.kill()
+            proc.wait(timeout=10)
+        finally:
+            ns.delete()
+        self.assertIn("  event_type IBV_EVENT_PORT_ERR (10), port 1\n", lines, "".join(lines))
 
     def test_an_incomplete_environment_is_named(self):
         rc, out, err = rdma_run(["ibv_devices"], "wire=bogus")

@@ -4,7 +4,7 @@
  * hugepages, nothing shared, nothing on disk) with one net_cna port per
  * entry of CNA_RDMA_DEVARGS, each port started with its RDMA device open.
  * One event thread hands the devices' completion and async events to
- * libibverbs's side. At exit, everything goes down before the libraries'
+ * libibverbs's side; a port's link changes are its device's port events. At exit, everything goes down before the libraries'
  * own destructors run, so no engine thread outlives them.
  *
  *   CNA_RDMA_DEVARGS   net_cna devargs of device cna0;cna1;... (default:
@@ -72,7 +72,7 @@ public:
 
     cna_host_port* probe(unsigned index, const std::string& ibdev_path, cna_device* device)
     {
-        std::lock_guard guard(lock_);
+        std::lock_guard guard(bring_up_lock_);
         if (!state_known_)
             up_ = bring_up();
         state_known_ = true;
@@ -89,13 +89,14 @@ public:
             complain("cannot publish cna" + std::to_string(index) + "'s attributes: " + error);
             return nullptr;
         }
+        std::lock_guard devices(devices_lock_);
         port.device = device;
         return &port;
     }
 
     void release(cna_host_port* port)
     {
-        std::lock_guard guard(lock_);
+        std::lock_guard guard(devices_lock_);
         port->device = nullptr;
     }
 
@@ -139,8 +140,11 @@ private:
                 return false;
             }
         }
-        for (const cna_host_port& port : ports_)
+        /* ports_ stays as it is from here on: the callbacks read it. */
+        for (const cna_host_port& port : ports_) {
+            rte_eth_dev_callback_register(port.port_id, RTE_ETH_EVENT_INTR_LSC, link_changed, this);
             wait_link_up(port);
+        }
         return start_events();
     }
 
@@ -187,6 +191,7 @@ private:
         rte_mempool* pool =
             rte_pktmbuf_pool_create(pool_name.c_str(), 2 * RING_SIZE - 1, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
         rte_eth_conf conf{};
+        conf.intr_conf.lsc = 1; /* link changes are the device's port events */
         if (uint32_t{mtu} + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN + 2 * RTE_VLAN_HLEN > RTE_MBUF_DEFAULT_DATAROOM)
             conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
         return pool != nullptr && rte_eth_dev_configure(port_id, 1, 1, &conf) == 0 &&
@@ -249,16 +254,32 @@ private:
         void* cq_context;
         while (cna_rdma_get_cq_event(port.rdma, &cq, &cq_context) == 0) {
             cna_rdma_ack_cq_events(cq, 1);
-            std::lock_guard guard(lock_);
+            std::lock_guard guard(devices_lock_);
             if (port.device != nullptr)
                 cna_device_cq_event(cq_context);
         }
         ibv_async_event event;
         while (cna_rdma_get_async_event(port.rdma, &event) == 0) {
-            std::lock_guard guard(lock_);
+            std::lock_guard guard(devices_lock_);
             if (port.device != nullptr)
                 cna_device_async_event(port.device, &event);
         }
+    }
+
+    /* On the EAL interrupt thread: a port's link went up or down. */
+    static int link_changed(uint16_t port_id, rte_eth_event_type, void* arg, void*)
+    {
+        auto* self = static_cast<ProcessAdapter*>(arg);
+        rte_eth_link link{};
+        rte_eth_link_get_nowait(port_id, &link);
+        ibv_async_event event{};
+        event.event_type = link.link_status == RTE_ETH_LINK_UP ? IBV_EVENT_PORT_ACTIVE : IBV_EVENT_PORT_ERR;
+        event.element.port_num = 1;
+        std::lock_guard guard(self->devices_lock_);
+        for (cna_host_port& port : self->ports_)
+            if (port.port_id == port_id && port.device != nullptr)
+                cna_device_async_event(port.device, &event);
+        return 0;
     }
 
     void shut_down()
@@ -273,6 +294,7 @@ private:
         if (stop_fd_ >= 0)
             close(stop_fd_);
         for (cna_host_port& port : ports_) {
+            rte_eth_dev_callback_unregister(port.port_id, RTE_ETH_EVENT_INTR_LSC, link_changed, this);
             if (port.device != nullptr)
                 cna_device_exit(port.device);
             if (port.rdma != nullptr)
@@ -290,7 +312,10 @@ private:
         }
     }
 
-    std::mutex lock_;
+    std::mutex bring_up_lock_; /* probe's: the adapter comes up once */
+    /* Each port's libibverbs side, which the event thread and the link
+     * callback hand events to, and libibverbs lets go of. */
+    std::mutex devices_lock_;
     bool state_known_ = false;
     bool up_ = false;
     bool eal_ours_ = false;
