@@ -43,8 +43,12 @@ QPs and the adapter's engine thread pinned to CPU 0: RC WRITE, READ and SEND
 bandwidth at 64 B, 4 KiB, 64 KiB and 1 MiB, and one-way latency (half the
 round trip) of 8-byte SENDs and WRITEs, path MTU 4096 (port MTU 9000);
 beside them net_cna's L2 figure of the same run (testpmd io forwarding of
-1518-byte frames, as Gbit/s of frames). `--only rdma` runs just that
-section (with the L2 reference), `--no-rdma` skips it.
+1518-byte frames, as Gbit/s of frames). Then what the verbs provider
+costs: the same rdma_perf tests built on libibverbs (rdma_perf_verbs) run
+under cna-rdma-run on the same ports and CPUs, alternating with the RDMA
+PMD's own, WRITE 64 KiB bandwidth and SEND and WRITE 8 B latency, medians of
+three. `--only rdma` runs just that section (with the L2 reference),
+`--no-rdma` skips it.
 
 The last line is `net_cna/memif: R`, R the ratio of the median aggregate
 rates at 64 B; with `--only rdma`, `rdma write 64KiB: X Gbit/s`.
@@ -462,21 +466,31 @@ RDMA_LAT_ROW = re.compile(r"^ (\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(
                           r"\s+([\d.]+)\s+([\d.]+)\s*$", re.M)
 
 
-def rdma_perf(args, options, timeout=120):
-    """rdma_perf --cable with `options`: its output, or BenchError."""
-    perf = os.path.join(args.build, "examples", "rdma_perf", "rdma_perf")
+def rdma_perf(args, options, timeout=120, verbs=False):
+    """rdma_perf --cable with `options`: its output, or BenchError. With
+    `verbs`, rdma_perf_verbs (the same tests on libibverbs) under
+    cna-rdma-run, on the same two cabled ports through cna's provider, its
+    thread on the same CPU."""
     tag = f"cnabench{os.getpid()}"
-    eal = ["-l", str(FWD_CPU), "--no-huge", "-m", "1024", "--no-pci", "--no-shconf", "--no-telemetry",
-           "--file-prefix", tag, "--log-level=lib.*:warning",
-           "--vdev", f"net_cna0,adapter={tag},ports=2,wire=cable,engine_cpu={MAIN_CPU}",
-           "--vdev", f"net_cna1,adapter={tag},port=1"]
+    name = "rdma_perf_verbs" if verbs else "rdma_perf"
+    perf = os.path.join(args.build, "examples", "rdma_perf", name)
+    ports = [f"adapter={tag},ports=2,wire=cable,engine_cpu={MAIN_CPU}", f"adapter={tag},port=1"]
+    if verbs:
+        rdma_run = os.path.join(args.build, "pmd", "rdma", "provider", "cna-rdma-run")
+        argv = ["taskset", "-c", str(FWD_CPU), rdma_run, perf, "--cable", *options]
+        env = dict(os.environ, CNA_RDMA_DEVARGS=";".join(ports), CNA_RDMA_MTU="9000")
+    else:
+        eal = ["-l", str(FWD_CPU), "--no-huge", "-m", "1024", "--no-pci", "--no-shconf", "--no-telemetry",
+               "--file-prefix", tag, "--log-level=lib.*:warning",
+               "--vdev", f"net_cna0,{ports[0]}", "--vdev", f"net_cna1,{ports[1]}"]
+        argv = [perf, *eal, "--", "--cable", "--port-mtu", "9000", *options]
+        env = None
     try:
-        run = subprocess.run([perf, *eal, "--", "--cable", "--port-mtu", "9000", *options], capture_output=True,
-                             text=True, timeout=timeout)
+        run = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
-        raise BenchError(f"rdma_perf {' '.join(options)} did not finish within {timeout} s")
+        raise BenchError(f"{name} {' '.join(options)} did not finish within {timeout} s")
     if run.returncode != 0:
-        raise BenchError(f"rdma_perf {' '.join(options)} failed ({run.returncode}): "
+        raise BenchError(f"{name} {' '.join(options)} failed ({run.returncode}): "
                          + last_lines(run.stdout + run.stderr, 4))
     return run.stdout
 
@@ -536,6 +550,41 @@ def run_rdma(args, l2_results):
     else:
         print("L2 reference: not measured")
     return write_64k
+
+
+def run_verbs_provider(args, rounds=3):
+    """What cna's verbs provider costs: the same rdma_perf tests on
+    libibverbs (rdma_perf_verbs under cna-rdma-run) and on the RDMA PMD's
+    own API, same ports, CPUs and options, alternating; medians of
+    `rounds`. False if a row failed."""
+    print()
+    print("RDMA through the verbs provider: rdma_perf_verbs (libibverbs, cna's provider, under cna-rdma-run) "
+          "beside rdma_perf (the RDMA PMD's API), the same tests, ports and CPUs as above, "
+          f"alternating, medians of {rounds}")
+    print(f"{'row':<24}{'RDMA PMD':>10}{'provider':>10}{'provider cost':>16}")
+    rows = (("write 64 KiB Gbit/s", ["-T", "write", "-s", "65536", "-n", str(rdma_iterations(65536))],
+             RDMA_BW_ROW, 4, True),
+            ("send 8 B one-way us", ["-T", "send", "--latency", "-s", "8", "-n", "20000"], RDMA_LAT_ROW, 5, False),
+            ("write 8 B one-way us", ["-T", "write", "--latency", "-s", "8", "-n", "20000"], RDMA_LAT_ROW, 5,
+             False))
+    ok = True
+    for label, options, regex, group, bandwidth in rows:
+        figures = {False: [], True: []}
+        try:
+            for _ in range(rounds):
+                for verbs in (False, True):
+                    m = regex.search(rdma_perf(args, options, verbs=verbs))
+                    if not m:
+                        raise BenchError("no result row")
+                    figures[verbs].append(float(m.group(group)))
+        except BenchError as e:
+            print(f"{label:<24}  failed: {e}")
+            ok = False
+            continue
+        pmd, provider = statistics.median(figures[False]), statistics.median(figures[True])
+        cost = f"{(pmd - provider) / pmd * 100:+.1f} %" if bandwidth else f"{provider - pmd:+.3f} us"
+        print(f"{label:<24}{pmd:>10.2f}{provider:>10.2f}{cost:>16}")
+    return ok
 
 
 # ---- the adapter engine alone ----------------------------------------------
@@ -642,6 +691,8 @@ def main():
     vm_ratio = run_vm(args, pmd) if with_vm else None
     engine_ok = run_engine(args) if with_engine else True
     write_64k = run_rdma(args, results) if with_rdma else None
+    if with_rdma:
+        run_verbs_provider(args)
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
 
     # The last line, whatever ran.

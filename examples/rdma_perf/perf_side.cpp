@@ -62,20 +62,20 @@ bool Side::open()
         return false;
     std::memset(buf_, 0, buf_len_);
 
-    dev_ = cna_rdma_open(eth_port_);
+    dev_ = api::open(eth_port_);
     if (dev_ == nullptr) {
-        std::fprintf(stderr, "Couldn't open the RDMA device of port %u: %s\n", eth_port_, std::strerror(errno));
+        std::fprintf(stderr, "Couldn't open RDMA device %u: %s\n", eth_port_, std::strerror(errno));
         return false;
     }
     ibv_port_attr port{};
-    if (cna_rdma_query_port(dev_, 1, &port) != 0)
+    if (api::query_port(dev_, &port) != 0)
         return false;
     mtu_ = o_.mtu != 0 ? o_.mtu : port.active_mtu;
-    pd_ = cna_rdma_alloc_pd(dev_);
+    pd_ = api::alloc_pd(dev_);
     const int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
                        IBV_ACCESS_REMOTE_ATOMIC;
-    mr_ = pd_ ? cna_rdma_reg_mr(pd_, buf_, buf_len_, access) : nullptr;
-    cq_ = mr_ ? cna_rdma_create_cq(dev_, static_cast<int>(o_.tx_depth + slots_ + 8), nullptr, 0) : nullptr;
+    mr_ = pd_ ? api::reg_mr(pd_, buf_, buf_len_, access) : nullptr;
+    cq_ = mr_ ? api::create_cq(dev_, static_cast<int>(o_.tx_depth + slots_ + 8)) : nullptr;
     if (cq_ == nullptr) {
         std::fprintf(stderr, "Couldn't create the PD, MR or CQ: %s\n", std::strerror(errno));
         return false;
@@ -87,7 +87,7 @@ bool Side::open()
     init.cap.max_send_sge = init.cap.max_recv_sge = 1;
     init.cap.max_inline_data = o_.max_inline;
     init.qp_type = IBV_QPT_RC;
-    qp_ = cna_rdma_create_qp(pd_, &init);
+    qp_ = api::create_qp(pd_, &init);
     if (qp_ == nullptr) {
         std::fprintf(stderr, "Couldn't create QP: %s\n", std::strerror(errno));
         return false;
@@ -96,7 +96,7 @@ bool Side::open()
     attr.qp_state = IBV_QPS_INIT;
     attr.port_num = 1;
     attr.qp_access_flags = access & ~IBV_ACCESS_LOCAL_WRITE;
-    if (cna_rdma_modify_qp(qp_, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) != 0) {
+    if (api::modify_qp(qp_, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) != 0) {
         std::fprintf(stderr, "Failed to modify QP to INIT\n");
         return false;
     }
@@ -108,7 +108,7 @@ bool Side::open()
     me_.psn = static_cast<unsigned>((o_.initial_psn >= 0 ? o_.initial_psn : lrand48()) & 0xffffff);
     me_.rkey = mr_->rkey;
     me_.vaddr = reinterpret_cast<uint64_t>(target());
-    if (cna_rdma_query_gid(dev_, 1, o_.gid_index, &me_.gid) != 0) {
+    if (api::query_gid(dev_, o_.gid_index, &me_.gid) != 0) {
         std::fprintf(stderr, "can't read sgid of index %d\n", o_.gid_index);
         return false;
     }
@@ -130,7 +130,7 @@ bool Side::connect(const Dest& peer)
     attr.ah_attr.grh.sgid_index = static_cast<uint8_t>(o_.gid_index);
     attr.ah_attr.grh.hop_limit = 64;
     attr.ah_attr.port_num = 1;
-    if (cna_rdma_modify_qp(qp_, &attr,
+    if (api::modify_qp(qp_, &attr,
                            IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
                                IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER) != 0) {
         std::fprintf(stderr, "Failed to modify QP to RTR: %s\n", std::strerror(errno));
@@ -142,7 +142,7 @@ bool Side::connect(const Dest& peer)
     attr.rnr_retry = 7;
     attr.sq_psn = me_.psn;
     attr.max_rd_atomic = 16;
-    if (cna_rdma_modify_qp(qp_, &attr,
+    if (api::modify_qp(qp_, &attr,
                            IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
                                IBV_QP_MAX_QP_RD_ATOMIC) != 0) {
         std::fprintf(stderr, "Failed to modify QP to RTS: %s\n", std::strerror(errno));
@@ -234,7 +234,7 @@ bool Side::post_send_wr(uint32_t index, bool signalled)
     if ((o_.test == Test::send || o_.test == Test::write) && size_ <= o_.max_inline)
         wr.send_flags |= IBV_SEND_INLINE;
     ibv_send_wr* bad;
-    if (int rc = cna_rdma_post_send(qp_, &wr, &bad); rc != 0) {
+    if (int rc = api::post_send(qp_, &wr, &bad); rc != 0) {
         std::fprintf(stderr, "Couldn't post send %u: %s\n", index, std::strerror(rc));
         return false;
     }
@@ -251,7 +251,7 @@ bool Side::post_recv_slot(uint32_t slot)
     wr.sg_list = &sge;
     wr.num_sge = 1;
     ibv_recv_wr* bad;
-    if (int rc = cna_rdma_post_recv(qp_, &wr, &bad); rc != 0) {
+    if (int rc = api::post_recv(qp_, &wr, &bad); rc != 0) {
         std::fprintf(stderr, "Couldn't post receive: %s\n", std::strerror(rc));
         return false;
     }
@@ -280,7 +280,7 @@ bool Side::responder_send() { return poll(POLL_BATCH); }
 bool Side::poll(int max)
 {
     ibv_wc wc[POLL_BATCH];
-    const int n = cna_rdma_poll_cq(cq_, std::min(max, POLL_BATCH), wc);
+    const int n = api::poll_cq(cq_, std::min(max, POLL_BATCH), wc);
     if (n < 0) {
         std::fprintf(stderr, "poll CQ failed\n");
         return false;
@@ -472,7 +472,7 @@ void Side::poison(uint8_t* p, size_t n) const
 
 double Side::seconds() const
 {
-    return static_cast<double>(end_tsc_ - start_tsc_) / static_cast<double>(rte_get_tsc_hz());
+    return static_cast<double>(end_tsc_ - start_tsc_) / api::tsc_hz();
 }
 
 /* The best tenth of the run: the shortest time per message over stretches
@@ -486,13 +486,16 @@ double Side::peak_seconds_per_message() const
         const uint32_t msgs = samples_[i + span].first - samples_[i].first;
         const uint64_t cycles = samples_[i + span].second - samples_[i].second;
         if (msgs != 0)
-            best = std::min(best, static_cast<double>(cycles) / static_cast<double>(rte_get_tsc_hz()) / msgs);
+            best = std::min(best, static_cast<double>(cycles) / api::tsc_hz() / msgs);
     }
     return best;
 }
 
 void Side::print_counters() const
 {
+#ifdef CNA_PERF_VERBS
+    std::printf(" counters: the RoCE counters are the RDMA PMD's API (rdma_perf), not verbs'\n");
+#else
     cna_rdma_port_counters port{};
     cna_rdma_qp_counters qp{};
     if (cna_rdma_query_port_counters(dev_, &port) != 0 || cna_rdma_query_qp_counters(qp_, &qp) != 0) {
@@ -512,20 +515,21 @@ void Side::print_counters() const
                 "\n",
                 qp.packets_sent, qp.retransmitted, qp.timeouts, qp.naks_received, qp.rnr_naks_received,
                 qp.packets_received, qp.duplicates, qp.out_of_sequence, qp.naks_sent, qp.rnr_naks_sent);
+#endif
 }
 
 void Side::close()
 {
     if (qp_ != nullptr)
-        cna_rdma_destroy_qp(qp_);
+        api::destroy_qp(qp_);
     if (cq_ != nullptr)
-        cna_rdma_destroy_cq(cq_);
+        api::destroy_cq(cq_);
     if (mr_ != nullptr)
-        cna_rdma_dereg_mr(mr_);
+        api::dereg_mr(mr_);
     if (pd_ != nullptr)
-        cna_rdma_dealloc_pd(pd_);
+        api::dealloc_pd(pd_);
     if (dev_ != nullptr)
-        cna_rdma_close(dev_);
+        api::close(dev_);
     std::free(buf_);
     qp_ = nullptr;
     cq_ = nullptr;

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "cna_rdma.h"
+#include "rdma_api.h"
 
 namespace cna::examples::perf {
 
@@ -52,6 +52,7 @@ enum class Role { requester, responder };
 
 class Side {
 public:
+    /* On ethdev port eth_port's RDMA device (rdma_perf_verbs: device cna<eth_port>). */
     Side(const Options& o, Role role, uint16_t eth_port) : o_(o), role_(role), eth_port_(eth_port) {}
     ~Side() { close(); }
     Side(const Side&) = delete;
@@ -74,7 +75,8 @@ public:
     /* Results of the requester. */
     double seconds() const;
     double peak_seconds_per_message() const;
-    /* The port's and the QP's RoCE counters, one line each. */
+    /* The port's and the QP's RoCE counters, one line each (the RDMA PMD's
+     * own API: not in rdma_perf_verbs). */
     void print_counters() const;
     /* Round trips (latency tests), in TSC cycles, in order. */
     const std::vector<uint64_t>& round_trips() const { return rtts_; }
@@ -102,7 +104,7 @@ private:
     const Options& o_;
     const Role role_;
     const uint16_t eth_port_;
-    cna_rdma_dev* dev_ = nullptr;
+    api::Device* dev_ = nullptr;
     ibv_pd* pd_ = nullptr;
     ibv_mr* mr_ = nullptr;
     ibv_cq* cq_ = nullptr;

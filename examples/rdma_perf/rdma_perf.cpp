@@ -195,7 +195,7 @@ void print_lat_row(uint32_t size, const Options& o, const Side& req)
 {
     std::vector<double> us;
     const double per_cycle = (o.test == Test::send || o.test == Test::write ? 0.5 : 1.0) * 1e6 /
-                             static_cast<double>(rte_get_tsc_hz());
+                             api::tsc_hz();
     for (uint64_t c : req.round_trips())
         us.push_back(static_cast<double>(c) * per_cycle);
     if (us.empty())
@@ -368,36 +368,61 @@ void usage(const char* prog)
         prog, prog, prog);
 }
 
+#ifdef CNA_PERF_VERBS
+/* The devices are the provider's: they come up when libibverbs first looks
+ * for them. */
+int start_environment(int, char**) { return 0; }
+bool start_ports(const Args&) { return true; }
+void stop_environment(const Args&) {}
+#else
+int start_environment(int argc, char** argv)
+{
+    const int eal = rte_eal_init(argc, argv);
+    if (eal < 0)
+        std::fprintf(stderr, "EAL init failed\n");
+    return eal;
+}
+
+uint16_t last_port(const Args& a) { return static_cast<uint16_t>(a.eth_port + (a.cable ? 1 : 0)); }
+
+bool start_ports(const Args& a)
+{
+    for (uint16_t p = a.eth_port; p <= last_port(a); p++)
+        if (!start_port(p, a.port_mtu))
+            return false;
+    for (uint16_t p = a.eth_port; p <= last_port(a); p++)
+        if (!wait_link_up(p)) {
+            std::fprintf(stderr, "port %u: no link\n", p);
+            return false;
+        }
+    return true;
+}
+
+void stop_environment(const Args& a)
+{
+    for (uint16_t p = a.eth_port; p <= last_port(a); p++)
+        stop_port(p);
+    rte_eal_cleanup();
+}
+#endif
+
 } // namespace
 
 int main(int argc, char** argv)
 {
-    const int eal = rte_eal_init(argc, argv);
-    if (eal < 0) {
-        std::fprintf(stderr, "EAL init failed\n");
+    const int eal = start_environment(argc, argv);
+    if (eal < 0)
         return 1;
-    }
     Args a;
     argv[eal] = argv[0];
     if (!parse(argc - eal, argv + eal, &a)) {
         usage(argv[0]);
-        rte_eal_cleanup();
+        stop_environment(a);
         return 1;
     }
     srand48(getpid() * time(nullptr));
     setvbuf(stdout, nullptr, _IOLBF, 0);
-    int rc = 1;
-    const uint16_t last_port = static_cast<uint16_t>(a.eth_port + (a.cable ? 1 : 0));
-    bool up = true;
-    for (uint16_t p = a.eth_port; p <= last_port && up; p++)
-        up = start_port(p, a.port_mtu);
-    for (uint16_t p = a.eth_port; p <= last_port && up; p++)
-        if (!(up = wait_link_up(p)))
-            std::fprintf(stderr, "port %u: no link\n", p);
-    if (up)
-        rc = (a.cable ? run_cable(a) : run_two_hosts(a)) ? 0 : 1;
-    for (uint16_t p = a.eth_port; p <= last_port; p++)
-        stop_port(p);
-    rte_eal_cleanup();
-    return rc;
+    const bool ok = start_ports(a) && (a.cable ? run_cable(a) : run_two_hosts(a));
+    stop_environment(a);
+    return ok ? 0 : 1;
 }

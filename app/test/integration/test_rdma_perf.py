@@ -6,7 +6,8 @@ wire losing RoCE frames (net_cna's roce_loss fault switch) while transfers
 still complete with the right data; and frames scapy injects into the
 bridge, one with a bad ICRC and one with a PSN beyond the window, dropped
 or NAKed and counted while the transfer they land in completes. And the
-way ./cna bench runs it: both ends in one process on cabled ports."""
+way ./cna bench runs it: both ends in one process on cabled ports, on the
+RDMA PMD's API and, as rdma_perf_verbs, through cna's verbs provider."""
 import os
 import re
 import subprocess
@@ -17,7 +18,8 @@ from scapy.all import IP, UDP, Ether, Raw, sendp
 from scapy.contrib.roce import BTH
 
 from harness.rdma import EAL, REMOTE_PERF, LOCAL_PERF, BridgedHosts, example, perf_counters, perf_rows
-from harness.testpmd import sh
+from harness.testpmd import build_dir, sh
+from harness.verbs import rdma_run_path
 
 SIZES = [1, 1023, 1024, 1025, 1 << 20]  # across the 1024-byte path MTU, and 1 MiB
 SERVER_MAC = "02:00:00:00:0a:01"
@@ -128,6 +130,23 @@ class CabledPorts(unittest.TestCase):
             self.assertEqual(sorted(perf_rows(self.cable(["-T", "atomic", "-n", "200"]))), [8])
         with self.subTest(test="write latency"):
             self.assertEqual(perf_rows(self.cable(["-T", "write", "--latency", "-s", "8", "-n", "200"])), {8: 200})
+
+
+class CabledPortsThroughTheProvider(CabledPorts):
+    """The same tests as ./cna bench runs rdma_perf_verbs: rdma_perf's code
+    on libibverbs, under cna-rdma-run, on the same two cabled ports through
+    cna's verbs provider."""
+
+    def cable(self, args):
+        tag = f"cv{os.getpid()}"
+        env = dict(os.environ, CNA_RDMA_DEVARGS=f"adapter={tag},ports=2,wire=cable;adapter={tag},port=1",
+                   CNA_RDMA_MTU="9000")
+        perf = os.path.join(build_dir(), "examples", "rdma_perf", "rdma_perf_verbs")
+        run = subprocess.run([rdma_run_path(), perf, "--cable", "--check", *args], capture_output=True, text=True,
+                             timeout=120, env=env)
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        self.assertIn("Mtu             : 4096[B]", run.stdout)
+        return run.stdout
 
 
 if __name__ == "__main__":
