@@ -6,6 +6,7 @@
  */
 #include <cerrno>
 #include <cstring>
+#include <type_traits>
 
 #include "rdma_objects.h"
 
@@ -18,8 +19,12 @@ namespace {
 
 using hsi::rdma::SqOpcode;
 
-bool sq_opcode(ibv_wr_opcode op, uint8_t* out)
+/* The WR's opcode as the application stored it: a C application may store
+ * any value in the enum, which C++ may not load as the enum. */
+bool sq_opcode(const ibv_send_wr& wr, uint8_t* out)
 {
+    std::underlying_type_t<ibv_wr_opcode> op;
+    std::memcpy(&op, &wr.opcode, sizeof(op));
     switch (op) {
     case IBV_WR_SEND: *out = uint8_t(SqOpcode::send); return true;
     case IBV_WR_SEND_WITH_IMM: *out = uint8_t(SqOpcode::send_with_imm); return true;
@@ -89,7 +94,7 @@ int cna_rdma_post_send(ibv_qp* ibv, ibv_send_wr* wr, ibv_send_wr** bad_wr)
             break;
         }
         const bool inline_data = (wr->send_flags & IBV_SEND_INLINE) != 0;
-        if (!sq_opcode(wr->opcode, &w.opcode) || wr->num_sge < 0 ||
+        if (!sq_opcode(*wr, &w.opcode) || wr->num_sge < 0 ||
             (!inline_data && static_cast<uint32_t>(wr->num_sge) > qp->max_send_sge)) {
             rc = EINVAL;
             break;

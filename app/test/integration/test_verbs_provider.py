@@ -117,7 +117,7 @@ class Device(unittest.TestCase):
         before = os.listdir("/var/run/dpdk") if os.path.isdir("/var/run/dpdk") else []
         script = ("stat -c '%F %t:%T' /dev/infiniband/uverbs0; cat /sys/class/infiniband_verbs/uverbs0/dev; "
                   "ls /dev/null /dev/pts /sys/class/net >/dev/null && echo originals-there; "
-                  "dd if=/dev/zero of=/dev/infiniband/uverbs0 bs=8 count=1 || echo write-refused; ibv_devinfo -l")
+                  "/bin/echo x > /dev/infiniband/uverbs0 || echo write-refused; ibv_devinfo -l")
         rc, out, err = rdma_run(["sh", "-c", script], "wire=loopback")
         self.assertEqual(rc, 0, err)
         self.assertIn("character special file 1:7", out)

@@ -171,8 +171,9 @@ void set_environment(const std::string& provider, const std::string& comp_channe
 {
     setenv("SYSFS_PATH", "/sys", 1);
     setenv("RDMAV_DRIVERS", provider.substr(0, provider.size() - PROVIDER_SUFFIX.size()).c_str(), 1);
+    /* After what is preloaded already: a sanitizer's runtime must come first. */
     const char* preload = std::getenv("LD_PRELOAD");
-    const std::string preloads = comp_channel + (preload != nullptr && *preload != '\0' ? std::string(":") + preload : "");
+    const std::string preloads = (preload != nullptr && *preload != '\0' ? std::string(preload) + " " : "") + comp_channel;
     setenv("LD_PRELOAD", preloads.c_str(), 1);
     setenv("IBV_SHOW_WARNINGS", "1", 0);
 }
