@@ -297,8 +297,8 @@ int cna_rdma_query_device(cna_rdma_dev* handle, ibv_device_attr* attr)
     attr->hw_ver = c.hw_ver;
     attr->max_qp = static_cast<int>(c.max_qp);
     attr->max_qp_wr = static_cast<int>(c.max_qp_wr);
-    attr->device_cap_flags = IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_SHUTDOWN_PORT | IBV_DEVICE_PORT_ACTIVE_EVENT |
-                             IBV_DEVICE_SRQ_RESIZE;
+    /* No IBV_DEVICE_SRQ_RESIZE: an SRQ's size is its creation's. */
+    attr->device_cap_flags = IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_SHUTDOWN_PORT | IBV_DEVICE_PORT_ACTIVE_EVENT;
     attr->max_sge = static_cast<int>(c.max_sge);
     attr->max_sge_rd = static_cast<int>(c.max_sge);
     attr->max_cq = static_cast<int>(c.max_cq);

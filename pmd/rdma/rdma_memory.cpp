@@ -29,8 +29,10 @@ uint8_t mr_access(int ibv_access)
     return a;
 }
 
+/* IBV_ACCESS_MW_BIND only allows binding memory windows, which the device
+ * does not have: a region may ask for it. */
 constexpr int KNOWN_ACCESS = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-                             IBV_ACCESS_REMOTE_ATOMIC;
+                             IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND;
 
 void release_runs(Device* dev, Mr* mr)
 {

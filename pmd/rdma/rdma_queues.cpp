@@ -252,8 +252,13 @@ ibv_qp* cna_rdma_create_qp(ibv_pd* ibv_pd, ibv_qp_init_attr* attr)
     auto* pd = reinterpret_cast<Pd*>(ibv_pd);
     Device* dev = pd->dev;
     ibv_qp_cap& cap = attr->cap;
-    const char* why = attr->qp_type != IBV_QPT_RC                            ? "only RC QPs (IBV_QPT_RC)"
-                      : attr->send_cq == nullptr || attr->recv_cq == nullptr ? "send_cq and recv_cq are needed"
+    if (attr->qp_type != IBV_QPT_RC) {
+        /* A type the device does not have, as verbs say it. */
+        RDMA_LOG(ERR, dev, "create_qp: only RC QPs (IBV_QPT_RC), not type %d", static_cast<int>(attr->qp_type));
+        errno = EOPNOTSUPP;
+        return nullptr;
+    }
+    const char* why = attr->send_cq == nullptr || attr->recv_cq == nullptr ? "send_cq and recv_cq are needed"
                       : cap.max_send_wr == 0 || cap.max_send_wr > hsi::rdma::MAX_WQES ? "max_send_wr out of range"
                       : !attr->srq && (cap.max_recv_wr == 0 || cap.max_recv_wr > hsi::rdma::MAX_WQES)
                           ? "max_recv_wr out of range"
