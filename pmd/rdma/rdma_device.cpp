@@ -192,6 +192,18 @@ int fail(int err)
 
 } // namespace
 
+void forget_events(Device* dev, const void* object)
+{
+    std::erase_if(dev->cq_events, [object](const CqEvent& e) { return &e.cq->ibv == object; });
+    /* The element of an affiliated event is its object's address: no port
+     * number equals one. */
+    std::erase_if(dev->async_events, [object](const ibv_async_event& e) { return e.element.qp == object; });
+    /* Nothing left: the event fd stops being readable. */
+    uint64_t drained;
+    if (dev->cq_events.empty() && dev->async_events.empty())
+        (void)!::read(dev->event_fd, &drained, sizeof(drained));
+}
+
 int publish_gids(Device* dev)
 {
     std::vector<ecore::RoceIp> addresses;

@@ -156,6 +156,10 @@ ibv_gid link_local_gid(const std::array<uint8_t, 6>& mac);
  * them); 0 or -errno. */
 int publish_gids(Device* dev);
 
+/* An object being destroyed: the events still queued for it go, so none
+ * names it once it is gone (dev->events_lock held). */
+void forget_events(Device* dev, const void* object);
+
 /* The ibv_wc_status / ibv_wc_opcode of a CQE. */
 ibv_wc_opcode wc_opcode(uint8_t cqe_opcode);
 

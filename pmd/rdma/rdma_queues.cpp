@@ -169,7 +169,7 @@ int cna_rdma_destroy_cq(ibv_cq* ibv)
     {
         std::lock_guard guard(dev->events_lock);
         dev->cqs[cq->id] = nullptr;
-        std::erase_if(dev->cq_events, [cq](const CqEvent& e) { return e.cq == cq; });
+        forget_events(dev, &cq->ibv);
     }
     dev->objects--;
     delete cq;
@@ -238,6 +238,7 @@ int cna_rdma_destroy_srq(ibv_srq* ibv)
     {
         std::lock_guard guard(dev->events_lock);
         dev->srqs[srq->id] = nullptr;
+        forget_events(dev, &srq->ibv);
     }
     srq->pd->users--;
     dev->objects--;
@@ -486,6 +487,7 @@ int cna_rdma_destroy_qp(ibv_qp* ibv)
     {
         std::lock_guard guard(dev->events_lock);
         dev->qps[qp->id] = nullptr;
+        forget_events(dev, &qp->ibv);
     }
     qp->send_cq->users--;
     qp->recv_cq->users--;

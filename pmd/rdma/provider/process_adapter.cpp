@@ -250,19 +250,18 @@ private:
 
     void hand_over(cna_host_port& port)
     {
+        std::lock_guard guard(devices_lock_);
+        if (port.device != nullptr) {
+            cna_device_hand_over(port.device);
+            return;
+        }
+        /* No context is open: nothing can have an event; the fd is reset. */
         ibv_cq* cq;
         void* cq_context;
-        while (cna_rdma_get_cq_event(port.rdma, &cq, &cq_context) == 0) {
-            cna_rdma_ack_cq_events(cq, 1);
-            std::lock_guard guard(devices_lock_);
-            if (port.device != nullptr)
-                cna_device_cq_event(cq_context);
-        }
         ibv_async_event event;
+        while (cna_rdma_get_cq_event(port.rdma, &cq, &cq_context) == 0)
+            cna_rdma_ack_cq_events(cq, 1);
         while (cna_rdma_get_async_event(port.rdma, &event) == 0) {
-            std::lock_guard guard(devices_lock_);
-            if (port.device != nullptr)
-                cna_device_async_event(port.device, &event);
         }
     }
 
@@ -272,13 +271,11 @@ private:
         auto* self = static_cast<ProcessAdapter*>(arg);
         rte_eth_link link{};
         rte_eth_link_get_nowait(port_id, &link);
-        ibv_async_event event{};
-        event.event_type = link.link_status == RTE_ETH_LINK_UP ? IBV_EVENT_PORT_ACTIVE : IBV_EVENT_PORT_ERR;
-        event.element.port_num = 1;
         std::lock_guard guard(self->devices_lock_);
         for (cna_host_port& port : self->ports_)
             if (port.port_id == port_id && port.device != nullptr)
-                cna_device_async_event(port.device, &event);
+                cna_device_port_event(port.device,
+                                      link.link_status == RTE_ETH_LINK_UP ? IBV_EVENT_PORT_ACTIVE : IBV_EVENT_PORT_ERR);
         return 0;
     }
 

@@ -107,11 +107,11 @@ PROVIDER_DRIVER(cna, cna_device_ops);
 
 void cna_device_exit(struct cna_device *dev)
 {
+    /* The event thread and the link callbacks have stopped: the contexts
+     * stay as they are. */
     struct cna_context *ctx;
-    pthread_mutex_lock(&dev->events);
     list_for_each (&dev->contexts, ctx, entry)
         cna_destroy_leftovers(ctx);
-    pthread_mutex_unlock(&dev->events);
 }
 
 /* ---- What the device can do -------------------------------------------- */
@@ -149,15 +149,12 @@ void cna_wait_events_acked(pthread_mutex_t *mutex, pthread_cond_t *cond, const u
     pthread_mutex_unlock(mutex);
 }
 
-void cna_device_cq_event(void *cq_context)
+static void cq_event(void *cq_context)
 {
     struct cna_cq *cq = cq_context;
-    struct cna_device *dev = device_of(cq->vcq.cq.context);
     const uint64_t handle = (uintptr_t)&cq->vcq.cq;
-    pthread_mutex_lock(&dev->events);
     if (cq->channel != NULL && write(cq->channel->pipe.write_fd, &handle, sizeof(handle)) == sizeof(handle))
         cq->comp_events_reported++;
-    pthread_mutex_unlock(&dev->events);
 }
 
 static void report(struct cna_context *ctx, const void *element, enum ibv_event_type type, uint32_t *reported)
@@ -192,9 +189,8 @@ void cna_take_back_unread(struct cna_event_pipe *pipe, size_t size, const void *
     free(kept);
 }
 
-void cna_device_async_event(struct cna_device *dev, const struct ibv_async_event *event)
+static void async_event(struct cna_device *dev, const struct ibv_async_event *event)
 {
-    pthread_mutex_lock(&dev->events);
     switch (event->event_type) {
     case IBV_EVENT_CQ_ERR: {
         struct cna_cq *cq = event->element.cq->cq_context;
@@ -233,6 +229,30 @@ void cna_device_async_event(struct cna_device *dev, const struct ibv_async_event
         break;
     }
     }
+}
+
+void cna_device_hand_over(struct cna_device *dev)
+{
+    struct ibv_cq *cq;
+    void *cq_context;
+    struct ibv_async_event event;
+    /* Taken from the PMD and handed over under the lock a destroy takes
+     * around the PMD's destroy: an object is never freed in between. */
+    pthread_mutex_lock(&dev->events);
+    while (cna_rdma_get_cq_event(dev->rdma, &cq, &cq_context) == 0) {
+        cna_rdma_ack_cq_events(cq, 1);
+        cq_event(cq_context);
+    }
+    while (cna_rdma_get_async_event(dev->rdma, &event) == 0)
+        async_event(dev, &event);
+    pthread_mutex_unlock(&dev->events);
+}
+
+void cna_device_port_event(struct cna_device *dev, enum ibv_event_type type)
+{
+    const struct ibv_async_event event = {.element.port_num = 1, .event_type = type};
+    pthread_mutex_lock(&dev->events);
+    async_event(dev, &event);
     pthread_mutex_unlock(&dev->events);
 }
 

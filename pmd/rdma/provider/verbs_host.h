@@ -28,12 +28,13 @@ struct cna_host_port *cna_host_probe(unsigned index, const char *ibdev_path, str
 void cna_host_release(struct cna_host_port *port);
 struct cna_rdma_dev *cna_host_rdma(struct cna_host_port *port);
 
-/* The host's event thread hands each event to libibverbs's side. A CQ
- * event names the cq_context the CQ was created with; an affiliated async
- * event's element is the RDMA PMD's object, whose *_context is the
- * provider's; a port event reaches every context of the device. */
-void cna_device_cq_event(void *cq);
-void cna_device_async_event(struct cna_device *device, const struct ibv_async_event *event);
+/* On the host's event thread, when the device's event fd is readable: its
+ * completion events go to their CQs' channels, its async events to their
+ * objects' contexts (the PMD's objects carry the provider's as their
+ * *_context). On the EAL interrupt thread: a link change, as a port event
+ * to every context of the device. */
+void cna_device_hand_over(struct cna_device *device);
+void cna_device_port_event(struct cna_device *device, enum ibv_event_type type);
 /* The process exits with the device's contexts open: what the
  * application did not destroy goes, so the device closes cleanly. */
 void cna_device_exit(struct cna_device *device);

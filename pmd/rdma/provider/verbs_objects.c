@@ -149,17 +149,19 @@ static int cna_destroy_cq(struct ibv_cq *ibcq)
     struct cna_cq *cq = to_cna_cq(ibcq);
     struct cna_device *dev = device_of(ibcq->context);
     pthread_mutex_lock(&dev->control);
+    pthread_mutex_lock(&dev->events);
     int rc = unlink_cq(cq);
+    if (rc == 0) {
+        if (cq->channel != NULL)
+            cna_take_back_unread(&cq->channel->pipe, sizeof(uint64_t), ibcq, &cq->comp_events_reported);
+        cna_take_back_unread(&to_cna_context(ibcq->context)->async_events,
+                             sizeof(struct ib_uverbs_async_event_desc), ibcq, &cq->async_events_reported);
+    }
+    const uint32_t comp = cq->comp_events_reported, async = cq->async_events_reported;
+    pthread_mutex_unlock(&dev->events);
     pthread_mutex_unlock(&dev->control);
     if (rc != 0)
         return rc;
-    pthread_mutex_lock(&dev->events);
-    if (cq->channel != NULL)
-        cna_take_back_unread(&cq->channel->pipe, sizeof(uint64_t), ibcq, &cq->comp_events_reported);
-    cna_take_back_unread(&to_cna_context(ibcq->context)->async_events, sizeof(struct ib_uverbs_async_event_desc),
-                         ibcq, &cq->async_events_reported);
-    const uint32_t comp = cq->comp_events_reported, async = cq->async_events_reported;
-    pthread_mutex_unlock(&dev->events);
     cna_wait_events_acked(&ibcq->mutex, &ibcq->cond, &ibcq->comp_events_completed, comp);
     cna_wait_events_acked(&ibcq->mutex, &ibcq->cond, &ibcq->async_events_completed, async);
     free(cq);
@@ -232,15 +234,16 @@ static int cna_destroy_srq(struct ibv_srq *ibsrq)
     struct cna_srq *srq = to_cna_srq(ibsrq);
     struct cna_device *dev = device_of(ibsrq->context);
     pthread_mutex_lock(&dev->control);
+    pthread_mutex_lock(&dev->events);
     int rc = unlink_srq(srq);
+    if (rc == 0)
+        cna_take_back_unread(&to_cna_context(ibsrq->context)->async_events,
+                             sizeof(struct ib_uverbs_async_event_desc), ibsrq, &srq->events_reported);
+    const uint32_t reported = srq->events_reported;
+    pthread_mutex_unlock(&dev->events);
     pthread_mutex_unlock(&dev->control);
     if (rc != 0)
         return rc;
-    pthread_mutex_lock(&dev->events);
-    cna_take_back_unread(&to_cna_context(ibsrq->context)->async_events, sizeof(struct ib_uverbs_async_event_desc),
-                         ibsrq, &srq->events_reported);
-    const uint32_t reported = srq->events_reported;
-    pthread_mutex_unlock(&dev->events);
     cna_wait_events_acked(&ibsrq->mutex, &ibsrq->cond, &ibsrq->events_completed, reported);
     free(srq);
     return 0;
@@ -328,15 +331,16 @@ static int cna_destroy_qp(struct ibv_qp *ibqp)
     struct cna_qp *qp = to_cna_qp(ibqp);
     struct cna_device *dev = device_of(ibqp->context);
     pthread_mutex_lock(&dev->control);
+    pthread_mutex_lock(&dev->events);
     int rc = unlink_qp(qp);
+    if (rc == 0)
+        cna_take_back_unread(&to_cna_context(ibqp->context)->async_events,
+                             sizeof(struct ib_uverbs_async_event_desc), ibqp, &qp->events_reported);
+    const uint32_t reported = qp->events_reported;
+    pthread_mutex_unlock(&dev->events);
     pthread_mutex_unlock(&dev->control);
     if (rc != 0)
         return rc;
-    pthread_mutex_lock(&dev->events);
-    cna_take_back_unread(&to_cna_context(ibqp->context)->async_events, sizeof(struct ib_uverbs_async_event_desc),
-                         ibqp, &qp->events_reported);
-    const uint32_t reported = qp->events_reported;
-    pthread_mutex_unlock(&dev->events);
     cna_wait_events_acked(&ibqp->mutex, &ibqp->cond, &ibqp->events_completed, reported);
     pthread_mutex_destroy(&ibqp->mutex);
     pthread_cond_destroy(&ibqp->cond);
@@ -354,8 +358,10 @@ void cna_destroy_leftovers(struct cna_context *ctx)
     struct cna_cq *cq, *next_cq;
     struct cna_mr *mr, *next_mr;
     struct cna_pd *pd, *next_pd;
-    /* In the order verbs destroy them: what uses an object goes first. */
+    /* In the order verbs destroy them: what uses an object goes first. The
+     * context's events go with it. */
     pthread_mutex_lock(&dev->control);
+    pthread_mutex_lock(&dev->events);
     list_for_each_safe (&ctx->qps, qp, next_qp, entry)
         if (unlink_qp(qp) == 0)
             free(qp);
@@ -369,6 +375,7 @@ void cna_destroy_leftovers(struct cna_context *ctx)
         destroy_mr(mr);
     list_for_each_safe (&ctx->pds, pd, next_pd, entry)
         destroy_pd(pd);
+    pthread_mutex_unlock(&dev->events);
     pthread_mutex_unlock(&dev->control);
 }
 

@@ -456,6 +456,24 @@ TEST_F(Verbs, ErrorsAreVerbs)
     EXPECT_EQ(errno, EBUSY);
 }
 
+TEST_F(Verbs, ADestroyedObjectsEventsGoWithIt)
+{
+    connect_both();
+    /* A wrong rkey: b's QP gets an access error, which nobody reads. */
+    ASSERT_EQ(post(a, IBV_WR_RDMA_WRITE, 1, a.buf, 8, reinterpret_cast<uint64_t>(b.buf), b.mr->rkey + 1), 0);
+    auto tx = wait_wc(a, 1);
+    ASSERT_EQ(tx.size(), 1u);
+    EXPECT_EQ(tx[0].status, IBV_WC_REM_ACCESS_ERR);
+    pollfd pfd{cna_rdma_event_fd(b.dev), POLLIN, 0};
+    ASSERT_EQ(poll(&pfd, 1, 2000), 1) << "the event is queued";
+    ASSERT_EQ(cna_rdma_destroy_qp(b.qp), 0);
+    b.qp = nullptr;
+    ibv_async_event ev{};
+    EXPECT_EQ(cna_rdma_get_async_event(b.dev, &ev), -1) << "an event naming a QP that is gone";
+    EXPECT_EQ(errno, EAGAIN);
+    EXPECT_EQ(poll(&pfd, 1, 0), 0) << "the event fd is no longer readable";
+}
+
 uint64_t xstat(uint16_t port, const char* name)
 {
     uint64_t id, value;
