@@ -262,5 +262,40 @@ class Perftest(unittest.TestCase):
             self.assertEqual(Ether(raw(rebuilt))[BTH].icrc, f[BTH].icrc, f"ICRC of {f.summary()}")
 
 
+UCX_ENV = {"UCX_NET_DEVICES": "cna0:1", "UCX_IB_GID_INDEX": "1"}
+UCX_FINAL = re.compile(r"^Final:\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)", re.M)
+
+
+@needs_root_and_tun
+class Ucx(unittest.TestCase):
+    """Debian's UCX (ucx-utils) on cna's device: its rc_verbs transport, and
+    UCT-level bandwidth and latency between two processes. (UCP's
+    tag-matching tests wire up through a UD transport, which cna lacks.)"""
+
+    def test_ucx_info_lists_the_device_with_its_rc_verbs_transport(self):
+        rc, out, err = rdma_run(["ucx_info", "-d"], "wire=loopback,ipv4=10.4.0.1/24", env=UCX_ENV)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("# Memory domain: cna0", out)
+        rc_verbs = re.search(r"#      Transport: rc_verbs\n#         Device: cna0:1\n(.*?)\n#\n#      Transport",
+                             out, re.S)
+        self.assertIsNotNone(rc_verbs, out)
+        self.assertNotIn("failed to open interface", rc_verbs.group(1))
+        for capability in ("put_zcopy", "get_zcopy", "am_bcopy", "atomic_fadd", "connection: to ep"):
+            self.assertIn(capability, rc_verbs.group(1))
+
+    def test_ucx_perftest_over_rc_verbs(self):
+        with VerbsHosts() as hosts:
+            for test, layout, size in (("am_bw", "bcopy", 4096), ("put_bw", "zcopy", 65536), ("get", "zcopy", 65536),
+                                       ("am_lat", "short", 8), ("fadd", "short", 8)):
+                with self.subTest(test=test):
+                    argv = ["ucx_perftest", "-t", test, "-D", layout, "-d", "cna0:1", "-x", "rc_verbs", "-n", "500",
+                            "-s", str(size)]
+                    _, client = hosts.pair(argv, env=UCX_ENV)
+                    final = UCX_FINAL.search(client)
+                    self.assertIsNotNone(final, client)
+                    self.assertEqual(int(final.group(1)), 500)
+                    self.assertGreater(float(final.group(6)), 0, "MB/s overall")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -21,6 +21,15 @@ namespace {
 
 bool may_respond(QpState s) { return s == QpState::rtr || s == QpState::rts || s == QpState::sqd; }
 
+/* Whether a QP of protection domain `pd` may access [va, va + len) through
+ * `rkey` as `need`. A zero-length access touches no memory and its R_Key
+ * and VA are not checked (IBA C9-88): *mr then stays null. */
+bool remote_access_ok(const MrTable& mrs, uint32_t rkey, uint16_t pd, uint64_t va, uint64_t len, uint8_t need,
+                      const MemoryRegion** mr)
+{
+    return len == 0 || mrs.check(rkey, pd, va, len, need, mr) == MrCheck::ok;
+}
+
 } // namespace
 
 Response* RoceStorm::owe(Qp& qp)
@@ -234,7 +243,7 @@ void RoceStorm::on_request(Qp& qp, const Bth& bth, const uint8_t* hdrs, const ui
             const Reth reth = read_reth(hdrs);
             const MemoryRegion* mr = nullptr;
             if (!(qp.access & access::REMOTE_WRITE) ||
-                mrs_.check(reth.rkey, qp.pd, reth.va, reth.length, access::REMOTE_WRITE, &mr) != MrCheck::ok) {
+                !remote_access_ok(mrs_, reth.rkey, qp.pd, reth.va, reth.length, access::REMOTE_WRITE, &mr)) {
                 responder_error(qp, NakCode::remote_access_error, RdmaError::nak_remote_access,
                                 RdmaEvent::qp_access_error);
                 return;
@@ -257,8 +266,8 @@ void RoceStorm::on_request(Qp& qp, const Bth& bth, const uint8_t* hdrs, const ui
         }
         const MemoryRegion* mr = nullptr;
         const uint64_t va = r.write_va + (r.write_length - r.write_left);
-        if (mrs_.check(r.write_rkey, qp.pd, va, len, access::REMOTE_WRITE, &mr) != MrCheck::ok ||
-            !copy_mr(*mr, va, const_cast<uint8_t*>(payload), len, true)) {
+        if (!remote_access_ok(mrs_, r.write_rkey, qp.pd, va, len, access::REMOTE_WRITE, &mr) ||
+            (len != 0 && !copy_mr(*mr, va, const_cast<uint8_t*>(payload), len, true))) {
             responder_error(qp, NakCode::remote_access_error, RdmaError::nak_remote_access, RdmaEvent::qp_access_error);
             return;
         }
@@ -273,7 +282,7 @@ void RoceStorm::on_request(Qp& qp, const Bth& bth, const uint8_t* hdrs, const ui
         const Reth reth = read_reth(hdrs);
         const MemoryRegion* mr = nullptr;
         if (!(qp.access & access::REMOTE_READ) || reth.length > MAX_MSG_SIZE ||
-            mrs_.check(reth.rkey, qp.pd, reth.va, reth.length, access::REMOTE_READ, &mr) != MrCheck::ok) {
+            !remote_access_ok(mrs_, reth.rkey, qp.pd, reth.va, reth.length, access::REMOTE_READ, &mr)) {
             responder_error(qp, NakCode::remote_access_error, RdmaError::nak_remote_access, RdmaEvent::qp_access_error);
             return;
         }
@@ -341,7 +350,7 @@ void RoceStorm::on_duplicate(Qp& qp, const Bth& bth, const uint8_t* hdrs)
         const Reth reth = read_reth(hdrs);
         const MemoryRegion* mr = nullptr;
         if (psn_diff(psn_add(bth.psn, packets_of(reth.length, qp.path_mtu)), r.epsn) > 0 ||
-            mrs_.check(reth.rkey, qp.pd, reth.va, reth.length, access::REMOTE_READ, &mr) != MrCheck::ok)
+            !remote_access_ok(mrs_, reth.rkey, qp.pd, reth.va, reth.length, access::REMOTE_READ, &mr))
             return;
         /* The requester went back to this PSN: what is owed from it on
          * it asks for again, so it is answered once, from here. */
@@ -395,8 +404,8 @@ bool RoceStorm::poll_responder(Qp& qp, FrameBurst& out)
                 write_aeth(p + BTH_LEN, Aeth{syndrome::ack(), resp.msn});
             const MemoryRegion* mr = nullptr;
             const uint64_t va = resp.va + resp.sent;
-            if (mrs_.check(resp.rkey, qp.pd, va, n, access::REMOTE_READ, &mr) != MrCheck::ok ||
-                !copy_mr(*mr, va, p + BTH_LEN + (aeth ? AETH_LEN : 0), n, false)) {
+            if (!remote_access_ok(mrs_, resp.rkey, qp.pd, va, n, access::REMOTE_READ, &mr) ||
+                (n != 0 && !copy_mr(*mr, va, p + BTH_LEN + (aeth ? AETH_LEN : 0), n, false))) {
                 /* The region went away (or faulted) under the READ. */
                 r.out_head++;
                 responder_error(qp, NakCode::remote_access_error, RdmaError::nak_remote_access,

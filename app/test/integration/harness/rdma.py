@@ -65,11 +65,6 @@ class BridgedHosts:
         if server:
             argv.append(server)
         proc = self.ns.popen(*argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        self.join_bridge(proc, ifname, f"{program} {role}")
-        return proc
-
-    def join_bridge(self, proc, ifname, what):
-        """The TAP `ifname` of process `proc` joins the bridge once it exists."""
         try:
             wait_for_iface(ifname, netns=self.ns.name)
             self.ns.run("ip", "link", "set", ifname, "master", "br0", "up")
@@ -78,7 +73,8 @@ class BridgedHosts:
             # output says why; it must not outlive the test either way.
             proc.kill()
             out, _ = proc.communicate(timeout=self.timeout)
-            raise AssertionError(f"{what}: its TAP {ifname} did not join the bridge ({e}):\n{out}") from e
+            raise AssertionError(f"{program} {role}: its TAP {ifname} did not join the bridge ({e}):\n{out}") from e
+        return proc
 
     def tcp_port(self):
         return str(18515 + int(self.tag.split("x")[1]) % 1000)

@@ -43,26 +43,35 @@ class VerbsHosts(BridgedHosts):
         super().__init__(build, timeout)
         self.env = {"CNA_RDMA_MTU": str(mtu)} if mtu else {}
 
-    def verbs_host(self, role, argv, server=None):
-        ifname = f"v{self.tag}{role}"[:15]
+    def verbs_host(self, role, argv, server=None, env=None):
+        ifname = self.tap(role)
         ip = SERVER_IP if role == "s" else CLIENT_IP
         env = dict(os.environ, CNA_RDMA_DEVARGS=f"adapter=vb{self.tag}{role},wire=tap:{ifname},ipv4={ip}/24",
-                   **self.env)
-        proc = self.ns.popen(rdma_run_path(self.build), *argv, *([server] if server else []),
+                   **self.env, **(env or {}))
+        return self.ns.popen(rdma_run_path(self.build), *argv, *([server] if server else []),
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
-        self.join_bridge(proc, ifname, f"{argv[0]} {role}")
-        return proc
 
-    def pair(self, argv, client_argv=None):
+    def tap(self, role):
+        """The role's TAP, made persistent in the bridge before its process
+        starts: an application may open its device, and so bring up its
+        adapter, only late (ucx_perftest's server does once a client
+        connects)."""
+        ifname = f"v{self.tag}{role}"[:15]
+        if self.ns.run("ip", "link", "show", ifname, check=False).returncode != 0:
+            self.ns.run("ip", "tuntap", "add", "mode", "tap", "name", ifname)
+            self.ns.run("ip", "link", "set", ifname, "master", "br0", "up")
+        return ifname
+
+    def pair(self, argv, client_argv=None, env=None):
         """`argv` as the server, then (with the server's address appended)
         `client_argv` or `argv` as the client; their outputs (server's,
         client's). Raises, with both outputs, if either fails."""
         argv = [*argv, "-p", self.tcp_port()]
         client_argv = [*client_argv, "-p", self.tcp_port()] if client_argv else argv
-        server = self.verbs_host("s", argv)
+        server = self.verbs_host("s", argv, env=env)
         try:
             self.wait_listening(server)
-            client = self.verbs_host("c", client_argv, server="127.0.0.1")
+            client = self.verbs_host("c", client_argv, server="127.0.0.1", env=env)
         except BaseException:
             server.kill()
             server.communicate(timeout=self.timeout)

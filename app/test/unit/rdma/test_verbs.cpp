@@ -456,6 +456,20 @@ TEST_F(Verbs, ErrorsAreVerbs)
     EXPECT_EQ(errno, EBUSY);
 }
 
+TEST_F(Verbs, ZeroLengthReadsAndWritesNeedNoValidKey)
+{
+    /* IBA C9-88: a zero-length RDMA operation accesses no memory, and its
+     * R_Key and VA are not checked (UCX flushes a QP with one). */
+    connect_both();
+    ASSERT_EQ(post(a, IBV_WR_RDMA_WRITE, 1, a.buf, 0, 0, 0), 0);
+    ASSERT_EQ(post(a, IBV_WR_RDMA_READ, 2, a.buf, 0, 0, 0), 0);
+    ASSERT_EQ(post(a, IBV_WR_RDMA_WRITE, 3, a.buf, 8, reinterpret_cast<uint64_t>(b.buf), b.mr->rkey), 0);
+    auto tx = wait_wc(a, 3);
+    ASSERT_EQ(tx.size(), 3u);
+    for (const ibv_wc& wc : tx)
+        EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << "wr " << wc.wr_id;
+}
+
 TEST_F(Verbs, ADestroyedObjectsEventsGoWithIt)
 {
     connect_both();
