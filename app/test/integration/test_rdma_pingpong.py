@@ -7,25 +7,14 @@ tools not ours see it: tshark decoding the opcodes, scapy recomputing every
 ICRC."""
 import os
 import re
-import subprocess
 import tempfile
 import time
 import unittest
 
-from scapy.all import IP, UDP, Ether, raw, rdpcap
-from scapy.contrib.roce import BTH
+from scapy.all import rdpcap
 
 from harness.rdma import LOCAL, RESULT, BridgedHosts, addresses
-from harness.secondary import run
-
-
-def tshark_roce(path):
-    """[(opcode, psn)] of every RoCEv2 packet in a capture, as tshark decodes it."""
-    rc, out = run(["tshark", "-r", path, "-d", "udp.port==4791,infiniband", "--disable-protocol", "rpcordma",
-                   "-Y", "infiniband", "-T", "fields", "-e", "infiniband.bth.opcode", "-e", "infiniband.bth.psn"])
-    if rc != 0:
-        raise AssertionError(f"tshark cannot read {path} ({rc}):\n{out}")
-    return [(int(o), int(p)) for o, p in (line.split("\t") for line in out.splitlines() if line.count("\t") == 1)]
+from harness.roce_wire import bad_icrcs, roce_frames, tshark_roce
 
 
 @unittest.skipUnless(os.geteuid() == 0 and os.path.exists("/dev/net/tun"), "needs root and /dev/net/tun")
@@ -89,12 +78,9 @@ class Pingpong(unittest.TestCase):
         arp = [f for f in frames if f.haslayer("ARP")]
         self.assertTrue(any(f["ARP"].op == 1 for f in arp) and any(f["ARP"].op == 2 for f in arp),
                         "an ARP request and its reply on the wire")
-        roce = [f for f in frames if IP in f and UDP in f and f[UDP].dport == 4791]
+        roce = roce_frames(frames)
         self.assertGreater(len(roce), 40)
-        for f in roce:
-            rebuilt = f.copy()
-            rebuilt[BTH].icrc = None
-            self.assertEqual(Ether(raw(rebuilt))[BTH].icrc, f[BTH].icrc, f"ICRC of {f.summary()}")
+        self.assertEqual(bad_icrcs(roce), [])
 
     def test_the_kernel_resolves_the_port_by_arp(self):
         with BridgedHosts() as hosts:
