@@ -9,7 +9,6 @@
  * command libibverbs still tries fails cleanly.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
