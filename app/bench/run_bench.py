@@ -47,7 +47,10 @@ beside them net_cna's L2 figure of the same run (testpmd io forwarding of
 costs: the same rdma_perf tests built on libibverbs (rdma_perf_verbs) run
 under cna-rdma-run on the same ports and CPUs, alternating with the RDMA
 PMD's own, WRITE 64 KiB bandwidth and SEND and WRITE 8 B latency, medians of
-three. `--only rdma` runs just that section (with the L2 reference),
+three; and Debian's perftest through the provider (ib_write_bw 64 KiB,
+ib_send_lat and ib_write_lat 8 B) beside rdma_perf on the PMD's API, both
+between two processes on TAP wires in one bridge (needs root). `--only rdma`
+runs just that section (with the L2 reference),
 `--no-rdma` skips it.
 
 The last line is `net_cna/memif: R`, R the ratio of the median aggregate
@@ -71,7 +74,8 @@ ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 # The integration suite already knows how to hand the PMD to EAL (it stages
 # builds that live below world-writable directories, which EAL refuses).
 sys.path.insert(0, os.path.join(ROOT, "app", "test", "integration"))
-from harness.testpmd import pmd_path  # noqa: E402
+from harness.testpmd import TestPmdError, pmd_path  # noqa: E402
+from harness.verbs import VerbsHosts  # noqa: E402
 from bench_testpmd import (APP_ARGS, FWD_CPU, MAIN_CPU, TESTPMD, BenchError, Run, Session, all_rates,  # noqa: E402
                            core_latency, last_lines, wait_links_up, window_rate, window_rates)
 from guest_rows import run_vm  # noqa: E402
@@ -587,6 +591,53 @@ def run_verbs_provider(args, rounds=3):
     return ok
 
 
+def run_perftest_rows(args, rounds=3):
+    """Debian's perftest through the verbs provider beside rdma_perf on the
+    RDMA PMD's API, both between two processes, each with its own adapter
+    on a TAP interface of one bridge (as test_verbs_provider runs them),
+    alternating; medians of `rounds`. False if a row failed."""
+    print()
+    if os.geteuid() != 0 or not os.path.exists("/dev/net/tun"):
+        print("perftest through the verbs provider: skipped: needs root and /dev/net/tun")
+        return True
+    print("perftest through the verbs provider (two processes, each with its own adapter on a TAP wire, one bridge) "
+          f"beside rdma_perf on the RDMA PMD's API in the same layout, alternating, medians of {rounds}; "
+          "the kernel's TAP and bridge carry every frame")
+    print(f"{'row':<28}{'RDMA PMD':>10}{'provider':>10}{'provider cost':>16}")
+    # (label, perftest argv, rdma_perf options, perftest's figure, rdma_perf's, bandwidth?)
+    rows = (("ib_write_bw 64 KiB Gbit/s", ["ib_write_bw", "-x", "1", "-s", "65536", "-n", "2000", "--report_gbits"],
+             ["-T", "write", "-s", "65536", "-n", "2000"], 4, 4, True),
+            ("ib_send_lat 8 B one-way us", ["ib_send_lat", "-x", "1", "-s", "8", "-n", "2000"],
+             ["-T", "send", "--latency", "-s", "8", "-n", "2000"], 5, 5, False),
+            ("ib_write_lat 8 B one-way us", ["ib_write_lat", "-x", "1", "-s", "8", "-n", "2000"],
+             ["-T", "write", "--latency", "-s", "8", "-n", "2000"], 5, 5, False))
+    ok = True
+    with VerbsHosts(build=args.build) as hosts:
+        ips = {"server_vdev": ",ipv4=10.0.0.1/24", "client_vdev": ",ipv4=10.0.0.2/24"}
+        for label, perftest, options, perftest_group, perf_group, bandwidth in rows:
+            regex = RDMA_BW_ROW if bandwidth else RDMA_LAT_ROW
+            figures = {False: [], True: []}
+            try:
+                for _ in range(rounds):
+                    _, pmd = hosts.perf(options, gid=1, **ips)
+                    _, provider = hosts.pair(perftest)
+                    for verbs, out, group in ((False, pmd, perf_group), (True, provider, perftest_group)):
+                        m = regex.search(out)
+                        if not m:
+                            raise BenchError(f"no result row in:\n{last_lines(out, 6)}")
+                        figures[verbs].append(float(m.group(group)))
+            except (BenchError, AssertionError, TestPmdError) as e:
+                print(f"{label:<28}  failed: {e}")
+                ok = False
+                continue
+            pmd, provider = statistics.median(figures[False]), statistics.median(figures[True])
+            cost = f"{(pmd - provider) / pmd * 100:+.1f} %" if bandwidth else f"{provider - pmd:+.2f} us"
+            print(f"{label:<28}{pmd:>10.2f}{provider:>10.2f}{cost:>16}")
+    print(f"{'ucx_perftest tag_bw':<28}  n/a: UCP's tag tests wire up over ud_verbs (UD QPs and address handles: "
+          "not yet)")
+    return ok
+
+
 # ---- the adapter engine alone ----------------------------------------------
 
 def run_engine(args):
@@ -693,6 +744,7 @@ def main():
     write_64k = run_rdma(args, results) if with_rdma else None
     if with_rdma:
         run_verbs_provider(args)
+        run_perftest_rows(args)
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
 
     # The last line, whatever ran.

@@ -44,6 +44,8 @@ bool event_type(hsi::rdma::RdmaEvent e, ibv_event_type* type, Subject* subject)
     return false;
 }
 
+/* With events_lock held, as the consumers drain the fd under it: the fd is
+ * readable exactly while an event waits. */
 void signal(Device* dev)
 {
     const uint64_t one = 1;
@@ -72,9 +74,9 @@ void async_event(Device* dev, hsi::rdma::RdmaEvent e, uint32_t id)
             ev.event_type != IBV_EVENT_QP_LAST_WQE_REACHED)
             dev->qps[id]->state.store(IBV_QPS_ERR, std::memory_order_relaxed);
         dev->async_events.push_back(ev);
+        signal(dev);
     }
     RDMA_LOG(INFO, dev, "async event %d for %u", static_cast<int>(ev.event_type), id);
-    signal(dev);
 }
 
 /* The CNQ's interrupt, on the EAL interrupt thread: armed CQs that
@@ -95,9 +97,9 @@ void cnq_isr(void* arg)
                 any = true;
             }
         }
+        if (any)
+            signal(dev);
     }
-    if (any)
-        signal(dev);
     ecore::sb_ack(dev->cnq_sb, hsi::IguIntOp::enable);
 }
 

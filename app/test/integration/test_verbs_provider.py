@@ -130,6 +130,45 @@ class Device(unittest.TestCase):
         after = os.listdir("/var/run/dpdk") if os.path.isdir("/var/run/dpdk") else []
         self.assertEqual(sorted(after), sorted(before), "the EAL's runtime directory is gone")
 
+    def test_the_kernels_rdma_netlink_is_refused_and_nothing_else(self):
+        """libibverbs reads sysfs only where it cannot make an RDMA netlink
+        socket: the command cannot, even on a kernel that has RDMA."""
+        probe = ("import errno, socket\n"
+                 "for proto in (20, 0):\n"
+                 "    try:\n"
+                 "        socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, proto).close(); print(proto, 'made')\n"
+                 "    except OSError as e:\n"
+                 "        print(proto, errno.errorcode[e.errno])\n"
+                 "print('filters', open('/proc/self/status').read().split('Seccomp_filters:')[1].split()[0])\n")
+        rc, out, err = rdma_run(["/usr/bin/python3", "-c", probe], "wire=loopback")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("20 EPROTONOSUPPORT", out)
+        self.assertIn("0 made", out, "route netlink (ip, the TAP wire) works")
+        self.assertIn("filters 1", out)
+
+    def test_a_forked_child_that_exits_leaves_the_adapter_to_its_parent(self):
+        script = ("import os, time\n"
+                  "import pyverbs.device as d\n"
+                  "ctx = d.Context(name='cna0')\n"
+                  "pid = os.fork()\n"
+                  "if pid == 0:\n"
+                  "    raise SystemExit(0)  # the exit handlers of a child run\n"
+                  "_, status = os.waitpid(pid, 0)\n"
+                  "time.sleep(0.2)\n"
+                  "threads = [open(f'/proc/self/task/{t}/comm').read().strip() for t in os.listdir('/proc/self/task')]\n"
+                  "print('child', os.waitstatus_to_exitcode(status), 'event thread', 'cna-verbs-ev' in threads)\n"
+                  "ctx.close()\n")
+        rc, out, err = rdma_run(["/usr/bin/python3", "-c", script], "wire=loopback", timeout=60)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("child 0 event thread True", out)
+
+    def test_an_empty_devargs_entry_is_refused(self):
+        for devargs in ("wire=loopback;", ";wire=loopback", "a;;b"):
+            with self.subTest(devargs=devargs):
+                rc, _, err = rdma_run(["ibv_devices"], devargs)
+                self.assertEqual(rc, 125)
+                self.assertIn("an empty entry", err)
+
     def test_the_provider_needs_only_what_the_installed_libibverbs_exports(self):
         needed = subprocess.run(["nm", "-D", "--undefined-only", provider_path()], stdout=subprocess.PIPE,
                                 text=True, check=True).stdout

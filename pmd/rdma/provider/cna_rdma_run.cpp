@@ -15,18 +15,30 @@
  *    fails (ENOSPC, or ENOTTY for an ioctl) instead of pretending.
  * RDMAV_DRIVERS names the provider, LD_PRELOAD adds libcna-comp-channel.so
  * (completion channels), SYSFS_PATH is /sys, and IBV_SHOW_WARNINGS makes
- * libibverbs say when no provider took a device. Nothing is written
- * outside the namespace's own tmpfs mounts, which end with it.
+ * libibverbs say when no provider took a device; the kernel's RDMA netlink
+ * is refused (a seccomp filter), so that libibverbs reads sysfs even where
+ * the kernel has RDMA. Nothing is written outside the namespace's own
+ * tmpfs mounts, which end with it.
  */
 #include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/netlink.h>
+#include <linux/seccomp.h>
 #include <sched.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -71,15 +83,16 @@ void find_libraries(std::string* provider, std::string* comp_channel)
             die(*f + " is missing: build cna (./cna build) or install the ibverbs-provider-cna package");
 }
 
+/* One device per entry of CNA_RDMA_DEVARGS, as the provider reads it. */
 unsigned device_count()
 {
     const char* devargs = std::getenv("CNA_RDMA_DEVARGS");
     if (devargs == nullptr || *devargs == '\0')
         return 1;
-    unsigned n = 1;
-    for (const char* p = devargs; *p != '\0'; p++)
-        n += *p == ';';
-    return n;
+    const std::string text = devargs;
+    if (text.front() == ';' || text.back() == ';' || text.find(";;") != std::string::npos)
+        die("CNA_RDMA_DEVARGS='" + text + "': an empty entry (entries are separated by ';')");
+    return static_cast<unsigned>(std::count(text.begin(), text.end(), ';')) + 1;
 }
 
 void write_file(const fs::path& file, const std::string& text)
@@ -91,45 +104,49 @@ void write_file(const fs::path& file, const std::string& text)
 }
 
 /* Replaces `dir`, in this mount namespace, by a tmpfs holding every entry
- * the original had: subdirectories, files and devices bound in from it
- * (mounts below them come along), symlinks copied. */
-void shadow(const fs::path& dir)
+ * the original had but `fresh` (left to be made anew): subdirectories,
+ * files and devices bound in from it (mounts below them come along),
+ * symlinks copied. An entry gone meanwhile is passed over. */
+void shadow(const fs::path& dir, const std::vector<std::string>& fresh)
 {
-    struct Entry {
-        std::string name;
-        bool is_dir;
-        int tree;  /* a detached bind of the entry, or -1 for a symlink */
-        std::string link;
-    };
-    std::vector<Entry> entries;
-    for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
-        Entry entry{e.path().filename(), false, -1, {}};
-        if (e.is_symlink()) {
-            entry.link = fs::read_symlink(e.path());
-        } else {
-            entry.is_dir = e.is_directory();
-            entry.tree = open_tree(AT_FDCWD, e.path().c_str(), OPEN_TREE_CLONE | AT_RECURSIVE | OPEN_TREE_CLOEXEC);
-            if (entry.tree < 0)
-                die(errno_text("open_tree " + e.path().string()));
-        }
-        entries.push_back(entry);
-    }
+    std::vector<std::string> names;
+    for (const fs::directory_entry& e : fs::directory_iterator(dir))
+        names.push_back(e.path().filename());
+    /* The original, still reachable through this fd once the tmpfs hides it. */
+    const int original = open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (original < 0)
+        die(errno_text(dir.string()));
     if (mount("cna-rdma-run", dir.c_str(), "tmpfs", MS_NOSUID, "mode=755") != 0)
         die(errno_text("mount tmpfs on " + dir.string()));
-    for (const Entry& e : entries) {
-        const fs::path at = dir / e.name;
-        if (e.tree < 0) {
-            fs::create_symlink(e.link, at);
+    for (const std::string& name : names) {
+        if (std::find(fresh.begin(), fresh.end(), name) != fresh.end())
+            continue;
+        const fs::path at = dir / name;
+        struct stat st;
+        if (fstatat(original, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+            continue;
+        if (S_ISLNK(st.st_mode)) {
+            char target[PATH_MAX];
+            const ssize_t n = readlinkat(original, name.c_str(), target, sizeof(target) - 1);
+            if (n >= 0)
+                fs::create_symlink(std::string(target, static_cast<size_t>(n)), at);
             continue;
         }
-        if (e.is_dir)
+        const int tree = open_tree(original, name.c_str(), OPEN_TREE_CLONE | AT_RECURSIVE | OPEN_TREE_CLOEXEC);
+        if (tree < 0) {
+            if (errno == ENOENT)
+                continue;
+            die(errno_text("open_tree " + (dir / name).string()));
+        }
+        if (S_ISDIR(st.st_mode))
             fs::create_directory(at);
         else
             close(open(at.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0600));
-        if (move_mount(e.tree, "", AT_FDCWD, at.c_str(), MOVE_MOUNT_F_EMPTY_PATH) != 0)
+        if (move_mount(tree, "", AT_FDCWD, at.c_str(), MOVE_MOUNT_F_EMPTY_PATH) != 0)
             die(errno_text("move_mount to " + at.string()));
-        close(e.tree);
+        close(tree);
     }
+    close(original);
 }
 
 /* Binds `device` at `at` (a new empty file). */
@@ -148,9 +165,10 @@ void make_devices(unsigned count)
     const std::string dev_numbers =
         std::to_string(major(refusing.st_rdev)) + ":" + std::to_string(minor(refusing.st_rdev));
 
-    shadow("/dev");
+    /* A host with kernel RDMA has these: here they hold cna's devices alone. */
+    shadow("/dev", {"infiniband"});
     fs::create_directory("/dev/infiniband");
-    shadow("/sys/class");
+    shadow("/sys/class", {"infiniband", "infiniband_verbs"});
     const fs::path verbs_class = "/sys/class/infiniband_verbs", ib_class = "/sys/class/infiniband";
     fs::create_directories(verbs_class);
     fs::create_directories(ib_class);
@@ -165,6 +183,33 @@ void make_devices(unsigned count)
         fs::create_directory(ib_class / ibdev);
         write_file(ib_class / ibdev / "node_type", "1: CA");
     }
+}
+
+/* libibverbs lists devices through the kernel's RDMA netlink first and
+ * reads sysfs only when that socket cannot be made. On a host whose kernel
+ * has RDMA (or loads ib_core to make the socket) it would list the kernel's
+ * devices alone, never cna's: the command cannot make that socket. */
+void refuse_rdma_netlink()
+{
+    sock_filter filter[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        /* The arguments' low 32 bits: the domain, then the protocol. */
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, args[0])),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_NETLINK, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, args[2])),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NETLINK_RDMA, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPROTONOSUPPORT),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    const sock_fprog program{static_cast<unsigned short>(std::size(filter)), filter};
+    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0)
+        die(errno_text("a seccomp filter for the kernel's RDMA netlink"));
 }
 
 void set_environment(const std::string& provider, const std::string& comp_channel)
@@ -205,6 +250,7 @@ int main(int argc, char** argv)
         die(e.what());
     }
     set_environment(provider, comp_channel);
+    refuse_rdma_netlink();
     execvp(argv[first], argv + first);
     die(errno_text(argv[first]));
 }

@@ -47,7 +47,6 @@ __attribute__((visibility("default"))) struct ibv_comp_channel *ibv_create_comp_
     }
     channel->ibv.context = context;
     channel->ibv.fd = channel->pipe.read_fd;
-    channel->ibv.refcnt = 0;
     return &channel->ibv;
 }
 

@@ -21,7 +21,9 @@
 #define CNA_EVENT_PIPE_H
 
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
@@ -30,6 +32,8 @@ struct cna_event_pipe {
     int read_fd;  /* the application's */
     int write_fd; /* non-blocking: the event thread never waits for the application */
     int drain_fd; /* non-blocking, for taking events back */
+    uint8_t *scratch; /* what the pipe can hold, for taking events back */
+    size_t scratch_size;
 };
 
 static inline int cna_event_pipe_open(struct cna_event_pipe *p)
@@ -42,11 +46,15 @@ static inline int cna_event_pipe_open(struct cna_event_pipe *p)
     p->read_fd = fds[0];
     p->write_fd = fds[1];
     p->drain_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (p->drain_fd < 0 || fcntl(p->write_fd, F_SETFL, O_NONBLOCK) != 0) {
+    const int capacity = fcntl(fds[0], F_GETPIPE_SZ);
+    p->scratch_size = capacity > 0 ? (size_t)capacity : 0;
+    p->scratch = malloc(p->scratch_size);
+    if (p->drain_fd < 0 || p->scratch == NULL || fcntl(p->write_fd, F_SETFL, O_NONBLOCK) != 0) {
         close(fds[0]);
         close(fds[1]);
         if (p->drain_fd >= 0)
             close(p->drain_fd);
+        free(p->scratch);
         return -1;
     }
     return 0;
@@ -57,6 +65,7 @@ static inline void cna_event_pipe_close(struct cna_event_pipe *p)
 {
     close(p->write_fd);
     close(p->drain_fd);
+    free(p->scratch);
 }
 
 struct cna_comp_channel {

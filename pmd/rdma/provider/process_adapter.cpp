@@ -14,6 +14,7 @@
  */
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -23,7 +24,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -57,12 +57,16 @@ constexpr uint16_t RING_SIZE = 256;
 
 void complain(const std::string& what) { std::fprintf(stderr, "cna: %s\n", what.c_str()); }
 
+/* Every part, empty ones too ("a;" is two). */
 std::vector<std::string> split(const std::string& text, char sep)
 {
-    std::vector<std::string> parts;
-    std::stringstream in(text);
-    for (std::string part; std::getline(in, part, sep);)
-        parts.push_back(part);
+    std::vector<std::string> parts(1);
+    for (char c : text) {
+        if (c == sep)
+            parts.emplace_back();
+        else
+            parts.back() += c;
+    }
     return parts;
 }
 
@@ -70,7 +74,7 @@ class ProcessAdapter {
 public:
     ~ProcessAdapter() { shut_down(); }
 
-    cna_host_port* probe(unsigned index, const std::string& ibdev_path, cna_device* device)
+    cna_host_port* probe(unsigned index, const std::string& ibdev_path)
     {
         std::lock_guard guard(bring_up_lock_);
         if (!state_known_)
@@ -89,15 +93,13 @@ public:
             complain("cannot publish cna" + std::to_string(index) + "'s attributes: " + error);
             return nullptr;
         }
-        std::lock_guard devices(devices_lock_);
-        port.device = device;
         return &port;
     }
 
-    void release(cna_host_port* port)
+    void attach(cna_host_port* port, cna_device* device)
     {
         std::lock_guard guard(devices_lock_);
-        port->device = nullptr;
+        port->device = device;
     }
 
 private:
@@ -115,9 +117,15 @@ private:
             }
             mtu = static_cast<uint16_t>(v);
         }
+        const std::vector<std::string> entries = split(devargs, ';');
+        for (const std::string& entry : entries)
+            if (entry.empty()) {
+                complain("CNA_RDMA_DEVARGS='" + devargs + "': an empty entry (entries are separated by ';')");
+                return false;
+            }
         if (!start_eal())
             return false;
-        const std::vector<std::string> entries = split(devargs, ';');
+        owner_ = getpid();
         for (unsigned i = 0; i < entries.size(); i++) {
             cna_host_port port;
             port.index = i;
@@ -229,7 +237,12 @@ private:
             if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, cna_rdma_event_fd(port.rdma), &ev) != 0)
                 return false;
         }
+        /* The application's signals are its threads', not this one's. */
+        sigset_t all, before;
+        sigfillset(&all);
+        pthread_sigmask(SIG_BLOCK, &all, &before);
         events_ = std::thread([this] { hand_over_events(); });
+        pthread_sigmask(SIG_SETMASK, &before, nullptr);
         pthread_setname_np(events_.native_handle(), "cna-verbs-ev");
         return true;
     }
@@ -281,6 +294,13 @@ private:
 
     void shut_down()
     {
+        /* A child the application forked has none of this: its exit
+         * leaves the parent's adapter alone. */
+        if (owner_ != getpid()) {
+            if (events_.joinable())
+                events_.detach();
+            return;
+        }
         if (events_.joinable()) {
             const uint64_t one = 1;
             (void)!write(stop_fd_, &one, sizeof(one));
@@ -291,7 +311,10 @@ private:
         if (stop_fd_ >= 0)
             close(stop_fd_);
         for (cna_host_port& port : ports_) {
-            rte_eth_dev_callback_unregister(port.port_id, RTE_ETH_EVENT_INTR_LSC, link_changed, this);
+            /* -EAGAIN while the callback runs: it finishes first. */
+            while (rte_eth_dev_callback_unregister(port.port_id, RTE_ETH_EVENT_INTR_LSC, link_changed, this) ==
+                   -EAGAIN)
+                std::this_thread::yield();
             if (port.device != nullptr)
                 cna_device_exit(port.device);
             if (port.rdma != nullptr)
@@ -310,6 +333,7 @@ private:
     }
 
     std::mutex bring_up_lock_; /* probe's: the adapter comes up once */
+    pid_t owner_ = 0;          /* the process it came up in */
     /* Each port's libibverbs side, which the event thread and the link
      * callback hand events to, and libibverbs lets go of. */
     std::mutex devices_lock_;
@@ -330,12 +354,12 @@ ProcessAdapter the_adapter;
 
 extern "C" {
 
-cna_host_port* cna_host_probe(unsigned index, const char* ibdev_path, cna_device* device)
+cna_host_port* cna_host_probe(unsigned index, const char* ibdev_path)
 {
-    return cna::verbs::the_adapter.probe(index, ibdev_path, device);
+    return cna::verbs::the_adapter.probe(index, ibdev_path);
 }
 
-void cna_host_release(cna_host_port* port) { cna::verbs::the_adapter.release(port); }
+void cna_host_attach(cna_host_port* port, cna_device* device) { cna::verbs::the_adapter.attach(port, device); }
 
 cna_rdma_dev* cna_host_rdma(cna_host_port* port) { return port->rdma; }
 

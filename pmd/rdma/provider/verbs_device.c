@@ -22,25 +22,23 @@ static struct verbs_device *cna_alloc_device(struct verbs_sysfs_dev *sysfs_dev)
     char tail;
     if (sscanf(sysfs_dev->ibdev_name, CNA_PROVIDER_NAME "%u%c", &index, &tail) != 1)
         return NULL;
-    struct cna_device *dev = calloc(1, sizeof(*dev));
+    struct cna_host_port *port = cna_host_probe(index, sysfs_dev->ibdev_path);
+    struct cna_device *dev = port != NULL ? calloc(1, sizeof(*dev)) : NULL;
     if (dev == NULL)
         return NULL;
-    dev->port = cna_host_probe(index, sysfs_dev->ibdev_path, dev);
-    if (dev->port == NULL) {
-        free(dev);
-        return NULL;
-    }
-    dev->rdma = cna_host_rdma(dev->port);
+    dev->port = port;
+    dev->rdma = cna_host_rdma(port);
     pthread_mutex_init(&dev->control, NULL);
     pthread_mutex_init(&dev->events, NULL);
     list_head_init(&dev->contexts);
+    cna_host_attach(port, dev);
     return &dev->ibv_dev;
 }
 
 static void cna_uninit_device(struct verbs_device *vdev)
 {
     struct cna_device *dev = container_of(vdev, struct cna_device, ibv_dev);
-    cna_host_release(dev->port);
+    cna_host_attach(dev->port, NULL);
     pthread_mutex_destroy(&dev->control);
     pthread_mutex_destroy(&dev->events);
     free(dev);
@@ -166,26 +164,18 @@ static void report(struct cna_context *ctx, const void *element, enum ibv_event_
 void cna_take_back_unread(struct cna_event_pipe *pipe, size_t size, const void *object, uint32_t *reported)
 {
     const uint64_t handle = (uintptr_t)object;
-    uint8_t desc[sizeof(struct ib_uverbs_async_event_desc)];
-    uint8_t *kept = NULL;
-    size_t kept_len = 0;
-    while (read(pipe->drain_fd, desc, size) == (ssize_t)size) {
-        if (memcmp(desc, &handle, sizeof(handle)) == 0) {
+    size_t kept = 0;
+    /* All the pipe holds fits its scratch buffer, which is the pipe's size. */
+    while (kept + size <= pipe->scratch_size && read(pipe->drain_fd, pipe->scratch + kept, size) == (ssize_t)size) {
+        if (memcmp(pipe->scratch + kept, &handle, sizeof(handle)) == 0)
             (*reported)--;
-            continue;
-        }
-        uint8_t *grown = realloc(kept, kept_len + size);
-        if (grown == NULL)
-            break; /* what is left unread stays as it is */
-        kept = grown;
-        memcpy(kept + kept_len, desc, size);
-        kept_len += size;
+        else
+            kept += size;
     }
     /* The others go back, in their order (the event thread waits on the
      * lock the caller holds). */
-    if (kept_len != 0 && write(pipe->write_fd, kept, kept_len) != (ssize_t)kept_len)
-        fprintf(stderr, "cna: %zu bytes of events lost taking back a destroyed object's\n", kept_len);
-    free(kept);
+    if (kept != 0 && write(pipe->write_fd, pipe->scratch, kept) != (ssize_t)kept)
+        fprintf(stderr, "cna: %zu bytes of events lost taking back a destroyed object's\n", kept);
 }
 
 static void async_event(struct cna_device *dev, const struct ibv_async_event *event)
@@ -200,6 +190,9 @@ static void async_event(struct cna_device *dev, const struct ibv_async_event *ev
     case IBV_EVENT_SRQ_ERR:
     case IBV_EVENT_SRQ_LIMIT_REACHED: {
         struct cna_srq *srq = event->element.srq->srq_context;
+        /* The limit fired and the device disarmed it (verbs: it reads 0). */
+        if (event->event_type == IBV_EVENT_SRQ_LIMIT_REACHED)
+            srq->srq_limit = 0;
         report(to_cna_context(srq->vsrq.srq.context), &srq->vsrq.srq, event->event_type,
                &srq->events_reported);
         break;
@@ -213,10 +206,6 @@ static void async_event(struct cna_device *dev, const struct ibv_async_event *ev
     case IBV_EVENT_PATH_MIG_ERR:
     case IBV_EVENT_QP_LAST_WQE_REACHED: {
         struct cna_qp *qp = event->element.qp->qp_context;
-        /* The QP's state as the device left it: libibverbs's copy. */
-        if (event->event_type != IBV_EVENT_COMM_EST && event->event_type != IBV_EVENT_SQ_DRAINED &&
-            event->event_type != IBV_EVENT_QP_LAST_WQE_REACHED)
-            qp->vqp.qp.state = IBV_QPS_ERR;
         report(to_cna_context(qp->vqp.qp.context), &qp->vqp.qp, event->event_type,
                &qp->events_reported);
         break;

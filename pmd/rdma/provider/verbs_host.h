@@ -23,9 +23,10 @@ struct cna_host_port;
  * adapter comes up with every port CNA_RDMA_DEVARGS names; the device's
  * attributes are published in its sysfs directory `ibdev_path`, as a
  * kernel driver's are. NULL, with the reason on stderr, if it cannot be. */
-struct cna_host_port *cna_host_probe(unsigned index, const char *ibdev_path, struct cna_device *device);
-/* libibverbs let go of the device: its events have nowhere to go. */
-void cna_host_release(struct cna_host_port *port);
+struct cna_host_port *cna_host_probe(unsigned index, const char *ibdev_path);
+/* libibverbs's side of the port's device, ready for its events, or NULL
+ * once libibverbs let go of the device. */
+void cna_host_attach(struct cna_host_port *port, struct cna_device *device);
 struct cna_rdma_dev *cna_host_rdma(struct cna_host_port *port);
 
 /* On the host's event thread, when the device's event fd is readable: its

@@ -203,10 +203,11 @@ static int cna_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr, int 
     struct cna_device *dev = device_of(ibsrq->context);
     pthread_mutex_lock(&dev->control);
     int rc = cna_rdma_modify_srq(srq->pmd, attr, attr_mask);
-    if (rc == 0 && (attr_mask & IBV_SRQ_LIMIT))
+    if (rc == 0 && (attr_mask & IBV_SRQ_LIMIT)) {
+        pthread_mutex_lock(&dev->events);
         srq->srq_limit = attr->srq_limit;
-    if (rc == 0 && (attr_mask & IBV_SRQ_MAX_WR))
-        srq->max_wr = attr->max_wr;
+        pthread_mutex_unlock(&dev->events);
+    }
     pthread_mutex_unlock(&dev->control);
     return rc;
 }
@@ -215,9 +216,10 @@ static int cna_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
 {
     struct cna_srq *srq = to_cna_srq(ibsrq);
     struct cna_device *dev = device_of(ibsrq->context);
-    pthread_mutex_lock(&dev->control);
+    /* The limit changes with modify_srq and when it fires (the events'). */
+    pthread_mutex_lock(&dev->events);
     *attr = (struct ibv_srq_attr){.max_wr = srq->max_wr, .max_sge = srq->max_sge, .srq_limit = srq->srq_limit};
-    pthread_mutex_unlock(&dev->control);
+    pthread_mutex_unlock(&dev->events);
     return 0;
 }
 
@@ -286,7 +288,6 @@ static struct ibv_qp *cna_create_qp(struct ibv_pd *ibpd, struct ibv_qp_init_attr
     ibqp->qp_num = qp->pmd->qp_num;
     ibqp->state = IBV_QPS_RESET;
     ibqp->qp_type = attr->qp_type;
-    ibqp->events_completed = 0;
     pthread_mutex_init(&ibqp->mutex, NULL);
     pthread_cond_init(&ibqp->cond, NULL);
     return ibqp;
