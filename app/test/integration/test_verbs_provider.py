@@ -194,9 +194,13 @@ class Misuse(unittest.TestCase):
         rc, out, err = rdma_run([tool, "1"], TWO_CABLED, timeout=120)
         self.assertEqual(rc, 0, out + err)
         cases = re.findall(r"^(.*): ok$", out, re.M)
-        self.assertEqual(len(cases), 15, out)
+        self.assertEqual(len(cases), 16, out)
         self.assertEqual(sum(c.startswith("after ") for c in cases), 6, out)
         self.assertIn("0 failed", out)
+        self.assertIn("at exit, every destroy: ok", out, "destroys in an exit handler after the provider's")
+        # It listed the devices once per device: still one device each, whose
+        # objects the provider's exit handler found.
+        self.assertNotIn("abandoned", err)
 
 
 @needs_root_and_tun

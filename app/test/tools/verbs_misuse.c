@@ -5,6 +5,7 @@
  * the answer verbs specify: an errno from the post, or an error completion.
  * After each, a pair of healthy QPs still exchanges a message: the device
  * carries on. Prints "<case>: ok" per case, or why not; exits 0 if all were.
+ * Its last objects it destroys in an exit handler.
  *
  *   verbs_misuse <gid index>
  */
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include <infiniband/verbs.h>
@@ -288,12 +290,21 @@ static int open_side(struct side *s, const char *name)
     return s->mr != NULL && ibv_query_gid(s->ctx, 1, gid_index, &s->gid) == 0 ? 0 : -1;
 }
 
-static void close_side(struct side *s)
+static int close_side(struct side *s)
 {
-    ibv_dereg_mr(s->mr);
-    ibv_destroy_cq(s->cq);
-    ibv_dealloc_pd(s->pd);
-    ibv_close_device(s->ctx);
+    return ibv_dereg_mr(s->mr) | ibv_destroy_cq(s->cq) | ibv_dealloc_pd(s->pd) | ibv_close_device(s->ctx);
+}
+
+/* Registered before libibverbs loads the provider, so it runs after the
+ * provider's own exit handler: the objects are destroyed there, as an
+ * application may. */
+static void close_sides_at_exit(void)
+{
+    const int rc = close_side(&sides[1]) | close_side(&sides[0]);
+    printf("at exit, every destroy: %s\n", rc == 0 ? "ok" : "FAILED");
+    fflush(stdout);
+    if (rc != 0)
+        _exit(1);
 }
 
 int main(int argc, char **argv)
@@ -303,6 +314,7 @@ int main(int argc, char **argv)
         return 2;
     }
     gid_index = atoi(argv[1]);
+    atexit(close_sides_at_exit);
     if (open_side(&sides[0], "cna0") != 0 || open_side(&sides[1], "cna1") != 0) {
         fprintf(stderr, "verbs_misuse: cannot open cna0 and cna1: %s\n", strerror(errno));
         return 1;
@@ -317,8 +329,6 @@ int main(int argc, char **argv)
     local_key_case("a SEND from a deregistered MR", lkey);
     remote_key_of_a_deregistered_mr();
     sending_to_a_destroyed_qp();
-    close_side(&sides[1]);
-    close_side(&sides[0]);
     printf("%d failed\n", failures);
     return failures == 0 ? 0 : 1;
 }

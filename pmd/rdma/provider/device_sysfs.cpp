@@ -9,6 +9,8 @@
  */
 #include "device_sysfs.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -50,9 +52,7 @@ std::string gid_text(const uint8_t* raw, int groups)
     return s;
 }
 
-} // namespace
-
-bool publish_attributes(const std::string& ibdev_path, cna_rdma_dev* rdma, std::string* error)
+bool write_attributes(const std::string& ibdev_path, cna_rdma_dev* rdma, std::string* error)
 {
     ibv_device_attr dev{};
     ibv_port_attr port{};
@@ -80,6 +80,26 @@ bool publish_attributes(const std::string& ibdev_path, cna_rdma_dev* rdma, std::
         (void)cna_rdma_query_gid(rdma, 1, i, &gid);
         ok = write_attribute(p1 / "gids" / std::to_string(i), gid_text(gid.raw, 8), error) &&
              write_attribute(p1 / "gid_attrs" / "types" / std::to_string(i), "RoCE v2", error);
+    }
+    return ok;
+}
+
+} // namespace
+
+bool publish_attributes(const std::string& ibdev_path, cna_rdma_dev* rdma, std::string* error)
+{
+    /* libibverbs tells a device it listed before from a new one by its
+     * directory's modification time: the files written keep it as it was. */
+    struct stat before;
+    if (stat(ibdev_path.c_str(), &before) != 0) {
+        *error = ibdev_path + ": " + std::strerror(errno);
+        return false;
+    }
+    const timespec times[2] = {before.st_atim, before.st_mtim};
+    const bool ok = write_attributes(ibdev_path, rdma, error);
+    if (utimensat(AT_FDCWD, ibdev_path.c_str(), times, 0) != 0 && ok) {
+        *error = ibdev_path + ": " + std::strerror(errno);
+        return false;
     }
     return ok;
 }

@@ -77,7 +77,8 @@ static void cna_free_context(struct ibv_context *ibctx)
 {
     struct cna_context *ctx = to_cna_context(ibctx);
     struct cna_device *dev = device_of(ibctx);
-    cna_destroy_leftovers(ctx);
+    if (!dev->gone)
+        cna_release_objects(ctx, false);
     pthread_mutex_lock(&dev->events);
     list_del(&ctx->entry);
     pthread_mutex_unlock(&dev->events);
@@ -105,10 +106,14 @@ PROVIDER_DRIVER(cna, cna_device_ops);
 void cna_device_exit(struct cna_device *dev)
 {
     /* The event thread and the link callbacks have stopped: the contexts
-     * stay as they are. */
+     * stay as they are. An exit handler the application registered before
+     * the provider came may still destroy its objects. */
     struct cna_context *ctx;
     list_for_each (&dev->contexts, ctx, entry)
-        cna_destroy_leftovers(ctx);
+        cna_release_objects(ctx, true);
+    pthread_mutex_lock(&dev->control);
+    dev->gone = true;
+    pthread_mutex_unlock(&dev->control);
 }
 
 /* ---- What the device can do -------------------------------------------- */

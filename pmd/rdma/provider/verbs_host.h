@@ -36,8 +36,10 @@ struct cna_rdma_dev *cna_host_rdma(struct cna_host_port *port);
  * to every context of the device. */
 void cna_device_hand_over(struct cna_device *device);
 void cna_device_port_event(struct cna_device *device, enum ibv_event_type type);
-/* The process exits with the device's contexts open: what the
- * application did not destroy goes, so the device closes cleanly. */
+/* The process exits with the device's contexts open: the PMD's objects
+ * behind what the application did not destroy go, so the device closes
+ * cleanly; the provider's stay, for destroys the application's own exit
+ * handlers still make. */
 void cna_device_exit(struct cna_device *device);
 
 #ifdef __cplusplus

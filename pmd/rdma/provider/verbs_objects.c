@@ -9,6 +9,7 @@
  * every event reported for the object.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,22 +43,23 @@ static struct ibv_pd *cna_alloc_pd(struct ibv_context *context)
     return &pd->ibv_pd;
 }
 
-static int destroy_pd(struct cna_pd *pd)
+static int unlink_pd(struct cna_pd *pd)
 {
     int rc = cna_rdma_dealloc_pd(pd->pmd);
-    if (rc == 0) {
+    if (rc == 0)
         list_del(&pd->entry);
-        free(pd);
-    }
     return rc;
 }
 
 static int cna_dealloc_pd(struct ibv_pd *ibpd)
 {
+    struct cna_pd *pd = to_cna_pd(ibpd);
     struct cna_device *dev = device_of(ibpd->context);
     pthread_mutex_lock(&dev->control);
-    int rc = destroy_pd(to_cna_pd(ibpd));
+    int rc = dev->gone ? 0 : unlink_pd(pd);
     pthread_mutex_unlock(&dev->control);
+    if (rc == 0)
+        free(pd);
     return rc;
 }
 
@@ -90,22 +92,23 @@ static struct ibv_mr *cna_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
     return &mr->vmr.ibv_mr;
 }
 
-static int destroy_mr(struct cna_mr *mr)
+static int unlink_mr(struct cna_mr *mr)
 {
     int rc = cna_rdma_dereg_mr(mr->pmd);
-    if (rc == 0) {
+    if (rc == 0)
         list_del(&mr->entry);
-        free(mr);
-    }
     return rc;
 }
 
 static int cna_dereg_mr(struct verbs_mr *vmr)
 {
+    struct cna_mr *mr = to_cna_mr(vmr);
     struct cna_device *dev = device_of(vmr->ibv_mr.context);
     pthread_mutex_lock(&dev->control);
-    int rc = destroy_mr(to_cna_mr(vmr));
+    int rc = dev->gone ? 0 : unlink_mr(mr);
     pthread_mutex_unlock(&dev->control);
+    if (rc == 0)
+        free(mr);
     return rc;
 }
 
@@ -149,6 +152,11 @@ static int cna_destroy_cq(struct ibv_cq *ibcq)
     struct cna_cq *cq = to_cna_cq(ibcq);
     struct cna_device *dev = device_of(ibcq->context);
     pthread_mutex_lock(&dev->control);
+    if (dev->gone) {
+        pthread_mutex_unlock(&dev->control);
+        free(cq);
+        return 0;
+    }
     pthread_mutex_lock(&dev->events);
     int rc = unlink_cq(cq);
     if (rc == 0) {
@@ -236,6 +244,11 @@ static int cna_destroy_srq(struct ibv_srq *ibsrq)
     struct cna_srq *srq = to_cna_srq(ibsrq);
     struct cna_device *dev = device_of(ibsrq->context);
     pthread_mutex_lock(&dev->control);
+    if (dev->gone) {
+        pthread_mutex_unlock(&dev->control);
+        free(srq);
+        return 0;
+    }
     pthread_mutex_lock(&dev->events);
     int rc = unlink_srq(srq);
     if (rc == 0)
@@ -332,6 +345,11 @@ static int cna_destroy_qp(struct ibv_qp *ibqp)
     struct cna_qp *qp = to_cna_qp(ibqp);
     struct cna_device *dev = device_of(ibqp->context);
     pthread_mutex_lock(&dev->control);
+    if (dev->gone) {
+        pthread_mutex_unlock(&dev->control);
+        free(qp);
+        return 0;
+    }
     pthread_mutex_lock(&dev->events);
     int rc = unlink_qp(qp);
     if (rc == 0)
@@ -351,7 +369,7 @@ static int cna_destroy_qp(struct ibv_qp *ibqp)
 
 /* ---- What a closing context leaves ------------------------------------------------- */
 
-void cna_destroy_leftovers(struct cna_context *ctx)
+void cna_release_objects(struct cna_context *ctx, bool keep_memory)
 {
     struct cna_device *dev = device_of(&ctx->ibv_ctx.context);
     struct cna_qp *qp, *next_qp;
@@ -364,18 +382,20 @@ void cna_destroy_leftovers(struct cna_context *ctx)
     pthread_mutex_lock(&dev->control);
     pthread_mutex_lock(&dev->events);
     list_for_each_safe (&ctx->qps, qp, next_qp, entry)
-        if (unlink_qp(qp) == 0)
+        if (unlink_qp(qp) == 0 && !keep_memory)
             free(qp);
     list_for_each_safe (&ctx->srqs, srq, next_srq, entry)
-        if (unlink_srq(srq) == 0)
+        if (unlink_srq(srq) == 0 && !keep_memory)
             free(srq);
     list_for_each_safe (&ctx->cqs, cq, next_cq, entry)
-        if (unlink_cq(cq) == 0)
+        if (unlink_cq(cq) == 0 && !keep_memory)
             free(cq);
     list_for_each_safe (&ctx->mrs, mr, next_mr, entry)
-        destroy_mr(mr);
+        if (unlink_mr(mr) == 0 && !keep_memory)
+            free(mr);
     list_for_each_safe (&ctx->pds, pd, next_pd, entry)
-        destroy_pd(pd);
+        if (unlink_pd(pd) == 0 && !keep_memory)
+            free(pd);
     pthread_mutex_unlock(&dev->events);
     pthread_mutex_unlock(&dev->control);
 }

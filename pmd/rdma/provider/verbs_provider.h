@@ -9,6 +9,7 @@
 #define CNA_VERBS_PROVIDER_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <ccan/list.h>
@@ -23,6 +24,9 @@ struct cna_device {
     struct cna_rdma_dev *rdma;
     /* Control calls, one at a time per RDMA device, as the PMD asks. */
     pthread_mutex_t control;
+    /* The process exits: the PMD's objects and ports went, an object's
+     * destroy only frees the provider's memory (control held). */
+    bool gone;
     /* The contexts, and every object's count of events reported: taken by
      * the event thread to hand an event over and by destroy to learn how
      * many events it must see acknowledged. */
@@ -91,8 +95,11 @@ static inline struct cna_qp *to_cna_qp(struct ibv_qp *qp) { return container_of(
 
 /* The verbs of a context (verbs_objects.c). */
 extern const struct verbs_context_ops cna_context_ops;
-/* What the application left of a context when it closes it. */
-void cna_destroy_leftovers(struct cna_context *ctx);
+/* The PMD's objects behind what the application left of a context: when
+ * it closes the context, with the provider's too; at exit (keep_memory),
+ * the provider's stay for the application's destroys, which then only
+ * free them. */
+void cna_release_objects(struct cna_context *ctx, bool keep_memory);
 
 /* An object's events at its destroy (event_pipe.h): those still unread in
  * `pipe` (whose descriptors of `size` bytes start with the object's
