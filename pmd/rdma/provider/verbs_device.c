@@ -183,6 +183,14 @@ void cna_take_back_unread(struct cna_event_pipe *pipe, size_t size, const void *
         fprintf(stderr, "cna: %zu bytes of events lost taking back a destroyed object's\n", kept);
 }
 
+/* A port's event reaches every context of the device. */
+static void report_port_event(struct cna_device *dev, uint32_t port_num, enum ibv_event_type type)
+{
+    struct cna_context *ctx;
+    list_for_each (&dev->contexts, ctx, entry)
+        report(ctx, (void *)(uintptr_t)port_num, type, NULL);
+}
+
 static void async_event(struct cna_device *dev, const struct ibv_async_event *event)
 {
     switch (event->event_type) {
@@ -215,12 +223,9 @@ static void async_event(struct cna_device *dev, const struct ibv_async_event *ev
                &qp->events_reported);
         break;
     }
-    default: {
-        struct cna_context *ctx;
-        list_for_each (&dev->contexts, ctx, entry)
-            report(ctx, (void *)(uintptr_t)event->element.port_num, event->event_type, NULL);
+    default:
+        report_port_event(dev, event->element.port_num, event->event_type);
         break;
-    }
     }
 }
 
@@ -243,9 +248,8 @@ void cna_device_hand_over(struct cna_device *dev)
 
 void cna_device_port_event(struct cna_device *dev, enum ibv_event_type type)
 {
-    const struct ibv_async_event event = {.element.port_num = 1, .event_type = type};
     pthread_mutex_lock(&dev->events);
-    async_event(dev, &event);
+    report_port_event(dev, 1, type);
     pthread_mutex_unlock(&dev->events);
 }
 
