@@ -585,10 +585,17 @@ def run_verbs_provider(args, rounds=3):
             print(f"{label:<24}  failed: {e}")
             ok = False
             continue
-        pmd, provider = statistics.median(figures[False]), statistics.median(figures[True])
-        cost = f"{(pmd - provider) / pmd * 100:+.1f} %" if bandwidth else f"{provider - pmd:+.3f} us"
-        print(f"{label:<24}{pmd:>10.2f}{provider:>10.2f}{cost:>16}")
+        print_provider_row(label, 24, figures, bandwidth)
     return ok
+
+
+def print_provider_row(label, width, figures, bandwidth):
+    """A row of what the provider costs: the medians of the RDMA PMD's and
+    the provider's figures ({False: PMD's, True: provider's}), and the cost
+    (bandwidth: % of the PMD's; latency: us more)."""
+    pmd, provider = statistics.median(figures[False]), statistics.median(figures[True])
+    cost = f"{(pmd - provider) / pmd * 100:+.1f} %" if bandwidth else f"{provider - pmd:+.3f} us"
+    print(f"{label:<{width}}{pmd:>10.2f}{provider:>10.2f}{cost:>16}")
 
 
 def run_perftest_rows(args, rounds=3):
@@ -630,9 +637,7 @@ def run_perftest_rows(args, rounds=3):
                 print(f"{label:<28}  failed: {e}")
                 ok = False
                 continue
-            pmd, provider = statistics.median(figures[False]), statistics.median(figures[True])
-            cost = f"{(pmd - provider) / pmd * 100:+.1f} %" if bandwidth else f"{provider - pmd:+.2f} us"
-            print(f"{label:<28}{pmd:>10.2f}{provider:>10.2f}{cost:>16}")
+            print_provider_row(label, 28, figures, bandwidth)
     print(f"{'ucx_perftest tag_bw':<28}  n/a: UCP's tag tests wire up over ud_verbs (UD QPs and address handles: "
           "not yet)")
     return ok
