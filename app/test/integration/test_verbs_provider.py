@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import threading
 import unittest
 
 from scapy.all import rdpcap
@@ -80,8 +81,12 @@ class Device(unittest.TestCase):
         ns = Netns()
         try:
             env = dict(os.environ, CNA_RDMA_DEVARGS="wire=tap:vw0")
-            proc = ns.popen(rdma_run_path(), "timeout", "30", "stdbuf", "-oL", "ibv_asyncwatch", env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            # One process from ip's exec to ibv_asyncwatch's: killing it
+            # leaves nothing behind (nor an adapter running).
+            proc = ns.popen(rdma_run_path(), "stdbuf", "-oL", "ibv_asyncwatch", env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+            watchdog = threading.Timer(30, proc.kill)
+            watchdog.start()
             lines = []
             for line in proc.stdout:  # until libibverbs watches the context's async fd
                 lines.append(line)
@@ -92,6 +97,7 @@ class Device(unittest.TestCase):
                 lines.append(line)
                 if "event_type" in line:
                     break
+            watchdog.cancel()
             proc.kill()
             proc.wait(timeout=10)
         finally:
