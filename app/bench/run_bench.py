@@ -627,7 +627,7 @@ def run_perftest_rows(args, rounds=3):
             try:
                 for _ in range(rounds):
                     _, pmd = hosts.perf(options, gid=1, **ips)
-                    _, provider = hosts.pair(perftest)
+                    _, provider = hosts.verbs_pair(perftest)
                     for verbs, out, group in ((False, pmd, perf_group), (True, provider, perftest_group)):
                         m = regex.search(out)
                         if not m:

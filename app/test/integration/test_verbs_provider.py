@@ -226,13 +226,13 @@ class IbverbsUtils(unittest.TestCase):
             for events in ([], ["-e"]):
                 for size in (1, 4096, 65536):
                     with self.subTest(size=size, events=events):
-                        server, client = hosts.pair(["ibv_rc_pingpong", "-g", "1", "-n", "20", "-s", str(size),
+                        server, client = hosts.verbs_pair(["ibv_rc_pingpong", "-g", "1", "-n", "20", "-s", str(size),
                                                      *events])
                         self.check_pingpong(server, client, 20)
 
     def test_srq_pingpong(self):
         with VerbsHosts() as hosts:
-            server, client = hosts.pair(["ibv_srq_pingpong", "-g", "1", "-n", "50", "-q", "4"])
+            server, client = hosts.verbs_pair(["ibv_srq_pingpong", "-g", "1", "-n", "50", "-q", "4"])
             self.check_pingpong(server, client, 50)
             self.assertEqual(len(re.findall("remote address", server)), 4, "one per QP")
 
@@ -251,7 +251,7 @@ class Perftest(unittest.TestCase):
             raise unittest.SkipTest("the sanitized pass: perftest's runs are the regular pass's")
 
     def run_perftest(self, hosts, tool, args):
-        server, client = hosts.pair([tool, "-x", "1", *args])
+        server, client = hosts.verbs_pair([tool, "-x", "1", *args])
         for side, out in (("server", server), ("client", client)):
             self.assertNotIn("Couldn't", out, f"{tool} {side}")
         return server, client
@@ -337,7 +337,7 @@ class Ucx(unittest.TestCase):
                 with self.subTest(test=test):
                     argv = ["ucx_perftest", "-t", test, "-D", layout, "-d", "cna0:1", "-x", "rc_verbs", "-n", "500",
                             "-s", str(size)]
-                    _, client = hosts.pair(argv, env=UCX_ENV)
+                    _, client = hosts.verbs_pair(argv, env=UCX_ENV)
                     final = UCX_FINAL.search(client)
                     self.assertIsNotNone(final, client)
                     self.assertEqual(int(final.group(1)), 500)

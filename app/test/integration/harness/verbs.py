@@ -5,7 +5,7 @@ process with its own adapter on a TAP wire, both TAPs in one Linux bridge
 bridge's namespace.
 
     with VerbsHosts() as hosts:
-        server, client = hosts.pair(["ibv_rc_pingpong", "-g", "1"])
+        server, client = hosts.verbs_pair(["ibv_rc_pingpong", "-g", "1"])
 """
 import os
 import subprocess
@@ -62,7 +62,7 @@ class VerbsHosts(BridgedHosts):
             self.ns.run("ip", "link", "set", ifname, "master", "br0", "up")
         return ifname
 
-    def pair(self, argv, client_argv=None, env=None):
+    def verbs_pair(self, argv, client_argv=None, env=None):
         """`argv` as the server, then (with the server's address appended)
         `client_argv` or `argv` as the client; their outputs (server's,
         client's). Raises, with both outputs, if either fails."""
