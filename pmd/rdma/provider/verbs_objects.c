@@ -21,6 +21,14 @@ static void *fail_null(int err)
     return NULL;
 }
 
+/* An object's async events still unread in its context's pipe, taken back
+ * at its destroy (dev->events held). */
+static void take_back_async(struct ibv_context *context, const void *object, uint32_t *reported)
+{
+    cna_take_back_unread(&to_cna_context(context)->async_events, sizeof(struct ib_uverbs_async_event_desc), object,
+                         reported);
+}
+
 /* ---- Protection domains ------------------------------------------------------ */
 
 static struct ibv_pd *cna_alloc_pd(struct ibv_context *context)
@@ -162,8 +170,7 @@ static int cna_destroy_cq(struct ibv_cq *ibcq)
     if (rc == 0) {
         if (cq->channel != NULL)
             cna_take_back_unread(&cq->channel->pipe, sizeof(uint64_t), ibcq, &cq->comp_events_reported);
-        cna_take_back_unread(&to_cna_context(ibcq->context)->async_events,
-                             sizeof(struct ib_uverbs_async_event_desc), ibcq, &cq->async_events_reported);
+        take_back_async(ibcq->context, ibcq, &cq->async_events_reported);
     }
     const uint32_t comp = cq->comp_events_reported, async = cq->async_events_reported;
     pthread_mutex_unlock(&dev->events);
@@ -252,8 +259,7 @@ static int cna_destroy_srq(struct ibv_srq *ibsrq)
     pthread_mutex_lock(&dev->events);
     int rc = unlink_srq(srq);
     if (rc == 0)
-        cna_take_back_unread(&to_cna_context(ibsrq->context)->async_events,
-                             sizeof(struct ib_uverbs_async_event_desc), ibsrq, &srq->events_reported);
+        take_back_async(ibsrq->context, ibsrq, &srq->events_reported);
     const uint32_t reported = srq->events_reported;
     pthread_mutex_unlock(&dev->events);
     pthread_mutex_unlock(&dev->control);
@@ -353,8 +359,7 @@ static int cna_destroy_qp(struct ibv_qp *ibqp)
     pthread_mutex_lock(&dev->events);
     int rc = unlink_qp(qp);
     if (rc == 0)
-        cna_take_back_unread(&to_cna_context(ibqp->context)->async_events,
-                             sizeof(struct ib_uverbs_async_event_desc), ibqp, &qp->events_reported);
+        take_back_async(ibqp->context, ibqp, &qp->events_reported);
     const uint32_t reported = qp->events_reported;
     pthread_mutex_unlock(&dev->events);
     pthread_mutex_unlock(&dev->control);
