@@ -42,7 +42,10 @@ class RxeCase(unittest.TestCase):
         out, _ = guest.communicate(timeout=240)
         m = re.search(r"rxe-peer: role=\w+ .* rc=(\d+)", out)
         self.assertIsNotNone(m, out[-2000:])
-        self.assertEqual(m.group(1), "0", f"ibv_rc_pingpong on rxe failed:\n{out[-3000:]}")
+        if m.group(1) != "0":
+            log = re.search(r" log=(\S+)", out)
+            console = open(log.group(1), errors="replace").read()[-4000:] if log and os.path.exists(log.group(1)) else ""
+            self.fail(f"the guest's command failed (rc={m.group(1)}):\n{out[-2000:]}\n--- its console ends:\n{console}")
 
 
 @unittest.skipIf(rxe.available(), rxe.available())

@@ -14,7 +14,7 @@ import time
 import unittest
 
 from harness.daemon import adapterctl
-from harness.sriov import VF_IP, Rig, wait_for, wire_tx_frames
+from harness.sriov import VF_IP, Rig, settled, wait_for, wire_tx_frames
 from harness.testpmd import TestPmd, build_dir, forward_stats, port_mac, remove_hugepage_files, run_testpmd_once
 
 
@@ -138,8 +138,7 @@ class Policy(unittest.TestCase):
             fwd = forward_stats(rig.vf[0].cmd("stop"))[0]
             self.assertGreater(fwd["RX-packets"], 1000)
             self.assertEqual(fwd["TX-packets"], 0, "nothing VF 0 forwarded left it")
-            time.sleep(0.2)  # the adapter counts the last burst it took
-            stats, = rig.telemetry("/cna/vf/stats,0,0")
+            stats = settled(lambda: rig.telemetry("/cna/vf/stats,0,0")[0], what="VF 0's counters")
             # What VF 0 forwarded (all it received, less what its full Tx
             # ring refused) is dropped and counted.
             self.assertGreaterEqual(stats["tx_spoofed"], fwd["RX-packets"] * 9 // 10)
@@ -227,9 +226,11 @@ class Policy(unittest.TestCase):
             macs = {vf: port_mac(rig.vf[vf], 0) for vf in (0, 1)}
             vf0, vf1 = rig.vf[0], rig.vf[1]
 
-            def flood(sender, receiver, mac):
-                """What the receiver got of half a second of the sender's
-                txonly to mac."""
+            def flood(sending_vf, receiving_vf, mac):
+                """What the receiving VF got of half a second of the sending
+                VF's txonly to mac, once the adapter has taken (sent or
+                dropped) all that was left on the sender's ring."""
+                sender, receiver = rig.vf[sending_vf], rig.vf[receiving_vf]
                 receiver.cmd("set fwd rxonly")
                 receiver.cmd("start")
                 sender.cmd("set fwd txonly")
@@ -237,8 +238,12 @@ class Policy(unittest.TestCase):
                 sender.cmd("start")
                 time.sleep(0.5)
                 sender.cmd("stop")
-                time.sleep(0.1)  # what the adapter took from the sender's ring
+                settled(lambda: vf_counters(sending_vf), what=f"VF {sending_vf}'s counters")
                 return forward_stats(receiver.cmd("stop"))[0]["RX-packets"]
+
+            def vf_counters(vf):
+                stats, = rig.telemetry(f"/cna/vf/stats,0,{vf}")
+                return stats["opackets"], stats["oerrors"]
 
             self.assertEqual(vf1.link(0)[0], "up")
             t0 = time.monotonic()
@@ -246,13 +251,13 @@ class Policy(unittest.TestCase):
             vf1.collect(r"Port 0: link state change event", timeout=2)
             self.assertLess(time.monotonic() - t0, 1.0, "LSC within a few bulletin periods")
             self.assertEqual(vf1.link(0)[0], "down")
-            self.assertEqual(flood(vf1, vf0, macs[0]), 0, "VF 1's frames reach nobody")
+            self.assertEqual(flood(1, 0, macs[0]), 0, "VF 1's frames reach nobody")
             stats, = rig.telemetry("/cna/vf/stats,0,1")
             self.assertEqual(stats["opackets"], 0)
             self.assertGreater(stats["oerrors"], 1000, "the adapter dropped them")
             dropped = int(re.search(r"tx_link_down_packets: (\d+)", vf1.cmd("show port xstats 0")).group(1))
             self.assertEqual(dropped, stats["oerrors"], "VF 1 sees why")
-            self.assertEqual(flood(vf0, vf1, macs[1]), 0, "nothing reaches VF 1")
+            self.assertEqual(flood(0, 1, macs[1]), 0, "nothing reaches VF 1")
             # VF 0 and the PF carry on.
             vf0.cmd("set fwd mac")
             vf0.cmd(f"set eth-peer 0 {port_mac(rig.pf, 0)}")
@@ -266,7 +271,7 @@ class Policy(unittest.TestCase):
             self.assertEqual(rig.set("link_state", 1, "auto"), 0)
             vf1.collect(r"Port 0: link state change event", timeout=2)
             self.assertEqual(vf1.link(0)[0], "up")
-            self.assertGreater(flood(vf1, vf0, macs[0]), 1000, "VF 1 is heard again")
+            self.assertGreater(flood(1, 0, macs[0]), 1000, "VF 1 is heard again")
 
 
 class Death(unittest.TestCase):

@@ -95,6 +95,22 @@ class Rig:
         return self.telemetry(f"/cna/vf/set_{what},0,{vf},{value}")[0]["status"]
 
 
+def settled(read, quiet=0.3, timeout=10.0, what="a reading"):
+    """read()'s value once it held still for quiet seconds: counters that
+    move until the adapter has taken what was left on a ring, on a machine
+    that may be slow to schedule its engine."""
+    deadline = time.monotonic() + timeout
+    value = read()
+    while True:
+        time.sleep(quiet)
+        now = read()
+        if now == value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} still moving after {timeout} s: {value} then {now}")
+        value = now
+
+
 def wait_for(cond, timeout=5.0, what="condition"):
     deadline = time.monotonic() + timeout
     while not cond():
