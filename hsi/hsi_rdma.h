@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * cna HSI: RDMA (RoCEv2 reliable connections) formats, doorbells, ramrods
- * and contexts.
+ * cna HSI: RDMA (RoCEv2 reliable connections and unreliable datagrams)
+ * formats, doorbells, ramrods and contexts.
  *
  * Objects. ecore numbers every object the storms know per PF: QPs, CQs,
  * SRQs, MRs (TIDs) and DPIs (doorbell pages, one per RDMA user). Protection
@@ -107,8 +107,9 @@ static_assert(sizeof(SrqDoorbell) == 8);
 
 /* ------------------------------------------------------------------------
  * Work queue elements. An SQ WQE slot is 64 << sq_wqe_shift bytes: the
- * SqWqe, then num_sge Sges or `length` bytes of inline data. An RQ (or
- * SRQ) WQE slot is 16 << rq_wqe_shift bytes: the RqWqe, then its Sges.
+ * SqWqe, on a UD QP its UdAddress, then num_sge Sges or `length` bytes of
+ * inline data. An RQ (or SRQ) WQE slot is 16 << rq_wqe_shift bytes: the
+ * RqWqe, then its Sges.
  * ---------------------------------------------------------------------- */
 enum class SqOpcode : uint8_t {
     send = 0,
@@ -159,6 +160,11 @@ struct RqWqe {
 static_assert(sizeof(RqWqe) == 16);
 inline constexpr uint32_t RQ_WQE_UNIT = 16;
 
+/* A UD receive places the packet's 40-byte global route header first, as
+ * RoCEv2 devices do: the IPv6 header, or 20 zero bytes then the IPv4
+ * header; then the payload. byte_len counts both. */
+inline constexpr uint32_t GRH_LEN = 40;
+
 /* ------------------------------------------------------------------------
  * Completions. The status numbering is the InfiniBand specification's
  * completion status order (verbs' enum ibv_wc_status uses it too).
@@ -197,19 +203,21 @@ inline constexpr uint8_t REQUESTER = 1u << 0; /* an SQ WQE's completion, else an
 inline constexpr uint8_t WITH_IMM = 1u << 1;  /* imm_data is valid */
 inline constexpr uint8_t SOLICITED = 1u << 2; /* the message had BTH SE set */
 inline constexpr uint8_t FROM_SRQ = 1u << 3;  /* wqe_index counts the QP's SRQ */
+inline constexpr uint8_t GRH = 1u << 4;       /* a UD receive: GRH_LEN bytes of GRH lead the data */
 } // namespace cqe
 
 struct RdmaCqe {
     uint64_t wr_id;
     uint32_t byte_len;   /* responder: bytes placed */
     uint32_t imm_data;   /* network byte order, with cqe::WITH_IMM */
-    uint32_t qp_id;
+    uint32_t src_qp;     /* a UD receive: the sender's QPN */
+    uint16_t qp_id;
     uint16_t wqe_index;  /* requester: the WQE retired (and every earlier one) */
     uint8_t status;      /* CqeStatus */
     uint8_t opcode;      /* CqeOpcode */
     uint8_t flags;       /* cqe::* */
     uint8_t vendor_error;/* why, for errors: RdmaError */
-    uint8_t reserved[5];
+    uint8_t reserved[3];
     uint8_t phase;       /* written last: 1 on the ring's first pass, then 0, 1... */
 };
 static_assert(sizeof(RdmaCqe) == 32);
@@ -233,6 +241,7 @@ enum class RdmaError : uint8_t {
     cq_overflow = 14,
     sges_too_short = 15,    /* the SGEs hold less than the WQE's length */
     bad_response = 16,      /* a response that does not fit its request */
+    ud_too_long = 17,       /* a UD SEND beyond the port's MTU */
 };
 
 struct CnqEntry {
@@ -351,6 +360,12 @@ struct DestroyCqRamrodData {
 static_assert(sizeof(DestroyCqRamrodData) == 8);
 
 enum class QpState : uint8_t { reset = 0, init = 1, rtr = 2, rts = 3, sqd = 4, sqe = 5, err = 6 };
+/* Reliable connection, or unreliable datagram: a UD QP sends single-packet
+ * SENDs (payload up to the port's IB MTU) to the address each WQE names,
+ * completes them once sent, and receives from any peer whose Q_Key
+ * matches; no ACKs, no retries, a datagram without a receive posted is
+ * dropped. */
+enum class QpType : uint8_t { rc = 0, ud = 1 };
 inline constexpr uint32_t QP_STATES = 7;
 
 /* The transitions a modify may ask for (the InfiniBand QP state machine):
@@ -405,7 +420,7 @@ struct CreateQpRamrodData {
     uint16_t rq_size;      /* WQEs, power of two; 0 with an SRQ */
     uint16_t max_inline;
     uint8_t signal_all;    /* every SQ WQE completes with a CQE */
-    uint8_t reserved;
+    uint8_t qp_type;       /* QpType */
 };
 static_assert(sizeof(CreateQpRamrodData) == 40);
 
@@ -425,6 +440,7 @@ inline constexpr uint32_t MIN_RNR_TIMER = 1u << 9;
 inline constexpr uint32_t MAX_RD_ATOMIC = 1u << 10;
 inline constexpr uint32_t MAX_DEST_RD_ATOMIC = 1u << 11;
 inline constexpr uint32_t SQD_ASYNC_NOTIFY = 1u << 12;
+inline constexpr uint32_t QKEY = 1u << 13;         /* UD */
 } // namespace qp_modify
 
 inline constexpr uint8_t IP_VERSION_4 = 4;
@@ -449,6 +465,18 @@ struct RocePath {
 };
 static_assert(sizeof(RocePath) == 60);
 
+/* Where a UD QP's SEND goes (verbs' address handle, remote QPN and
+ * Q_Key): after the SqWqe in its slot. A Q_Key with its top bit set means
+ * the QP's own (IBA 10.2.5). */
+inline constexpr uint32_t QKEY_USE_QPS = 1u << 31;
+struct UdAddress {
+    uint32_t dest_qpn;     /* 24 bits */
+    uint32_t qkey;         /* QKEY_USE_QPS: the QP's */
+    RocePath path;
+    uint8_t reserved[12];
+};
+static_assert(sizeof(UdAddress) == 80);
+
 struct ModifyQpRamrodData {
     uint16_t qp_id;
     uint8_t cur_state;     /* QpState the driver believes: a mismatch is refused */
@@ -467,9 +495,10 @@ struct ModifyQpRamrodData {
     uint32_t dest_qpn;
     uint32_t rq_psn;       /* 24 bits: the PSN the responder expects next */
     uint32_t sq_psn;       /* 24 bits: the requester's next PSN */
+    uint32_t qkey;         /* UD: what a datagram must carry to be received */
     RocePath path;
 };
-static_assert(sizeof(ModifyQpRamrodData) == 32 + sizeof(RocePath));
+static_assert(sizeof(ModifyQpRamrodData) == 36 + sizeof(RocePath));
 
 /* The storms write the QP's contexts into the ILT (requester_cid and
  * responder_cid) and complete. */
@@ -538,7 +567,9 @@ struct RoceResponderContext {
     uint64_t naks_sent;
     uint64_t rnr_naks_sent;
     uint64_t out_of_sequence;
-    uint8_t reserved2[CONN_CONTEXT_SIZE - 80];
+    uint32_t qkey;
+    uint8_t qp_type;        /* QpType */
+    uint8_t reserved2[CONN_CONTEXT_SIZE - 85];
 };
 static_assert(sizeof(RoceResponderContext) == CONN_CONTEXT_SIZE);
 
@@ -666,7 +697,8 @@ struct RoceStats {
     uint64_t rnr_naks_received;
     uint64_t duplicates;        /* requests with a PSN already executed */
     uint64_t out_of_sequence;   /* requests with a PSN beyond the expected one */
-    uint64_t reserved[2];
+    uint64_t qkey_violations;   /* UD datagrams dropped: their Q_Key is not the QP's */
+    uint64_t ud_dropped;        /* UD datagrams dropped: no receive posted */
 };
 static_assert(sizeof(RoceStats) == iro::ROCE_STATS_SIZE);
 static_assert(iro::roce_stats(MAX_PFS - 1) + iro::ROCE_STATS_SIZE <= reg::STORM_MICROCODE - reg::STORM_RAM_BASE);

@@ -32,6 +32,7 @@ private:
 };
 
 struct RdmaQpInfo {
+    RdmaQpType type = RdmaQpType::rc;
     RdmaQpState state = RdmaQpState::reset;
     uint16_t pd = 0;
 };

@@ -150,6 +150,7 @@ Status rdma_destroy_srq(Hwfn& hwfn, uint16_t srq_id);
 /* ---- QPs ------------------------------------------------------------------ */
 
 struct RdmaCreateQpParams {
+    RdmaQpType type = RdmaQpType::rc;
     uint16_t pd = 0;
     uint16_t dpi = 0;
     uint16_t sq_cq = 0, rq_cq = 0;
@@ -180,10 +181,12 @@ struct RdmaModifyQpParams {
     uint8_t timeout = 0, retry_cnt = 0, rnr_retry = 0, min_rnr_timer = 0;
     uint8_t max_rd_atomic = 0, max_dest_rd_atomic = 0;
     bool sqd_async_notify = false;
+    uint32_t qkey = 0;                           /* QKEY (UD) */
 };
 Status rdma_modify_qp(Hwfn& hwfn, uint16_t qp_id, const RdmaModifyQpParams& params);
 
 struct RdmaQueryQpOut {
+    RdmaQpType type = RdmaQpType::rc;
     RdmaQpState state = RdmaQpState::reset;
     hsi::rdma::RdmaError last_error = hsi::rdma::RdmaError::none;
     uint16_t path_mtu = 0;
@@ -191,6 +194,7 @@ struct RdmaQueryQpOut {
     uint32_t sq_psn = 0, rq_psn = 0;
     uint8_t access = 0, timeout = 0, retry_cnt = 0, rnr_retry = 0, min_rnr_timer = 0;
     uint8_t max_rd_atomic = 0, max_dest_rd_atomic = 0;
+    uint32_t qkey = 0;
     hsi::rdma::RoceRequesterContext requester{};
     hsi::rdma::RoceResponderContext responder{};
 };

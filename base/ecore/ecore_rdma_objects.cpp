@@ -221,12 +221,13 @@ Status rdma_create_qp(Hwfn& hwfn, const RdmaCreateQpParams& p, uint16_t* qp_id, 
         d.rq_size = p.rq_size;
         d.max_inline = p.max_inline;
         d.signal_all = p.signal_all;
+        d.qp_type = static_cast<uint8_t>(p.type);
         return post_rdma(hwfn, RdmaCmd::create_qp, &d, sizeof(d));
     });
     if (rc != Status::success)
         return rc;
     std::lock_guard guard(hwfn.rdma->lock);
-    hwfn.rdma->qp_info[id] = RdmaQpInfo{RdmaQpState::reset, p.pd};
+    hwfn.rdma->qp_info[id] = RdmaQpInfo{p.type, RdmaQpState::reset, p.pd};
     *qp_id = static_cast<uint16_t>(id);
     *qpn = qpn_of(id);
     return Status::success;
@@ -235,9 +236,9 @@ Status rdma_create_qp(Hwfn& hwfn, const RdmaCreateQpParams& p, uint16_t* qp_id, 
 namespace {
 
 /* The verbs rules of the transition, each broken one named. */
-Status check_transition(Hwfn& hwfn, uint16_t qp_id, RdmaQpState from, const RdmaModifyQpParams& p)
+Status check_transition(Hwfn& hwfn, uint16_t qp_id, RdmaQpType type, RdmaQpState from, const RdmaModifyQpParams& p)
 {
-    const RdmaQpTransitionCheck c = rdma_qp_check_transition(from, p.new_state, p.modify_flags);
+    const RdmaQpTransitionCheck c = rdma_qp_check_transition(type, from, p.new_state, p.modify_flags);
     if (!c.allowed) {
         DP_ERR(hwfn, "modify_qp %u: %s -> %s is no QP transition", qp_id, rdma_qp_state_name(from),
                rdma_qp_state_name(p.new_state));
@@ -290,6 +291,7 @@ uint32_t storm_modify_flags(uint32_t attrs)
     m |= attrs & MAX_RD_ATOMIC ? qp_modify::MAX_RD_ATOMIC : 0;
     m |= attrs & MAX_DEST_RD_ATOMIC ? qp_modify::MAX_DEST_RD_ATOMIC : 0;
     m |= attrs & SQD_ASYNC_NOTIFY ? qp_modify::SQD_ASYNC_NOTIFY : 0;
+    m |= attrs & QKEY ? qp_modify::QKEY : 0;
     return m;
 }
 
@@ -301,6 +303,7 @@ Status rdma_modify_qp(Hwfn& hwfn, uint16_t qp_id, const RdmaModifyQpParams& p)
     if (rdma == nullptr)
         return Status::inval;
     RdmaQpState from;
+    RdmaQpType type;
     {
         std::lock_guard guard(rdma->lock);
         if (!rdma->qps.in_use(qp_id)) {
@@ -308,6 +311,7 @@ Status rdma_modify_qp(Hwfn& hwfn, uint16_t qp_id, const RdmaModifyQpParams& p)
             return Status::noent;
         }
         from = rdma->qp_info[qp_id].state;
+        type = rdma->qp_info[qp_id].type;
     }
     ModifyQpRamrodData d{};
     d.qp_id = qp_id;
@@ -325,6 +329,7 @@ Status rdma_modify_qp(Hwfn& hwfn, uint16_t qp_id, const RdmaModifyQpParams& p)
     d.dest_qpn = p.dest_qpn;
     d.rq_psn = p.rq_psn;
     d.sq_psn = p.sq_psn;
+    d.qkey = p.qkey;
     d.path = p.path;
     /* The device moves a QP to ERR on its own (retries exhausted, a NAK):
      * refused for a state ecore did not know, the request is judged again
@@ -337,7 +342,7 @@ Status rdma_modify_qp(Hwfn& hwfn, uint16_t qp_id, const RdmaModifyQpParams& p)
                 break;
             from = q.state;
         }
-        if (Status bad = check_transition(hwfn, qp_id, from, p); bad != Status::success)
+        if (Status bad = check_transition(hwfn, qp_id, type, from, p); bad != Status::success)
             return bad;
         d.cur_state = static_cast<uint8_t>(from);
         rc = post_rdma(hwfn, RdmaCmd::modify_qp, &d, sizeof(d));
@@ -378,6 +383,8 @@ Status rdma_query_qp(Hwfn& hwfn, uint16_t qp_id, RdmaQueryQpOut* out)
     out->min_rnr_timer = out->responder.min_rnr_timer;
     out->max_rd_atomic = rq.max_rd_atomic;
     out->max_dest_rd_atomic = out->responder.max_dest_rd_atomic;
+    out->qkey = out->responder.qkey;
+    out->type = static_cast<RdmaQpType>(out->responder.qp_type);
     /* The device moves QPs to ERR on its own: its word is the state. */
     std::lock_guard guard(rdma->lock);
     if (rdma->qps.in_use(qp_id))

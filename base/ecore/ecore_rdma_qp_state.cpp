@@ -17,7 +17,7 @@ struct Rule {
 
 /* Path migration and alternate paths are out of scope, so their attributes
  * do not appear. Transitions to RESET and ERR take nothing. */
-Rule rule(RdmaQpState from, RdmaQpState to)
+Rule rc_rule(RdmaQpState from, RdmaQpState to)
 {
     if (to == reset || to == err)
         return {0, 0};
@@ -43,15 +43,32 @@ Rule rule(RdmaQpState from, RdmaQpState to)
     return {0, 0};
 }
 
+/* A datagram's path comes with each send: a UD QP has a Q_Key instead. */
+Rule ud_rule(RdmaQpState from, RdmaQpState to)
+{
+    if (to == reset || to == err)
+        return {0, 0};
+    switch (from) {
+    case reset: return {PKEY_INDEX | PORT | QKEY, 0};
+    case init: return to == init ? Rule{0, PKEY_INDEX | PORT | QKEY} : Rule{0, PKEY_INDEX | QKEY};
+    case rtr: return {SQ_PSN, CUR_STATE | QKEY};
+    case rts: return to == sqd ? Rule{0, SQD_ASYNC_NOTIFY} : Rule{0, CUR_STATE | QKEY};
+    case sqd: return to == rts ? Rule{0, CUR_STATE | QKEY} : Rule{0, PKEY_INDEX | QKEY};
+    case sqe: return {0, CUR_STATE | QKEY};
+    case err: break;
+    }
+    return {0, 0};
+}
+
 } // namespace
 
-RdmaQpTransitionCheck rdma_qp_check_transition(RdmaQpState from, RdmaQpState to, uint32_t attrs)
+RdmaQpTransitionCheck rdma_qp_check_transition(RdmaQpType type, RdmaQpState from, RdmaQpState to, uint32_t attrs)
 {
     RdmaQpTransitionCheck c;
     c.allowed = hsi::rdma::qp_transition_allowed(from, to);
     if (!c.allowed)
         return c;
-    const Rule r = rule(from, to);
+    const Rule r = type == RdmaQpType::ud ? ud_rule(from, to) : rc_rule(from, to);
     c.missing = r.required & ~attrs;
     c.unexpected = attrs & ~(r.required | r.optional);
     return c;
@@ -69,7 +86,7 @@ const char* rdma_qp_attr_name(uint32_t attr)
     static constexpr const char* names[COUNT] = {
         "cur_qp_state", "pkey_index", "port_num", "qp_access_flags", "ah_attr (path)", "path_mtu",
         "dest_qp_num",  "rq_psn",     "sq_psn",   "timeout",         "retry_cnt",      "rnr_retry",
-        "min_rnr_timer", "max_rd_atomic", "max_dest_rd_atomic", "en_sqd_async_notify"};
+        "min_rnr_timer", "max_rd_atomic", "max_dest_rd_atomic", "en_sqd_async_notify", "qkey"};
     if (attr == 0)
         return "none";
     auto bit = static_cast<uint32_t>(std::countr_zero(attr));

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The attributes each QP state transition needs (the InfiniBand "modify
- * QP" rules for reliable connections): which must come with it and which
- * may. The transitions themselves are the device's (hsi::rdma::
+ * QP" rules for reliable connections and for unreliable datagrams): which
+ * must come with it and which may. The transitions themselves are the device's (hsi::rdma::
  * qp_transition_allowed); this is what ecore checks before it asks.
  */
 #pragma once
@@ -13,6 +13,7 @@
 namespace cna::ecore {
 
 using RdmaQpState = hsi::rdma::QpState;
+using RdmaQpType = hsi::rdma::QpType;
 
 /* RdmaModifyQpParams::modify_flags: the attributes a modify carries. */
 namespace rdma_qp_attr {
@@ -32,7 +33,8 @@ inline constexpr uint32_t MIN_RNR_TIMER = 1u << 12;
 inline constexpr uint32_t MAX_RD_ATOMIC = 1u << 13;
 inline constexpr uint32_t MAX_DEST_RD_ATOMIC = 1u << 14;
 inline constexpr uint32_t SQD_ASYNC_NOTIFY = 1u << 15;
-inline constexpr uint32_t COUNT = 16;
+inline constexpr uint32_t QKEY = 1u << 16;
+inline constexpr uint32_t COUNT = 17;
 } // namespace rdma_qp_attr
 
 struct RdmaQpTransitionCheck {
@@ -42,7 +44,7 @@ struct RdmaQpTransitionCheck {
     bool ok() const { return allowed && missing == 0 && unexpected == 0; }
 };
 
-RdmaQpTransitionCheck rdma_qp_check_transition(RdmaQpState from, RdmaQpState to, uint32_t attrs);
+RdmaQpTransitionCheck rdma_qp_check_transition(RdmaQpType type, RdmaQpState from, RdmaQpState to, uint32_t attrs);
 
 const char* rdma_qp_state_name(RdmaQpState state);
 /* The name of one rdma_qp_attr bit (the lowest set, if several). */

@@ -79,6 +79,8 @@ constexpr RoceXstat ROCE_XSTATS[] = {
     {"roce_rnr_naks_received", &RoceStats::rnr_naks_received},
     {"roce_duplicate_requests", &RoceStats::duplicates},
     {"roce_out_of_sequence_requests", &RoceStats::out_of_sequence},
+    {"roce_qkey_violations", &RoceStats::qkey_violations},
+    {"roce_ud_dropped", &RoceStats::ud_dropped},
 };
 
 /* Driver counter per Rx queue, after the adapter's. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The cna RDMA PMD: RoCEv2 reliable connections on a net_cna port, with
- * rdma-core's verbs types.
+ * The cna RDMA PMD: RoCEv2 reliable connections and unreliable datagrams
+ * on a net_cna port, with rdma-core's verbs types.
  *
  * An application links librte_rdma_cna.so (which carries net_cna too: no
  * -d), creates net_cna ports with --vdev as usual, and opens the RDMA
@@ -16,8 +16,8 @@
  * device's eventfd (cna_rdma_event_fd), which an application can epoll;
  * cna_rdma_get_cq_event then names the CQ.
  *
- * Not here (yet): UD and UC QPs, address handles, memory windows,
- * RDMA CM and the GSI QP, XRC, ODP.
+ * Not here (yet): UC QPs, multicast, memory windows, RDMA CM and the GSI
+ * QP, XRC, ODP.
  */
 #ifndef CNA_RDMA_H
 #define CNA_RDMA_H
@@ -69,11 +69,24 @@ CNA_RDMA_API struct ibv_srq *cna_rdma_create_srq(struct ibv_pd *pd, struct ibv_s
 CNA_RDMA_API int cna_rdma_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr, int attr_mask);
 CNA_RDMA_API int cna_rdma_destroy_srq(struct ibv_srq *srq);
 
-/* IBV_QPT_RC only. */
+/* IBV_QPT_RC or IBV_QPT_UD. A UD QP sends SENDs of up to the port's
+ * active MTU, each to the address handle, remote QPN and Q_Key of its WR;
+ * a receive gets the datagram's 40-byte GRH first (IBV_WC_GRH), then its
+ * payload. A UD QP whose SEND cannot go (too long, a bad key) completes it
+ * in error and moves to SQE, where its later sends flush and receiving
+ * goes on; modify it back to RTS. */
 CNA_RDMA_API struct ibv_qp *cna_rdma_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
 CNA_RDMA_API int cna_rdma_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
 CNA_RDMA_API int cna_rdma_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask, struct ibv_qp_init_attr *init);
 CNA_RDMA_API int cna_rdma_destroy_qp(struct ibv_qp *qp);
+
+/* An address handle for UD sends: its GRH (is_global) names the
+ * destination GID and the source GID index, as for an RC QP's path; the
+ * destination's MAC is resolved now (ARP or neighbour discovery, unless
+ * the GID is a link-local one made from a MAC). NULL with errno: EINVAL,
+ * EHOSTUNREACH (no answer). */
+CNA_RDMA_API struct ibv_ah *cna_rdma_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+CNA_RDMA_API int cna_rdma_destroy_ah(struct ibv_ah *ah);
 
 /* Fastpath. */
 CNA_RDMA_API int cna_rdma_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);
@@ -106,6 +119,8 @@ struct cna_rdma_port_counters {
     uint64_t rnr_naks_received;
     uint64_t duplicates;          /* requests with a PSN already executed */
     uint64_t out_of_sequence;     /* requests with a PSN beyond the expected one */
+    uint64_t qkey_violations;     /* datagrams dropped: a Q_Key not their QP's */
+    uint64_t ud_dropped;          /* datagrams dropped: no receive posted */
 };
 CNA_RDMA_API int cna_rdma_query_port_counters(struct cna_rdma_dev *dev, struct cna_rdma_port_counters *counters);
 

@@ -327,6 +327,7 @@ int cna_rdma_query_device(cna_rdma_dev* handle, ibv_device_attr* attr)
     attr->max_srq_wr = static_cast<int>(c.max_srq_wr);
     attr->max_srq_sge = static_cast<int>(c.max_srq_sge);
     attr->max_pkeys = static_cast<uint16_t>(c.max_pkeys);
+    attr->max_ah = MAX_AHS;
     attr->phys_port_cnt = 1;
     return 0;
 }
@@ -433,6 +434,8 @@ int cna_rdma_query_port_counters(cna_rdma_dev* handle, cna_rdma_port_counters* c
         .rnr_naks_received = s.rnr_naks_received,
         .duplicates = s.duplicates,
         .out_of_sequence = s.out_of_sequence,
+        .qkey_violations = s.qkey_violations,
+        .ud_dropped = s.ud_dropped,
     };
     return 0;
 }

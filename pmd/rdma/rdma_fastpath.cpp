@@ -100,7 +100,7 @@ int cna_rdma_post_send(ibv_qp* ibv, ibv_send_wr* wr, ibv_send_wr** bad_wr)
             break;
         }
         uint8_t* slot = ring + (std::size_t{prod & qp->sq_mask} << (qp->sq_shift + 6));
-        uint8_t* data = slot + sizeof(w);
+        uint8_t* data = slot + qp->sq_data;
         uint64_t length = 0;
         for (int i = 0; i < wr->num_sge; i++)
             length += wr->sg_list[i].length;
@@ -124,7 +124,20 @@ int cna_rdma_post_send(ibv_qp* ibv, ibv_send_wr* wr, ibv_send_wr** bad_wr)
                    (wr->send_flags & IBV_SEND_SOLICITED ? hsi::rdma::sq_wqe::SOLICITED : 0) |
                    (wr->send_flags & IBV_SEND_FENCE ? hsi::rdma::sq_wqe::FENCE : 0);
         w.imm_data = wr->imm_data;
-        if (wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP || wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+        if (qp->ud) {
+            /* The device takes SENDs only; the address handle's path goes
+             * into the WQE. */
+            const auto* ah = reinterpret_cast<const Ah*>(wr->wr.ud.ah);
+            if (ah == nullptr || w.opcode > uint8_t(SqOpcode::send_with_imm)) {
+                rc = EINVAL;
+                break;
+            }
+            hsi::rdma::UdAddress to{};
+            to.dest_qpn = wr->wr.ud.remote_qpn;
+            to.qkey = wr->wr.ud.remote_qkey;
+            to.path = ah->path;
+            std::memcpy(slot + sizeof(w), &to, sizeof(to));
+        } else if (wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP || wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
             w.remote_addr = wr->wr.atomic.remote_addr;
             w.rkey = wr->wr.atomic.rkey;
             w.compare_add = wr->wr.atomic.compare_add;
@@ -219,8 +232,9 @@ int cna_rdma_poll_cq(ibv_cq* ibv, int num_entries, ibv_wc* wc)
         w.byte_len = c.byte_len;
         w.imm_data = c.imm_data;
         w.qp_num = hsi::rdma::qpn_of(c.qp_id);
-        w.src_qp = 0;
-        w.wc_flags = c.flags & hsi::rdma::cqe::WITH_IMM ? IBV_WC_WITH_IMM : 0;
+        w.src_qp = c.src_qp;
+        w.wc_flags = (c.flags & hsi::rdma::cqe::WITH_IMM ? IBV_WC_WITH_IMM : 0) |
+                     (c.flags & hsi::rdma::cqe::GRH ? IBV_WC_GRH : 0);
         w.pkey_index = 0;
         w.slid = 0;
         w.sl = 0;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The RDMA PMD's objects: each verbs object (ibv_pd, ibv_mr, ibv_cq,
- * ibv_qp, ibv_srq) is the first member of ours, so the pointer the
+ * ibv_qp, ibv_srq, ibv_ah) is the first member of ours, so the pointer the
  * application holds is ours too. What the fastpath touches per call sits
  * in the queue objects: ring, producer or consumer, doorbell.
  */
@@ -40,6 +40,15 @@ struct Mr {
     Pd* pd = nullptr;
     uint32_t tid = 0;
     std::vector<uint64_t> runs; /* the device's AppRuns it uses (not DPDK memory) */
+};
+
+/* An address handle: the RoCEv2 path a UD QP's WQE carries to it, its
+ * MACs resolved when it was created. */
+inline constexpr uint32_t MAX_AHS = 65536; /* host memory only: a bound to report and keep */
+struct Ah {
+    ibv_ah ibv{};
+    Pd* pd = nullptr;
+    hsi::rdma::RocePath path{};
 };
 
 /* Application memory the device reaches at IOVA = VA, mapped in runs of
@@ -90,12 +99,14 @@ struct Qp {
     Cq* recv_cq = nullptr;
     Srq* srq = nullptr;
     uint16_t id = 0;
+    bool ud = false;                    /* IBV_QPT_UD: a UdAddress follows each SqWqe */
     bool sq_sig_all = false;
     uint32_t max_send_sge = 0, max_recv_sge = 0, max_inline = 0;
     /* Send queue: post_send's. */
     osal::DmaMem sq;
     uint32_t sq_mask = 0;
     uint8_t sq_shift = 0;               /* slot = 64 << sq_shift bytes */
+    uint32_t sq_data = 0;               /* where a slot's SGEs or inline data start */
     uint32_t sq_prod = 0;
     std::atomic<uint32_t> sq_cons{0};   /* WQEs retired: poll_cq's */
     volatile uint32_t* sq_db = nullptr;
@@ -147,7 +158,8 @@ struct Device {
     std::mutex events_lock;
     std::deque<CqEvent> cq_events;
     std::deque<ibv_async_event> async_events;
-    uint32_t objects = 0;               /* PDs, MRs, CQs, QPs and SRQs alive */
+    uint32_t objects = 0;               /* PDs, MRs, CQs, QPs, SRQs and AHs alive */
+    uint32_t ahs = 0;
 };
 
 /* The GID of index 0: fe80::/64 with the MAC's EUI-64. */
@@ -155,6 +167,12 @@ ibv_gid link_local_gid(const std::array<uint8_t, 6>& mac);
 /* The device learns the GID table's addresses (it answers ARP and ND for
  * them); 0 or -errno. */
 int publish_gids(Device* dev);
+
+/* The RoCEv2 path to ah's destination (its GRH): the source a GID of the
+ * table, the destination's MAC from its EUI-64 when it is a link-local
+ * address made from one, else from ARP or neighbour discovery. entropy
+ * picks the UDP source port. 0 or an errno, the reason logged as `what`'s. */
+int roce_path(Device* dev, const ibv_ah_attr& ah, uint32_t entropy, const char* what, hsi::rdma::RocePath* path);
 
 /* An object being destroyed: the events still queued for it go, so none
  * names it once it is gone (dev->events_lock held). */

@@ -61,54 +61,13 @@ constexpr AttrName ATTRS[] = {
     {IBV_QP_MAX_QP_RD_ATOMIC, ecore::rdma_qp_attr::MAX_RD_ATOMIC, "IBV_QP_MAX_QP_RD_ATOMIC"},
     {IBV_QP_MAX_DEST_RD_ATOMIC, ecore::rdma_qp_attr::MAX_DEST_RD_ATOMIC, "IBV_QP_MAX_DEST_RD_ATOMIC"},
     {IBV_QP_EN_SQD_ASYNC_NOTIFY, ecore::rdma_qp_attr::SQD_ASYNC_NOTIFY, "IBV_QP_EN_SQD_ASYNC_NOTIFY"},
+    {IBV_QP_QKEY, ecore::rdma_qp_attr::QKEY, "IBV_QP_QKEY"},
 };
 
 int fail(Device* dev, int err, const char* why)
 {
     RDMA_LOG(ERR, dev, "%s", why);
     return err;
-}
-
-/* IBV_QP_AV: a RoCEv2 path from the GRH. The source is a GID of the table;
- * the destination's MAC comes from its EUI-64 when it is a link-local
- * address made from one, else from ARP or neighbour discovery. */
-int roce_path(Device* dev, const ibv_qp_attr& attr, uint16_t qp_id, hsi::rdma::RocePath* path)
-{
-    const ibv_ah_attr& ah = attr.ah_attr;
-    if (!ah.is_global)
-        return fail(dev, EINVAL, "modify_qp: IBV_QP_AV: RoCE needs a GRH (is_global)");
-    if (ah.grh.sgid_index >= dev->gids.size())
-        return fail(dev, EINVAL, "modify_qp: IBV_QP_AV: sgid_index beyond the GID table");
-    ecore::RoceIp src, dst;
-    std::memcpy(src.data(), dev->gids[ah.grh.sgid_index].raw, 16);
-    std::memcpy(dst.data(), ah.grh.dgid.raw, 16);
-    const bool v4 = ecore::roce_is_ipv4(src);
-    if (v4 != ecore::roce_is_ipv4(dst))
-        return fail(dev, EINVAL, "modify_qp: IBV_QP_AV: the source and destination GIDs are of different families");
-    *path = hsi::rdma::RocePath{};
-    const uint8_t* d = dst.data();
-    const bool eui64_link_local = d[0] == 0xfe && (d[1] & 0xc0) == 0x80 && d[11] == 0xff && d[12] == 0xfe;
-    if (eui64_link_local) {
-        const uint8_t mac[6] = {static_cast<uint8_t>(d[8] ^ 0x02), d[9], d[10], d[13], d[14], d[15]};
-        std::memcpy(path->dst_mac, mac, 6);
-    } else {
-        std::array<uint8_t, 6> mac;
-        if (ecore::Status st = ecore::roce_resolve_neighbour(*dev->hwfn, dst, src, &mac);
-            st != ecore::Status::success)
-            return st == ecore::Status::timeout ? EHOSTUNREACH : -ecore::status_to_errno(st);
-        std::memcpy(path->dst_mac, mac.data(), 6);
-    }
-    std::memcpy(path->src_mac, dev->mac.data(), 6);
-    path->vlan_tci = hsi::rdma::NO_VLAN;
-    path->ip_version = v4 ? hsi::rdma::IP_VERSION_4 : hsi::rdma::IP_VERSION_6;
-    path->traffic_class = ah.grh.traffic_class;
-    path->hop_limit = ah.grh.hop_limit != 0 ? ah.grh.hop_limit : 64;
-    path->flow_label = ah.grh.flow_label & 0xfffff;
-    /* ECMP entropy: a port per QP in the range RoCEv2 recommends. */
-    path->udp_src_port = static_cast<uint16_t>(0xc000 | ((qp_id * 0x9e37u) & 0x3fff));
-    std::memcpy(path->src_ip, src.data(), 16);
-    std::memcpy(path->dst_ip, dst.data(), 16);
-    return 0;
 }
 
 } // namespace
@@ -253,9 +212,9 @@ ibv_qp* cna_rdma_create_qp(ibv_pd* ibv_pd, ibv_qp_init_attr* attr)
     auto* pd = reinterpret_cast<Pd*>(ibv_pd);
     Device* dev = pd->dev;
     ibv_qp_cap& cap = attr->cap;
-    if (attr->qp_type != IBV_QPT_RC) {
+    if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD) {
         /* A type the device does not have, as verbs say it. */
-        RDMA_LOG(ERR, dev, "create_qp: only RC QPs (IBV_QPT_RC), not type %d", static_cast<int>(attr->qp_type));
+        RDMA_LOG(ERR, dev, "create_qp: RC and UD QPs only, not type %d", static_cast<int>(attr->qp_type));
         errno = EOPNOTSUPP;
         return nullptr;
     }
@@ -278,15 +237,16 @@ ibv_qp* cna_rdma_create_qp(ibv_pd* ibv_pd, ibv_qp_init_attr* attr)
     qp->send_cq = reinterpret_cast<Cq*>(attr->send_cq);
     qp->recv_cq = reinterpret_cast<Cq*>(attr->recv_cq);
     qp->srq = reinterpret_cast<Srq*>(attr->srq);
+    qp->ud = attr->qp_type == IBV_QPT_UD;
     qp->sq_sig_all = attr->sq_sig_all != 0;
     qp->max_send_sge = std::max(cap.max_send_sge, 1u);
     qp->max_recv_sge = std::max(cap.max_recv_sge, 1u);
     qp->max_inline = cap.max_inline_data;
     const uint32_t sq_size = pow2_at_least(cap.max_send_wr, hsi::rdma::MIN_WQES);
     const uint32_t rq_size = qp->srq ? 0 : pow2_at_least(cap.max_recv_wr, hsi::rdma::MIN_WQES);
-    qp->sq_shift = slot_shift(hsi::rdma::SQ_WQE_UNIT, sizeof(hsi::rdma::SqWqe) +
-                                                          std::max<uint32_t>(qp->max_send_sge * sizeof(hsi::rdma::Sge),
-                                                                             qp->max_inline));
+    qp->sq_data = sizeof(hsi::rdma::SqWqe) + (qp->ud ? sizeof(hsi::rdma::UdAddress) : 0);
+    qp->sq_shift = slot_shift(hsi::rdma::SQ_WQE_UNIT,
+                              qp->sq_data + std::max<uint32_t>(qp->max_send_sge * sizeof(hsi::rdma::Sge), qp->max_inline));
     qp->rq_shift = slot_shift(hsi::rdma::RQ_WQE_UNIT, sizeof(hsi::rdma::RqWqe) + qp->max_recv_sge * sizeof(hsi::rdma::Sge));
     if (qp->sq.alloc(std::size_t{sq_size} << (qp->sq_shift + 6), "rdma_sq") != 0 ||
         (rq_size != 0 && qp->rq.alloc(std::size_t{rq_size} << (qp->rq_shift + 4), "rdma_rq") != 0)) {
@@ -297,6 +257,7 @@ ibv_qp* cna_rdma_create_qp(ibv_pd* ibv_pd, ibv_qp_init_attr* attr)
     qp->rq_mask = rq_size == 0 ? 0 : rq_size - 1;
 
     ecore::RdmaCreateQpParams p;
+    p.type = qp->ud ? ecore::RdmaQpType::ud : ecore::RdmaQpType::rc;
     p.pd = pd->id;
     p.dpi = dev->user.dpi;
     p.sq_cq = qp->send_cq->id;
@@ -328,7 +289,7 @@ ibv_qp* cna_rdma_create_qp(ibv_pd* ibv_pd, ibv_qp_init_attr* attr)
     qp->ibv.handle = qp->id;
     qp->ibv.qp_num = qpn;
     qp->ibv.state = IBV_QPS_RESET;
-    qp->ibv.qp_type = IBV_QPT_RC;
+    qp->ibv.qp_type = attr->qp_type;
     cap.max_send_wr = sq_size;
     cap.max_recv_wr = rq_size;
     cap.max_send_sge = qp->max_send_sge;
@@ -362,7 +323,7 @@ int cna_rdma_modify_qp(ibv_qp* ibv, ibv_qp_attr* attr, int attr_mask)
     }
     if (unknown != 0) {
         RDMA_LOG(ERR, dev, "modify_qp: attribute mask 0x%x is not supported (alternate paths, path migration, "
-                           "Q_Key, capabilities, rate limit)", unknown);
+                           "capabilities, rate limit)", unknown);
         return EINVAL;
     }
     p.new_state = static_cast<ecore::RdmaQpState>(attr->qp_state);
@@ -372,8 +333,8 @@ int cna_rdma_modify_qp(ibv_qp* ibv, ibv_qp_attr* attr, int attr_mask)
                                     (attr->qp_access_flags & IBV_ACCESS_REMOTE_ATOMIC ? hsi::rdma::access::REMOTE_ATOMIC : 0));
     p.pkey_index = attr->pkey_index;
     p.port = attr->port_num;
-    if (attr_mask & IBV_QP_AV) {
-        if (int rc = roce_path(dev, *attr, qp->id, &p.path); rc != 0)
+    if ((attr_mask & IBV_QP_AV) && !qp->ud) {
+        if (int rc = roce_path(dev, attr->ah_attr, qp->id, "modify_qp: IBV_QP_AV", &p.path); rc != 0)
             return rc;
     }
     if (attr_mask & IBV_QP_PATH_MTU) {
@@ -391,6 +352,7 @@ int cna_rdma_modify_qp(ibv_qp* ibv, ibv_qp_attr* attr, int attr_mask)
     p.max_rd_atomic = attr->max_rd_atomic;
     p.max_dest_rd_atomic = attr->max_dest_rd_atomic;
     p.sqd_async_notify = attr->en_sqd_async_notify != 0;
+    p.qkey = attr->qkey;
     if ((attr_mask & IBV_QP_MAX_QP_RD_ATOMIC) && attr->max_rd_atomic > hsi::rdma::MAX_RD_ATOMIC)
         return fail(dev, EINVAL, "modify_qp: IBV_QP_MAX_QP_RD_ATOMIC above the device's");
     if ((attr_mask & IBV_QP_MAX_DEST_RD_ATOMIC) && attr->max_dest_rd_atomic > hsi::rdma::MAX_RD_ATOMIC)
@@ -440,6 +402,7 @@ int cna_rdma_query_qp(ibv_qp* ibv, ibv_qp_attr* attr, int, ibv_qp_init_attr* ini
     attr->timeout = q.timeout;
     attr->retry_cnt = q.retry_cnt;
     attr->rnr_retry = q.rnr_retry;
+    attr->qkey = q.qkey;
     qp->state.store(attr->qp_state, std::memory_order_relaxed);
     qp->ibv.state = attr->qp_state;
     if (init != nullptr) {
@@ -449,7 +412,7 @@ int cna_rdma_query_qp(ibv_qp* ibv, ibv_qp_attr* attr, int, ibv_qp_init_attr* ini
         init->recv_cq = qp->ibv.recv_cq;
         init->srq = qp->ibv.srq;
         init->cap = attr->cap;
-        init->qp_type = IBV_QPT_RC;
+        init->qp_type = qp->ibv.qp_type;
         init->sq_sig_all = qp->sq_sig_all;
     }
     return 0;

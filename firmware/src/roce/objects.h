@@ -80,7 +80,8 @@ constexpr hsi::rdma::CqeStatus status_of(hsi::rdma::RdmaError why)
     case RdmaError::lkey_access: return CqeStatus::local_protection_error;
     case RdmaError::bad_wqe: return CqeStatus::local_qp_operation_error;
     case RdmaError::recv_too_small:
-    case RdmaError::sges_too_short: return CqeStatus::local_length_error;
+    case RdmaError::sges_too_short:
+    case RdmaError::ud_too_long: return CqeStatus::local_length_error;
     case RdmaError::bad_response: return CqeStatus::bad_response;
     case RdmaError::nak_invalid_request: return CqeStatus::remote_invalid_request;
     case RdmaError::nak_remote_access: return CqeStatus::remote_access_error;
@@ -200,6 +201,7 @@ struct QpCounters {
 
 struct Qp {
     bool exists = false;
+    hsi::rdma::QpType type = hsi::rdma::QpType::rc;
     hsi::rdma::QpState state = hsi::rdma::QpState::reset;
     hsi::rdma::RdmaError last_error = hsi::rdma::RdmaError::none;
     bool last_wqe_reported = false; /* an SRQ QP in ERR said qp_last_wqe */
@@ -230,6 +232,7 @@ struct Qp {
     bool sqd_notify = false;
     uint16_t path_mtu = 0;
     uint32_t dest_qpn = 0;
+    uint32_t qkey = 0;         /* UD */
     hsi::rdma::RocePath path{};
 
     Requester req;

@@ -112,6 +112,10 @@ FwReturn RoceStorm::func_init(const FuncInitRamrodData& d)
     std::copy(std::begin(d.mac), std::end(d.mac), mac_.begin());
     neighbours_.set_mac(d.mac);
     max_mtu_ = d.max_mtu;
+    ud_mtu_ = 0;
+    for (uint16_t ib = 4096; ib >= 256 && ud_mtu_ == 0; ib /= 2)
+        if (ib <= max_mtu_)
+            ud_mtu_ = ib;
     num_qps_ = d.num_qps;
     tid_context_base_ = tids;
     cqs_.assign(MAX_CQS, Cq{});
@@ -199,11 +203,14 @@ FwReturn RoceStorm::destroy_cq(const DestroyCqRamrodData& d)
 FwReturn RoceStorm::create_qp(const CreateQpRamrodData& d)
 {
     const bool with_srq = d.srq_id != NO_SRQ;
+    const auto type = static_cast<QpType>(d.qp_type);
+    const uint32_t sq_header = sizeof(SqWqe) + (type == QpType::ud ? sizeof(UdAddress) : 0);
     if (d.qp_id >= MAX_QPS || d.dpi >= hsi::MAX_DPIS || d.sq_cq_id >= MAX_CQS || d.rq_cq_id >= MAX_CQS ||
         (with_srq && d.srq_id >= MAX_SRQS) || !ring_size_ok(d.sq_size, MAX_WQES) ||
         (with_srq ? d.rq_size != 0 : !ring_size_ok(d.rq_size, MAX_WQES)) || d.max_send_sge > MAX_SGE ||
         d.max_recv_sge > MAX_SGE || d.max_inline > MAX_INLINE || d.sq_wqe_shift > 3 || d.rq_wqe_shift > 5 ||
-        (SQ_WQE_UNIT << d.sq_wqe_shift) < sizeof(SqWqe) + std::max<uint32_t>(d.max_send_sge * sizeof(Sge), d.max_inline) ||
+        (type != QpType::rc && type != QpType::ud) ||
+        (SQ_WQE_UNIT << d.sq_wqe_shift) < sq_header + std::max<uint32_t>(d.max_send_sge * sizeof(Sge), d.max_inline) ||
         (RQ_WQE_UNIT << d.rq_wqe_shift) < sizeof(RqWqe) + d.max_recv_sge * sizeof(Sge))
         return FwReturn::invalid_param;
     if (d.qp_id >= num_qps_)
@@ -221,6 +228,7 @@ FwReturn RoceStorm::create_qp(const CreateQpRamrodData& d)
     Qp& qp = qps_[d.qp_id];
     qp = Qp{};
     qp.exists = true;
+    qp.type = type;
     qp.id = d.qp_id;
     qp.pd = d.pd;
     qp.dpi = d.dpi;
@@ -270,6 +278,10 @@ FwReturn RoceStorm::check_modify(const Qp& qp, const ModifyQpRamrodData& d) cons
             (p.vlan_tci != NO_VLAN && (p.vlan_tci & 0x0fff) == 0x0fff) || p.flow_label > 0xfffff)
             return FwReturn::invalid_param;
     }
+    if (qp.type == QpType::ud)
+        return (m & ~(qp_modify::QKEY | qp_modify::SQ_PSN | qp_modify::SQD_ASYNC_NOTIFY)) == 0
+                   ? FwReturn::ok
+                   : FwReturn::invalid_param; /* a datagram's path and MTU come with each WQE */
     /* What a QP needs to receive, and to send, before it may. */
     const bool has_path = (m & qp_modify::PATH) || qp.path.ip_version != 0;
     const bool has_mtu = (m & qp_modify::PATH_MTU) || qp.path_mtu != 0;
@@ -314,6 +326,8 @@ FwReturn RoceStorm::modify_qp(const ModifyQpRamrodData& d)
         qp.max_dest_rd_atomic = d.max_dest_rd_atomic;
     if (m & qp_modify::SQD_ASYNC_NOTIFY)
         qp.sqd_notify = d.sqd_async_notify != 0;
+    if (m & qp_modify::QKEY)
+        qp.qkey = d.qkey;
     enter_state(qp, static_cast<QpState>(d.new_state));
     return FwReturn::ok;
 }
@@ -386,6 +400,8 @@ bool RoceStorm::write_contexts(const Qp& qp)
     rs.naks_sent = qp.counters.naks_sent;
     rs.rnr_naks_sent = qp.counters.rnr_naks_sent;
     rs.out_of_sequence = qp.counters.out_of_sequence;
+    rs.qkey = qp.qkey;
+    rs.qp_type = static_cast<uint8_t>(qp.type);
 
     Dma& dma = hw_.dma();
     return dma.write(ilt_.base + uint64_t{requester_cid(qp.id)} * hsi::CONN_CONTEXT_SIZE, &rq, sizeof(rq)) &&

@@ -27,13 +27,14 @@ constexpr PsnClass classify_psn(uint32_t psn, uint32_t expected_psn)
 /* The multi-packet message a responder is in the middle of. */
 enum class InProgress : uint8_t { none, send, write };
 
-/* A FIRST or ONLY packet may come only between messages; a MIDDLE or LAST
- * only inside a message of its kind. READ requests and atomics are single
- * packets. Responses and ACKs are no requests at all. */
+/* A reliable connection's requests: a FIRST or ONLY packet may come only
+ * between messages; a MIDDLE or LAST only inside a message of its kind.
+ * READ requests and atomics are single packets. Responses, ACKs and
+ * datagrams are no requests of a connection at all. */
 constexpr bool opcode_in_sequence(InProgress in, uint8_t opcode)
 {
     const uint16_t f = opcode_flags(opcode);
-    if (!(f & opf::VALID) || !(f & opf::REQUEST))
+    if (!(f & opf::VALID) || !(f & opf::REQUEST) || (f & opf::DETH))
         return false;
     if (f & opf::FIRST)
         return in == InProgress::none;

@@ -160,18 +160,18 @@ bool RoceStorm::send_packet(Qp& qp, const SqWqe& wqe, FrameBurst& out)
         const uint64_t offset = uint64_t{k} * qp.path_mtu;
         bth.opcode = op::READ_REQUEST;
         bth.ack_request = true;
-        uint8_t* p = begin_packet(qp, out, bth, RETH_LEN, 0);
+        uint8_t* p = begin_packet(qp.path, out, bth, RETH_LEN, 0);
         write_reth(p + BTH_LEN, Reth{wqe.remote_addr + offset, wqe.rkey, static_cast<uint32_t>(wqe.length - offset)});
-        end_packet(qp, out);
+        end_packet(out);
         psns = s.packets - k;
     } else if (is_read_or_atomic(wqe.opcode)) {
         const bool cmp_swap = op == SqOpcode::atomic_cmp_swap;
         bth.opcode = cmp_swap ? op::CMP_SWAP : op::FETCH_ADD;
         bth.ack_request = true;
-        uint8_t* p = begin_packet(qp, out, bth, ATOMIC_ETH_LEN, 0);
+        uint8_t* p = begin_packet(qp.path, out, bth, ATOMIC_ETH_LEN, 0);
         write_atomic_eth(p + BTH_LEN, AtomicEth{wqe.remote_addr, wqe.rkey, cmp_swap ? wqe.swap : wqe.compare_add,
                                                 cmp_swap ? wqe.compare_add : 0});
-        end_packet(qp, out);
+        end_packet(out);
     } else {
         const bool send = op == SqOpcode::send || op == SqOpcode::send_with_imm;
         const uint32_t offset = k * qp.path_mtu;
@@ -185,7 +185,7 @@ bool RoceStorm::send_packet(Qp& qp, const SqWqe& wqe, FrameBurst& out)
         bth.ack_request = last || (k + 1) % ACK_REQUEST_EVERY == 0;
         const bool reth = !send && first;
         const uint32_t ext = (reth ? RETH_LEN : 0) + (imm ? IMMDT_LEN : 0);
-        uint8_t* p = begin_packet(qp, out, bth, ext, payload);
+        uint8_t* p = begin_packet(qp.path, out, bth, ext, payload);
         uint8_t* h = p + BTH_LEN;
         if (reth) {
             write_reth(h, Reth{wqe.remote_addr, wqe.rkey, wqe.length});
@@ -209,7 +209,7 @@ bool RoceStorm::send_packet(Qp& qp, const SqWqe& wqe, FrameBurst& out)
             fail_wqe(qp, r.tx_wqe, why);
             return false;
         }
-        end_packet(qp, out);
+        end_packet(out);
     }
     qp.counters.packets_sent++;
     if (retransmission) {

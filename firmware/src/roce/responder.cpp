@@ -165,7 +165,7 @@ bool RoceStorm::take_receive(Qp& qp)
 
 /* Completes the receive in progress. */
 void RoceStorm::complete_receive(Qp& qp, CqeOpcode opcode, uint32_t byte_len, const Bth& bth, const uint8_t* imm,
-                                 RdmaError why)
+                                 RdmaError why, uint32_t src_qp)
 {
     Receive& recv = qp.resp.recv;
     RdmaCqe cqe{};
@@ -176,7 +176,9 @@ void RoceStorm::complete_receive(Qp& qp, CqeOpcode opcode, uint32_t byte_len, co
     cqe.status = static_cast<uint8_t>(status_of(why));
     cqe.vendor_error = static_cast<uint8_t>(why);
     cqe.opcode = static_cast<uint8_t>(opcode);
-    cqe.flags = static_cast<uint8_t>((recv.from_srq ? cqe::FROM_SRQ : 0) | (bth.solicited ? cqe::SOLICITED : 0));
+    cqe.flags = static_cast<uint8_t>((recv.from_srq ? cqe::FROM_SRQ : 0) | (bth.solicited ? cqe::SOLICITED : 0) |
+                                     (qp.type == QpType::ud ? cqe::GRH : 0));
+    cqe.src_qp = src_qp;
     if (imm != nullptr) {
         std::memcpy(&cqe.imm_data, imm, IMMDT_LEN);
         cqe.flags |= cqe::WITH_IMM;
@@ -380,16 +382,16 @@ bool RoceStorm::poll_responder(Qp& qp, FrameBurst& out)
         Bth bth{.dest_qp = qp.dest_qpn, .psn = resp.psn};
         if (resp.kind == Response::Kind::ack) {
             bth.opcode = op::ACKNOWLEDGE;
-            uint8_t* p = begin_packet(qp, out, bth, AETH_LEN, 0);
+            uint8_t* p = begin_packet(qp.path, out, bth, AETH_LEN, 0);
             write_aeth(p + BTH_LEN, Aeth{resp.syndrome, resp.msn});
-            end_packet(qp, out);
+            end_packet(out);
             r.out_head++;
         } else if (resp.kind == Response::Kind::atomic) {
             bth.opcode = op::ATOMIC_ACKNOWLEDGE;
-            uint8_t* p = begin_packet(qp, out, bth, AETH_LEN + ATOMIC_ACK_ETH_LEN, 0);
+            uint8_t* p = begin_packet(qp.path, out, bth, AETH_LEN + ATOMIC_ACK_ETH_LEN, 0);
             write_aeth(p + BTH_LEN, Aeth{syndrome::ack(), resp.msn});
             store_be64(p + BTH_LEN + AETH_LEN, resp.original);
-            end_packet(qp, out);
+            end_packet(out);
             r.out_head++;
         } else {
             const uint32_t packets = packets_of(resp.length, qp.path_mtu);
@@ -399,7 +401,7 @@ bool RoceStorm::poll_responder(Qp& qp, FrameBurst& out)
             bth.opcode = read_response_opcode(pos);
             bth.psn = psn_add(resp.psn, k);
             const bool aeth = pos != Position::middle;
-            uint8_t* p = begin_packet(qp, out, bth, aeth ? AETH_LEN : 0, n);
+            uint8_t* p = begin_packet(qp.path, out, bth, aeth ? AETH_LEN : 0, n);
             if (aeth)
                 write_aeth(p + BTH_LEN, Aeth{syndrome::ack(), resp.msn});
             const MemoryRegion* mr = nullptr;
@@ -412,7 +414,7 @@ bool RoceStorm::poll_responder(Qp& qp, FrameBurst& out)
                                 RdmaEvent::qp_access_error);
                 continue;
             }
-            end_packet(qp, out);
+            end_packet(out);
             resp.sent += n;
             if (resp.sent >= resp.length)
                 r.out_head++;

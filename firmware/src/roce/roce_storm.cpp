@@ -21,6 +21,10 @@ bool RoceStorm::poll(uint64_t now_ns, FrameBurst& out)
     const uint32_t n = static_cast<uint32_t>(live_qps_.size());
     for (uint32_t i = 0; i < n && !out.full(); i++) {
         Qp& qp = qps_[live_qps_[(poll_start_ + i) % n]];
+        if (qp.type == QpType::ud) {
+            work |= poll_datagrams(qp, out);
+            continue;
+        }
         switch (qp.state) {
         case QpState::rtr: work |= poll_responder(qp, out); break;
         case QpState::rts:
@@ -61,6 +65,19 @@ void RoceStorm::receive(const WireFrame& frame, uint64_t now_ns)
         return;
     }
     Qp& qp = qps_[qp_id];
+    const uint8_t* hdrs = bth_at + BTH_LEN;
+    const uint8_t* payload = frame.data + hdr_end;
+    const uint32_t len = roce_end - hdr_end - bth.pad;
+    /* A datagram to a connection, or a connection's packet to a UD QP, is
+     * no packet of that QP's transport. */
+    if (((f & opf::DETH) != 0) != (qp.type == QpType::ud)) {
+        counter_add(stats_.bad_packets, 1);
+        return;
+    }
+    if (qp.type == QpType::ud) {
+        on_datagram(qp, frame, bth, hdrs, payload, len);
+        return;
+    }
     /* Only the peer the QP is connected to speaks to it. */
     const uint32_t ip_len = l.l3 == L3::ipv4 ? 4 : 16;
     const uint32_t src_off = l.l2_len + (l.l3 == L3::ipv4 ? 12 : 8);
@@ -70,9 +87,6 @@ void RoceStorm::receive(const WireFrame& frame, uint64_t now_ns)
         counter_add(stats_.bad_packets, 1);
         return;
     }
-    const uint8_t* hdrs = bth_at + BTH_LEN;
-    const uint8_t* payload = frame.data + hdr_end;
-    const uint32_t len = roce_end - hdr_end - bth.pad;
     if (f & opf::REQUEST)
         on_request(qp, bth, hdrs, payload, len);
     else
@@ -191,19 +205,19 @@ bool RoceStorm::copy_to_sges(const Qp& qp, const Sge* sges, uint32_t nsge, uint3
 
 uint8_t* RoceStorm::frame_buffer(FrameBurst& out) { return tx_buffers_.data() + out.count * FRAME_BUFFER; }
 
-uint8_t* RoceStorm::begin_packet(Qp& qp, FrameBurst& out, const Bth& bth, uint32_t ext, uint32_t payload)
+uint8_t* RoceStorm::begin_packet(const RocePath& path, FrameBurst& out, const Bth& bth, uint32_t ext, uint32_t payload)
 {
     Bth b = bth;
     b.pad = static_cast<uint8_t>((4 - payload % 4) % 4);
     uint8_t* frame = frame_buffer(out);
-    building_ = write_encap(frame, qp.path, BTH_LEN + ext + payload + b.pad + ICRC_LEN);
+    building_ = write_encap(frame, path, BTH_LEN + ext + payload + b.pad + ICRC_LEN);
     uint8_t* at = frame + building_.l4_off + UDP_HLEN;
     write_bth(at, b);
     std::memset(at + BTH_LEN + ext + payload, 0, b.pad);
     return at;
 }
 
-void RoceStorm::end_packet(Qp&, FrameBurst& out)
+void RoceStorm::end_packet(FrameBurst& out)
 {
     uint8_t* frame = frame_buffer(out);
     finish_frame(frame, building_);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The storms' RoCE for one PF: the RDMA ramrods, the requester (SQ WQEs
- * out as packets, retransmission, completions on ACKs and responses) and
- * the responder (requests in, placement, ACKs, NAKs, READ responses,
- * atomics), and the CQs and CNQs they complete on.
+ * out as packets, retransmission, completions on ACKs and responses), the
+ * responder (requests in, placement, ACKs, NAKs, READ responses,
+ * atomics), unreliable datagrams both ways, and the CQs and CNQs they
+ * complete on.
  *
  * Threads: ramrods run on engine thread 0 while the PF's engine thread is
  * between two passes; poll() and receive() run on the PF's engine thread.
@@ -147,6 +148,18 @@ private:
     void arm_ack_timer(Qp& qp, uint64_t now_ns);
     bool read_wqe(const Qp& qp, uint32_t index, hsi::rdma::SqWqe& wqe, hsi::rdma::Sge* sges);
 
+    /* datagrams.cpp */
+    /* A UD QP's pass: in RTS each SQ WQE one packet to its own address,
+     * completed once sent; a WQE that cannot be sent completes in error
+     * and the QP goes to SQE, where the SQ flushes and receiving goes on. */
+    bool poll_datagrams(Qp& qp, FrameBurst& out);
+    void send_datagram(Qp& qp, FrameBurst& out);
+    void fail_datagram(Qp& qp, hsi::rdma::RdmaError why);
+    /* A datagram to a UD QP: its Q_Key checked, then its GRH and payload
+     * placed into the next receive. */
+    void on_datagram(Qp& qp, const WireFrame& frame, const Bth& bth, const uint8_t* hdrs, const uint8_t* payload,
+                     uint32_t len);
+
     /* responder.cpp */
     void on_request(Qp& qp, const Bth& bth, const uint8_t* hdrs, const uint8_t* payload, uint32_t len);
     void on_duplicate(Qp& qp, const Bth& bth, const uint8_t* hdrs);
@@ -163,7 +176,7 @@ private:
     /* A NAK for the expected PSN, and the QP to ERR. */
     void responder_error(Qp& qp, NakCode code, hsi::rdma::RdmaError why, std::optional<hsi::rdma::RdmaEvent> event);
     void complete_receive(Qp& qp, hsi::rdma::CqeOpcode opcode, uint32_t byte_len, const Bth& bth, const uint8_t* imm,
-                          hsi::rdma::RdmaError why);
+                          hsi::rdma::RdmaError why, uint32_t src_qp = 0);
     /* READ and atomic responses queued, not all sent. */
     uint32_t reads_owed(const Qp& qp) const;
 
@@ -183,10 +196,12 @@ private:
 
     /* Frames. */
     uint8_t* frame_buffer(FrameBurst& out);
-    /* Headers for a packet of `payload` bytes (plus pad and ICRC) after
-     * `ext` bytes of extended headers; returns where the BTH goes. */
-    uint8_t* begin_packet(Qp& qp, FrameBurst& out, const Bth& bth, uint32_t ext, uint32_t payload);
-    void end_packet(Qp& qp, FrameBurst& out);
+    /* Headers for a packet along `path` of `payload` bytes (plus pad and
+     * ICRC) after `ext` bytes of extended headers; returns where the BTH
+     * goes. */
+    uint8_t* begin_packet(const hsi::rdma::RocePath& path, FrameBurst& out, const Bth& bth, uint32_t ext,
+                          uint32_t payload);
+    void end_packet(FrameBurst& out);
 
     FunctionHw& hw_;
     const Grant grant_;
@@ -195,6 +210,7 @@ private:
     bool active_ = false;
     std::array<uint8_t, 6> mac_{};
     uint16_t max_mtu_ = 0;
+    uint16_t ud_mtu_ = 0;      /* the largest IB MTU within max_mtu_: a datagram's payload at most */
     uint32_t num_qps_ = 0;
     uint64_t tid_context_base_ = 0;
     std::array<Cnq, hsi::rdma::MAX_CNQS> cnqs_{};

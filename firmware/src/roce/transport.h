@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The InfiniBand transport headers RoCEv2 carries after UDP: the base
- * transport header (BTH) and the extended headers of the RC opcodes, their
- * wire formats (big-endian) and which opcode carries which.
+ * transport header (BTH) and the extended headers of the RC and UD
+ * opcodes, their wire formats (big-endian) and which opcode carries which.
  */
 #pragma once
 
@@ -18,6 +18,7 @@ inline constexpr uint32_t AETH_LEN = 4;
 inline constexpr uint32_t ATOMIC_ETH_LEN = 28;
 inline constexpr uint32_t ATOMIC_ACK_ETH_LEN = 8;
 inline constexpr uint32_t IMMDT_LEN = 4;
+inline constexpr uint32_t DETH_LEN = 8;
 inline constexpr uint32_t ICRC_LEN = 4;
 inline constexpr uint16_t DEFAULT_PKEY = 0xffff;
 
@@ -45,6 +46,9 @@ inline constexpr uint8_t ATOMIC_ACKNOWLEDGE = 0x12;
 inline constexpr uint8_t CMP_SWAP = 0x13;
 inline constexpr uint8_t FETCH_ADD = 0x14;
 inline constexpr uint8_t COUNT = 0x15;
+/* UD (transport 011b): a datagram is one packet. */
+inline constexpr uint8_t UD_SEND_ONLY = 0x64;
+inline constexpr uint8_t UD_SEND_ONLY_IMM = 0x65;
 } // namespace op
 
 /* What an opcode is and carries. */
@@ -62,6 +66,7 @@ inline constexpr uint16_t SEND = 1u << 9;
 inline constexpr uint16_t WRITE = 1u << 10;
 inline constexpr uint16_t READ = 1u << 11;
 inline constexpr uint16_t ATOMIC = 1u << 12;
+inline constexpr uint16_t DETH = 1u << 13;     /* a UD datagram's */
 inline constexpr uint16_t VALID = 1u << 15;
 } // namespace opf
 
@@ -93,6 +98,8 @@ constexpr uint16_t opcode_flags(uint8_t opcode)
     case op::ATOMIC_ACKNOWLEDGE: return VALID | ATOMIC | FIRST | LAST | AETH | ATOMIC_ACK_ETH;
     case op::CMP_SWAP:
     case op::FETCH_ADD: return VALID | REQUEST | ATOMIC | FIRST | LAST | ATOMIC_ETH;
+    case op::UD_SEND_ONLY: return send | FIRST | LAST | DETH;
+    case op::UD_SEND_ONLY_IMM: return send | FIRST | LAST | DETH | IMMDT;
     default: return 0;
     }
 }
@@ -102,7 +109,7 @@ constexpr uint32_t ext_headers_len(uint16_t flags)
 {
     return (flags & opf::RETH ? RETH_LEN : 0) + (flags & opf::AETH ? AETH_LEN : 0) +
            (flags & opf::ATOMIC_ETH ? ATOMIC_ETH_LEN : 0) + (flags & opf::ATOMIC_ACK_ETH ? ATOMIC_ACK_ETH_LEN : 0) +
-           (flags & opf::IMMDT ? IMMDT_LEN : 0);
+           (flags & opf::IMMDT ? IMMDT_LEN : 0) + (flags & opf::DETH ? DETH_LEN : 0);
 }
 
 /* A packet's place in its message, and the opcodes for each place. */
@@ -226,6 +233,19 @@ inline Aeth read_aeth(const uint8_t* p)
     uint32_t v = load_be32(p);
     return Aeth{static_cast<uint8_t>(v >> 24), v & 0xffffff};
 }
+
+/* DETH: the datagram's Q_Key and the sending QP. */
+struct Deth {
+    uint32_t qkey = 0;
+    uint32_t src_qp = 0;  /* 24 bits */
+    bool operator==(const Deth&) const = default;
+};
+inline void write_deth(uint8_t* p, const Deth& d)
+{
+    store_be32(p, d.qkey);
+    store_be32(p + 4, d.src_qp & 0xffffff);
+}
+inline Deth read_deth(const uint8_t* p) { return Deth{load_be32(p), load_be32(p + 4) & 0xffffff}; }
 
 enum class NakCode : uint8_t {
     psn_sequence_error = 0,

@@ -70,9 +70,11 @@ TEST(RoceOpcodes, EveryMessageStartsAndEnds)
                                             o == op::READ_REQUEST)
             << o;
     }
-    EXPECT_EQ(valid, 21);
+    EXPECT_EQ(valid, 23) << "RC's 21 and UD's SEND ONLY with and without immediate";
     EXPECT_EQ(opcode_flags(0x15), 0);
-    EXPECT_EQ(opcode_flags(0x64), 0); /* UD SEND ONLY: not RC */
+    EXPECT_EQ(opcode_flags(0x24), 0) << "UC: not here";
+    EXPECT_EQ(ext_headers_len(opcode_flags(op::UD_SEND_ONLY)), DETH_LEN);
+    EXPECT_EQ(ext_headers_len(opcode_flags(op::UD_SEND_ONLY_IMM)), DETH_LEN + IMMDT_LEN);
     EXPECT_EQ(ext_headers_len(opcode_flags(op::WRITE_ONLY_IMM)), RETH_LEN + IMMDT_LEN);
     EXPECT_EQ(ext_headers_len(opcode_flags(op::ATOMIC_ACKNOWLEDGE)), AETH_LEN + ATOMIC_ACK_ETH_LEN);
     EXPECT_EQ(ext_headers_len(opcode_flags(op::CMP_SWAP)), ATOMIC_ETH_LEN);
@@ -135,6 +137,14 @@ TEST(RoceHeaders, ExtendedHeadersRoundTrip)
     write_aeth(p, k);
     EXPECT_EQ(p[0], 0x62);
     EXPECT_EQ(read_aeth(p), k);
+    /* DETH: the Q_Key, a reserved byte, the source QP. */
+    Deth d{0x80010000u, 0x123456};
+    write_deth(p, d);
+    EXPECT_EQ(p[0], 0x80);
+    EXPECT_EQ(p[4], 0x00);
+    EXPECT_EQ(p[5], 0x12);
+    EXPECT_EQ(p[7], 0x56);
+    EXPECT_EQ(read_deth(p), d);
 }
 
 TEST(RoceHeaders, SyndromeKinds)
