@@ -84,9 +84,21 @@ CNA_RDMA_API int cna_rdma_destroy_qp(struct ibv_qp *qp);
  * destination GID and the source GID index, as for an RC QP's path; the
  * destination's MAC is resolved now (ARP or neighbour discovery, unless
  * the GID is a link-local one made from a MAC). NULL with errno: EINVAL,
- * EHOSTUNREACH (no answer). */
+ * EHOSTUNREACH (no answer), ENOMEM. */
 CNA_RDMA_API struct ibv_ah *cna_rdma_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 CNA_RDMA_API int cna_rdma_destroy_ah(struct ibv_ah *ah);
+
+/* An address handle in the caller's memory, for a verbs provider whose
+ * own object embeds it first: its ibv_ah is then one post_send takes as
+ * it is. init: 0 or an errno, as create_ah's; fini before the memory goes
+ * (the PD is free of it then). */
+struct cna_rdma_ah {
+    struct ibv_ah ibv;
+    struct ibv_pd *pd;
+    uint8_t path[64];   /* where the device sends: its format */
+};
+CNA_RDMA_API int cna_rdma_init_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr, struct cna_rdma_ah *ah);
+CNA_RDMA_API void cna_rdma_fini_ah(struct cna_rdma_ah *ah);
 
 /* Fastpath. */
 CNA_RDMA_API int cna_rdma_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);

@@ -64,40 +64,54 @@ using namespace cna::rdma;
 
 extern "C" {
 
-ibv_ah* cna_rdma_create_ah(ibv_pd* ibv_pd, ibv_ah_attr* attr)
+int cna_rdma_init_ah(ibv_pd* ibv_pd, ibv_ah_attr* attr, cna_rdma_ah* ah)
 {
-    static std::atomic<uint32_t> created{0};
+    static std::atomic<uint32_t> made{0};
     auto* pd = reinterpret_cast<Pd*>(ibv_pd);
+    Device* dev = pd->dev;
     if (attr->port_num != 1) {
-        RDMA_LOG(ERR, pd->dev, "create_ah: port_num %u: the device has port 1", attr->port_num);
-        errno = EINVAL;
-        return nullptr;
+        RDMA_LOG(ERR, dev, "create_ah: port_num %u: the device has port 1", attr->port_num);
+        return EINVAL;
     }
-    if (pd->dev->ahs == MAX_AHS) {
-        RDMA_LOG(ERR, pd->dev, "create_ah: %u address handles exist already", MAX_AHS);
-        errno = ENOMEM;
-        return nullptr;
+    if (dev->ahs == MAX_AHS) {
+        RDMA_LOG(ERR, dev, "create_ah: %u address handles exist already", MAX_AHS);
+        return ENOMEM;
     }
-    auto ah = std::make_unique<Ah>();
-    ah->pd = pd;
-    if (int rc = roce_path(pd->dev, *attr, created.fetch_add(1, std::memory_order_relaxed), "create_ah", &ah->path);
-        rc != 0) {
+    hsi::rdma::RocePath path;
+    if (int rc = roce_path(dev, *attr, made.fetch_add(1, std::memory_order_relaxed), "create_ah", &path); rc != 0)
+        return rc;
+    *ah = cna_rdma_ah{};
+    ah->ibv.pd = ibv_pd;
+    ah->pd = ibv_pd;
+    std::memcpy(ah->path, &path, sizeof(path));
+    pd->users++;
+    dev->ahs++;
+    dev->objects++;
+    return 0;
+}
+
+void cna_rdma_fini_ah(cna_rdma_ah* ah)
+{
+    auto* pd = reinterpret_cast<Pd*>(ah->pd);
+    pd->users--;
+    pd->dev->ahs--;
+    pd->dev->objects--;
+}
+
+ibv_ah* cna_rdma_create_ah(ibv_pd* pd, ibv_ah_attr* attr)
+{
+    auto ah = std::make_unique<cna_rdma_ah>();
+    if (int rc = cna_rdma_init_ah(pd, attr, ah.get()); rc != 0) {
         errno = rc;
         return nullptr;
     }
-    ah->ibv.pd = ibv_pd;
-    pd->users++;
-    pd->dev->ahs++;
-    pd->dev->objects++;
     return &ah.release()->ibv;
 }
 
 int cna_rdma_destroy_ah(ibv_ah* ibv)
 {
-    auto* ah = reinterpret_cast<Ah*>(ibv);
-    ah->pd->users--;
-    ah->pd->dev->ahs--;
-    ah->pd->dev->objects--;
+    auto* ah = reinterpret_cast<cna_rdma_ah*>(ibv);
+    cna_rdma_fini_ah(ah);
     delete ah;
     return 0;
 }

@@ -127,7 +127,7 @@ int cna_rdma_post_send(ibv_qp* ibv, ibv_send_wr* wr, ibv_send_wr** bad_wr)
         if (qp->ud) {
             /* The device takes SENDs only; the address handle's path goes
              * into the WQE. */
-            const auto* ah = reinterpret_cast<const Ah*>(wr->wr.ud.ah);
+            const auto* ah = reinterpret_cast<const cna_rdma_ah*>(wr->wr.ud.ah);
             if (ah == nullptr || w.opcode > uint8_t(SqOpcode::send_with_imm)) {
                 rc = EINVAL;
                 break;
@@ -135,7 +135,7 @@ int cna_rdma_post_send(ibv_qp* ibv, ibv_send_wr* wr, ibv_send_wr** bad_wr)
             hsi::rdma::UdAddress to{};
             to.dest_qpn = wr->wr.ud.remote_qpn;
             to.qkey = wr->wr.ud.remote_qkey;
-            to.path = ah->path;
+            std::memcpy(&to.path, ah->path, sizeof(to.path));
             std::memcpy(slot + sizeof(w), &to, sizeof(to));
         } else if (wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP || wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
             w.remote_addr = wr->wr.atomic.remote_addr;

@@ -42,14 +42,10 @@ struct Mr {
     std::vector<uint64_t> runs; /* the device's AppRuns it uses (not DPDK memory) */
 };
 
-/* An address handle: the RoCEv2 path a UD QP's WQE carries to it, its
- * MACs resolved when it was created. */
-inline constexpr uint32_t MAX_AHS = 65536; /* host memory only: a bound to report and keep */
-struct Ah {
-    ibv_ah ibv{};
-    Pd* pd = nullptr;
-    hsi::rdma::RocePath path{};
-};
+/* An address handle (cna_rdma_ah): the RoCEv2 path a UD QP's WQEs carry,
+ * its MACs resolved when it was made; in host memory only. */
+inline constexpr uint32_t MAX_AHS = 65536;
+static_assert(sizeof(hsi::rdma::RocePath) <= sizeof(cna_rdma_ah::path));
 
 /* Application memory the device reaches at IOVA = VA, mapped in runs of
  * pages: a region maps what no other region mapped yet and shares the

@@ -230,6 +230,25 @@ class IbverbsUtils(unittest.TestCase):
                                                      *events])
                         self.check_pingpong(server, client, 20)
 
+    def test_ud_pingpong_up_to_the_mtu_and_the_wire_carries_datagrams(self):
+        """Unreliable datagrams (UD QPs, address handles, GRHs): every size
+        up to the port's active MTU, what crosses the bridge UD SEND ONLY
+        packets (opcode 0x64) with their DETH, every ICRC good."""
+        with VerbsHosts() as hosts, tempfile.TemporaryDirectory() as tmp:
+            pcap = os.path.join(tmp, "ud.pcapng")
+            hosts.start_capture(pcap)
+            for size in (1, 500, 1024):
+                with self.subTest(size=size):
+                    server, client = hosts.verbs_pair(["ibv_ud_pingpong", "-g", "1", "-n", "20", "-s", str(size)])
+                    self.check_pingpong(server, client, 20)
+            hosts.stop_capture()
+            opcodes = [op for op, _ in tshark_roce(pcap)]
+            frames = rdpcap(pcap)
+        self.assertGreaterEqual(opcodes.count(0x64), 3 * 2 * 20, "UD SEND ONLY both ways, every iteration")
+        self.assertEqual(set(opcodes), {0x64}, "datagrams only: no ACKs")
+        roce = roce_frames(frames)
+        self.assertEqual(bad_icrcs(roce), [])
+
     def test_srq_pingpong(self):
         with VerbsHosts() as hosts:
             server, client = hosts.verbs_pair(["ibv_srq_pingpong", "-g", "1", "-n", "50", "-q", "4"])

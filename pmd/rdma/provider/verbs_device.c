@@ -65,6 +65,7 @@ static struct verbs_context *cna_alloc_context(struct ibv_device *ibdev, int cmd
     list_head_init(&ctx->cqs);
     list_head_init(&ctx->srqs);
     list_head_init(&ctx->qps);
+    list_head_init(&ctx->ahs);
     verbs_set_ops(&ctx->ibv_ctx, &cna_device_context_ops);
     verbs_set_ops(&ctx->ibv_ctx, &cna_context_ops);
     pthread_mutex_lock(&dev->events);

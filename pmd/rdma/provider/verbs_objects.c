@@ -372,12 +372,51 @@ static int cna_destroy_qp(struct ibv_qp *ibqp)
     return 0;
 }
 
+/* ---- Address handles ------------------------------------------------------------ */
+
+static struct ibv_ah *cna_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr)
+{
+    struct cna_device *dev = device_of(ibpd->context);
+    struct cna_ah *ah = calloc(1, sizeof(*ah));
+    if (ah == NULL)
+        return fail_null(ENOMEM);
+    pthread_mutex_lock(&dev->control);
+    int rc = cna_rdma_init_ah(to_cna_pd(ibpd)->pmd, attr, &ah->pmd);
+    if (rc == 0)
+        list_add_tail(&to_cna_context(ibpd->context)->ahs, &ah->entry);
+    pthread_mutex_unlock(&dev->control);
+    if (rc != 0) {
+        free(ah);
+        return fail_null(rc);
+    }
+    return &ah->pmd.ibv;
+}
+
+static void unlink_ah(struct cna_ah *ah)
+{
+    cna_rdma_fini_ah(&ah->pmd);
+    list_del(&ah->entry);
+}
+
+static int cna_destroy_ah(struct ibv_ah *ibah)
+{
+    struct cna_ah *ah = to_cna_ah(ibah);
+    struct cna_device *dev = device_of(ibah->context);
+    pthread_mutex_lock(&dev->control);
+    if (!dev->gone)
+        unlink_ah(ah);
+    pthread_mutex_unlock(&dev->control);
+    free(ah);
+    return 0;
+}
+
 /* ---- What a closing context leaves ------------------------------------------------- */
 
 void cna_release_objects(struct cna_context *ctx, bool keep_memory)
 {
     struct cna_device *dev = device_of(&ctx->ibv_ctx.context);
     struct cna_qp *qp, *next_qp;
+    struct cna_ah *ah, *next_ah;
     struct cna_srq *srq, *next_srq;
     struct cna_cq *cq, *next_cq;
     struct cna_mr *mr, *next_mr;
@@ -389,6 +428,11 @@ void cna_release_objects(struct cna_context *ctx, bool keep_memory)
     list_for_each_safe (&ctx->qps, qp, next_qp, entry)
         if (unlink_qp(qp) == 0 && !keep_memory)
             free(qp);
+    list_for_each_safe (&ctx->ahs, ah, next_ah, entry) {
+        unlink_ah(ah);
+        if (!keep_memory)
+            free(ah);
+    }
     list_for_each_safe (&ctx->srqs, srq, next_srq, entry)
         if (unlink_srq(srq) == 0 && !keep_memory)
             free(srq);
@@ -452,4 +496,6 @@ const struct verbs_context_ops cna_context_ops = {
     .destroy_qp = cna_destroy_qp,
     .post_send = cna_post_send,
     .post_recv = cna_post_recv,
+    .create_ah = cna_create_ah,
+    .destroy_ah = cna_destroy_ah,
 };

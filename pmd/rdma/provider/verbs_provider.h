@@ -2,7 +2,7 @@
  * The verbs provider's objects, as libibverbs sees them: each verbs
  * structure libibverbs expects (verbs_device, verbs_context, verbs_mr,
  * verbs_cq, verbs_qp, verbs_srq) first, then the RDMA PMD's object that
- * does the work. The PMD's objects carry the provider's as their
+ * does the work; an address handle is the PMD's own, embedded. The PMD's objects carry the provider's as their
  * *_context, so an event the PMD reports leads back here.
  */
 #ifndef CNA_VERBS_PROVIDER_H
@@ -39,7 +39,7 @@ struct cna_context {
     struct list_node entry;
     struct cna_event_pipe async_events; /* read_fd: the context's async_fd */
     /* What free_context destroys if the application did not. */
-    struct list_head pds, mrs, cqs, srqs, qps;
+    struct list_head pds, mrs, cqs, srqs, qps, ahs;
 };
 
 struct cna_pd {
@@ -71,6 +71,13 @@ struct cna_srq {
     uint32_t events_reported;
 };
 
+/* The PMD's address handle first: the ibv_ah the application passes in a
+ * UD work request is one the PMD's post_send reads as it is. */
+struct cna_ah {
+    struct cna_rdma_ah pmd;
+    struct list_node entry;
+};
+
 struct cna_qp {
     struct verbs_qp vqp;
     struct list_node entry;
@@ -92,6 +99,7 @@ static inline struct cna_mr *to_cna_mr(struct verbs_mr *vmr) { return container_
 static inline struct cna_cq *to_cna_cq(struct ibv_cq *cq) { return container_of(cq, struct cna_cq, vcq.cq); }
 static inline struct cna_srq *to_cna_srq(struct ibv_srq *srq) { return container_of(srq, struct cna_srq, vsrq.srq); }
 static inline struct cna_qp *to_cna_qp(struct ibv_qp *qp) { return container_of(qp, struct cna_qp, vqp.qp); }
+static inline struct cna_ah *to_cna_ah(struct ibv_ah *ah) { return container_of(ah, struct cna_ah, pmd.ibv); }
 
 /* The verbs of a context (verbs_objects.c). */
 extern const struct verbs_context_ops cna_context_ops;
