@@ -206,6 +206,16 @@ inline constexpr uint8_t FROM_SRQ = 1u << 3;  /* wqe_index counts the QP's SRQ *
 inline constexpr uint8_t GRH = 1u << 4;       /* a UD receive: GRH_LEN bytes of GRH lead the data */
 } // namespace cqe
 
+/* RdmaCqe::sl of a UD receive: what carried the datagram, as RoCE devices
+ * of the mlx5 family report it in verbs' wc.sl (RoCE has no service level
+ * of its own), and as UCX 1.13's ud_verbs reads it to find the address in
+ * the GRH. */
+namespace cqe_sl {
+inline constexpr uint8_t IPV6 = 0x1;
+inline constexpr uint8_t IPV4 = 0x2;
+inline constexpr uint8_t UDP = 0x8;   /* RoCEv2 */
+} // namespace cqe_sl
+
 struct RdmaCqe {
     uint64_t wr_id;
     uint32_t byte_len;   /* responder: bytes placed */
@@ -217,7 +227,8 @@ struct RdmaCqe {
     uint8_t opcode;      /* CqeOpcode */
     uint8_t flags;       /* cqe::* */
     uint8_t vendor_error;/* why, for errors: RdmaError */
-    uint8_t reserved[3];
+    uint8_t sl;          /* a UD receive: cqe_sl::* */
+    uint8_t reserved[2];
     uint8_t phase;       /* written last: 1 on the ring's first pass, then 0, 1... */
 };
 static_assert(sizeof(RdmaCqe) == 32);

@@ -237,7 +237,7 @@ int cna_rdma_poll_cq(ibv_cq* ibv, int num_entries, ibv_wc* wc)
                      (c.flags & hsi::rdma::cqe::GRH ? IBV_WC_GRH : 0);
         w.pkey_index = 0;
         w.slid = 0;
-        w.sl = 0;
+        w.sl = c.sl;
         w.dlid_path_bits = 0;
         if (Qp* qp = c.qp_id < qps.size() ? qps[c.qp_id] : nullptr) {
             if (c.flags & hsi::rdma::cqe::REQUESTER)

@@ -334,9 +334,10 @@ UCX_FINAL = re.compile(r"^Final:\s+(\d+)" + r"\s+([\d.]+)" * 7, re.M)
 
 @needs_root_and_tun
 class Ucx(unittest.TestCase):
-    """Debian's UCX (ucx-utils) on cna's device: its rc_verbs transport, and
-    UCT-level bandwidth and latency between two processes. (UCP's
-    tag-matching tests wire up through a UD transport, which cna lacks.)"""
+    """Debian's UCX (ucx-utils) on cna's device: its rc_verbs transport,
+    UCT-level bandwidth and latency between two processes, and UCP's
+    tag matching, which wires up through ud_verbs (UD QPs, address handles,
+    IPv4 GIDs: UCX 1.13 reads the GRH's layout from wc.sl)."""
 
     def test_ucx_info_lists_the_device_with_its_rc_verbs_transport(self):
         rc, out, err = rdma_run(["ucx_info", "-d"], "wire=loopback,ipv4=10.4.0.1/24", env=UCX_ENV)
@@ -356,6 +357,19 @@ class Ucx(unittest.TestCase):
                 with self.subTest(test=test):
                     argv = ["ucx_perftest", "-t", test, "-D", layout, "-d", "cna0:1", "-x", "rc_verbs", "-n", "500",
                             "-s", str(size)]
+                    _, client = hosts.verbs_pair(argv, env=UCX_ENV)
+                    final = UCX_FINAL.search(client)
+                    self.assertIsNotNone(final, client)
+                    self.assertEqual(int(final.group(1)), 500)
+                    self.assertGreater(float(final.group(8)), 0, "messages/s overall")
+
+    def test_ucp_tag_matching_with_its_defaults(self):
+        """ucx_perftest's UCP tests as users run them: no transport named,
+        UCX choosing among cna's (rc_verbs, ud_verbs) itself."""
+        with VerbsHosts() as hosts:
+            for test, size in (("tag_bw", 4096), ("tag_lat", 8), ("tag_bw", 65536), ("ucp_put_bw", 65536)):
+                with self.subTest(test=test, size=size):
+                    argv = ["ucx_perftest", "-t", test, "-n", "500", "-s", str(size)]
                     _, client = hosts.verbs_pair(argv, env=UCX_ENV)
                     final = UCX_FINAL.search(client)
                     self.assertIsNotNone(final, client)

@@ -167,7 +167,9 @@ void RoceStorm::on_datagram(Qp& qp, const WireFrame& frame, const Bth& bth, cons
     const bool placed = copy_to_sges(qp, recv.sges.data(), recv.num_sge, 0, grh.data(), GRH_LEN, why) &&
                         copy_to_sges(qp, recv.sges.data(), recv.num_sge, GRH_LEN, payload, len, why);
     const uint8_t* imm = bth.opcode == op::UD_SEND_ONLY_IMM ? hdrs + DETH_LEN : nullptr;
-    complete_receive(qp, CqeOpcode::recv, placed ? GRH_LEN + len : 0, bth, placed ? imm : nullptr, why, deth.src_qp);
+    const uint8_t sl = cqe_sl::UDP | (l.l3 == L3::ipv6 ? cqe_sl::IPV6 : cqe_sl::IPV4);
+    complete_receive(qp, CqeOpcode::recv, placed ? GRH_LEN + len : 0, bth, placed ? imm : nullptr, why,
+                     Datagram{deth.src_qp, sl});
     /* A datagram too long for its buffers costs that receive only; a bad
      * key or a fault is the QP's end. */
     if (!placed && why != RdmaError::sges_too_short)

@@ -165,7 +165,7 @@ bool RoceStorm::take_receive(Qp& qp)
 
 /* Completes the receive in progress. */
 void RoceStorm::complete_receive(Qp& qp, CqeOpcode opcode, uint32_t byte_len, const Bth& bth, const uint8_t* imm,
-                                 RdmaError why, uint32_t src_qp)
+                                 RdmaError why, Datagram from)
 {
     Receive& recv = qp.resp.recv;
     RdmaCqe cqe{};
@@ -178,7 +178,8 @@ void RoceStorm::complete_receive(Qp& qp, CqeOpcode opcode, uint32_t byte_len, co
     cqe.opcode = static_cast<uint8_t>(opcode);
     cqe.flags = static_cast<uint8_t>((recv.from_srq ? cqe::FROM_SRQ : 0) | (bth.solicited ? cqe::SOLICITED : 0) |
                                      (qp.type == QpType::ud ? cqe::GRH : 0));
-    cqe.src_qp = src_qp;
+    cqe.src_qp = from.src_qp;
+    cqe.sl = from.sl;
     if (imm != nullptr) {
         std::memcpy(&cqe.imm_data, imm, IMMDT_LEN);
         cqe.flags |= cqe::WITH_IMM;

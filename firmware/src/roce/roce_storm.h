@@ -43,6 +43,12 @@ struct Ilt {
     uint32_t cids = 0;
 };
 
+/* Where a UD receive came from, for its CQE. */
+struct Datagram {
+    uint32_t src_qp = 0;
+    uint8_t sl = 0;     /* hsi::rdma::cqe_sl */
+};
+
 class RoceStorm {
 public:
     /* stats: the PF's counters in storm RAM. */
@@ -176,7 +182,7 @@ private:
     /* A NAK for the expected PSN, and the QP to ERR. */
     void responder_error(Qp& qp, NakCode code, hsi::rdma::RdmaError why, std::optional<hsi::rdma::RdmaEvent> event);
     void complete_receive(Qp& qp, hsi::rdma::CqeOpcode opcode, uint32_t byte_len, const Bth& bth, const uint8_t* imm,
-                          hsi::rdma::RdmaError why, uint32_t src_qp = 0);
+                          hsi::rdma::RdmaError why, Datagram from = {});
     /* READ and atomic responses queued, not all sent. */
     uint32_t reads_owed(const Qp& qp) const;
 

@@ -129,6 +129,7 @@ TEST_F(Datagrams, EveryDatagramArrivesWithItsGrhAndSourceQp)
             EXPECT_EQ(rx[0].qp_num, b.qp->qp_num);
             EXPECT_EQ(rx[0].src_qp, a.qp->qp_num);
             EXPECT_TRUE(rx[0].wc_flags & IBV_WC_GRH);
+            EXPECT_EQ(rx[0].sl, 0x9) << "RoCEv2 over IPv6, as mlx5 devices say it";
             EXPECT_EQ((rx[0].wc_flags & IBV_WC_WITH_IMM) != 0, imm);
             if (imm) {
                 EXPECT_EQ(ntohl(rx[0].imm_data), 0xabcd0000u + id);
