@@ -97,21 +97,26 @@ class RxeInterop(RxeCase):
 
 PERF_ITERS = 100
 PERF_SIZE = 4096
+UD_SIZE = 1024  # a datagram of rxe's whole MTU
+UD_PINGPONG = ["ibv_ud_pingpong", "-g", "1", "-n", str(ITERS), "-s", str(UD_SIZE)]
 
 
 def rxe_verbs_loop(server):
     """The guest's command for the provider's tests: ibv_rc_pingpong over
-    the sizes, then ib_send_bw; a client retries until the cna server
-    listens, as rxe_loop's. The guest's ib_send_bw with -F: under TCG its
+    the sizes, then ib_send_bw, then ibv_ud_pingpong (unreliable datagrams
+    at rxe's MTU); a client retries until the cna server listens, as
+    rxe_loop's. The guest's ib_send_bw with -F: under TCG its
     clock calibration may find the cycle counter too irregular (r^2 < 0.9)
     and, without -F, exit 1 after a good run; the figures checked are the
     host's."""
     send_bw = f"ib_send_bw -d $RXE_DEV -x $RXE_GID -F -n {PERF_ITERS} -s {PERF_SIZE}"
+    ud = f"ibv_ud_pingpong -d $RXE_DEV -g $RXE_GID -n {ITERS} -s {UD_SIZE}"
     if server:
-        return f"{rxe_loop(True)}; {send_bw} || exit $?"
-    retry = (f"ok=0; for t in $(seq 20); do if {send_bw} {rxe.BRIDGE_IP}; then ok=1; break; fi; sleep 0.5; done; "
-             "[ $ok = 1 ] || exit 1")
-    return f"{rxe_loop(False)}; {retry}"
+        return f"{rxe_loop(True)}; {send_bw} || exit $?; {ud} || exit $?"
+    def retried(cmd):
+        return (f"ok=0; for t in $(seq 20); do if {cmd} {rxe.BRIDGE_IP}; then ok=1; break; fi; sleep 0.5; done; "
+                "[ $ok = 1 ] || exit 1")
+    return f"{rxe_loop(False)}; {retried(send_bw)}; {retried(ud)}"
 
 
 @unittest.skipIf(rxe.available(), rxe.available())
@@ -133,12 +138,11 @@ class RxeInteropThroughTheProvider(RxeCase):
         self.assertIsNotNone(row, out)
         self.assertGreater(float(row.group(1)), 0.0)
 
-    def send_bw_client(self, peer):
-        """ib_send_bw as the client of the guest's, once it listens."""
+    def client_of_the_guest(self, peer, argv):
+        """argv as the client of the guest's server, once it listens."""
         for attempt in range(40):
             try:
-                return peer.verbs(["ib_send_bw", "-x", "1", "-n", str(PERF_ITERS), "-s", str(PERF_SIZE)],
-                                  server=rxe.GUEST_IP["server"], timeout=120)
+                return peer.verbs(argv, server=rxe.GUEST_IP["server"], timeout=120)
             except rxe.TestPmdError as e:
                 if "Couldn't connect" not in str(e) or attempt == 39:
                     raise
@@ -153,7 +157,11 @@ class RxeInteropThroughTheProvider(RxeCase):
                     out = peer.verbs(["ibv_rc_pingpong", "-g", "1", "-n", str(ITERS), "-s", str(size)],
                                      server=rxe.GUEST_IP["server"], timeout=90)
                     self.check(out, size, rxe.GUEST_IP["server"])
-            self.check_send_bw(self.send_bw_client(peer))
+            self.check_send_bw(self.client_of_the_guest(
+                peer, ["ib_send_bw", "-x", "1", "-n", str(PERF_ITERS), "-s", str(PERF_SIZE)]))
+            with self.subTest(datagrams=UD_SIZE):
+                out = self.client_of_the_guest(peer, UD_PINGPONG)
+                self.check(out, UD_SIZE, rxe.GUEST_IP["server"])
             self.finish(guest)
 
     def test_rxe_client_provider_server(self):
@@ -165,6 +173,8 @@ class RxeInteropThroughTheProvider(RxeCase):
                     self.check(out, size, rxe.GUEST_IP["client"])
             self.check_send_bw(peer.verbs(["ib_send_bw", "-x", "1", "-n", str(PERF_ITERS), "-s", str(PERF_SIZE)],
                                           timeout=120))
+            with self.subTest(datagrams=UD_SIZE):
+                self.check(peer.verbs(UD_PINGPONG, timeout=90), UD_SIZE, rxe.GUEST_IP["client"])
             self.finish(guest)
 
 

@@ -15,7 +15,8 @@ import time
 from harness.testpmd import Netns, TestPmdError, build_dir, unique_tag, wait_for_iface
 
 EAL = ["--no-huge", "-m", "256", "--no-pci", "--no-shconf", "--no-telemetry"]
-LOCAL = re.compile(r"local address:\s+LID 0x([0-9a-f]+), QPN 0x([0-9a-f]+), PSN 0x([0-9a-f]+), GID (\S+)")
+# ibv_ud_pingpong puts a colon, not a comma, before its local GID.
+LOCAL = re.compile(r"local address:\s+LID 0x([0-9a-f]+), QPN 0x([0-9a-f]+), PSN 0x([0-9a-f]+)[,:] GID (\S+)")
 REMOTE = re.compile(r"remote address: LID 0x([0-9a-f]+), QPN 0x([0-9a-f]+), PSN 0x([0-9a-f]+), GID (\S+)")
 RESULT = re.compile(r"(\d+) iters in ([\d.]+) seconds = ([\d.]+) usec/iter")
 
