@@ -177,6 +177,7 @@ FwReturn FakeRdma::create_qp(uint16_t id, const QpOptions& o)
     d.rq_size = o.srq == NO_SRQ ? o.rq_size : 0;
     d.max_inline = o.max_inline;
     d.signal_all = o.signal_all;
+    d.qp_type = static_cast<uint8_t>(o.type);
     return rc(RdmaCmd::create_qp, &d, sizeof(d));
 }
 
@@ -279,6 +280,37 @@ void FakeRdma::post_send(uint16_t id, const SqWqe& wqe, const std::vector<Sge>& 
         std::memcpy(slot + sizeof(w), inline_data.data(), inline_data.size());
     qp.sq_prod++;
     doorbell(qp_db_offset(DPI, id), qp.sq_prod);
+}
+
+void FakeRdma::post_datagram(uint16_t id, const SqWqe& wqe, const UdAddress& to, const std::vector<Sge>& sges)
+{
+    Qp& qp = qps_.at(id);
+    uint8_t* slot = qp.sq.va + (qp.sq_prod & (qp.o.sq_size - 1)) * 256u;
+    SqWqe w = wqe;
+    w.num_sge = static_cast<uint8_t>(sges.size());
+    std::memcpy(slot, &w, sizeof(w));
+    std::memcpy(slot + sizeof(w), &to, sizeof(to));
+    if (!sges.empty())
+        std::memcpy(slot + sizeof(w) + sizeof(to), sges.data(), sges.size() * sizeof(Sge));
+    qp.sq_prod++;
+    doorbell(qp_db_offset(DPI, id), qp.sq_prod);
+}
+
+FwReturn FakeRdma::datagrams_ready(uint16_t id, uint32_t qkey)
+{
+    ModifyQpRamrodData d{};
+    d.qp_id = id;
+    const QpState steps[] = {QpState::reset, QpState::init, QpState::rtr, QpState::rts};
+    for (QpState next : steps) {
+        d.cur_state = static_cast<uint8_t>(state(id));
+        d.new_state = static_cast<uint8_t>(next);
+        d.modify = next == QpState::init ? qp_modify::QKEY : next == QpState::rts ? qp_modify::SQ_PSN : 0;
+        d.qkey = qkey;
+        d.sq_psn = 0x100;
+        if (FwReturn r = modify_qp(d); r != FwReturn::ok)
+            return r;
+    }
+    return FwReturn::ok;
 }
 
 void FakeRdma::post_recv(uint16_t id, uint64_t wr_id, const std::vector<Sge>& sges)

@@ -63,6 +63,7 @@ public:
         uint16_t srq = hsi::rdma::NO_SRQ;
         uint16_t pd = 1;
         bool signal_all = false;
+        hsi::rdma::QpType type = hsi::rdma::QpType::rc;
     };
     hsi::FwReturn create_qp(uint16_t id, const QpOptions& o);
     hsi::FwReturn create_qp(uint16_t id) { return create_qp(id, QpOptions{}); }
@@ -88,12 +89,17 @@ public:
     };
     /* RESET -> INIT -> RTR -> RTS; the first refusal's code. */
     hsi::FwReturn connect(uint16_t id, const Peer& peer, const ConnectOptions& o);
+    /* A UD QP: RESET -> INIT (with its Q_Key) -> RTR -> RTS. */
+    hsi::FwReturn datagrams_ready(uint16_t id, uint32_t qkey);
     uint32_t ipv4() const { return ipv4_; }
     std::array<uint8_t, 6> mac() const { return mac_; }
 
     /* Writes WQEs and rings the doorbell. */
     void post_send(uint16_t qp, const hsi::rdma::SqWqe& wqe, const std::vector<hsi::rdma::Sge>& sges = {},
                    const std::vector<uint8_t>& inline_data = {});
+    /* A UD QP's: the address after the WQE, then the SGEs. */
+    void post_datagram(uint16_t qp, const hsi::rdma::SqWqe& wqe, const hsi::rdma::UdAddress& to,
+                       const std::vector<hsi::rdma::Sge>& sges);
     void post_recv(uint16_t qp, uint64_t wr_id, const std::vector<hsi::rdma::Sge>& sges);
     uint32_t sq_posted(uint16_t qp) const { return qps_[qp].sq_prod; }
 

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * libFuzzer: what the wire can say to the RoCE storms. Two PFs on a cable,
- * an RC QP each, connected. Each input is a list of operations: a RoCEv2
- * packet to PF b from PF a's address (any BTH, extended headers and
- * payload, to b's QP or any QPN, its ICRC right or wrong, sent through a's
- * L2 Tx as a user could), an ARP or ICMPv6 frame with any body, a WQE on
- * a's QP with any opcode, lengths, keys and addresses, a receive on b's.
- * The storms may NAK, drop, count or move QPs to ERR; they must never
- * crash or touch host memory they were not given (ASan). QPs in ERR are
- * connected again before the next input.
+ * an RC QP each, connected, and a UD QP each. Each input is a list of
+ * operations: a RoCEv2 packet to PF b from PF a's address (any BTH,
+ * extended headers and payload, to b's RC or UD QP or any QPN, its ICRC
+ * right or wrong, sent through a's L2 Tx as a user could), an ARP or
+ * ICMPv6 frame with any body, a WQE on a's RC QP with any opcode, lengths,
+ * keys and addresses, a datagram WQE on a's UD QP with any address, Q_Key
+ * and length, a receive on b's RC or UD QP. The storms may NAK, drop,
+ * count or move QPs to SQE or ERR; they must never crash or touch host
+ * memory they were not given (ASan). QPs that left RTS are brought back
+ * before the next input.
  */
 #include <cstddef>
 #include <cstdint>
@@ -29,6 +31,8 @@ using namespace cna::hsi;
 using namespace cna::hsi::rdma;
 
 constexpr uint16_t QP = 3;
+constexpr uint16_t UD_QP = 5;
+constexpr uint32_t UD_QKEY = 0x11111111;
 constexpr std::size_t BUF = 256 * 1024;
 
 using Input = FuzzInput;
@@ -67,8 +71,10 @@ void roce_packet(Input& in)
     std::vector<uint8_t> body = in.bytes(in.take<uint16_t>() % 1400);
     if (body.size() < roce::BTH_LEN)
         body.resize(roce::BTH_LEN);
-    if (flags & 1) /* mostly to the QP that exists */
-        store_be32(body.data() + 4, (load_be32(body.data() + 4) & 0xff000000u) | qpn_of(QP));
+    if (flags & 1) /* mostly to a QP that exists */
+        store_be32(body.data() + 4, (load_be32(body.data() + 4) & 0xff000000u) | qpn_of(flags & 4 ? UD_QP : QP));
+    if (flags & 8) /* a datagram, with or without immediate */
+        body[0] = static_cast<uint8_t>(roce::op::UD_SEND_ONLY + (flags >> 7));
     RocePath path{};
     const auto a_mac = rig->a->rdma.mac(), b_mac = rig->b->rdma.mac();
     std::memcpy(path.src_mac, a_mac.data(), 6);
@@ -116,11 +122,44 @@ void wqe(Input& in)
     rig->a->rdma.post_send(QP, w, {sge});
 }
 
+void datagram(Input& in)
+{
+    SqWqe w{};
+    w.wr_id = in.take<uint8_t>();
+    w.opcode = in.take<uint8_t>() % 8;
+    w.flags = in.take<uint8_t>() & 0xf;
+    w.length = in.take<uint16_t>() % 5000;
+    UdAddress to{};
+    const uint8_t pick = in.take<uint8_t>();
+    to.dest_qpn = pick & 1 ? qpn_of(UD_QP) : in.take<uint32_t>();
+    to.qkey = pick & 2 ? UD_QKEY : pick & 4 ? QKEY_USE_QPS : in.take<uint32_t>();
+    const auto a_mac = rig->a->rdma.mac(), b_mac = rig->b->rdma.mac();
+    std::memcpy(to.path.src_mac, a_mac.data(), 6);
+    std::memcpy(to.path.dst_mac, b_mac.data(), 6);
+    to.path.vlan_tci = pick & 8 ? in.take<uint16_t>() : NO_VLAN;
+    to.path.ip_version = pick & 16 ? in.take<uint8_t>() : IP_VERSION_4;
+    to.path.flow_label = in.take<uint32_t>() & 0x1fffff;
+    to.path.hop_limit = 64;
+    store_be32(to.path.src_ip + 12, rig->a->rdma.ipv4());
+    store_be32(to.path.dst_ip + 12, rig->b->rdma.ipv4());
+    const uint32_t off = in.take<uint32_t>() % BUF;
+    Sge sge{FakeRdma::va_of(rig->a->buf, off), w.length, in.take<uint8_t>() & 1 ? rig->a->key : in.take<uint32_t>()};
+    rig->a->rdma.post_datagram(UD_QP, w, to, {sge});
+}
+
 void recv(Input& in)
 {
     const uint32_t off = in.take<uint16_t>();
     const uint32_t len = in.take<uint32_t>() % BUF;
-    rig->b->rdma.post_recv(QP, in.take<uint8_t>(), {Sge{FakeRdma::va_of(rig->b->buf, off), len, rig->b->key}});
+    const uint16_t qp = in.take<uint8_t>() & 1 ? UD_QP : QP;
+    rig->b->rdma.post_recv(qp, in.take<uint8_t>(), {Sge{FakeRdma::va_of(rig->b->buf, off), len, rig->b->key}});
+}
+
+void datagrams_ready()
+{
+    for (Side* s : {rig->a.get(), rig->b.get()})
+        if (s->rdma.state(UD_QP) != QpState::rts)
+            s->rdma.datagrams_ready(UD_QP, UD_QKEY);
 }
 
 } // namespace
@@ -146,8 +185,12 @@ extern "C" int LLVMFuzzerInitialize(int*, char***)
         s->buf = s->drv.alloc(BUF);
         s->key = s->rdma.reg_mr(1, s->buf, 0, BUF, access::ALL);
         s->rdma.create_qp(QP);
+        FakeRdma::QpOptions ud;
+        ud.type = QpType::ud;
+        s->rdma.create_qp(UD_QP, ud);
     }
     connect();
+    datagrams_ready();
     return 0;
 }
 
@@ -155,11 +198,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
     Input in(data, size);
     for (uint32_t op = 0; op < 16 && !in.empty(); op++) {
-        switch (in.take<uint8_t>() % 4) {
+        switch (in.take<uint8_t>() % 5) {
         case 0: roce_packet(in); break;
         case 1: neighbour_frame(in); break;
         case 2: wqe(in); break;
         case 3: recv(in); break;
+        case 4: datagram(in); break;
         }
     }
     rig->a->drv.wait_tx_done(0);
@@ -169,5 +213,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     }
     if (rig->a->rdma.state(QP) != QpState::rts || rig->b->rdma.state(QP) != QpState::rts)
         connect();
+    datagrams_ready();
     return 0;
 }
