@@ -48,8 +48,10 @@ costs: the same rdma_perf tests built on libibverbs (rdma_perf_verbs) run
 under cna-rdma-run on the same ports and CPUs, alternating with the RDMA
 PMD's own, WRITE 64 KiB bandwidth and SEND and WRITE 8 B latency, medians of
 three; and Debian's perftest through the provider (ib_write_bw 64 KiB,
-ib_send_lat and ib_write_lat 8 B) beside rdma_perf on the PMD's API, both
-between two processes on TAP wires in one bridge (needs root). `--only rdma`
+ib_send_lat and ib_write_lat 8 B), and UCX's UCP tag_bw 64 KiB (over the
+provider's rc_verbs, wired up over ud_verbs), beside rdma_perf on the
+PMD's API, both between two processes on TAP wires in one bridge (needs
+root). `--only rdma`
 runs just that section (with the L2 reference),
 `--no-rdma` skips it.
 
@@ -598,48 +600,80 @@ def print_provider_row(label, width, figures, bandwidth):
     print(f"{label:<{width}}{pmd:>10.2f}{provider:>10.2f}{cost:>16}")
 
 
+UCX_ENV = {"UCX_NET_DEVICES": "cna0:1", "UCX_IB_GID_INDEX": "1"}
+# ucx_perftest's last line: iterations, three latencies, MB/s average and
+# overall (MiB), messages/s average and overall.
+UCX_FINAL = re.compile(r"^Final:\s+(\d+)" + r"\s+([\d.]+)" * 7, re.M)
+
+
+def perftest_figure(argv, regex, group):
+    """A provider side: perftest's figure from its result row."""
+    def run(hosts):
+        _, out = hosts.verbs_pair(argv)
+        m = regex.search(out)
+        if not m:
+            raise BenchError(f"no result row in:\n{last_lines(out, 6)}")
+        return float(m.group(group))
+    return run
+
+
+def ucx_tag_bw_gbits(size):
+    """A provider side: UCP's tag_bw with UCX's own choice of transports
+    (rc_verbs, wired up over ud_verbs), its overall MiB/s in Gbit/s."""
+    def run(hosts):
+        _, out = hosts.verbs_pair(["ucx_perftest", "-t", "tag_bw", "-s", str(size), "-n", "2000"], env=UCX_ENV)
+        m = UCX_FINAL.search(out)
+        if not m:
+            raise BenchError(f"no Final line in:\n{last_lines(out, 6)}")
+        return float(m.group(6)) * 1024 * 1024 * 8 / 1e9
+    return run
+
+
 def run_perftest_rows(args, rounds=3):
-    """Debian's perftest through the verbs provider beside rdma_perf on the
-    RDMA PMD's API, both between two processes, each with its own adapter
-    on a TAP interface of one bridge (as test_verbs_provider runs them),
-    alternating; medians of `rounds`. False if a row failed."""
+    """Debian's perftest, and UCX's ucx_perftest, through the verbs provider
+    beside rdma_perf on the RDMA PMD's API, both between two processes,
+    each with its own adapter on a TAP interface of one bridge (as
+    test_verbs_provider runs them), alternating; medians of `rounds`. False
+    if a row failed."""
     print()
     if os.geteuid() != 0 or not os.path.exists("/dev/net/tun"):
         print("perftest through the verbs provider: skipped: needs root and /dev/net/tun")
         return True
-    print("perftest through the verbs provider (two processes, each with its own adapter on a TAP wire, one bridge) "
-          f"beside rdma_perf on the RDMA PMD's API in the same layout, alternating, medians of {rounds}; "
+    print("perftest and UCX through the verbs provider (two processes, each with its own adapter on a TAP wire, one "
+          f"bridge) beside rdma_perf on the RDMA PMD's API in the same layout, alternating, medians of {rounds}; "
           "the kernel's TAP and bridge carry every frame")
-    print(f"{'row':<28}{'RDMA PMD':>10}{'provider':>10}{'provider cost':>16}")
-    # (label, perftest argv, rdma_perf options, perftest's figure, rdma_perf's, bandwidth?)
-    rows = (("ib_write_bw 64 KiB Gbit/s", ["ib_write_bw", "-x", "1", "-s", "65536", "-n", "2000", "--report_gbits"],
-             ["-T", "write", "-s", "65536", "-n", "2000"], 4, 4, True),
-            ("ib_send_lat 8 B one-way us", ["ib_send_lat", "-x", "1", "-s", "8", "-n", "2000"],
-             ["-T", "send", "--latency", "-s", "8", "-n", "2000"], 5, 5, False),
-            ("ib_write_lat 8 B one-way us", ["ib_write_lat", "-x", "1", "-s", "8", "-n", "2000"],
-             ["-T", "write", "--latency", "-s", "8", "-n", "2000"], 5, 5, False))
+    print(f"{'row':<32}{'RDMA PMD':>10}{'provider':>10}{'provider cost':>16}")
+    # (label, rdma_perf options, rdma_perf's figure, the provider's side, bandwidth?)
+    rows = (("ib_write_bw 64 KiB Gbit/s", ["-T", "write", "-s", "65536", "-n", "2000"], 4,
+             perftest_figure(["ib_write_bw", "-x", "1", "-s", "65536", "-n", "2000", "--report_gbits"], RDMA_BW_ROW, 4),
+             True),
+            ("ib_send_lat 8 B one-way us", ["-T", "send", "--latency", "-s", "8", "-n", "2000"], 5,
+             perftest_figure(["ib_send_lat", "-x", "1", "-s", "8", "-n", "2000"], RDMA_LAT_ROW, 5), False),
+            ("ib_write_lat 8 B one-way us", ["-T", "write", "--latency", "-s", "8", "-n", "2000"], 5,
+             perftest_figure(["ib_write_lat", "-x", "1", "-s", "8", "-n", "2000"], RDMA_LAT_ROW, 5), False),
+            # UCP's protocol over the provider against the PMD's bare WRITEs
+            # of the same size: what UCX and the provider cost together.
+            ("ucx_perftest tag_bw 64 KiB Gbit/s", ["-T", "write", "-s", "65536", "-n", "2000"], 4,
+             ucx_tag_bw_gbits(65536), True))
     ok = True
     with VerbsHosts(build=args.build) as hosts:
         ips = {"server_vdev": ",ipv4=10.0.0.1/24", "client_vdev": ",ipv4=10.0.0.2/24"}
-        for label, perftest, options, perftest_group, perf_group, bandwidth in rows:
+        for label, options, perf_group, provider_side, bandwidth in rows:
             regex = RDMA_BW_ROW if bandwidth else RDMA_LAT_ROW
             figures = {False: [], True: []}
             try:
                 for _ in range(rounds):
                     _, pmd = hosts.perf(options, gid=1, **ips)
-                    _, provider = hosts.verbs_pair(perftest)
-                    for verbs, out, group in ((False, pmd, perf_group), (True, provider, perftest_group)):
-                        m = regex.search(out)
-                        if not m:
-                            raise BenchError(f"no result row in:\n{last_lines(out, 6)}")
-                        figures[verbs].append(float(m.group(group)))
+                    m = regex.search(pmd)
+                    if not m:
+                        raise BenchError(f"no result row in:\n{last_lines(pmd, 6)}")
+                    figures[False].append(float(m.group(perf_group)))
+                    figures[True].append(provider_side(hosts))
             except (BenchError, AssertionError, TestPmdError) as e:
-                print(f"{label:<28}  failed: {e}")
+                print(f"{label:<32}  failed: {e}")
                 ok = False
                 continue
-            print_provider_row(label, 28, figures, bandwidth)
-    print(f"{'ucx_perftest tag_bw':<28}  n/a: UCP's tag tests wire up over ud_verbs (UD QPs and address handles: "
-          "not yet)")
+            print_provider_row(label, 32, figures, bandwidth)
     return ok
 
 
