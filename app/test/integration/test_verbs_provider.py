@@ -305,6 +305,20 @@ class Perftest(unittest.TestCase):
                     t_min, t_max, t_typical = rows[8][1][:3]
                     self.assertTrue(0 < t_min <= t_typical <= t_max, rows[8])
 
+    def test_send_tests_over_unreliable_datagrams(self):
+        """-c UD: SENDs of up to the MTU between UD QPs, addressed through
+        address handles; perftest's receiver posts for every message, so
+        all arrive."""
+        with VerbsHosts() as hosts:
+            for tool in ("ib_send_bw", "ib_send_lat"):
+                with self.subTest(tool=tool):
+                    _, client = self.run_perftest(hosts, tool, ["-c", "UD", "-s", "1024", "-n", "200"])
+                    self.assertIn("Connection type : UD", client)
+                    rows = perf_rows(client)
+                    self.assertEqual(list(rows), [1024], client)
+                    self.assertEqual(rows[1024][0], 200)
+                    self.assertGreater(rows[1024][1][1], 0, f"{tool}: a figure")
+
     def test_the_wire_carries_rocev2_whose_every_icrc_checks(self):
         with VerbsHosts() as hosts, tempfile.TemporaryDirectory() as tmp:
             pcap = os.path.join(tmp, "perftest.pcapng")
