@@ -1,6 +1,6 @@
 """rdma-core's own Python tests (tests/ of the rdma-core source ./cna setup
 fetched, run with Debian's python3-pyverbs) on cna's verbs provider: the
-device, PD, MR, CQ, CQ-event, QP, atomic and SRQ modules. The tests connect
+device, PD, MR, CQ, CQ-event, QP, atomic, SRQ and address-handle modules. The tests connect
 QPs of one device to each other, over the port's loopback wire.
 
 Every test that does not pass is named below with its reason, and listed
@@ -20,7 +20,7 @@ ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 TESTS = os.environ.get("CNA_RDMA_CORE_TESTS", os.path.join(ROOT, ".sdk", "rdma", "tests"))
 RUNNER = os.path.join(HERE, "harness", "rdma_core_tests.py")
 MODULES = ["test_device", "test_pd", "test_mr", "test_cq", "test_cq_events", "test_qp", "test_atomic",
-           "test_srq"]
+           "test_srq", "test_addr"]
 
 # Tests that cannot pass, and why.
 NEWER_PYVERBS = "uses pyverbs newer than Debian 12's 44"
@@ -46,13 +46,14 @@ MUST_PASS = [
     "tests.test_atomic.AtomicTest.test_atomic_invalid_rkey", "tests.test_srq.SrqTestCase.test_rc_srq_traffic",
     "tests.test_srq.SrqTestCase.test_modify_srq_limit",
     "tests.test_qp.QPTest.test_create_ud_qp_with_attr", "tests.test_qp.QPTest.test_create_ud_qp_no_attr",
-    "tests.test_cq_events.CqEventsTestCase.test_cq_events_ud",
+    "tests.test_cq_events.CqEventsTestCase.test_cq_events_ud", "tests.test_addr.AHTest.test_create_ah",
+    "tests.test_addr.AHTest.test_create_ah_roce", "tests.test_addr.AHTest.test_destroy_ah",
 ]
 
 
 @unittest.skipUnless(os.path.isdir(TESTS), f"no rdma-core tests at {TESTS} (./cna setup fetches them)")
 class RdmaCoreTests(unittest.TestCase):
-    def test_the_device_pd_mr_cq_qp_atomic_and_srq_modules(self):
+    def test_the_device_pd_mr_cq_qp_atomic_srq_and_ah_modules(self):
         with tempfile.TemporaryDirectory() as bin_dir:
             # The tests ask `rdma link show` for each device's netdev; the
             # tool asks the kernel's RDMA netlink, which this machine has
