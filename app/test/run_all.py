@@ -91,6 +91,32 @@ def tsan_env():
     return {"TSAN_OPTIONS": "halt_on_error=0:second_deadlock_stack=1:history_size=4"}
 
 
+class Phases:
+    """How long each phase took: ./cna test's set-up ones (CNA_SETUP_PHASES,
+    `name=seconds;...`, a name given twice adding up) and the suites'."""
+
+    def __init__(self):
+        self.times = {}
+        for entry in filter(None, os.environ.get("CNA_SETUP_PHASES", "").split(";")):
+            name, _, seconds = entry.rpartition("=")
+            self.add(name, float(seconds))
+
+    def add(self, name, seconds):
+        self.times[name] = self.times.get(name, 0.0) + seconds
+
+    def run(self, name, call, *args):
+        t0 = time.monotonic()
+        try:
+            return call(*args)
+        finally:
+            self.add(name, time.monotonic() - t0)
+
+    def print(self):
+        print("phase times:")
+        for name, seconds in self.times.items():
+            print(f"  {name:<36}{seconds:>7.0f} s")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
@@ -101,31 +127,34 @@ def main():
     args = ap.parse_args()
 
     t0 = time.monotonic()
+    phases = Phases()
     totals = [0, 0]
     runs = [(args.build, "regular", {})]
     if args.sanitized_build:
         runs.append((args.sanitized_build, "asan+ubsan", sanitizer_env()))
     for build, label, env in runs:
         if args.only in (None, "unit"):
-            p, f = run_unit(build, label, env)
+            p, f = phases.run(f"[{label}] unit", run_unit, build, label, env)
             totals[0] += p
             totals[1] += f
         if args.only in (None, "integration"):
-            p, f = run_integration(build, label, env)
+            p, f = phases.run(f"[{label}] integration", run_integration, build, label, env)
             totals[0] += p
             totals[1] += f
             if label == "regular":
-                p, f = run_integration(build, "scalar", SCALAR_EAL, SCALAR_SUITES)
+                p, f = phases.run("[scalar] integration", run_integration, build, "scalar", SCALAR_EAL,
+                                  SCALAR_SUITES)
                 totals[0] += p
                 totals[1] += f
     if args.tsan_build and args.only in (None, "unit"):
-        p, f = run_unit(args.tsan_build, "tsan", tsan_env())
+        p, f = phases.run("[tsan] unit", run_unit, args.tsan_build, "tsan", tsan_env())
         totals[0] += p
         totals[1] += f
     if args.fuzz_seconds and args.only in (None, "fuzz"):
-        p, f = run_fuzz(args.build, args.fuzz_seconds)
+        p, f = phases.run("fuzz (building and running)", run_fuzz, args.build, args.fuzz_seconds)
         totals[0] += p
         totals[1] += f
+    phases.print()
     print(f"all suites took {time.monotonic() - t0:.0f} s")
     print(f"{totals[0]} passed, {totals[1]} failed")
     return 1 if totals[1] else 0
