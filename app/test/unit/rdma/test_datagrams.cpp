@@ -71,12 +71,7 @@ protected:
              ibv_wr_opcode op = IBV_WR_SEND, unsigned flags = IBV_SEND_SIGNALED)
     {
         ibv_sge sge{reinterpret_cast<uint64_t>(local), len, s.mr->lkey};
-        ibv_send_wr wr{};
-        wr.wr_id = id;
-        wr.sg_list = &sge;
-        wr.num_sge = 1;
-        wr.opcode = op;
-        wr.send_flags = flags;
+        ibv_send_wr wr = one_sge(sge, op, id, flags);
         wr.imm_data = htonl(0xabcd0000u + static_cast<uint32_t>(id));
         wr.wr.ud.ah = ah;
         wr.wr.ud.remote_qpn = to.qp->qp_num;

@@ -182,16 +182,24 @@ protected:
         return out;
     }
 
-    int post(Side& s, ibv_wr_opcode op, uint64_t id, uint8_t* local, uint32_t len, uint64_t remote = 0,
-             uint32_t rkey = 0, unsigned flags = IBV_SEND_SIGNALED, ibv_send_wr** bad = nullptr)
+    /* A work request of one SGE (sge, which the caller keeps); the rest
+     * is the opcode's. */
+    static ibv_send_wr one_sge(ibv_sge& sge, ibv_wr_opcode op, uint64_t id, unsigned flags)
     {
-        ibv_sge sge{reinterpret_cast<uint64_t>(local), len, s.mr->lkey};
         ibv_send_wr wr{};
         wr.wr_id = id;
         wr.sg_list = &sge;
         wr.num_sge = 1;
         wr.opcode = op;
         wr.send_flags = flags;
+        return wr;
+    }
+
+    int post(Side& s, ibv_wr_opcode op, uint64_t id, uint8_t* local, uint32_t len, uint64_t remote = 0,
+             uint32_t rkey = 0, unsigned flags = IBV_SEND_SIGNALED, ibv_send_wr** bad = nullptr)
+    {
+        ibv_sge sge{reinterpret_cast<uint64_t>(local), len, s.mr->lkey};
+        ibv_send_wr wr = one_sge(sge, op, id, flags);
         wr.wr.rdma.remote_addr = remote;
         wr.wr.rdma.rkey = rkey;
         ibv_send_wr* ignored;
