@@ -13,6 +13,7 @@ exits with testpmd's status. Each guest has a console log file of its own
 (the guest kernel's messages), printed with any failure inside the `with`.
 """
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -185,20 +186,35 @@ class GuestTestPmd(TestPmd):
         return f"--- the guest's console log {self.log} ends:\n{end}--- (end of {self.log})"
 
     def start(self):
-        t0 = time.monotonic()
-        self.child = pexpect.spawn(PYTHON, self.argv, encoding="utf-8", timeout=self.timeout, env=self.env,
-                                   codec_errors="replace", dimensions=(50, 200))
-        idx = self.child.expect([PROMPT, pexpect.EOF, pexpect.TIMEOUT], timeout=self.start_timeout)
-        self.startup_output = (self.child.before + (_interleaved(self.child) if idx == 0 else "")).replace(
-            "\r\n", "\n")
-        self.start_seconds = time.monotonic() - t0
-        if idx != 0:
+        """Boots the guest to testpmd's prompt. QEMU under TCG has been seen
+        to die of a signal before the guest's kernel printed a line (an
+        empty console log; no cna code runs in QEMU's process): such a boot
+        is tried once more, said on stdout."""
+        for attempt in (1, 2):
+            t0 = time.monotonic()
+            self.child = pexpect.spawn(PYTHON, self.argv, encoding="utf-8", timeout=self.timeout, env=self.env,
+                                       codec_errors="replace", dimensions=(50, 200))
+            idx = self.child.expect([PROMPT, pexpect.EOF, pexpect.TIMEOUT], timeout=self.start_timeout)
+            self.startup_output = (self.child.before + (_interleaved(self.child) if idx == 0 else "")).replace(
+                "\r\n", "\n")
+            self.start_seconds = time.monotonic() - t0
+            if idx == 0:
+                return self.startup_output
             what = "exited" if idx == 1 else f"timed out after {self.start_timeout} s"
             out = self.startup_output
             self.close()
+            died = re.search(r"QEMU exited with status (1[3-9][0-9])", out)
+            silent = not os.path.exists(self.log) or os.path.getsize(self.log) == 0
+            if attempt == 1 and died and silent:
+                print(f"\n[guest] QEMU died (status {died.group(1)}) before the guest printed anything: "
+                      "booting it again", flush=True)
+                name = f"pf{self.pf_id} vf{self.vf_id}"
+                deadline = time.monotonic() + 30
+                while function_state(self.socket, name, self.build) != "free" and time.monotonic() < deadline:
+                    time.sleep(0.2)  # the daemon resets the dead client's VF first
+                continue
             raise TestPmdError(f"the guest's testpmd did not reach its prompt ({what}):\n{out}\n"
                                + self.diagnostics())
-        return self.startup_output
 
     def launcher_pid(self):
         """The guest's cna-vm, vm_run's child: the daemon's client for the VF."""
