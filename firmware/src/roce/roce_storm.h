@@ -170,7 +170,6 @@ private:
     void on_request(Qp& qp, const Bth& bth, const uint8_t* hdrs, const uint8_t* payload, uint32_t len);
     void on_duplicate(Qp& qp, const Bth& bth, const uint8_t* hdrs);
     bool take_receive(Qp& qp);
-    bool place_send(Qp& qp, const uint8_t* payload, uint32_t len);
     bool poll_responder(Qp& qp, FrameBurst& out);
     Response* owe(Qp& qp);
     void owe_ack(Qp& qp, uint8_t syndrome, uint32_t psn);
