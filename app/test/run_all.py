@@ -42,6 +42,24 @@ def run_unit(build, label, env_extra):
     return passed, failed
 
 
+class TimedResult(unittest.TextTestResult):
+    """Keeps each module's seconds (its tests', setUpClass's aside)."""
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self.module_seconds = {}
+        self._t0 = 0.0
+
+    def startTest(self, test):
+        self._t0 = time.monotonic()
+        super().startTest(test)
+
+    def stopTest(self, test):
+        super().stopTest(test)
+        module = type(test).__module__
+        self.module_seconds[module] = self.module_seconds.get(module, 0.0) + time.monotonic() - self._t0
+
+
 def run_integration(build, label, env_extra, modules=None):
     os.environ.update(env_extra)
     os.environ["CNA_BUILD"] = build
@@ -50,7 +68,9 @@ def run_integration(build, label, env_extra, modules=None):
         suite = unittest.defaultTestLoader.loadTestsFromNames(modules)
     else:
         suite = unittest.defaultTestLoader.discover(INTEGRATION, pattern="test_*.py", top_level_dir=INTEGRATION)
-    result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(suite)
+    result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout, resultclass=TimedResult).run(suite)
+    print(f"[{label}] integration: the slowest modules: " +
+          ", ".join(f"{m} {t:.0f} s" for m, t in sorted(result.module_seconds.items(), key=lambda e: -e[1])[:8]))
     failed = len(result.failures) + len(result.errors)
     # A class skipped in its setUpClass is one skip, of no test run.
     skipped_runs = sum(isinstance(test, unittest.TestCase) for test, _ in result.skipped)
