@@ -30,6 +30,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -226,16 +227,18 @@ const char* item_name(rte_flow_item_type type)
     }
 }
 
-/* The rule in testpmd's flow syntax. */
+/* The rule in testpmd's flow syntax. (A stream: GCC 12 at -O3 warns
+ * falsely of overlapping copies in `" " + std::to_string(q)`.) */
 std::string describe(uint32_t mark, const TrafficClass& cls, const Match& m)
 {
-    std::string text = std::string("eth / ") + item_name(m.l3) + " / " + item_name(m.l4);
+    std::ostringstream text;
+    text << "eth / " << item_name(m.l3) << " / " << item_name(m.l4);
     if (m.dst_port != 0)
-        text += " dst is " + std::to_string(m.dst_port);
-    text += " => mark " + std::to_string(mark) + (cls.queues.size() == 1 ? " / queue" : " / rss queues");
+        text << " dst is " << m.dst_port;
+    text << " => mark " << mark << (cls.queues.size() == 1 ? " / queue" : " / rss queues");
     for (uint16_t q : cls.queues)
-        text += " " + std::to_string(q);
-    return text;
+        text << ' ' << q;
+    return text.str();
 }
 
 rte_flow_item item(rte_flow_item_type type, const void* spec = nullptr, const void* mask = nullptr)
