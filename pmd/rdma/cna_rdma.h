@@ -63,6 +63,9 @@ CNA_RDMA_API int cna_rdma_dereg_mr(struct ibv_mr *mr);
 /* comp_vector: the CNQ (0). Completion events of an armed CQ come through
  * the device's event fd. */
 CNA_RDMA_API struct ibv_cq *cna_rdma_create_cq(struct cna_rdma_dev *dev, int cqe, void *cq_context, int comp_vector);
+/* To at least cqe entries; EINVAL if fewer than the completions it holds
+ * (those are kept and polled first). Not while another thread polls it. */
+CNA_RDMA_API int cna_rdma_resize_cq(struct ibv_cq *cq, int cqe);
 CNA_RDMA_API int cna_rdma_destroy_cq(struct ibv_cq *cq);
 
 CNA_RDMA_API struct ibv_srq *cna_rdma_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr);

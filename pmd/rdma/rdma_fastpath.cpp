@@ -53,6 +53,8 @@ void advance(std::atomic<uint32_t>& cons, uint16_t index)
 
 } // namespace
 
+namespace {
+
 ibv_wc_opcode wc_opcode(uint8_t op)
 {
     using hsi::rdma::CqeOpcode;
@@ -66,6 +68,37 @@ ibv_wc_opcode wc_opcode(uint8_t op)
     case CqeOpcode::recv: break;
     }
     return IBV_WC_RECV;
+}
+
+} // namespace
+
+void take_cqe(Cq* cq, const hsi::rdma::RdmaCqe& c, ibv_wc& w)
+{
+    w.wr_id = c.wr_id;
+    w.status = static_cast<ibv_wc_status>(c.status);
+    w.opcode = wc_opcode(c.opcode);
+    w.vendor_err = c.vendor_error;
+    w.byte_len = c.byte_len;
+    w.imm_data = c.imm_data;
+    w.qp_num = hsi::rdma::qpn_of(c.qp_id);
+    w.src_qp = c.src_qp;
+    w.wc_flags = (c.flags & hsi::rdma::cqe::WITH_IMM ? IBV_WC_WITH_IMM : 0) |
+                 (c.flags & hsi::rdma::cqe::GRH ? IBV_WC_GRH : 0);
+    w.pkey_index = 0;
+    w.slid = 0;
+    w.sl = c.sl;
+    w.dlid_path_bits = 0;
+    const std::vector<Qp*>& qps = cq->dev->qps;
+    if (Qp* qp = c.qp_id < qps.size() ? qps[c.qp_id] : nullptr) {
+        if (c.flags & hsi::rdma::cqe::REQUESTER)
+            qp->sq_cons.store(past(qp->sq_cons.load(std::memory_order_relaxed), c.wqe_index),
+                              std::memory_order_release);
+        else if (c.flags & hsi::rdma::cqe::FROM_SRQ)
+            advance(qp->srq->cons, c.wqe_index);
+        else
+            qp->rq_cons.store(past(qp->rq_cons.load(std::memory_order_relaxed), c.wqe_index),
+                              std::memory_order_release);
+    }
 }
 
 } // namespace cna::rdma
@@ -215,49 +248,33 @@ int cna_rdma_post_srq_recv(ibv_srq* ibv, ibv_recv_wr* wr, ibv_recv_wr** bad_wr)
 int cna_rdma_poll_cq(ibv_cq* ibv, int num_entries, ibv_wc* wc)
 {
     auto* cq = reinterpret_cast<Cq*>(ibv);
-    const auto* ring = cq->ring.as<hsi::rdma::RdmaCqe>();
-    const std::vector<Qp*>& qps = cq->dev->qps;
-    uint32_t cons = cq->cons;
     int n = 0;
+    if (cq->carried_next != cq->carried.size()) [[unlikely]] {
+        for (; n < num_entries && cq->carried_next != cq->carried.size(); n++)
+            wc[n] = cq->carried[cq->carried_next++];
+        if (cq->carried_next == cq->carried.size()) {
+            cq->carried.clear();
+            cq->carried_next = 0;
+        }
+    }
+    const auto* ring = cq->ring.as<hsi::rdma::RdmaCqe>();
+    uint32_t cons = cq->cons;
+    const uint32_t n0 = static_cast<uint32_t>(n);
     for (; n < num_entries; n++) {
-        const hsi::rdma::RdmaCqe& c = ring[cons & cq->mask];
-        const uint8_t phase = ((cons >> cq->shift) & 1) == 0 ? 1 : 0;
+        const uint32_t at = cons - cq->ring_start;
+        const hsi::rdma::RdmaCqe& c = ring[at & cq->mask];
+        const uint8_t phase = ((at >> cq->shift) & 1) == 0 ? 1 : 0;
         if (__atomic_load_n(&c.phase, __ATOMIC_ACQUIRE) != phase)
             break;
-        ibv_wc& w = wc[n];
-        w.wr_id = c.wr_id;
-        w.status = static_cast<ibv_wc_status>(c.status);
-        w.opcode = wc_opcode(c.opcode);
-        w.vendor_err = c.vendor_error;
-        w.byte_len = c.byte_len;
-        w.imm_data = c.imm_data;
-        w.qp_num = hsi::rdma::qpn_of(c.qp_id);
-        w.src_qp = c.src_qp;
-        w.wc_flags = (c.flags & hsi::rdma::cqe::WITH_IMM ? IBV_WC_WITH_IMM : 0) |
-                     (c.flags & hsi::rdma::cqe::GRH ? IBV_WC_GRH : 0);
-        w.pkey_index = 0;
-        w.slid = 0;
-        w.sl = c.sl;
-        w.dlid_path_bits = 0;
-        if (Qp* qp = c.qp_id < qps.size() ? qps[c.qp_id] : nullptr) {
-            if (c.flags & hsi::rdma::cqe::REQUESTER)
-                qp->sq_cons.store(past(qp->sq_cons.load(std::memory_order_relaxed), c.wqe_index),
-                                  std::memory_order_release);
-            else if (c.flags & hsi::rdma::cqe::FROM_SRQ)
-                advance(qp->srq->cons, c.wqe_index);
-            else
-                qp->rq_cons.store(past(qp->rq_cons.load(std::memory_order_relaxed), c.wqe_index),
-                                  std::memory_order_release);
-        }
+        take_cqe(cq, c, wc[n]);
         cons++;
     }
-    if (n != 0) {
+    if (static_cast<uint32_t>(n) != n0) {
         cq->cons = cons;
         osal::publish(cq->db_cons, cons);
     }
     return n;
 }
-
 int cna_rdma_req_notify_cq(ibv_cq* ibv, int solicited_only)
 {
     auto* cq = reinterpret_cast<Cq*>(ibv);

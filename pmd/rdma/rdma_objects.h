@@ -64,6 +64,11 @@ struct Cq {
     uint32_t mask = 0;
     uint32_t shift = 0;                 /* log2 of the ring size: the phase of a pass */
     uint32_t cons = 0;                  /* CQEs consumed, ever */
+    uint32_t ring_start = 0;            /* cons when the ring began: a resize starts a new one */
+    /* The completions a resize took from the ring it replaced, which
+     * poll_cq returns first (resize_cq and poll_cq are never concurrent). */
+    std::vector<ibv_wc> carried;
+    std::size_t carried_next = 0;
     uint32_t arm_seq = 0;
     volatile uint32_t* db_cons = nullptr;
     volatile uint32_t* db_arm = nullptr;
@@ -174,7 +179,8 @@ int roce_path(Device* dev, const ibv_ah_attr& ah, uint32_t entropy, const char* 
  * names it once it is gone (dev->events_lock held). */
 void forget_events(Device* dev, const void* object);
 
-/* The ibv_wc_status / ibv_wc_opcode of a CQE. */
-ibv_wc_opcode wc_opcode(uint8_t cqe_opcode);
+/* The work completion of a CQE the device wrote on cq; the WQE's ring
+ * slot is free again. */
+void take_cqe(Cq* cq, const hsi::rdma::RdmaCqe& c, ibv_wc& w);
 
 } // namespace cna::rdma

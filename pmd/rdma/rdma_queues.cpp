@@ -117,6 +117,37 @@ ibv_cq* cna_rdma_create_cq(cna_rdma_dev* handle, int cqe, void* cq_context, int 
     return &cq.release()->ibv;
 }
 
+int cna_rdma_resize_cq(ibv_cq* ibv, int cqe)
+{
+    auto* cq = reinterpret_cast<Cq*>(ibv);
+    Device* dev = cq->dev;
+    if (cqe < 1 || static_cast<uint32_t>(cqe) >= hsi::rdma::MAX_CQES)
+        return fail(dev, EINVAL, "resize_cq: cqe out of range");
+    const uint32_t size = pow2_at_least(static_cast<uint32_t>(cqe) + 1, 16);
+    osal::DmaMem ring;
+    if (ring.alloc(size * sizeof(hsi::rdma::RdmaCqe), "rdma_cq") != 0)
+        return ENOMEM;
+    uint32_t written = 0;
+    if (ecore::Status st = ecore::rdma_resize_cq(*dev->hwfn, cq->id, ring.iova(), size, &written);
+        st != ecore::Status::success)
+        return -ecore::status_to_errno(st);
+    /* The device went on in the new ring; what the old one holds past the
+     * consumer is returned first, and the old ring goes. */
+    const auto* old = cq->ring.as<hsi::rdma::RdmaCqe>();
+    for (; cq->cons != written; cq->cons++) {
+        ibv_wc w{};
+        take_cqe(cq, old[(cq->cons - cq->ring_start) & cq->mask], w);
+        cq->carried.push_back(w);
+    }
+    osal::publish(cq->db_cons, cq->cons);
+    cq->ring = std::move(ring);
+    cq->mask = size - 1;
+    cq->shift = static_cast<uint32_t>(std::countr_zero(size));
+    cq->ring_start = written;
+    cq->ibv.cqe = static_cast<int>(size - 1);
+    return 0;
+}
+
 int cna_rdma_destroy_cq(ibv_cq* ibv)
 {
     auto* cq = reinterpret_cast<Cq*>(ibv);

@@ -174,6 +174,8 @@ FwReturn RoceStorm::resize_cq(const ResizeCqRamrodData& d)
     Cq& cq = cqs_[d.cq_id];
     if (!cq.exists)
         return FwReturn::not_found;
+    if (cq.prod - hw_.doorbell_word(cq_db_offset(cq.dpi, d.cq_id)) >= d.ring_size)
+        return FwReturn::invalid_param; /* the CQEs not yet returned would not fit */
     const uint64_t bytes = uint64_t{d.ring_size} * sizeof(RdmaCqe);
     if (hw_.dma().map(from_regpair(d.ring_base), bytes) == nullptr)
         return FwReturn::dma_error;

@@ -155,6 +155,18 @@ static int unlink_cq(struct cna_cq *cq)
     return rc;
 }
 
+static int cna_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+    struct cna_device *dev = device_of(ibcq->context);
+    struct ibv_cq *pmd = to_cna_cq(ibcq)->pmd;
+    pthread_mutex_lock(&dev->control);
+    int rc = cna_rdma_resize_cq(pmd, cqe);
+    if (rc == 0)
+        ibcq->cqe = pmd->cqe;
+    pthread_mutex_unlock(&dev->control);
+    return rc;
+}
+
 static int cna_destroy_cq(struct ibv_cq *ibcq)
 {
     struct cna_cq *cq = to_cna_cq(ibcq);
@@ -482,6 +494,7 @@ const struct verbs_context_ops cna_context_ops = {
     .reg_mr = cna_reg_mr,
     .dereg_mr = cna_dereg_mr,
     .create_cq = cna_create_cq,
+    .resize_cq = cna_resize_cq,
     .destroy_cq = cna_destroy_cq,
     .poll_cq = cna_poll_cq,
     .req_notify_cq = cna_req_notify_cq,

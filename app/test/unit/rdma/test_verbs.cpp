@@ -292,6 +292,36 @@ uint64_t xstat(uint16_t port, const char* name)
     return value;
 }
 
+/* Completions the old ring holds come first, in order; then the new
+ * ring's. A ring too small for what the CQ holds is refused. */
+TEST_F(Verbs, ResizingACqKeepsItsCompletions)
+{
+    connect_both();
+    auto send_and_settle = [&](uint64_t first, int count) {
+        for (int i = 0; i < count; i++) {
+            ASSERT_EQ(recv(b, 500 + first + i, b.buf, 64), 0);
+            ASSERT_EQ(post(a, IBV_WR_SEND, first + i, a.buf, 8), 0);
+        }
+        EXPECT_EQ(wait_wc(b, count).size(), static_cast<size_t>(count));
+        rte_delay_ms(20); /* the ACKs retire a's sends: its CQ holds them */
+    };
+    send_and_settle(1, 20);
+    EXPECT_EQ(cna_rdma_resize_cq(a.cq, 1), EINVAL) << "a ring of 16 cannot hold 20";
+    EXPECT_EQ(cna_rdma_resize_cq(a.cq, 1000), 0);
+    EXPECT_GE(a.cq->cqe, 1000);
+    send_and_settle(21, 5);
+    auto wc = wait_wc(a, 25);
+    ASSERT_EQ(wc.size(), 25u);
+    for (size_t i = 0; i < wc.size(); i++) {
+        EXPECT_EQ(wc[i].wr_id, i + 1) << "in order, across the two rings";
+        EXPECT_EQ(wc[i].status, IBV_WC_SUCCESS);
+    }
+    EXPECT_EQ(cna_rdma_resize_cq(a.cq, 1), 0) << "empty, it may shrink";
+    EXPECT_EQ(a.cq->cqe, 15);
+    send_and_settle(26, 10);
+    EXPECT_EQ(wait_wc(a, 10).size(), 10u);
+}
+
 TEST_F(Verbs, NoReceivePostedRetriesRnrThenFailsAndEveryCounterSaysSo)
 {
     connect(a, b, 0x100, 0x200, 2);
