@@ -313,6 +313,13 @@ Status rdma_modify_qp(Hwfn& hwfn, uint16_t qp_id, const RdmaModifyQpParams& p)
         from = rdma->qp_info[qp_id].state;
         type = rdma->qp_info[qp_id].type;
     }
+    /* The device moves a QP on its own (a UD QP to SQE, any to ERR): a
+     * cur_qp_state ecore did not see is checked against the device's. */
+    if ((p.modify_flags & rdma_qp_attr::CUR_STATE) && p.cur_state != from) {
+        RdmaQueryQpOut q;
+        if (rdma_query_qp(hwfn, qp_id, &q) == Status::success)
+            from = q.state;
+    }
     ModifyQpRamrodData d{};
     d.qp_id = qp_id;
     d.new_state = static_cast<uint8_t>(p.new_state);

@@ -75,13 +75,13 @@ void RoceStorm::send_datagram(Qp& qp, FrameBurst& out)
         fail_qp(qp, RdmaError::dma_fault, RdmaEvent::qp_fatal);
         return;
     }
-    /* The requester's books as for any WQE: retire() completes it. */
-    r.sent[r.sq_cons & qp.sq_mask] =
-        SentWqe{r.next_psn, 1, wqe.opcode, (wqe.flags & sq_wqe::SIGNALED) != 0 || qp.signal_all};
-    r.sq_next = r.sq_cons + 1;
-
     const auto opcode = static_cast<SqOpcode>(wqe.opcode);
     const bool imm = opcode == SqOpcode::send_with_imm;
+    /* The requester's books as for any WQE: retire() completes it. A
+     * datagram is a SEND: another opcode fails as one (no READ counted). */
+    r.sent[r.sq_cons & qp.sq_mask] = SentWqe{r.next_psn, 1, imm ? wqe.opcode : uint8_t(SqOpcode::send),
+                                             (wqe.flags & sq_wqe::SIGNALED) != 0 || qp.signal_all};
+    r.sq_next = r.sq_cons + 1;
     const bool inline_data = (wqe.flags & sq_wqe::INLINE) != 0;
     std::array<Sge, MAX_SGE> sges;
     RdmaError why = RdmaError::none;

@@ -151,15 +151,14 @@ bool RoceStorm::take_receive(Qp& qp)
     recv.active = true;
     recv.from_srq = qp.srq != NO_SRQ;
     recv.placed = 0;
-    recv.num_sge = 0;
+    recv.num_sge = UINT8_MAX; /* until read: a broken WQE, whose placement fails the QP */
+    recv.wr_id = 0;
     Dma& dma = hw_.dma();
     if (!dma.read(*ring, slot, &wqe, sizeof(wqe)))
-        return true; /* placement fails on the empty SGE list: fatal there */
+        return true;
     recv.wr_id = wqe.wr_id;
     if (wqe.num_sge <= max_sge && dma.read(*ring, slot + sizeof(wqe), recv.sges.data(), wqe.num_sge * sizeof(Sge)))
         recv.num_sge = wqe.num_sge;
-    else
-        recv.num_sge = UINT8_MAX; /* a broken WQE: fails its placement */
     return true;
 }
 

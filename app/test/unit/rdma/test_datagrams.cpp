@@ -214,10 +214,12 @@ TEST_F(Datagrams, ASendBeyondTheMtuStopsOnlyTheSendQueueUntilRtsAgain)
     EXPECT_EQ(rx[0].byte_len, GRH + 16);
     EXPECT_EQ(wait_wc(b, 1).size(), 1u);
 
-    /* Back to RTS, it sends again. */
+    /* Back to RTS, naming the state the device moved it to, it sends
+     * again. */
     ibv_qp_attr attr{};
     attr.qp_state = IBV_QPS_RTS;
-    ASSERT_EQ(cna_rdma_modify_qp(a.qp, &attr, IBV_QP_STATE), 0);
+    attr.cur_qp_state = IBV_QPS_SQE;
+    ASSERT_EQ(cna_rdma_modify_qp(a.qp, &attr, IBV_QP_STATE | IBV_QP_CUR_STATE), 0);
     ASSERT_EQ(recv(b, 5, b.buf, GRH + 1024), 0);
     ASSERT_EQ(send(a, ah_to_b, b, 6, a.buf, 1024), 0);
     tx = wait_wc(a, 1);
