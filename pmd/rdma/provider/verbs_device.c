@@ -78,8 +78,10 @@ static void cna_free_context(struct ibv_context *ibctx)
 {
     struct cna_context *ctx = to_cna_context(ibctx);
     struct cna_device *dev = device_of(ibctx);
+    pthread_mutex_lock(&dev->control);
     if (!dev->gone)
         cna_release_objects(ctx, false);
+    pthread_mutex_unlock(&dev->control);
     pthread_mutex_lock(&dev->events);
     list_del(&ctx->entry);
     pthread_mutex_unlock(&dev->events);
@@ -109,10 +111,12 @@ void cna_device_exit(struct cna_device *dev)
     /* The event thread and the link callbacks have stopped: the contexts
      * stay as they are. An exit handler the application registered before
      * the provider came may still destroy its objects. */
+    /* One critical section: a destroy comes before (and unlinks its object
+     * itself) or after (and only frees it). */
     struct cna_context *ctx;
+    pthread_mutex_lock(&dev->control);
     list_for_each (&dev->contexts, ctx, entry)
         cna_release_objects(ctx, true);
-    pthread_mutex_lock(&dev->control);
     dev->gone = true;
     pthread_mutex_unlock(&dev->control);
 }

@@ -435,7 +435,6 @@ void cna_release_objects(struct cna_context *ctx, bool keep_memory)
     struct cna_pd *pd, *next_pd;
     /* In the order verbs destroy them: what uses an object goes first. The
      * context's events go with it. */
-    pthread_mutex_lock(&dev->control);
     pthread_mutex_lock(&dev->events);
     list_for_each_safe (&ctx->qps, qp, next_qp, entry)
         if (unlink_qp(qp) == 0 && !keep_memory)
@@ -458,7 +457,6 @@ void cna_release_objects(struct cna_context *ctx, bool keep_memory)
         if (unlink_pd(pd) == 0 && !keep_memory)
             free(pd);
     pthread_mutex_unlock(&dev->events);
-    pthread_mutex_unlock(&dev->control);
 }
 
 /* ---- The fastpath ---------------------------------------------------------------- */

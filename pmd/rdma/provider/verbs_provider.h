@@ -107,7 +107,7 @@ extern const struct verbs_context_ops cna_context_ops;
  * it closes the context, with the provider's too; at exit (keep_memory),
  * the provider's stay for the application's destroys, which then only
  * free them. */
-void cna_release_objects(struct cna_context *ctx, bool keep_memory);
+void cna_release_objects(struct cna_context *ctx, bool keep_memory); /* control held */
 
 /* An object's events at its destroy (event_pipe.h): those still unread in
  * `pipe` (whose descriptors of `size` bytes start with the object's
