@@ -246,10 +246,14 @@ class Policy(unittest.TestCase):
                 return stats["opackets"], stats["oerrors"]
 
             self.assertEqual(vf1.link(0)[0], "up")
+            # Ten bulletin periods; under the sanitizers (the PF's command,
+            # the VF's alarm and its interrupt thread all several times
+            # slower, on two busy CPUs: 2.5 s seen) fifty.
+            within = 5.0 if os.environ.get("LD_PRELOAD") else 1.0
             t0 = time.monotonic()
             self.assertEqual(rig.set("link_state", 1, "down"), 0)
-            vf1.collect(r"Port 0: link state change event", timeout=2)
-            self.assertLess(time.monotonic() - t0, 1.0, "LSC within a few bulletin periods")
+            vf1.collect(r"Port 0: link state change event", timeout=within + 1)
+            self.assertLess(time.monotonic() - t0, within, "LSC within a few bulletin periods")
             self.assertEqual(vf1.link(0)[0], "down")
             self.assertEqual(flood(1, 0, macs[0]), 0, "VF 1's frames reach nobody")
             stats, = rig.telemetry("/cna/vf/stats,0,1")
