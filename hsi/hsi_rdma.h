@@ -476,6 +476,25 @@ struct RocePath {
 };
 static_assert(sizeof(RocePath) == 60);
 
+/* A path the storms can build headers for: an IP version, a VLAN id other
+ * than 0xfff, a 20-bit flow label. (A connection's also needs a unicast
+ * destination MAC; a datagram may go to a group.) */
+constexpr bool path_well_formed(const RocePath& p)
+{
+    return (p.ip_version == IP_VERSION_4 || p.ip_version == IP_VERSION_6) &&
+           (p.vlan_tci == NO_VLAN || (p.vlan_tci & 0x0fff) != 0x0fff) && p.flow_label <= 0xfffff;
+}
+
+/* The largest InfiniBand MTU (256 to 4096 bytes) within an Ethernet MTU:
+ * a port's active MTU, and the most a datagram carries; 0 if none. */
+constexpr uint16_t ib_mtu_within(uint32_t mtu)
+{
+    for (uint16_t ib = 4096; ib >= 256; ib /= 2)
+        if (ib <= mtu)
+            return ib;
+    return 0;
+}
+
 /* Where a UD QP's SEND goes (verbs' address handle, remote QPN and
  * Q_Key): after the SqWqe in its slot. A Q_Key with its top bit set means
  * the QP's own (IBA 10.2.5). */

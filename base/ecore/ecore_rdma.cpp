@@ -209,13 +209,7 @@ RdmaPort rdma_query_port(Hwfn& hwfn)
     p.active = link.link_up;
     p.link_speed_mbps = link.speed_mbps;
     p.max_mtu = 4096;
-    const uint32_t mtu = hwfn.rdma ? hwfn.rdma->max_mtu : 0;
-    for (uint32_t ib = 4096; ib >= 256; ib /= 2) {
-        if (ib <= mtu) {
-            p.active_mtu = ib;
-            break;
-        }
-    }
+    p.active_mtu = hsi::rdma::ib_mtu_within(hwfn.rdma ? hwfn.rdma->max_mtu : 0);
     return p;
 }
 

@@ -19,12 +19,6 @@ using namespace hsi::rdma;
 
 namespace {
 
-bool path_ok(const RocePath& p)
-{
-    return (p.ip_version == IP_VERSION_4 || p.ip_version == IP_VERSION_6) && p.flow_label <= 0xfffff &&
-           (p.vlan_tci == NO_VLAN || (p.vlan_tci & 0x0fff) != 0x0fff);
-}
-
 constexpr uint32_t IPV4_HLEN = 20;
 
 } // namespace
@@ -85,7 +79,7 @@ void RoceStorm::send_datagram(Qp& qp, FrameBurst& out)
     const bool inline_data = (wqe.flags & sq_wqe::INLINE) != 0;
     std::array<Sge, MAX_SGE> sges;
     RdmaError why = RdmaError::none;
-    if ((opcode != SqOpcode::send && !imm) || !path_ok(to.path) ||
+    if ((opcode != SqOpcode::send && !imm) || !path_well_formed(to.path) ||
         (inline_data ? wqe.length > qp.max_inline : wqe.num_sge > qp.max_send_sge))
         why = RdmaError::bad_wqe;
     else if (wqe.length > ud_mtu_)

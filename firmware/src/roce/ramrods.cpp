@@ -112,10 +112,7 @@ FwReturn RoceStorm::func_init(const FuncInitRamrodData& d)
     std::copy(std::begin(d.mac), std::end(d.mac), mac_.begin());
     neighbours_.set_mac(d.mac);
     max_mtu_ = d.max_mtu;
-    ud_mtu_ = 0;
-    for (uint16_t ib = 4096; ib >= 256 && ud_mtu_ == 0; ib /= 2)
-        if (ib <= max_mtu_)
-            ud_mtu_ = ib;
+    ud_mtu_ = ib_mtu_within(max_mtu_);
     num_qps_ = d.num_qps;
     tid_context_base_ = tids;
     cqs_.assign(MAX_CQS, Cq{});
@@ -275,9 +272,7 @@ FwReturn RoceStorm::check_modify(const Qp& qp, const ModifyQpRamrodData& d) cons
         ((m & qp_modify::MAX_DEST_RD_ATOMIC) && d.max_dest_rd_atomic > MAX_RD_ATOMIC))
         return FwReturn::invalid_param;
     if (m & qp_modify::PATH) {
-        const RocePath& p = d.path;
-        if ((p.ip_version != IP_VERSION_4 && p.ip_version != IP_VERSION_6) || (p.dst_mac[0] & 1) != 0 ||
-            (p.vlan_tci != NO_VLAN && (p.vlan_tci & 0x0fff) == 0x0fff) || p.flow_label > 0xfffff)
+        if (!path_well_formed(d.path) || (d.path.dst_mac[0] & 1) != 0)
             return FwReturn::invalid_param;
     }
     if (qp.type == QpType::ud)
