@@ -15,7 +15,7 @@
 #include <chrono>
 #include <cstring>
 
-#include "util/log.h"
+#include "base/log.h"
 
 namespace cna::fw::daemon {
 namespace {

@@ -14,7 +14,7 @@
 
 #include "hsi_common.h"
 #include "hsi_vm.h"
-#include "util/log.h"
+#include "base/log.h"
 
 namespace cna::fw::daemon {
 

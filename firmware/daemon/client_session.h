@@ -20,7 +20,7 @@
 #include "cna_fw/adapter.h"
 #include "hsi_iov.h"
 #include "hsi_daemon_socket.h"
-#include "util/shared_memory.h"
+#include "base/shared_memory.h"
 
 namespace cna::fw::daemon {
 

@@ -14,8 +14,8 @@
 
 #include "hsi_init_image.h"
 #include "image_writer.h"
-#include "storm/microcode_format.h"
-#include "util/crc32.h"
+#include "slowpath/microcode_format.h"
+#include "base/crc32.h"
 
 namespace cna::fw::tools {
 namespace {

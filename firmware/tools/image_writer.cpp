@@ -6,7 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "util/crc32.h"
+#include "base/crc32.h"
 
 namespace cna::fw::tools {
 

@@ -21,7 +21,7 @@
 #include "fuzz_input.h"
 #include "roce/encap.h"
 #include "roce/transport.h"
-#include "util/log.h"
+#include "base/log.h"
 
 namespace {
 

@@ -77,7 +77,7 @@ ar rcs "$OUT/libvf_pf.a" "$OUT"/obj/vf_pf/*.o
 
 link fuzz_init_image "$(main_of fuzz_init_image)" "$(src "$ROOT/base/ecore/ecore_init_image.cpp")" \
     "$(src "$ROOT/osal/dpdk/os/osal_util.cpp")" -- -lz
-link fuzz_frame "$(main_of fuzz_frame)" "$(src "$ROOT/firmware/src/packet/frame.cpp")"
+link fuzz_frame "$(main_of fuzz_frame)" "$(src "$ROOT/firmware/src/frame/frame.cpp")"
 link fuzz_devargs "$(main_of fuzz_devargs)" "$(src "$ROOT/pmd/net/cna_devargs.cpp")" -- -lrte_kvargs -lrte_net
 link fuzz_daemon_config "$(main_of fuzz_daemon_config)" "$(src "$ROOT/firmware/daemon/daemon_options.cpp")"
 link fuzz_vf_channel "$(main_of fuzz_vf_channel)" "$(src "$ROOT/base/ecore/ecore_iov_tlv.cpp")" \

@@ -3,8 +3,9 @@
 
 #include <algorithm>
 
-#include "util/crc32.h"
-#include "util/log.h"
+#include "base/crc32.h"
+#include "base/log.h"
+#include "roce/transport.h"
 
 namespace cna::fw {
 namespace {
@@ -55,7 +56,7 @@ std::string engine_thread_name(const std::string& adapter_name, uint32_t engine)
 
 AdapterImpl::AdapterImpl(const AdapterConfig& config)
     : config_(config), nig_(config.ports, config.wire), mfw_(config_, grant_, nig_, *this),
-      grc_(slowpath_, mfw_, nig_, storms_, ram_, pf_storms_, iovs_), pfs_on_port_(config.ports)
+      grc_(slowpath_, mfw_, nig_, storms_, ram_, pf_storms_, iovs_), pfs_on_port_(config.ports), roce_on_port_(config.ports)
 {
     uint32_t pfs = config.ports * config.pfs_per_port;
     for (uint32_t pf = 0; pf < pfs; pf++) {
@@ -82,9 +83,11 @@ AdapterImpl::AdapterImpl(const AdapterConfig& config)
         dp.pfs.insert(dp.pfs.end(), pfs_on_port_[port].begin(), pfs_on_port_[port].end());
         for (PfStorm* pf : pfs_on_port_[port])
             dp.functions.add(pf);
-        PortRx& rx = dp.port_rx[port].emplace(dp.rx, pfs_on_port_[port], functions_on_port_[port], storms_);
-        nig_.port(port).bind_receiver(rx);
-        nig_.port(port).bind_switch(rx);
+        for (PfStorm* pf : pfs_on_port_[port])
+            roce_on_port_[port].push_back(&pf->roce());
+        PortSwitch& sw = dp.port_switch[port].emplace(dp.rx, roce_on_port_[port], functions_on_port_[port], storms_);
+        nig_.port(port).bind_receiver(sw);
+        nig_.port(port).bind_switch(sw);
     }
     for (auto& dp : dataplanes_)
         dp->start();
@@ -376,7 +379,7 @@ void AdapterImpl::inject(Fault fault, bool on)
 void AdapterImpl::set_roce_loss(uint32_t port, uint32_t per_million)
 {
     if (port < nig_.port_count())
-        nig_.port(port).roce_loss_ppm.store(std::min<uint32_t>(per_million, 1'000'000), std::memory_order_relaxed);
+        nig_.port(port).lose(roce::UDP_PORT, std::min<uint32_t>(per_million, 1'000'000));
 }
 
 std::unique_ptr<Adapter> Adapter::create(const AdapterConfig& config, std::string* error)

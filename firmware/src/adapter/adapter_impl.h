@@ -23,17 +23,18 @@
 
 #include "adapter/grc.h"
 #include "cna_fw/adapter.h"
-#include "engine/clock.h"
-#include "engine/engine.h"
+#include "base/clock.h"
+#include "base/engine.h"
 #include "iov/pf_iov.h"
 #include "l2/rx.h"
 #include "l2/tx.h"
+#include "switch/port_switch.h"
 #include "mfw/mfw.h"
-#include "pci/function.h"
-#include "storm/pf_storm.h"
-#include "storm/resources.h"
-#include "storm/storm_ram.h"
-#include "storm/storms.h"
+#include "function/function.h"
+#include "pf/pf_storm.h"
+#include "slowpath/resources.h"
+#include "slowpath/storm_ram.h"
+#include "slowpath/storms.h"
 #include "wire/nig.h"
 
 namespace cna::fw {
@@ -86,7 +87,7 @@ private:
         TxEngine tx;
         RxEngine rx;
         FrameBurst roce_out; /* the RoCE frames a PF sends in a pass */
-        std::array<std::optional<PortRx>, hsi::MAX_PORTS> port_rx;
+        std::array<std::optional<PortSwitch>, hsi::MAX_PORTS> port_switch;
         /* Held by the thread for the length of a pass: thread 0's slowpath
          * takes the others' to run between two of their passes, and an
          * IOMMU unmap takes each in turn to wait out the DMA in flight. */
@@ -146,6 +147,7 @@ private:
     std::vector<std::unique_ptr<FunctionHw>> functions_;
     std::vector<std::unique_ptr<PfIov>> iovs_;
     std::vector<std::vector<PfStorm*>> pfs_on_port_;
+    std::vector<std::vector<roce::RoceStorm*>> roce_on_port_; /* the RoCE storms of pfs_on_port_ */
     std::array<FunctionList, hsi::MAX_PORTS> functions_on_port_;
     /* Set while the slowpath waits for the other engine threads' pass
      * locks: they hold off their next pass instead of racing it for them. */

@@ -3,9 +3,9 @@
 
 #include "iov/pf_iov.h"
 #include "mfw/mfw.h"
-#include "storm/pf_storm.h"
-#include "storm/storm_ram.h"
-#include "storm/storms.h"
+#include "pf/pf_storm.h"
+#include "slowpath/storm_ram.h"
+#include "slowpath/storms.h"
 #include "wire/nig.h"
 
 namespace cna::fw {

@@ -15,7 +15,7 @@
 #include <mutex>
 #include <vector>
 
-#include "pci/function.h"
+#include "function/function.h"
 
 namespace cna::fw {
 

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <utility>
 
-#include "util/log.h"
+#include "base/log.h"
 
 namespace cna::fw {
 

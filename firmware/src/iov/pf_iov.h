@@ -22,7 +22,7 @@
 #include "hsi_iov.h"
 #include "iov/vf_channel.h"
 #include "iov/vf_storm.h"
-#include "pci/function.h"
+#include "function/function.h"
 
 namespace cna::fw {
 

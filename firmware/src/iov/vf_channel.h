@@ -16,11 +16,12 @@
 #include <functional>
 #include <mutex>
 
+#include "function/function.h"
 #include "hsi_iov.h"
 
 namespace cna::fw {
 
-class VfChannel {
+class VfChannel final : public ChannelRegisters {
 public:
     /* Called with the channel's lock held: must not call back into it. */
     using RequestEvent = std::function<void(uint32_t vf, uint64_t request_iova)>;
@@ -33,8 +34,8 @@ public:
     void enable(bool on);
 
     /* The VF's BAR0 accesses at hsi::iov::vf_bar0 offsets of the channel. */
-    uint32_t read(uint32_t offset) const;
-    void write(uint32_t offset, uint32_t value);
+    uint32_t read(uint32_t offset) const override;
+    void write(uint32_t offset, uint32_t value) override;
 
     /* The PF is done with the pending request: the VF may trigger again.
      * false (and nothing changes) when none was pending. */

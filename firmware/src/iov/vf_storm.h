@@ -11,7 +11,7 @@
 #include <functional>
 
 #include "hsi_iov.h"
-#include "storm/function_storm.h"
+#include "l2/function_storm.h"
 
 namespace cna::fw {
 

@@ -7,9 +7,9 @@
 
 #include <cstdint>
 
-#include "packet/frame.h"
-#include "storm/filters.h"
-#include "storm/l2_state.h"
+#include "frame/frame.h"
+#include "l2/filters.h"
+#include "l2/l2_state.h"
 
 namespace cna::fw {
 

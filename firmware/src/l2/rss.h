@@ -7,8 +7,8 @@
 #include <cstdint>
 
 #include "hsi_eth.h"
-#include "packet/frame.h"
-#include "storm/l2_state.h"
+#include "frame/frame.h"
+#include "l2/l2_state.h"
 
 namespace cna::fw {
 

@@ -6,111 +6,21 @@
 #include <bit>
 #include <cstring>
 
-#include "engine/clock.h"
+#include "base/clock.h"
 #include "l2/classify.h"
+#include "l2/function_storm.h"
 #include "l2/rss.h"
 #include "l2/stats.h"
-#include "packet/checksum.h"
-#include "packet/flow_key.h"
-#include "pci/function.h"
-#include "roce/encap.h"
-#include "storm/pf_storm.h"
-#include "storm/storm_ram.h"
-#include "storm/storms.h"
+#include "frame/checksum.h"
+#include "frame/flow_key.h"
+#include "function/function.h"
+#include "slowpath/storm_ram.h"
+#include "slowpath/storms.h"
 
 namespace cna::fw {
 
 using namespace hsi;
 using namespace hsi::eth;
-
-void PortRx::receive(const FrameBurst& burst)
-{
-    if (!storms_.running())
-        return;
-    const bool roce = std::any_of(pfs_.begin(), pfs_.end(), [](PfStorm* pf) { return pf->roce().active(); });
-    if (!roce) {
-        rx_.receive(functions_.view(), burst);
-        return;
-    }
-    const uint64_t now = monotonic_ns();
-    l2_.clear();
-    for (uint32_t i = 0; i < burst.count; i++) {
-        const WireFrame& f = burst.frames[i];
-        if (PfStorm* pf = roce_owner(f)) {
-            pf->roce().receive(f, now);
-            continue;
-        }
-        if (roce::Neighbours::is_neighbour_protocol(f))
-            for (PfStorm* pf : pfs_)
-                if (pf->roce().active())
-                    pf->roce().neighbour_frame(f);
-        l2_.push(f);
-    }
-    if (l2_.count != 0)
-        rx_.receive(functions_.view(), l2_);
-}
-
-PfStorm* PortRx::roce_owner(const WireFrame& f) const
-{
-    if (!f.parsed || !roce::is_roce(f.data, f.layout))
-        return nullptr;
-    for (PfStorm* pf : pfs_)
-        if (pf->roce().active() && std::memcmp(f.data, pf->roce().mac().data(), 6) == 0)
-            return pf;
-    return nullptr;
-}
-
-const FrameBurst& PortRx::switch_frames(const FrameBurst& sent, const void* source, FrameBurst& uplink)
-{
-    /* Most bursts have nothing for the port's functions: they go to the
-     * wire as they are. */
-    uint32_t first = 0;
-    while (first < sent.count && !switched(sent.frames[first], source))
-        first++;
-    if (first == sent.count)
-        return sent;
-    local_.clear();
-    uplink.clear();
-    for (uint32_t i = 0; i < first; i++)
-        uplink.push(sent.frames[i]);
-    for (uint32_t i = first; i < sent.count; i++) {
-        const WireFrame& f = sent.frames[i];
-        if (!f.parsed) {
-            uplink.push(f);
-            continue;
-        }
-        if (f.data[0] & 1) { /* broadcast and multicast: the port's other functions and the wire */
-            local_.push(f);
-            uplink.push(f);
-        } else if (addressed_here(f, source)) {
-            local_.push(f);
-        } else {
-            uplink.push(f);
-        }
-    }
-    if (storms_.running())
-        rx_.receive(functions_.view(), local_, static_cast<const FunctionStorm*>(source));
-    return uplink;
-}
-
-bool PortRx::switched(const WireFrame& f, const void* source) const
-{
-    return f.parsed && ((f.data[0] & 1) != 0 || addressed_here(f, source));
-}
-
-bool PortRx::addressed_here(const WireFrame& f, const void* source) const
-{
-    const bool tagged = f.layout.vlan_tags != 0;
-    const uint16_t vid = f.layout.vlan_tci & 0x0fff;
-    for (FunctionStorm* fn : functions_.view()) {
-        if (fn == source)
-            continue;
-        for (uint32_t vports = fn->l2().active_rx_vports; vports != 0; vports &= vports - 1)
-            if (mac_filter_match(fn->l2().vports[std::countr_zero(vports)], f.data, tagged, vid))
-                return true;
-    }
-    return false;
-}
 
 void RxEngine::receive(std::span<FunctionStorm* const> functions, const FrameBurst& burst,
                        const FunctionStorm* except)

@@ -16,8 +16,8 @@
 #include "hsi_common.h"
 #include "hsi_eth.h"
 #include "l2/stats.h"
-#include "packet/frame.h"
-#include "packet/frame_burst.h"
+#include "frame/frame.h"
+#include "frame/frame_burst.h"
 #include "wire/port.h"
 
 namespace cna::fw {
@@ -25,7 +25,6 @@ namespace cna::fw {
 class Dma;
 class FunctionStorm;
 class FunctionList;
-class PfStorm;
 class Storms;
 struct FlowRule;
 struct RxQueue;
@@ -115,38 +114,6 @@ private:
     static_assert(hsi::MAX_QUEUES_PER_PF <= 32, "open_queues_ has a bit per queue");
     /* A frame with its VLAN tag stripped, as placed in host memory. */
     alignas(64) uint8_t stripped_[16384];
-};
-
-/* A port bound to the Rx engine of the thread that animates it: the frames
- * its wire delivers go to the functions on the port while the storms run —
- * RoCEv2 to the RoCE storm of the PF whose RDMA MAC they are sent to, the
- * rest to L2. Once a PF of the port has VFs, it is also the port's switch
- * (a VEB): frames a function sends to another function of the port reach it
- * without leaving the adapter. */
-class PortRx final : public FrameReceiver, public LocalSwitch {
-public:
-    PortRx(RxEngine& rx, std::span<PfStorm* const> pfs, const FunctionList& functions, const Storms& storms)
-        : rx_(rx), pfs_(pfs), functions_(functions), storms_(storms)
-    {
-    }
-    void receive(const FrameBurst& burst) override;
-    const FrameBurst& switch_frames(const FrameBurst& sent, const void* source, FrameBurst& uplink) override;
-
-private:
-    /* The PF a RoCEv2 frame is for, nullptr for L2. */
-    PfStorm* roce_owner(const WireFrame& f) const;
-    /* Whether a unicast frame is for a function of the port other than its
-     * sender: one of its active vports has its destination as a MAC filter. */
-    bool addressed_here(const WireFrame& f, const void* source) const;
-    /* Whether some of the frame goes to the port's functions. */
-    bool switched(const WireFrame& f, const void* source) const;
-
-    RxEngine& rx_;
-    const std::span<PfStorm* const> pfs_;
-    const FunctionList& functions_;
-    const Storms& storms_;
-    FrameBurst l2_;    /* a burst's L2 frames, when some were RoCE */
-    FrameBurst local_; /* a sent burst's frames for the port's functions */
 };
 
 } // namespace cna::fw

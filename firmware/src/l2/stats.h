@@ -9,8 +9,8 @@
 #include <array>
 
 #include "hsi_eth.h"
-#include "packet/frame.h"
-#include "util/bytes.h"
+#include "frame/frame.h"
+#include "base/bytes.h"
 
 namespace cna::fw {
 

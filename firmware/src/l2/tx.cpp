@@ -4,14 +4,14 @@
 #include <algorithm>
 #include <cstring>
 
-#include "engine/clock.h"
+#include "base/clock.h"
 #include "l2/stats.h"
-#include "packet/checksum.h"
-#include "packet/frame.h"
-#include "packet/lso.h"
-#include "pci/function.h"
-#include "storm/pf_storm.h"
-#include "util/bytes.h"
+#include "frame/checksum.h"
+#include "frame/frame.h"
+#include "frame/lso.h"
+#include "function/function.h"
+#include "l2/function_storm.h"
+#include "base/bytes.h"
 #include "wire/port.h"
 
 namespace cna::fw {

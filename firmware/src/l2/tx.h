@@ -15,8 +15,8 @@
 
 #include "hsi_eth.h"
 #include "l2/stats.h"
-#include "packet/frame_burst.h"
-#include "storm/function_storm.h"
+#include "frame/frame_burst.h"
+#include "l2/function_storm.h"
 
 namespace cna::fw {
 

@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-#include "util/log.h"
+#include "base/log.h"
 #include "wire/nig.h"
 
 namespace cna::fw {

@@ -16,7 +16,7 @@
 #include "cna_fw/adapter.h"
 #include "hsi_mfw.h"
 #include "mfw/link.h"
-#include "storm/resources.h"
+#include "slowpath/resources.h"
 
 namespace cna::fw {
 

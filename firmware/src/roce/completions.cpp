@@ -6,11 +6,11 @@
 #include <atomic>
 #include <cstring>
 
-#include "igu/cau.h"
-#include "pci/dma.h"
-#include "pci/function.h"
+#include "irq/cau.h"
+#include "bus/dma.h"
+#include "function/function.h"
 #include "roce/roce_storm.h"
-#include "util/log.h"
+#include "base/log.h"
 
 namespace cna::fw::roce {
 

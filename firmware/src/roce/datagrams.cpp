@@ -8,10 +8,10 @@
 #include <array>
 #include <cstring>
 
-#include "pci/dma.h"
-#include "pci/function.h"
+#include "bus/dma.h"
+#include "function/function.h"
 #include "roce/roce_storm.h"
-#include "util/log.h"
+#include "base/log.h"
 
 namespace cna::fw::roce {
 

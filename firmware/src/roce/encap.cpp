@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-#include "packet/checksum.h"
+#include "frame/checksum.h"
 #include "roce/icrc.h"
 #include "roce/transport.h"
 

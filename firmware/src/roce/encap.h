@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "hsi_rdma.h"
-#include "packet/frame.h"
+#include "frame/frame.h"
 
 namespace cna::fw::roce {
 

@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "roce/transport.h"
-#include "util/crc32.h"
+#include "base/crc32.h"
 
 namespace cna::fw::roce {
 

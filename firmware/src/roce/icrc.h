@@ -11,7 +11,7 @@
 
 #include <cstdint>
 
-#include "packet/frame.h"
+#include "frame/frame.h"
 
 namespace cna::fw::roce {
 

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "pci/dma.h"
+#include "bus/dma.h"
 
 namespace cna::fw::roce {
 

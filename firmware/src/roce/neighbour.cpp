@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "packet/checksum.h"
-#include "packet/frame.h"
+#include "frame/checksum.h"
+#include "frame/frame.h"
 
 namespace cna::fw::roce {
 

@@ -16,7 +16,7 @@
 #include <cstdint>
 
 #include "hsi_rdma.h"
-#include "packet/frame_burst.h"
+#include "frame/frame_burst.h"
 
 namespace cna::fw::roce {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "hsi_rdma.h"
-#include "pci/dma_ring.h"
+#include "bus/dma_ring.h"
 #include "roce/request_checks.h"
 
 namespace cna::fw::roce {

@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <bit>
 
-#include "pci/dma.h"
-#include "pci/function.h"
+#include "bus/dma.h"
+#include "function/function.h"
 #include "roce/roce_storm.h"
 #include "roce/timers.h"
-#include "util/log.h"
+#include "base/log.h"
 
 namespace cna::fw::roce {
 

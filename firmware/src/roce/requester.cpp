@@ -7,8 +7,8 @@
  */
 #include <algorithm>
 
-#include "pci/dma.h"
-#include "pci/function.h"
+#include "bus/dma.h"
+#include "function/function.h"
 #include "roce/roce_storm.h"
 #include "roce/timers.h"
 

@@ -9,8 +9,8 @@
 #include <atomic>
 #include <cstring>
 
-#include "pci/dma.h"
-#include "pci/function.h"
+#include "bus/dma.h"
+#include "function/function.h"
 #include "roce/roce_storm.h"
 
 namespace cna::fw::roce {

@@ -5,8 +5,8 @@
  */
 #include <cstring>
 
-#include "pci/dma.h"
-#include "pci/function.h"
+#include "bus/dma.h"
+#include "function/function.h"
 #include "roce/encap.h"
 #include "roce/icrc.h"
 #include "roce/roce_storm.h"

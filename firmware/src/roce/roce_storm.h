@@ -22,13 +22,13 @@
 
 #include "hsi_rdma.h"
 #include "hsi_spq.h"
-#include "packet/frame_burst.h"
+#include "frame/frame_burst.h"
 #include "roce/mr_table.h"
 #include "roce/neighbour.h"
 #include "roce/objects.h"
 #include "roce/transport.h"
-#include "storm/resources.h"
-#include "util/bytes.h"
+#include "slowpath/resources.h"
+#include "base/bytes.h"
 
 namespace cna::fw {
 class Dma;

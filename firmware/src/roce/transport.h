@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "util/bytes.h"
+#include "base/bytes.h"
 
 namespace cna::fw::roce {
 

@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "hsi_common.h"
-#include "util/log.h"
+#include "base/log.h"
 
 namespace cna::fw {
 

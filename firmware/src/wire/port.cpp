@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "wire/port.h"
 
-#include "packet/frame_burst.h"
-#include "roce/encap.h"
+#include "frame/frame_burst.h"
+#include "base/bytes.h"
 #include "wire/tap.h"
 
 namespace cna::fw {
@@ -36,8 +36,8 @@ void Port::to_wire(const FrameBurst& sent)
         return;
     add(tx_frames_, sent.count);
     add(tx_bytes_, sent.bytes);
-    const uint32_t loss = roce_loss_ppm.load(std::memory_order_relaxed);
-    const FrameBurst& burst = loss == 0 ? sent : lose_roce(sent, loss);
+    const uint32_t loss = loss_ppm_.load(std::memory_order_acquire);
+    const FrameBurst& burst = loss == 0 ? sent : lose_datagrams(sent, loss);
     if (mac_loopback.load(std::memory_order_relaxed))
         return deliver(burst);
     if (TapWire* t = tap()) {
@@ -65,8 +65,9 @@ void Port::count_rx_error()
         add(rx_errors_, 1);
 }
 
-const FrameBurst& Port::lose_roce(const FrameBurst& burst, uint32_t per_million)
+const FrameBurst& Port::lose_datagrams(const FrameBurst& burst, uint32_t per_million)
 {
+    const uint16_t udp_port = lossy_udp_port_.load(std::memory_order_relaxed);
     if (!survivors_)
         survivors_ = std::make_unique<FrameBurst>();
     survivors_->clear();
@@ -75,8 +76,10 @@ const FrameBurst& Port::lose_roce(const FrameBurst& burst, uint32_t per_million)
         loss_random_ ^= loss_random_ << 13;
         loss_random_ ^= loss_random_ >> 7;
         loss_random_ ^= loss_random_ << 17;
-        if (f.parsed && roce::is_roce(f.data, f.layout) && loss_random_ % 1'000'000 < per_million)
-            add(roce_lost_, 1);
+        const bool datagram = f.parsed && f.layout.l4 == L4::udp && !f.layout.fragment &&
+                              load_be16(f.data + f.layout.l4_off + 2) == udp_port;
+        if (datagram && loss_random_ % 1'000'000 < per_million)
+            add(lost_, 1);
         else
             survivors_->push(f);
     }
@@ -86,7 +89,7 @@ const FrameBurst& Port::lose_roce(const FrameBurst& burst, uint32_t per_million)
 PortCounters Port::counters() const
 {
     return PortCounters{tx_frames_.load(), tx_bytes_.load(), rx_frames_.load(),   rx_bytes_.load(),
-                        link_changes_.load(), tx_drops_.load(), rx_errors_.load(), roce_lost_.load()};
+                        link_changes_.load(), tx_drops_.load(), rx_errors_.load(), lost_.load()};
 }
 
 } // namespace cna::fw

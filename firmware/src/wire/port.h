@@ -13,7 +13,7 @@
 #include <memory>
 
 #include "cna_fw/adapter.h"
-#include "packet/frame_burst.h"
+#include "frame/frame_burst.h"
 
 namespace cna::fw {
 
@@ -78,16 +78,21 @@ public:
     std::atomic<bool> carrier{true};
     std::atomic<bool> link_up{false};
     std::atomic<bool> mac_loopback{false};
-    /* AdapterControl: RoCEv2 frames the wire loses, per million sent. */
-    std::atomic<uint32_t> roce_loss_ppm{0};
+    /* AdapterControl: the wire loses per_million of the UDP datagrams to
+     * udp_port it carries (the adapter makes RoCEv2's lossy); 0, none. */
+    void lose(uint16_t udp_port, uint32_t per_million)
+    {
+        lossy_udp_port_.store(udp_port, std::memory_order_relaxed);
+        loss_ppm_.store(per_million, std::memory_order_release);
+    }
 
     PortCounters counters() const;
     void count_link_change() { link_changes_.fetch_add(1, std::memory_order_relaxed); }
 
 private:
     void to_wire(const FrameBurst& sent);
-    /* The burst without the RoCE frames the wire loses this time. */
-    const FrameBurst& lose_roce(const FrameBurst& burst, uint32_t per_million);
+    /* The burst without the datagrams the wire loses this time. */
+    const FrameBurst& lose_datagrams(const FrameBurst& burst, uint32_t per_million);
 
     const uint32_t id_;
     FrameReceiver* receiver_ = nullptr;
@@ -97,7 +102,9 @@ private:
     std::atomic<TapWire*> tap_{nullptr};
     /* Written by the engine only, read by AdapterControl. */
     std::atomic<uint64_t> tx_frames_{0}, tx_bytes_{0}, rx_frames_{0}, rx_bytes_{0}, link_changes_{0};
-    std::atomic<uint64_t> tx_drops_{0}, rx_errors_{0}, roce_lost_{0};
+    std::atomic<uint64_t> tx_drops_{0}, rx_errors_{0}, lost_{0};
+    std::atomic<uint32_t> loss_ppm_{0};
+    std::atomic<uint16_t> lossy_udp_port_{0};
     uint64_t loss_random_ = 0x9e3779b97f4a7c15ull; /* xorshift64 state: the engine's alone */
     std::unique_ptr<FrameBurst> survivors_;        /* allocated with the first loss */
 };

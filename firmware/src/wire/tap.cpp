@@ -10,7 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "util/log.h"
+#include "base/log.h"
 #include "wire/port.h"
 
 namespace cna::fw {

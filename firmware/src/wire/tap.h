@@ -13,8 +13,8 @@
 #include <string>
 
 #include "hsi_eth.h"
-#include "packet/frame.h"
-#include "packet/frame_burst.h"
+#include "frame/frame.h"
+#include "frame/frame_burst.h"
 
 namespace cna::fw {
 

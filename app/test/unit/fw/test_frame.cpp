@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "packet/frame.h"
+#include "frame/frame.h"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include <iterator>
 
 #include "fake_driver.h"
-#include "util/crc32.h"
+#include "base/crc32.h"
 
 namespace cna::fw::test {
 namespace {

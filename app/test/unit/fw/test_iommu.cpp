@@ -5,7 +5,7 @@
 
 #include <cerrno>
 
-#include "pci/iommu.h"
+#include "bus/iommu.h"
 
 namespace cna::fw {
 namespace {

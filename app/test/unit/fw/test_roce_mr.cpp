@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "hsi_common.h"
-#include "igu/attention.h"
-#include "igu/cau.h"
-#include "pci/dma.h"
-#include "pci/iommu.h"
-#include "pci/pglue.h"
+#include "irq/attention.h"
+#include "irq/cau.h"
+#include "bus/dma.h"
+#include "bus/iommu.h"
+#include "function/pglue.h"
 #include "roce/mr_table.h"
 
 namespace {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "packet/checksum.h"
+#include "frame/checksum.h"
 #include "roce/encap.h"
 #include "roce/icrc.h"
 #include "roce/psn.h"

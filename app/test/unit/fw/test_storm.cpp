@@ -7,8 +7,8 @@
 
 #include "hsi_iov.h"
 #include "fake_driver.h"
-#include "storm/microcode_format.h"
-#include "util/crc32.h"
+#include "slowpath/microcode_format.h"
+#include "base/crc32.h"
 
 namespace cna::fw::test {
 namespace {

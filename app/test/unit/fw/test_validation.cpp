@@ -11,8 +11,8 @@
 #include <gtest/gtest.h>
 
 #include "fake_driver.h"
-#include "igu/cau.h"
-#include "packet/frame.h"
+#include "irq/cau.h"
+#include "frame/frame.h"
 #include "l2_fixture.h"
 
 namespace cna::fw::test {

@@ -18,7 +18,7 @@
 #include "daemon/client_session.h"
 #include "fake_driver.h"
 #include "hsi_vm.h"
-#include "pci/function.h"
+#include "function/function.h"
 
 namespace cna::fw::test {
 namespace {

@@ -13,7 +13,7 @@
 #include <rte_memory.h>
 #include <rte_memzone.h>
 
-#include "pci/iommu.h"
+#include "bus/iommu.h"
 #include "pci_iommu.h"
 
 namespace cna::osal {

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * DMA of one function: every host access is translated by the IOMMU. A miss
+ * abandons the access and is reported to PGLUE, which latches the IOVA and
+ * raises the DMA-fault attention; nothing is ever dereferenced untranslated.
+ * Inline: the fastpath makes several accesses per frame, and a call per
+ * access cost more than the translation that hits the IOMMU's cache.
+ */
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include <atomic>
+
+#include "bus/dma_ring.h"
+#include "bus/iommu.h"
+
+namespace cna::fw {
+
+/* A function's bus-master gate and DMA-fault latch, as DMA sees them; the
+ * function's host interface (PGLUE) is one. The gate is read inline, on
+ * every access; only a fault takes the call. */
+class BusMaster {
+public:
+    bool master_enabled() const { return master_enable_.load(std::memory_order_acquire) != 0; }
+    /* Engine thread: latch a translation miss of [iova, iova + len). */
+    virtual void dma_fault(uint64_t iova, std::size_t len) = 0;
+
+protected:
+    ~BusMaster() = default;
+    std::atomic<uint32_t> master_enable_{0};
+};
+
+class Dma {
+public:
+    Dma(Iommu& iommu, BusMaster& master) : iommu_(iommu), pglue_(master) {}
+
+    /* Host memory backing [iova, iova + len), or nullptr (fault reported, or
+     * the function is not master-enabled). Engine thread only. */
+    uint8_t* map(uint64_t iova, std::size_t len)
+    {
+        if (!pglue_.master_enabled())
+            return nullptr;
+        uint8_t* va = iommu_.translate(iova, len);
+        if (va == nullptr)
+            pglue_.dma_fault(iova, len);
+        return va;
+    }
+
+    bool read(uint64_t iova, void* dst, std::size_t len)
+    {
+        const uint8_t* src = map(iova, len);
+        if (src == nullptr)
+            return false;
+        std::memcpy(dst, src, len);
+        return true;
+    }
+
+    bool write(uint64_t iova, const void* src, std::size_t len)
+    {
+        uint8_t* dst = map(iova, len);
+        if (dst == nullptr)
+            return false;
+        std::memcpy(dst, src, len);
+        return true;
+    }
+
+    /* [offset, offset + len) of a ring (inside it): as map(ring.iova +
+     * offset, len), through the ring's own translation while it holds. */
+    uint8_t* map(DmaRing& ring, uint64_t offset, std::size_t len)
+    {
+        uint8_t* va = map_ring(ring);
+        return va != nullptr ? va + offset : map(ring.iova + offset, len); /* per access, with its own fault */
+    }
+
+    /* The whole ring's host address, for a burst of accesses to it; nullptr
+     * when its accesses must be translated one by one (map(ring, ...)). */
+    uint8_t* map_ring(DmaRing& ring)
+    {
+        if (ring.generation != iommu_.generation())
+            refresh(ring);
+        return pglue_.master_enabled() ? ring.va : nullptr;
+    }
+    bool read(DmaRing& ring, uint64_t offset, void* dst, std::size_t len)
+    {
+        const uint8_t* src = map(ring, offset, len);
+        if (src == nullptr)
+            return false;
+        std::memcpy(dst, src, len);
+        return true;
+    }
+
+    bool write(DmaRing& ring, uint64_t offset, const void* src, std::size_t len)
+    {
+        uint8_t* dst = map(ring, offset, len);
+        if (dst == nullptr)
+            return false;
+        std::memcpy(dst, src, len);
+        return true;
+    }
+
+private:
+    /* The generation is read before the table, so a change racing with the
+     * translation leaves the entry stale rather than wrong. A ring no range
+     * covers whole is no fault (yet): its accesses decide. */
+    void refresh(DmaRing& ring)
+    {
+        ring.generation = iommu_.generation();
+        ring.va = iommu_.translate(ring.iova, ring.bytes);
+    }
+
+    Iommu& iommu_;
+    BusMaster& pglue_;
+};
+
+} // namespace cna::fw

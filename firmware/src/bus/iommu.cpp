@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "bus/iommu.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+
+namespace cna::fw {
+
+int Iommu::map(uint64_t iova, void* va, std::size_t len)
+{
+    if (len == 0 || va == nullptr || iova + len < iova)
+        return -EINVAL;
+    std::lock_guard lock(mutex_);
+    auto next = std::lower_bound(ranges_.begin(), ranges_.end(), iova,
+                                 [](const Range& r, uint64_t a) { return r.iova < a; });
+    if (next != ranges_.end() && next->iova < iova + len)
+        return -EEXIST;
+    if (next != ranges_.begin() && std::prev(next)->iova + std::prev(next)->len > iova)
+        return -EEXIST;
+    ranges_.insert(next, Range{iova, len, static_cast<uint8_t*>(va)});
+    generation_.fetch_add(1, std::memory_order_release);
+    return 0;
+}
+
+int Iommu::unmap(uint64_t iova, std::size_t len)
+{
+    std::lock_guard lock(mutex_);
+    auto removed = std::erase_if(ranges_, [&](const Range& r) {
+        return r.iova >= iova && r.iova - iova <= len && r.len <= len - (r.iova - iova);
+    });
+    if (removed == 0)
+        return -ENOENT;
+    generation_.fetch_add(1, std::memory_order_release);
+    return 0;
+}
+
+void Iommu::set_blocked(bool on)
+{
+    blocked_.store(on, std::memory_order_relaxed);
+    generation_.fetch_add(1, std::memory_order_release);
+}
+
+uint8_t* Iommu::lookup_slow(uint64_t iova, std::size_t len)
+{
+    /* The generation is read before the table: a change racing with this
+     * lookup leaves the cache tagged stale, so it is flushed next time. */
+    uint64_t generation = generation_.load(std::memory_order_acquire);
+    if (cache_generation_ != generation) {
+        std::fill(std::begin(cache_), std::end(cache_), Range{});
+        last_ = Range{};
+        cache_generation_ = generation;
+    }
+    if (blocked_.load(std::memory_order_relaxed))
+        return nullptr;
+    std::lock_guard lock(mutex_);
+    const std::optional<Range> found = find(iova, len);
+    if (!found)
+        return nullptr;
+    const Range& r = *found;
+    cache_[cache_next_] = r;
+    last_ = r;
+    cache_next_ = (cache_next_ + 1) % CACHE_WAYS;
+    return r.va + (iova - r.iova);
+}
+
+std::optional<Iommu::Range> Iommu::find(uint64_t iova, std::size_t len) const
+{
+    auto after = std::upper_bound(ranges_.begin(), ranges_.end(), iova,
+                                  [](uint64_t a, const Range& r) { return a < r.iova; });
+    if (after == ranges_.begin())
+        return std::nullopt;
+    auto next = std::prev(after);
+    Range run = *next;
+    if (iova - run.iova >= run.len)
+        return std::nullopt;
+    /* Memory mapped in pieces (regions registered at different times over
+     * neighbouring pages) is reached across them where the pieces follow
+     * each other in IOVA and in host memory alike. */
+    while (!run.covers(iova, len)) {
+        if (++next == ranges_.end() || next->iova != run.iova + run.len || next->va != run.va + run.len)
+            return std::nullopt;
+        run.len += next->len;
+    }
+    return run;
+}
+
+bool Iommu::copy_out(uint64_t iova, void* dst, std::size_t len)
+{
+    std::lock_guard lock(mutex_);
+    const std::optional<Range> r = blocked_.load(std::memory_order_relaxed) ? std::nullopt : find(iova, len);
+    if (r)
+        std::memcpy(dst, r->va + (iova - r->iova), len);
+    return r.has_value();
+}
+
+bool Iommu::copy_in(uint64_t iova, const void* src, std::size_t len)
+{
+    std::lock_guard lock(mutex_);
+    const std::optional<Range> r = blocked_.load(std::memory_order_relaxed) ? std::nullopt : find(iova, len);
+    if (!r)
+        return false;
+    uint8_t* dst = r->va + (iova - r->iova);
+    const auto* from = static_cast<const uint8_t*>(src);
+    /* The host polls what a DMAE writes (a reply's status byte, a bulletin
+     * board being rewritten): aligned words, and a lone byte, are stored
+     * whole and release what was written before them. */
+    if (((reinterpret_cast<uintptr_t>(dst) | len) & 3) == 0) {
+        for (std::size_t i = 0; i < len; i += 4) {
+            uint32_t word;
+            std::memcpy(&word, from + i, sizeof word);
+            std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(dst + i)).store(word, std::memory_order_release);
+        }
+    } else if (len == 1) {
+        std::atomic_ref<uint8_t>(*dst).store(*from, std::memory_order_release);
+    } else {
+        std::memcpy(dst, from, len);
+    }
+    return true;
+}
+
+} // namespace cna::fw

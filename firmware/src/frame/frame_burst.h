@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Frames travelling together from the storms' Tx (or a TAP) over a wire to
+ * the storms' Rx. The engine moves frames in bursts so that everything paid
+ * per hop (link and enable checks, port counters, the receiver's lookups of
+ * vports and rings, statistics and SB updates) is paid once per burst
+ * rather than once per frame.
+ *
+ * The bytes are not copied: a frame points at its sender's buffer (a host Tx
+ * buffer, or the Tx engine's scratch), which must stay unchanged until the
+ * burst has been delivered.
+ */
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "frame/frame.h"
+
+namespace cna::fw {
+
+struct WireFrame {
+    const uint8_t* data;
+    uint32_t len;
+    /* false for a runt: layout then describes nothing. */
+    bool parsed;
+    FrameLayout layout;
+};
+
+struct FrameBurst {
+    /* The Rx side's unit of work; a Tx queue fills one per 32 frames. */
+    static constexpr uint32_t MAX = 32;
+
+    bool full() const { return count == MAX; }
+    /* Where the sender parses the next frame (the storms' Tx parse once,
+     * in place) before it joins the burst. */
+    FrameLayout& next_layout() { return frames[count].layout; }
+    /* The next frame joins, its parse in next_layout(); parsed false for a
+     * runt. */
+    void join(const uint8_t* data, uint32_t len, bool parsed = true)
+    {
+        WireFrame& f = frames[count++];
+        f.data = data;
+        f.len = len;
+        f.parsed = parsed;
+        bytes += len;
+    }
+    /* A frame of another burst, as it was parsed there. */
+    void push(const WireFrame& f)
+    {
+        frames[count++] = f;
+        bytes += f.len;
+    }
+    /* A frame nobody has parsed yet (from a TAP, or an LSO segment). */
+    void add(const uint8_t* data, uint32_t len) { join(data, len, parse_frame(data, len, next_layout())); }
+    void clear()
+    {
+        count = 0;
+        bytes = 0;
+    }
+
+    uint32_t count = 0;
+    uint64_t bytes = 0;
+    std::array<WireFrame, MAX> frames;
+};
+
+} // namespace cna::fw

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The device side of one PCI function: BAR0 (PTT entries and windows, IGU
+ * command space, GTT windows), the doorbell BAR, MSI-X vectors and DMA
+ * through the function's IOMMU, plus the per-function hardware blocks
+ * behind them (PGLUE, attentions, CAU, IGU).
+ *
+ * BAR0 decoding is lock-free; PTT window accesses are forwarded to the
+ * adapter's internal register space (RegisterSpace), which serialises
+ * them with the slowpath.
+ */
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <string>
+
+#include "cna_fw/adapter.h"
+#include "hsi_common.h"
+#include "irq/attention.h"
+#include "irq/cau.h"
+#include "irq/igu.h"
+#include "bus/dma.h"
+#include "bus/iommu.h"
+#include "bus/msix.h"
+#include "function/pglue.h"
+#include "base/shared_memory.h"
+
+namespace cna::fw {
+
+class FunctionHw;
+
+/* The internal (GRC) address space as seen by one function. */
+class RegisterSpace {
+public:
+    virtual uint32_t grc_read(FunctionHw& fn, uint32_t addr) = 0;
+    virtual void grc_write(FunctionHw& fn, uint32_t addr, uint32_t value) = 0;
+
+protected:
+    ~RegisterSpace() = default;
+};
+
+/* The registers of a VF's BAR0 that are its channel to the PF (iov/'s
+ * VfChannel): where a PF's BAR0 leads to the GRC space, a VF's leads there. */
+class ChannelRegisters {
+public:
+    virtual uint32_t read(uint32_t offset) const = 0;
+    virtual void write(uint32_t offset, uint32_t value) = 0;
+
+protected:
+    ~ChannelRegisters() = default;
+};
+
+inline constexpr uint32_t REG_ALL_ONES = 0xffffffff; /* what an unanswered read returns */
+
+class FunctionHw final : public DeviceFunction {
+public:
+    /* wait_dma returns once no engine thread is in a pass begun before the
+     * call: what an IOMMU invalidation waits for. */
+    FunctionHw(uint32_t pf, uint32_t port, uint32_t msix_vectors, RegisterSpace& grc, uint8_t* gtt, int gtt_fd,
+               std::function<void()> wait_dma);
+    /* A VF of PF `pf`: the reduced BAR0 (its channel, IGU commands and a
+     * GTT page of its own), a doorbell page, a vector per status block. */
+    FunctionHw(uint32_t pf, uint32_t vf, uint32_t port, ChannelRegisters& channel, std::function<void()> wait_dma);
+
+    bool valid() const { return msix_.valid() && doorbells_ != nullptr && gtt_ != nullptr; }
+
+    /* DeviceFunction */
+    uint32_t bar0_read(uint32_t offset) override;
+    void bar0_write(uint32_t offset, uint32_t value) override;
+    volatile uint8_t* gtt_memory() override { return gtt_; }
+    volatile uint8_t* doorbell_memory() override { return doorbells_; }
+    SharedBars shared_bars() const override;
+    VmBar vm_bar() const override { return {vf_memory_.fd(), vf_memory_.base()}; }
+    uint32_t msix_count() const override { return msix_.count(); }
+    int msix_eventfd(uint32_t vector) const override { return msix_.eventfd(vector); }
+    int route_msix(uint32_t vector, int fd) override { return msix_.route(vector, fd); }
+    int iommu_map(uint64_t iova, void* va, std::size_t len) override { return iommu_.map(iova, va, len); }
+    int iommu_unmap(uint64_t iova, std::size_t len) override;
+    uint32_t pf_id() const override { return pf_; }
+    uint32_t port_id() const override { return port_; }
+    bool is_vf() const override { return channel_ != nullptr; }
+    uint32_t vf_id() const override { return vf_; }
+
+    /* Engine: the producer last rung on a connection's doorbell. Inline:
+     * every engine pass reads one per started queue. */
+    uint16_t doorbell_prod(uint32_t cid) const
+    {
+        uint32_t raw = std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(doorbells_ + hsi::db_offset(cid)))
+                           .load(std::memory_order_acquire);
+        hsi::DoorbellData db;
+        std::memcpy(&db, &raw, sizeof(db));
+        return db.prod;
+    }
+    /* Engine: a 32-bit word of the doorbell BAR (an RDMA DPI slot), as
+     * the host last published it. */
+    uint32_t doorbell_word(uint32_t offset) const
+    {
+        return std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(doorbells_ + offset))
+            .load(std::memory_order_acquire);
+    }
+    /* Engine: the doorbell queue forgets a connection (connection start,
+     * function reset) so a stale producer is never acted on. */
+    void clear_doorbell(uint32_t cid);
+    /* ... or the 8-byte slot of an RDMA object at `offset`. */
+    void clear_doorbell_slot(uint32_t offset);
+    void clear_doorbells();
+    /* Function level reset of the PCI function's own blocks, with the
+     * engine held: bus mastering off, PTT windows, scratch, attentions,
+     * status blocks and interrupt state as at power-on, doorbells clear.
+     * The IOMMU's mappings are the host's and stay. */
+    void reset();
+
+    /* Per-function register state of the MISC block. */
+    std::array<std::atomic<uint32_t>, hsi::reg::MISC_SCRATCH_DWORDS> scratch{};
+
+    Iommu& iommu() { return iommu_; }
+    Attention& attention() { return attention_; }
+    Pglue& pglue() { return pglue_; }
+    Dma& dma() { return dma_; }
+    Cau& cau() { return cau_; }
+    Igu& igu() { return igu_; }
+
+private:
+    /* Whether a register answers at a BAR0 offset. */
+    static bool decodes(uint32_t offset);
+    /* A VF's reduced BAR0. */
+    uint32_t vf_bar0_read(uint32_t offset);
+    void vf_bar0_write(uint32_t offset, uint32_t value);
+
+    const uint32_t pf_;
+    const uint32_t vf_ = 0;
+    const uint32_t port_;
+    RegisterSpace* const grc_;      /* a PF's: its PTT windows lead there */
+    ChannelRegisters* const channel_ = nullptr; /* a VF's */
+    SharedMemory vf_memory_;        /* a VF's: hsi_vm.h's BAR, with its GTT and doorbell pages */
+    uint8_t* const gtt_;
+    const int gtt_fd_;
+    const std::function<void()> wait_dma_;
+    SharedMemory doorbell_memory_;  /* a PF's doorbell BAR */
+    uint8_t* const doorbells_;
+    const uint32_t doorbells_size_;
+    std::array<std::atomic<uint32_t>, hsi::PTT_WINDOWS> ptt_entries_{};
+
+    /* Construction order follows the references between the blocks. */
+    Iommu iommu_;
+    Msix msix_;
+    Attention attention_{cau_};
+    Pglue pglue_{"pf" + std::to_string(pf_) + (channel_ != nullptr ? " vf" + std::to_string(vf_) : ""), attention_};
+    Dma dma_{iommu_, pglue_};
+    Cau cau_{dma_};
+    Igu igu_{cau_, msix_};
+};
+
+} // namespace cna::fw

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "irq/attention.h"
+
+#include "hsi_common.h"
+#include "irq/cau.h"
+
+namespace cna::fw {
+
+using namespace hsi::reg;
+
+bool Attention::read(uint32_t addr, uint32_t& value) const
+{
+    switch (addr) {
+    case ATTN_STATUS: value = status_.load(); return true;
+    case ATTN_ACK: value = 0; return true;
+    case ATTN_MASK: value = mask_.load(); return true;
+    case ATTN_FW_ASSERT_CODE: value = fw_assert_code_.load(); return true;
+    default: return false;
+    }
+}
+
+bool Attention::write(uint32_t addr, uint32_t value)
+{
+    switch (addr) {
+    case ATTN_ACK: status_.fetch_and(~value); return true;
+    case ATTN_MASK: mask_.store(value & hsi::attn::ALL); return true;
+    case ATTN_STATUS:
+    case ATTN_FW_ASSERT_CODE: return true; /* read-only */
+    default: return false;
+    }
+}
+
+void Attention::raise(uint32_t causes)
+{
+    uint32_t newly = causes & ~status_.fetch_or(causes);
+    if (newly & mask_.load())
+        undelivered_.store(true, std::memory_order_release);
+}
+
+void Attention::reset()
+{
+    status_.store(0);
+    mask_.store(0);
+    fw_assert_code_.store(0);
+    undelivered_.store(false, std::memory_order_release);
+}
+
+void Attention::deliver()
+{
+    if (undelivered_.exchange(false, std::memory_order_acq_rel))
+        cau_.bump_pi(hsi::SP_SB_ID, hsi::SP_PI_ATTN);
+}
+
+} // namespace cna::fw

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The storms' view of one PF: beyond its L2 objects (FunctionStorm), its
+ * slowpath configuration registers, the slowpath queue it consumes, the
+ * event queue it produces, its RoCE storm and flow rules; its L2 ramrods
+ * that name a VF's vport run on the VF's FunctionStorm.
+ */
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "hsi_eth.h"
+#include "hsi_spq.h"
+#include "function/function.h"
+#include "roce/roce_storm.h"
+#include "l2/function_storm.h"
+#include "slowpath/resources.h"
+#include "slowpath/storm_ram.h"
+
+namespace cna::fw {
+
+class Storms;
+
+class PfIov;
+class VfStorm;
+
+class PfStorm final : public FunctionStorm {
+public:
+    PfStorm(FunctionHw& hw, StormRam& ram, Storms& storms, const Grant& grant);
+
+    uint32_t pf() const { return pf_; }
+    StormRam& ram() { return ram_; }
+    roce::RoceStorm& roce() { return roce_; }
+    /* The PF's VFs, once the adapter has given the PF its IOV block. */
+    void attach_iov(PfIov& iov) { iov_ = &iov; }
+
+    /* GRC STORM_PF block (slowpath lock held). */
+    bool read(uint32_t addr, uint32_t& value) const;
+    bool write(uint32_t addr, uint32_t value);
+
+    /* Engine, lock-free: is there an SPQ element the storm would take now?
+     * Inline up to the doorbell compare, all that an engine pass pays while
+     * no ramrod is posted. */
+    bool spq_pending() const
+    {
+        uint16_t prod = hw_.doorbell_prod(hsi::CID_SPQ);
+        return prod != spq_cons_ && prod != spq_refused_prod_ && spq_can_take();
+    }
+    /* Engine, slowpath lock held: execute pending ramrods. */
+    void poll_spq();
+    /* Engine, slowpath lock held: the RoCE storm's and the IOV block's
+     * asynchronous events onto the EQ (while it has room). */
+    void post_async_events();
+    /* Back to power-on state (function unloaded). */
+    void reset();
+    void raise_fw_assert(uint32_t code);
+    /* Latches why in STORM_PF_QUEUE_ERROR and raises attn::QUEUE_ERROR;
+     * the adapter's log says so too (the 1st, 2nd, 4th... time). */
+    void queue_error(hsi::QueueKind kind, uint32_t queue, hsi::QueueError why) override;
+
+private:
+    struct Registers {
+        uint32_t spq_base_lo = 0, spq_base_hi = 0, spq_size = 0;
+        uint32_t ilt_base_lo = 0, ilt_base_hi = 0, ilt_cids = 0;
+        uint32_t pf_enable = 0;
+    };
+    struct EventQueue {
+        uint64_t base = 0;
+        uint16_t mask = 0;
+        uint16_t prod = 0;
+        uint8_t sb_pi = 0;
+    };
+
+    /* FunctionStorm */
+    hsi::eth::VportStats& vport_stats(uint32_t vport) override;
+    hsi::eth::QueueStats& rx_queue_stats(uint32_t queue) override;
+    hsi::eth::QueueStats& tx_queue_stats(uint32_t queue) override;
+    hsi::FwReturn open_tx_connection(const hsi::eth::TxQueueStartRamrodData& d) override;
+    void close_tx_connection(const TxQueue& q, uint16_t queue_id) override;
+
+    /* spq.cpp */
+    bool eq_full() const;
+    bool spq_can_take() const;
+    void execute(const hsi::SlowPathElement& elem);
+    /* false when the EQ cannot take it (full, or not DMA-writable). */
+    bool post_eqe(const hsi::RamrodHeader& hdr, hsi::FwReturn rc, uint64_t data = 0, uint8_t flags = 0);
+    bool read_data(uint64_t data_ptr, void* data, std::size_t len);
+    /* common_ramrods.cpp */
+    void pf_start(const hsi::SlowPathElement& elem);
+    hsi::FwReturn pf_stop();
+    hsi::FwReturn common_ramrod(uint8_t cmd, uint64_t data_ptr);
+    bool write_conn_context(const hsi::ConnContext& ctx);
+    /* eth_ramrods.cpp */
+    hsi::FwReturn eth_ramrod(uint8_t cmd, uint64_t data_ptr);
+    template <typename Data>
+    hsi::FwReturn run_eth(uint64_t data_ptr, hsi::FwReturn (FunctionStorm::*handler)(const Data&));
+    template <typename Data> hsi::FwReturn run_pf(uint64_t data_ptr, hsi::FwReturn (PfStorm::*handler)(const Data&));
+    hsi::FwReturn flow_rule_add(const hsi::eth::FlowRuleAddRamrodData& d);
+    hsi::FwReturn flow_rule_del(const hsi::eth::FlowRuleDelRamrodData& d);
+    /* The storm object of an enabled VF, else nullptr. */
+    FunctionStorm* vf_storm(uint32_t vf);
+
+    Storms& storms_;
+    Registers regs_;
+    uint16_t spq_cons_ = 0;
+    /* A doorbell producer more than the SPQ ahead, reported once and then
+     * ignored until the driver rings another: none is 2^16 or more. */
+    uint32_t spq_refused_prod_ = NONE_REFUSED;
+    static constexpr uint32_t NONE_REFUSED = UINT32_MAX;
+    std::atomic<uint32_t> last_queue_error_{0};
+    std::atomic<uint32_t> queue_errors_{0};
+    EventQueue eq_;
+    uint64_t completion_data_ = 0; /* EQE data of the ramrod being executed */
+    roce::RoceStorm roce_;
+    PfIov* iov_ = nullptr;
+};
+
+} // namespace cna::fw
