@@ -114,7 +114,7 @@ Status resc_alloc(Dev& dev)
     if (rc == Status::success)
         rc = eq_alloc(hwfn);
     if (rc == Status::success)
-        rc = int_sp_sb_alloc(hwfn);
+        rc = sp_sb_alloc(hwfn);
     if (rc == Status::success)
         rc = rt_data_alloc(hwfn);
     if (rc == Status::success)
@@ -157,7 +157,7 @@ void resc_free(Dev& dev)
     rdma_free(hwfn);
     l2_free(hwfn);
     rt_data_free(hwfn);
-    int_sp_sb_free(hwfn);
+    sp_sb_free(hwfn);
     eq_free(hwfn);
     spq_free(hwfn);
     cxt_mngr_free(hwfn);

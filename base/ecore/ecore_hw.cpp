@@ -1,19 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Register access through PTT windows, and the PTT pool.
+ * Register access through PTT windows.
  */
 #include "ecore_hw.h"
 
+#include <cinttypes>
 #include <cstring>
 
 #include "ecore_log.h"
-#include "ecore_ptt.h"
 
 namespace cna::ecore {
 
 namespace {
-
-/* How long ptt_acquire waits for another flow to release a PTT. */
-constexpr uint32_t PTT_ACQUIRE_TIMEOUT_MS = 1000;
 
 /* Points the PTT's window at the 4 KiB containing addr (if it is not there
  * already) and returns the BAR0 offset that reaches addr. */
@@ -29,52 +26,6 @@ uint32_t ptt_bar0_offset(Hwfn& hwfn, Ptt& ptt, uint32_t addr)
 }
 
 } // namespace
-
-Status ptt_pool_alloc(Hwfn& hwfn)
-{
-    auto pool = std::make_unique<PttPool>();
-    for (uint32_t i = 0; i < hsi::PTT_WINDOWS; i++)
-        pool->ptts[i] = Ptt{i, 0, false};
-    pool->free_mask = ((1u << hsi::PTT_WINDOWS) - 1) & ~(1u << PTT_DPC);
-    hwfn.ptt_pool = std::move(pool);
-    return Status::success;
-}
-
-void ptt_pool_free(Hwfn& hwfn) { hwfn.ptt_pool.reset(); }
-
-Ptt* ptt_acquire(Hwfn& hwfn)
-{
-    if (!hwfn.ptt_pool) {
-        DP_ERR(hwfn, "no PTT pool: %s", is_vf(hwfn) ? "a VF has no PTT" : "the device is not prepared");
-        return nullptr;
-    }
-    PttPool& pool = *hwfn.ptt_pool;
-    osal::Deadline deadline(PTT_ACQUIRE_TIMEOUT_MS);
-    for (;;) {
-        {
-            std::lock_guard guard(pool.lock);
-            if (pool.free_mask != 0) {
-                uint32_t idx = static_cast<uint32_t>(__builtin_ctz(pool.free_mask));
-                pool.free_mask &= ~(1u << idx);
-                DP_VERBOSE(hwfn, osal::dp_module::HW, "acquired PTT %u", idx);
-                return &pool.ptts[idx];
-            }
-        }
-        if (deadline.expired())
-            break;
-        osal::usleep(100);
-    }
-    DP_ERR(hwfn, "no PTT released within %u ms: all %u windows in use", PTT_ACQUIRE_TIMEOUT_MS,
-           hsi::PTT_WINDOWS - 1);
-    return nullptr;
-}
-
-void ptt_release(Hwfn& hwfn, Ptt* ptt)
-{
-    PttPool& pool = *hwfn.ptt_pool;
-    std::lock_guard guard(pool.lock);
-    pool.free_mask |= 1u << ptt->idx;
-}
 
 uint32_t rd(Hwfn& hwfn, Ptt& ptt, uint32_t addr)
 {
@@ -103,6 +54,20 @@ void memcpy_to(Hwfn& hwfn, Ptt& ptt, uint32_t addr, const void* src, std::size_t
         memcpy(&v, in + off, 4);
         wr(hwfn, ptt, addr + static_cast<uint32_t>(off), v);
     }
+}
+
+void hw_report_dma_faults(Hwfn& hwfn, const char* after)
+{
+    PttGuard ptt(hwfn);
+    if (!ptt)
+        return;
+    const uint32_t count = rd(hwfn, *ptt, hsi::reg::PGLUE_DMA_FAULT_COUNT);
+    if (count == 0 || count == 0xffffffff) /* none, or an unanswered read */
+        return;
+    const uint64_t iova = (uint64_t{rd(hwfn, *ptt, hsi::reg::PGLUE_DMA_FAULT_ADDR_HI)} << 32) |
+                          rd(hwfn, *ptt, hsi::reg::PGLUE_DMA_FAULT_ADDR_LO);
+    DP_ERR(hwfn, "%s: the device reports %u DMA fault(s), the last at IOVA 0x%" PRIx64
+                 " (host memory given to the device but not mapped in its IOMMU?)", after, count, iova);
 }
 
 } // namespace cna::ecore

@@ -107,4 +107,11 @@ inline void doorbell(volatile uint32_t* addr, uint16_t prod)
     osal::publish(addr, uint32_t{prod});
 }
 
+/* After a timeout: logs the DMA faults the device latched, if any, read from
+ * its PGLUE registers. Their attention reaches the driver only through the
+ * slowpath status block (itself DMA) and only once attentions are enabled,
+ * so a device that cannot reach host memory at all, e.g. during hw_init,
+ * is otherwise silent. */
+void hw_report_dma_faults(Hwfn& hwfn, const char* after);
+
 } // namespace cna::ecore

@@ -18,26 +18,6 @@ namespace cna::ecore {
 
 namespace {
 
-/* The hwfn whose DPC lock this thread holds, so that a ramrod waited for
- * from within the DPC (e.g. from a link_update hook) processes the EQ itself
- * instead of waiting for the lock it holds. */
-thread_local Hwfn* t_dpc_owner = nullptr;
-
-class DpcOwnership {
-public:
-    explicit DpcOwnership(Hwfn& hwfn) : hwfn_(hwfn) { t_dpc_owner = &hwfn; }
-    ~DpcOwnership()
-    {
-        t_dpc_owner = nullptr;
-        hwfn_.dpc_lock.unlock();
-    }
-    DpcOwnership(const DpcOwnership&) = delete;
-    DpcOwnership& operator=(const DpcOwnership&) = delete;
-
-private:
-    Hwfn& hwfn_;
-};
-
 /* Handles the latched attentions; returns whether the link changed. */
 bool int_attn_handle(Hwfn& hwfn, Ptt& ptt)
 {
@@ -135,58 +115,6 @@ void int_sb_release(Hwfn& hwfn, Ptt& ptt, SbInfo& sb_info)
         wr(hwfn, ptt, hsi::reg::cau_sb_addr_hi(sb_info.sb_id), 0);
     }
     sb_info.sb_virt = nullptr;
-}
-
-bool sb_update_sb_idx(SbInfo& sb_info)
-{
-    /* The indices of the block are read after the producer covering them. */
-    const uint32_t prod = osal::observe(&sb_info.sb_virt->prod_index);
-    if (prod == sb_info.sb_ack)
-        return false;
-    sb_info.sb_ack = prod;
-    return true;
-}
-
-void sb_ack(SbInfo& sb_info, hsi::IguIntOp op)
-{
-    sb_info.pci->reg_wr(hsi::bar0_igu_cmd(sb_info.sb_id), hsi::igu_cmd(sb_info.sb_ack, op));
-}
-
-Status int_sp_sb_alloc(Hwfn& hwfn)
-{
-    auto sp_sb = std::make_unique<SpSbInfo>();
-    if (sp_sb->mem.alloc(sizeof(hsi::StatusBlock), "slowpath status block") < 0)
-        return Status::nomem;
-    hwfn.sp_sb = std::move(sp_sb);
-    return Status::success;
-}
-
-void int_sp_sb_free(Hwfn& hwfn) { hwfn.sp_sb.reset(); }
-
-void int_try_process_eq(Hwfn& hwfn)
-{
-    if (t_dpc_owner == &hwfn) {
-        eq_process(hwfn);
-        return;
-    }
-    if (!hwfn.dpc_lock.try_lock())
-        return; /* the DPC is at it */
-    DpcOwnership owner(hwfn);
-    eq_process(hwfn);
-}
-
-void int_report_dma_faults(Hwfn& hwfn, const char* after)
-{
-    PttGuard ptt(hwfn);
-    if (!ptt)
-        return;
-    const uint32_t count = rd(hwfn, *ptt, hsi::reg::PGLUE_DMA_FAULT_COUNT);
-    if (count == 0 || count == 0xffffffff) /* none, or an unanswered read */
-        return;
-    const uint64_t iova = (uint64_t{rd(hwfn, *ptt, hsi::reg::PGLUE_DMA_FAULT_ADDR_HI)} << 32) |
-                          rd(hwfn, *ptt, hsi::reg::PGLUE_DMA_FAULT_ADDR_LO);
-    DP_ERR(hwfn, "%s: the device reports %u DMA fault(s), the last at IOVA 0x%" PRIx64
-                 " (host memory given to the device but not mapped in its IOMMU?)", after, count, iova);
 }
 
 void int_sp_dpc(Hwfn& hwfn)

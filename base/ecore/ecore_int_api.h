@@ -1,11 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Status blocks and interrupts (guide chapter "Status blocks and
- * interrupts").
- *
- * The device DMA-writes a status block to host memory whenever it moves one
- * of its protocol indices, bumping prod_index. The driver notices the new
- * prod_index (sb_update_sb_idx), handles the indices, then acknowledges it to
- * the IGU (sb_ack), which re-arms the vector.
+ * Interrupts (guide chapter "Status blocks and interrupts"): status blocks
+ * configured in the CAU, the slowpath DPC, slowpath interrupt generation.
+ * The status blocks themselves are ecore_sb.h's.
  */
 #pragma once
 
@@ -13,19 +9,11 @@
 
 #include "ecore.h"
 #include "ecore_hw.h"
+#include "ecore_sb.h"
 #include "hsi_common.h"
 
 namespace cna::ecore {
 
-/* A status block: its host memory (owned by whoever allocated it: the upper
- * layer for fastpath SBs, ecore for the slowpath SB) and the IGU state. */
-struct SbInfo {
-    volatile hsi::StatusBlock* sb_virt = nullptr;
-    uint64_t sb_phys = 0;
-    uint32_t sb_id = 0;         /* 0..num_sbs-1, or hsi::SP_SB_ID */
-    uint32_t sb_ack = 0;        /* last prod_index seen (acknowledged on sb_ack) */
-    osal::PciFunction* pci = nullptr; /* its IGU command register is in BAR0 */
-};
 
 /* Configures the CAU to write status block sb_id at sb_phys (and clears the
  * memory) with MSI-X vector hsi::msix_vector_of_sb(sb_id). The SB starts
@@ -37,13 +25,7 @@ Status int_sb_init(Hwfn& hwfn, Ptt& ptt, SbInfo& sb_info, void* sb_virt, uint64_
 /* Stops the CAU from writing the status block (before its memory is freed). */
 void int_sb_release(Hwfn& hwfn, Ptt& ptt, SbInfo& sb_info);
 
-/* Returns true if the device updated the SB since the last call, recording
- * the new prod_index for the next sb_ack. */
-bool sb_update_sb_idx(SbInfo& sb_info);
 
-/* Acknowledges the recorded index to the IGU; op enable re-arms the vector
- * (it fires at once if the SB moved meanwhile), disable disarms it. */
-void sb_ack(SbInfo& sb_info, hsi::IguIntOp op);
 
 /* The slowpath DPC (guide: ecore_int_sp_dpc): processes the event queue
  * (ramrod completions) and attentions (MFW events -> link changes, DMA

@@ -80,7 +80,7 @@ Status queue_stop(Hwfn& hwfn, QueueHandle handle, bool rx)
     QueueStopRamrodData data{};
     data.vport_id = handle->vport_id;
     data.queue_id = handle->queue_id;
-    Status rc = is_vf(hwfn) ? vf_queue_stop(hwfn, *handle)
+    Status rc = is_vf(hwfn) ? vf_queue_stop(hwfn, handle->queue_id, rx)
                             : post_eth(hwfn, rx ? EthCmd::rx_queue_stop : EthCmd::tx_queue_stop, &data, sizeof(data),
                                        handle->cid);
     if (rc == Status::success)
@@ -207,8 +207,12 @@ Status eth_rx_queue_start(Hwfn& hwfn, const RxQueueStartParams& p, RxQueueStartR
         return rc;
     if (!check_ring(hwfn, "Rx BD ring", p.bd_ring_size) || !check_ring(hwfn, "Rx CQE ring", p.cqe_ring_size))
         return Status::inval;
-    if (is_vf(hwfn))
-        return vf_rx_queue_start(hwfn, p, ret);
+    if (is_vf(hwfn)) {
+        rc = vf_rx_queue_start(hwfn, p, ret);
+        if (rc == Status::success)
+            ret->handle = add_queue(hwfn, true, p.queue, hsi::CID_SPQ);
+        return rc;
+    }
 
     /* The storm restarts the queue at 0: so must the producers it reads. */
     auto* prod = reinterpret_cast<volatile uint32_t*>(hwfn.dev->pci->gtt() +
@@ -242,8 +246,12 @@ Status eth_tx_queue_start(Hwfn& hwfn, const TxQueueStartParams& p, TxQueueStartR
         return rc;
     if (!check_ring(hwfn, "Tx BD ring", p.bd_ring_size))
         return Status::inval;
-    if (is_vf(hwfn))
-        return vf_tx_queue_start(hwfn, p, ret);
+    if (is_vf(hwfn)) {
+        rc = vf_tx_queue_start(hwfn, p, ret);
+        if (rc == Status::success)
+            ret->handle = add_queue(hwfn, false, p.queue, hsi::cid_tx_queue(p.queue.queue_id));
+        return rc;
+    }
 
     const uint32_t cid = hsi::cid_tx_queue(p.queue.queue_id);
     /* The storm restarts the queue at 0: so must the doorbell it polls. */
@@ -274,8 +282,11 @@ Status eth_tx_queue_stop(Hwfn& hwfn, QueueHandle handle) { return queue_stop(hwf
 
 Status sp_eth_filter_ucast(Hwfn& hwfn, const FilterUcast& f)
 {
-    if (is_vf(hwfn))
+    if (is_vf(hwfn)) {
+        if (!check_vport(hwfn, f.opcode == FilterOpcode::remove ? f.vport_to_remove_from : f.vport_to_add_to))
+            return Status::inval;
         return vf_filter_ucast(hwfn, f);
+    }
     const bool from_source = f.opcode == FilterOpcode::remove || f.opcode == FilterOpcode::move;
     FiltersUpdateRamrodData data{};
     data.vport_id = from_source ? f.vport_to_remove_from : f.vport_to_add_to;

@@ -55,6 +55,7 @@ Status rdma_alloc(Hwfn& hwfn)
     rdma->tid_keys.assign(p.num_mrs, 0);
     rdma->qp_info.assign(p.num_qps, RdmaQpInfo{});
     hwfn.rdma = std::move(rdma);
+    spq_register_async_cb(hwfn, hsi::ProtocolId::roce, rdma_async_event);
     return Status::success;
 }
 
@@ -260,7 +261,7 @@ void rdma_free_tid(Hwfn& hwfn, uint32_t tid)
         hwfn.rdma->tid_keys[tid]++; /* the next registration's keys differ */
 }
 
-void rdma_async_event(Hwfn& hwfn, uint8_t opcode, uint64_t data)
+void rdma_async_event(Hwfn& hwfn, uint8_t opcode, uint16_t /* echo */, uint64_t data)
 {
     if (opcode == static_cast<uint8_t>(RdmaEvent::neighbour)) {
         roce_neighbour_answered(hwfn, data);

@@ -64,8 +64,8 @@ struct RdmaInfo {
 
 Status rdma_alloc(Hwfn& hwfn);
 void rdma_free(Hwfn& hwfn);
-/* eq_process: an asynchronous RDMA event. */
-void rdma_async_event(Hwfn& hwfn, uint8_t opcode, uint64_t data);
+/* eq_process: an asynchronous RDMA event (rdma_alloc registers it). */
+void rdma_async_event(Hwfn& hwfn, uint8_t opcode, uint16_t echo, uint64_t data);
 /* rdma_async_event: a neighbour's answer (RdmaEvent::neighbour). */
 void roce_neighbour_answered(Hwfn& hwfn, uint64_t data);
 

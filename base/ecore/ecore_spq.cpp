@@ -6,11 +6,11 @@
 #include <cinttypes>
 #include <cstring>
 
-#include "ecore_int.h"
+#include "ecore_hw.h"
+#include "ecore_sb.h"
 #include "ecore_log.h"
-#include "ecore_rdma.h"
-#include "ecore_sriov.h"
 #include "hsi_eth.h"
+#include "hsi_rdma.h"
 
 namespace cna::ecore {
 
@@ -79,7 +79,7 @@ Status spq_wait(Hwfn& hwfn, SpqEntry& entry, uint64_t* comp_data)
     for (;;) {
         if (entry.state.load(std::memory_order_acquire) == SpqEntryState::done)
             break;
-        int_try_process_eq(hwfn);
+        eq_try_process(hwfn);
         if (entry.state.load(std::memory_order_acquire) == SpqEntryState::done)
             break;
         if (deadline.expired()) {
@@ -94,7 +94,7 @@ Status spq_wait(Hwfn& hwfn, SpqEntry& entry, uint64_t* comp_data)
     if (entry.state.load(std::memory_order_acquire) == SpqEntryState::abandoned) {
         DP_ERR(hwfn, "ramrod %s (echo %u) not completed by the firmware within %u ms", name, echo,
                spq.timeout_ms);
-        int_report_dma_faults(hwfn, name);
+        hw_report_dma_faults(hwfn, name);
         return Status::timeout;
     }
     const uint8_t code = entry.fw_return;
@@ -238,6 +238,23 @@ Status spq_post(Hwfn& hwfn, const SpqRequest& req, uint64_t* comp_data)
     return spq_wait(hwfn, *entry, comp_data);
 }
 
+void spq_register_async_cb(Hwfn& hwfn, hsi::ProtocolId protocol, AsyncEventCb cb)
+{
+    hwfn.eq->async_cbs.at(static_cast<uint8_t>(protocol)) = cb;
+}
+
+void eq_try_process(Hwfn& hwfn)
+{
+    if (DpcOwnership::held(hwfn)) {
+        eq_process(hwfn);
+        return;
+    }
+    if (!hwfn.dpc_lock.try_lock())
+        return; /* the DPC is at it */
+    DpcOwnership owner(hwfn);
+    eq_process(hwfn);
+}
+
 void eq_process(Hwfn& hwfn)
 {
     Eq& eq = *hwfn.eq;
@@ -248,14 +265,15 @@ void eq_process(Hwfn& hwfn)
     while (auto* elem = eq.chain.consume_as<EventRingElement>()) {
         EventRingElement eqe;
         memcpy(&eqe, elem, sizeof(eqe));
-        if ((eqe.flags & hsi::EQE_FLAG_ASYNC) && eqe.protocol_id == static_cast<uint8_t>(hsi::ProtocolId::roce))
-            rdma_async_event(hwfn, eqe.opcode, eqe.data);
-        else if ((eqe.flags & hsi::EQE_FLAG_ASYNC) && eqe.protocol_id == static_cast<uint8_t>(hsi::ProtocolId::iov))
-            iov_async_event(hwfn, eqe.opcode, eqe.echo, eqe.data);
-        else if (eqe.flags & hsi::EQE_FLAG_ASYNC)
-            DP_INFO(hwfn, "async event %u (protocol %u, data 0x%" PRIx64 ")", eqe.opcode, eqe.protocol_id, eqe.data);
-        else
+        if (!(eqe.flags & hsi::EQE_FLAG_ASYNC)) {
             spq_complete(hwfn, eqe);
+            continue;
+        }
+        const AsyncEventCb cb = eqe.protocol_id < eq.async_cbs.size() ? eq.async_cbs[eqe.protocol_id] : nullptr;
+        if (cb != nullptr)
+            cb(hwfn, eqe.opcode, eqe.echo, eqe.data);
+        else
+            DP_INFO(hwfn, "async event %u (protocol %u, data 0x%" PRIx64 ")", eqe.opcode, eqe.protocol_id, eqe.data);
     }
     auto* cons = reinterpret_cast<volatile uint16_t*>(hwfn.dev->pci->gtt() + hsi::iro::eq_cons(hwfn.hw_info.pf_id));
     osal::publish(cons, eq.chain.cons());

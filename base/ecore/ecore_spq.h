@@ -9,6 +9,7 @@
  */
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -44,9 +45,41 @@ struct Spq {
     uint32_t timeout_ms = SPQ_DEFAULT_TIMEOUT_MS;
 };
 
+/* An asynchronous event's handler, its protocol's: rdma_alloc and
+ * iov_alloc register theirs (spq_register_async_cb). */
+using AsyncEventCb = void (*)(Hwfn& hwfn, uint8_t opcode, uint16_t echo, uint64_t data);
+
 struct Eq {
     Chain chain;                          /* of hsi::EventRingElement */
+    std::array<AsyncEventCb, 4> async_cbs{}; /* by hsi::ProtocolId */
 };
+
+void spq_register_async_cb(Hwfn& hwfn, hsi::ProtocolId protocol, AsyncEventCb cb);
+
+/* This thread holds hwfn.dpc_lock (taken before) and processes the EQ: the
+ * DPC, or a ramrod's waiter. A ramrod waited for from within (e.g. from the
+ * DPC's link_update hook) processes the EQ itself instead of waiting for the
+ * lock its own thread holds. */
+class DpcOwnership {
+public:
+    explicit DpcOwnership(Hwfn& hwfn) : hwfn_(hwfn) { owner_ = &hwfn; }
+    ~DpcOwnership()
+    {
+        owner_ = nullptr;
+        hwfn_.dpc_lock.unlock();
+    }
+    DpcOwnership(const DpcOwnership&) = delete;
+    DpcOwnership& operator=(const DpcOwnership&) = delete;
+    static bool held(const Hwfn& hwfn) { return owner_ == &hwfn; }
+
+private:
+    Hwfn& hwfn_;
+    static inline thread_local const Hwfn* owner_ = nullptr;
+};
+
+/* Processes the EQ now if this thread may: it holds the DPC lock already
+ * or can take it. */
+void eq_try_process(Hwfn& hwfn);
 
 Status spq_alloc(Hwfn& hwfn);
 void spq_free(Hwfn& hwfn);

@@ -317,6 +317,7 @@ Status iov_alloc(Hwfn& hwfn)
     hwfn.iov = std::make_unique<PfIov>();
     for (uint32_t vf = 0; vf < hwfn.iov->vfs.size(); vf++)
         hwfn.iov->vfs[vf].id = vf;
+    spq_register_async_cb(hwfn, hsi::ProtocolId::iov, iov_async_event);
     return Status::success;
 }
 

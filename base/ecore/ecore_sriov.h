@@ -99,8 +99,8 @@ inline constexpr uint32_t IOV_BUF_SIZE = IOV_BUF_BULLETIN + sizeof(hsi::iov::Bul
 Status iov_alloc(Hwfn& hwfn);
 void iov_free(Hwfn& hwfn);
 
-/* eq_process: an asynchronous IOV event (hsi::iov::IovEvent) of VF vf.
- * Only records it. */
+/* eq_process: an asynchronous IOV event (hsi::iov::IovEvent) of VF vf
+ * (iov_alloc registers it). Only records it. */
 void iov_async_event(Hwfn& hwfn, uint8_t opcode, uint16_t vf, uint64_t data);
 /* The DPC, outside its lock: handles every event recorded. */
 void iov_process_pending(Hwfn& hwfn);

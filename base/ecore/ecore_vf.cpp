@@ -555,7 +555,6 @@ Status vf_rx_queue_start(Hwfn& hwfn, const RxQueueStartParams& p, RxQueueStartRe
         return Status::io;
     }
     ret->rx_prod_addr = reinterpret_cast<volatile uint32_t*>(pci.gtt() + in_page);
-    ret->handle = add_queue(hwfn, true, p.queue, hsi::CID_SPQ);
     DP_VERBOSE(hwfn, osal::dp_module::L2, "Rx queue %u, SB %u, producer at BAR0 0x%x", queue, p.queue.sb_id,
                reply.offset);
     return Status::success;
@@ -583,17 +582,16 @@ Status vf_tx_queue_start(Hwfn& hwfn, const TxQueueStartParams& p, TxQueueStartRe
         return Status::io;
     }
     ret->doorbell_addr = reinterpret_cast<volatile uint32_t*>(hwfn.dev->pci->doorbells() + reply.offset);
-    ret->handle = add_queue(hwfn, false, p.queue, cid);
     DP_VERBOSE(hwfn, osal::dp_module::L2, "Tx queue %u, SB %u, doorbell at 0x%x", queue, p.queue.sb_id, reply.offset);
     return Status::success;
 }
 
-Status vf_queue_stop(Hwfn& hwfn, const QueueCid& queue)
+Status vf_queue_stop(Hwfn& hwfn, uint16_t queue_id, bool rx)
 {
     hsi::iov::StopQueuesRequest req{};
-    req.first = static_cast<uint8_t>(queue.queue_id);
+    req.first = static_cast<uint8_t>(queue_id);
     req.count = 1;
-    return simple_request(hwfn, queue.rx ? TlvType::stop_rxqs : TlvType::stop_txqs, req);
+    return simple_request(hwfn, rx ? TlvType::stop_rxqs : TlvType::stop_txqs, req);
 }
 
 Status vf_filter_ucast(Hwfn& hwfn, const FilterUcast& f)
@@ -603,8 +601,6 @@ Status vf_filter_ucast(Hwfn& hwfn, const FilterUcast& f)
         DP_ERR(hwfn, "filter opcode %u: a VF adds and removes its own filters only", static_cast<uint32_t>(f.opcode));
         return Status::notimpl;
     }
-    if (!check_vport(hwfn, add ? f.vport_to_add_to : f.vport_to_remove_from))
-        return Status::inval;
     if (f.type != FilterType::mac && f.type != FilterType::vlan) {
         DP_ERR(hwfn, "filter type %u: a VF filters on a MAC or a VLAN", static_cast<uint32_t>(f.type));
         return Status::notimpl;

@@ -11,8 +11,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "ecore_int_api.h"
-#include "ecore_l2.h"
+#include "ecore_sb.h"
+#include "ecore_l2_api.h"
 #include "ecore_vf_api.h"
 #include "hsi_iov.h"
 #include "osal_mem.h"
@@ -61,7 +61,7 @@ Status vf_vport_update(Hwfn& hwfn, const SpVportUpdateParams& params);
 Status vf_vport_stop(Hwfn& hwfn);
 Status vf_rx_queue_start(Hwfn& hwfn, const RxQueueStartParams& params, RxQueueStartRet* ret);
 Status vf_tx_queue_start(Hwfn& hwfn, const TxQueueStartParams& params, TxQueueStartRet* ret);
-Status vf_queue_stop(Hwfn& hwfn, const QueueCid& queue);
+Status vf_queue_stop(Hwfn& hwfn, uint16_t queue_id, bool rx);
 Status vf_filter_ucast(Hwfn& hwfn, const FilterUcast& filter);
 void vf_get_vport_stats(Hwfn& hwfn, hsi::eth::VportStats* stats);
 void vf_get_queue_stats(Hwfn& hwfn, uint16_t queue_id, bool rx, hsi::eth::QueueStats* stats);

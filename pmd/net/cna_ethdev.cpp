@@ -9,7 +9,7 @@
  * stop:   the reverse, every mbuf returned to its pool
  * close:  hw_stop -> slowpath IRQ release -> resc_free -> hw_remove -> detach
  */
-#include "cna_ethdev.h"
+#include "cna_eth_port.h"
 
 #include <cerrno>
 #include <cstring>
@@ -32,6 +32,7 @@
 #include "ecore_l2_api.h"
 #include "ecore_rdma_api.h"
 #include "hsi_vm.h"
+#include "pci_attach.h"
 
 namespace cna::pmd {
 

@@ -8,7 +8,7 @@
 
 #include <ethdev_driver.h>
 
-#include "cna_ethdev.h"
+#include "cna_eth_port.h"
 
 struct rte_pci_device;
 struct rte_pci_driver;

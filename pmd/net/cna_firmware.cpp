@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <vector>
 
-#include "cna_ethdev.h"
+#include "cna_eth_port.h"
 #include "cna_log.h"
 #include "osal_util.h"
 

@@ -34,7 +34,7 @@
 #include <rte_memory.h>
 #include <rte_string_fns.h>
 
-#include "cna_ethdev.h"
+#include "cna_eth_port.h"
 #include "cna_ethdev_ops.h"
 #include "cna_log.h"
 #include "cna_rxtx.h"

@@ -25,7 +25,7 @@ extern "C" {
 #include <rte_cpuflags.h>
 #include <rte_malloc.h>
 
-#include "cna_ethdev.h"
+#include "cna_eth_port.h"
 #include "cna_log.h"
 #include "cna_rxtx_common.h"
 

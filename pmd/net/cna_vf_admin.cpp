@@ -19,7 +19,7 @@
 
 #include <rte_telemetry.h>
 
-#include "cna_ethdev.h"
+#include "cna_eth_port.h"
 #include "cna_ethdev_ops.h"
 #include "cna_single_copy.h"
 #include "cna_log.h"

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cna_rdma.h"
+#include "cna_rdma_port.h"
 #include "ecore_int_api.h"
 #include "ecore_rdma_api.h"
 #include "hsi_rdma.h"

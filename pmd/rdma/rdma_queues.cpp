@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "cna_ethdev.h"
+#include "cna_rdma_port.h"
 #include "rdma_log.h"
 #include "rdma_objects.h"
 

@@ -4,6 +4,7 @@ sources under the stacks of layers.txt (beside this script) and checks it
 against the layer order written there. --markdown prints that order as the
 table doc/architecture.md holds."""
 import argparse
+import fnmatch
 import os
 import re
 import sys
@@ -91,7 +92,8 @@ class Order:
         best, length = None, -1
         for lay in self.layers():
             for p in lay.paths:
-                hit = path.startswith(p) if p.endswith("/") else path == p
+                hit = (path.startswith(p) if p.endswith("/") else
+                       fnmatch.fnmatchcase(path, p) if any(c in p for c in "*?[") else path == p)
                 if hit and len(p) > length:
                     best, length = lay, len(p)
         return best

@@ -39,6 +39,7 @@
 #include "ecore_iov_tlv.h"
 #include "hsi_iov.h"
 #include "pci_function.h"
+#include "pci_attach.h"
 
 using namespace cna;
 using hsi::iov::ChannelState;

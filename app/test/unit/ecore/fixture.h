@@ -20,6 +20,7 @@
 #include "ecore_int_api.h"
 #include "ecore_mcp_api.h"
 #include "osal.h"
+#include "pci_attach.h"
 
 namespace test {
 

@@ -15,6 +15,7 @@
 #include "ecore_iov_tlv.h"
 #include "ecore_sriov.h"
 #include "hsi_iov.h"
+#include "pci_attach.h"
 
 using namespace cna;
 using ecore::Status;

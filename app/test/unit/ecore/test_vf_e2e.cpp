@@ -12,6 +12,7 @@
 #include "ecore_sriov.h"
 #include "ecore_vf_api.h"
 #include "hsi_iov.h"
+#include "pci_attach.h"
 
 using namespace cna;
 using ecore::Status;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include "pci_function.h"
+#include "pci_attach.h"
 
 #include <cerrno>
 

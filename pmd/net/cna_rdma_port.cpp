@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "cna_rdma_port.h"
+
+#include <cstring>
+
+#include <ethdev_driver.h>
+
+#include "cna_eth_port.h"
+
+namespace cna::pmd {
+
+EthPort* rdma_port(uint16_t port_id)
+{
+    rte_eth_dev_info info;
+    if (rte_eth_dev_info_get(port_id, &info) != 0 || info.driver_name == nullptr ||
+        std::strcmp(info.driver_name, "net_cna") != 0)
+        return nullptr;
+    return port_of(&rte_eth_devices[port_id]);
+}
+
+osal::PciFunction& port_pci(EthPort* port) { return *port->pci; }
+
+ecore::Hwfn& port_hwfn(EthPort* port) { return port->edev.hwfn; }
+
+const Devargs& port_devargs(EthPort* port) { return port->devargs; }
+
+std::function<void()>& rdma_teardown(EthPort* port) { return port->rdma_teardown; }
+
+} // namespace cna::pmd

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * What a net_cna port lends the RDMA PMD (pmd/rdma), which opens an RDMA
+ * device on it: its PCI function and hwfn, its devargs, and the hook the
+ * port calls to tear the RDMA device down before it closes. The port itself
+ * (cna_eth_port.h) stays net_cna's.
+ */
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "cna_devargs.h"
+
+namespace cna::osal {
+class PciFunction;
+}
+namespace cna::ecore {
+struct Hwfn;
+}
+
+namespace cna::pmd {
+
+struct EthPort;
+
+/* The net_cna port behind ethdev port port_id; nullptr if another driver
+ * drives it. */
+EthPort* rdma_port(uint16_t port_id);
+osal::PciFunction& port_pci(EthPort* port);
+ecore::Hwfn& port_hwfn(EthPort* port);
+const Devargs& port_devargs(EthPort* port);
+/* Set while an RDMA device is open on the port: dev_close calls it first. */
+std::function<void()>& rdma_teardown(EthPort* port);
+
+} // namespace cna::pmd
