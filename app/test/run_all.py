@@ -14,6 +14,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 INTEGRATION = os.path.join(HERE, "integration")
+STATIC = os.path.join(HERE, "static")
 # The regular build's integration suites that run a second time on the
 # scalar fastpath (EAL limited to 64-bit vectors): the default run takes the
 # vector path where the CPU has AVX2.
@@ -93,6 +94,16 @@ def run_integration(build, label, env_extra, modules=None):
     return passed, failed
 
 
+def run_static():
+    """The tree's own rules: the layer order of every include, the docs'
+    source tables true to the tree."""
+    suite = unittest.defaultTestLoader.discover(STATIC, pattern="test_*.py", top_level_dir=STATIC)
+    result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(suite)
+    failed = len(result.failures) + len(result.errors)
+    print(f"[static] {result.testsRun - failed} passed, {failed} failed")
+    return result.testsRun - failed, failed
+
+
 def run_fuzz(build, seconds):
     """libFuzzer targets (clang, ASan+UBSan) on the parsers facing untrusted input."""
     script = os.path.join(HERE, "fuzz", "run_fuzz.sh")
@@ -154,13 +165,17 @@ def main():
     ap.add_argument("--build", required=True)
     ap.add_argument("--sanitized-build")
     ap.add_argument("--tsan-build", help="a ThreadSanitizer build whose unit suites to run")
-    ap.add_argument("--only", choices=["unit", "integration", "fuzz"])
+    ap.add_argument("--only", choices=["static", "unit", "integration", "fuzz"])
     ap.add_argument("--fuzz-seconds", type=int, default=0, help="run each fuzz target this long (0: no fuzzing)")
     args = ap.parse_args()
 
     t0 = time.monotonic()
     phases = Phases()
     totals = [0, 0]
+    if args.only in (None, "static"):
+        p, f = phases.run("[static] layers and docs", run_static)
+        totals[0] += p
+        totals[1] += f
     runs = [(args.build, "regular", {})]
     if args.sanitized_build:
         runs.append((args.sanitized_build, "asan+ubsan", sanitizer_env()))
