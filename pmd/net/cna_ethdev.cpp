@@ -158,6 +158,10 @@ int hw_bring_up(EthPort* port)
     };
     ops.slowpath_irq_release = [port](ecore::Hwfn&) { port->slowpath_irq.release(); };
     ecore::init_struct(port->edev, port->name, *port->pci, std::move(ops));
+    /* The guide's init_dp, from EAL's --log-level=pmd.net.cna.ecore:<level>:
+     * at debug, the verbose prints of every flow. */
+    const osal::DpLevel dp_level = osal::get_dp_level();
+    ecore::init_dp(port->edev, dp_level == osal::DpLevel::verbose ? osal::dp_module::ALL : 0, dp_level);
 
     ecore::Dev& edev = port->edev;
     if (port->devargs.rdma)

@@ -150,6 +150,19 @@ class Link(unittest.TestCase):
             tp.quit()
 
 
+class EcoreLog(unittest.TestCase):
+    def test_ecore_prints_its_flows_verbosely_at_debug_only(self):
+        """EAL's --log-level=pmd.net.cna.ecore:debug turns on ecore's verbose
+        prints of every flow (the guide's init_dp), which are off by default."""
+        status, _, out = run_testpmd_once(["net_cna0"], log_level="pmd.net.cna.ecore:debug")
+        self.assertEqual(status, 0, out)
+        for flow in (r"acquired PTT \d+", r"vport 0, MTU \d+", r"posted \S+ cid \d+ echo \d+"):
+            self.assertRegex(out, flow)
+        status, _, out = run_testpmd_once(["net_cna0"])
+        self.assertEqual(status, 0, out)
+        self.assertNotRegex(out, r"acquired PTT|vport 0, MTU")
+
+
 class BadInput(unittest.TestCase):
     def assert_probe_fails(self, vdevs, *patterns, **kw):
         t0 = time.monotonic()

@@ -38,6 +38,14 @@ uint32_t get_dp_module() { return g_dp_module.load(std::memory_order_relaxed); }
 
 void set_dp_level(DpLevel level) { rte_log_set_level(logtype_ecore, rte_level(level)); }
 
+DpLevel get_dp_level()
+{
+    for (DpLevel level : {DpLevel::verbose, DpLevel::info, DpLevel::notice})
+        if (rte_log_can_log(logtype_ecore, rte_level(level)))
+            return level;
+    return DpLevel::err;
+}
+
 bool dp_enabled(DpLevel level, uint32_t module)
 {
     if (level == DpLevel::verbose && (get_dp_module() & module) == 0)

@@ -40,6 +40,8 @@ uint32_t get_dp_module();
 
 /* Sets the rte_log level of logtype_ecore from a guide level. */
 void set_dp_level(DpLevel level);
+/* The guide level logtype_ecore is at (EAL's --log-level=pmd.net.cna.ecore:...). */
+DpLevel get_dp_level();
 
 /* Whether a print of this level (and module, for verbose) would be emitted:
  * callers use it to skip formatting work. */

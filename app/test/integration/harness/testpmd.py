@@ -89,17 +89,20 @@ def pmd_path(build=None):
     return staged
 
 
-def eal_args(vdevs, build=None, lcores="0-1", memory_mb=512, file_prefix=None, memory=None, plugin=True):
+def eal_args(vdevs, build=None, lcores="0-1", memory_mb=512, file_prefix=None, memory=None, plugin=True,
+             log_level="pmd.net.cna*:info"):
     """EAL arguments of a primary. By default its memory and runtime state are
     private (--no-huge, --no-shconf); with file_prefix they are shared under
     that prefix, on hugepages, so secondary processes can attach. `memory`
     (EAL options) replaces both. lcores: EAL's --lcores (a secondary maps its
     own lcore ids onto the CPUs: lcore ids index shared per-lcore state such
     as mempool caches, so processes must not share one). plugin=False: no
-    -d, the PMD an installed package put in DPDK's driver directory."""
+    -d, the PMD an installed package put in DPDK's driver directory.
+    log_level: EAL's --log-level for net_cna's types (a driver loaded with -d
+    takes the first of several that name its type)."""
     if memory is None:
         memory = ["--file-prefix", file_prefix] if file_prefix else ["--no-huge", "-m", str(memory_mb), "--no-shconf"]
-    args = ["--lcores", lcores] + memory + ["--no-pci", "--log-level=pmd.net.cna*:info"]
+    args = ["--lcores", lcores] + memory + ["--no-pci", f"--log-level={log_level}"]
     if plugin:
         args += ["-d", pmd_path(build)]
     # e.g. --force-max-simd-bitwidth=64: the suite on net_cna's scalar fastpath
@@ -306,11 +309,12 @@ def forward_stats(stop_output):
     return result
 
 
-def run_testpmd_once(vdevs, commands=(), build=None, timeout=30, eal_extra=(), env=None, file_prefix=None):
+def run_testpmd_once(vdevs, commands=(), build=None, timeout=30, eal_extra=(), env=None, file_prefix=None,
+                     log_level="pmd.net.cna*:info"):
     """Start testpmd non-interactively expecting it may fail; return (exit
     status, signal, output). With file_prefix it runs on hugepages and leaves
     its files for the caller to look at (remove_hugepage_files)."""
-    args = eal_args(vdevs, build, file_prefix=file_prefix) + list(eal_extra) + ["--", "-i"] + APP_DEFAULTS
+    args = eal_args(vdevs, build, file_prefix=file_prefix, log_level=log_level) + list(eal_extra) + ["--", "-i"] + APP_DEFAULTS
     child = pexpect.spawn(TESTPMD, args, encoding="utf-8", timeout=timeout, codec_errors="replace",
                           env=testpmd_env(build, env))
     idx = child.expect([PROMPT, pexpect.EOF, pexpect.TIMEOUT])
