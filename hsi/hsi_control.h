@@ -79,4 +79,20 @@ struct PortCounters {
 };
 static_assert(sizeof(PortCounters) == 64);
 
+/* The control interface itself, declared once: the adapter implements it,
+ * and every backend of the host's PCI function gives one (the embedded
+ * adapter's own, the daemon's over its socket). */
+class AdapterControl {
+public:
+    virtual ~AdapterControl() = default;
+    /* Pull or plug the cable of a port: carrier changes as on a real wire. */
+    virtual void set_carrier(uint32_t port, bool present) = 0;
+    virtual void inject(Fault fault, bool on) = 0;
+    /* The wire of a port loses this many RoCEv2 frames in a million that
+     * the port sends (0: none), at random: for the transport's recovery. */
+    virtual void set_roce_loss(uint32_t port, uint32_t per_million) = 0;
+    virtual PortCounters port_counters(uint32_t port) const = 0;
+    virtual uint64_t dma_faults(uint32_t pf) const = 0;
+};
+
 } // namespace cna::hsi::control

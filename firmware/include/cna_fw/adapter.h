@@ -22,6 +22,7 @@
 
 namespace cna::fw {
 
+using hsi::control::AdapterControl;
 using hsi::control::Fault;
 using hsi::control::PortCounters;
 using hsi::control::Wire;
@@ -108,19 +109,6 @@ public:
      * relative to its PF, pf_id(). */
     virtual bool is_vf() const = 0;
     virtual uint32_t vf_id() const = 0;
-};
-
-class AdapterControl {
-public:
-    virtual ~AdapterControl() = default;
-    /* Pull or plug the cable of a port: carrier changes as on a real wire. */
-    virtual void set_carrier(uint32_t port, bool present) = 0;
-    virtual void inject(Fault fault, bool on) = 0;
-    /* The wire of a port loses this many RoCEv2 frames in a million that
-     * the port sends (0: none), at random: for the transport's recovery. */
-    virtual void set_roce_loss(uint32_t port, uint32_t per_million) = 0;
-    virtual PortCounters port_counters(uint32_t port) const = 0;
-    virtual uint64_t dma_faults(uint32_t pf) const = 0;
 };
 
 class Adapter {

@@ -25,19 +25,6 @@
 namespace cna::osal {
 namespace {
 
-class EmbeddedControl final : public AdapterControl {
-public:
-    explicit EmbeddedControl(fw::AdapterControl& ctl) : ctl_(ctl) {}
-    void set_carrier(uint32_t port, bool present) override { ctl_.set_carrier(port, present); }
-    void inject(Fault fault, bool on) override { ctl_.inject(fault, on); }
-    void set_roce_loss(uint32_t port, uint32_t per_million) override { ctl_.set_roce_loss(port, per_million); }
-    PortCounters port_counters(uint32_t port) const override { return ctl_.port_counters(port); }
-    uint64_t dma_faults(uint32_t pf) const override { return ctl_.dma_faults(pf); }
-
-private:
-    fw::AdapterControl& ctl_;
-};
-
 /* A function of an adapter, as the registry counts it. */
 struct FunctionKey {
     uint32_t pf = 0;
@@ -47,7 +34,6 @@ struct FunctionKey {
 
 struct AdapterEntry {
     std::unique_ptr<fw::Adapter> adapter;
-    std::unique_ptr<EmbeddedControl> control;
     uint32_t attached_pfs = 0; /* bit per PF */
     uint64_t attached_vfs = 0; /* bit per VF, vf_bit() */
 
@@ -233,7 +219,7 @@ std::unique_ptr<PciFunction> attach_vf(const PciAttachParams& params, int* err, 
             *msg = function_name(params.adapter, key) + " is already attached";
         } else {
             entry.set_attached(key, true);
-            fn = std::make_unique<EmbeddedPciFunction>(params.adapter, key, *df, *entry.control);
+            fn = std::make_unique<EmbeddedPciFunction>(params.adapter, key, *df, entry.adapter->control());
         }
         if (!fn)
             return nullptr;
@@ -272,8 +258,7 @@ std::unique_ptr<PciFunction> embedded_attach(const PciAttachParams& params, int*
                     return nullptr;
                 }
             }
-            auto control = std::make_unique<EmbeddedControl>(adapter->control());
-            it = g_adapters.emplace(params.adapter, AdapterEntry{std::move(adapter), std::move(control)}).first;
+            it = g_adapters.emplace(params.adapter, AdapterEntry{std::move(adapter)}).first;
         } else if (params.embedded.layout_given && !same_layout(it->second.adapter->config(), wanted)) {
             *err = -EINVAL;
             *msg = "adapter " + params.adapter + " exists with another layout (ports, PFs, wire)";
@@ -292,7 +277,7 @@ std::unique_ptr<PciFunction> embedded_attach(const PciAttachParams& params, int*
         } else {
             entry.set_attached(key, true);
             fn = std::make_unique<EmbeddedPciFunction>(params.adapter, key, entry.adapter->function(params.pf),
-                                                       *entry.control);
+                                                       entry.adapter->control());
         }
         if (!fn) {
             if (entry.unused())

@@ -23,22 +23,10 @@
 
 namespace cna::osal {
 
+using hsi::control::AdapterControl;
 using hsi::control::Fault;
 using hsi::control::PortCounters;
 using hsi::control::Wire;
-
-/* The adapter's control interface (hsi_control.h) as a backend reaches it:
- * link flaps, faults, adapter-side counters. */
-class AdapterControl {
-public:
-    virtual ~AdapterControl() = default;
-    virtual void set_carrier(uint32_t port, bool present) = 0;
-    virtual void inject(Fault fault, bool on) = 0;
-    /* RoCEv2 frames a port's wire loses, per million. */
-    virtual void set_roce_loss(uint32_t port, uint32_t per_million) = 0;
-    virtual PortCounters port_counters(uint32_t port) const = 0;
-    virtual uint64_t dma_faults(uint32_t pf) const = 0;
-};
 
 class PciFunction {
 public:
