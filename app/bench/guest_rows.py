@@ -146,7 +146,7 @@ def vm_unavailable(args):
             return f"no {tool} (Debian's {package})"
     if not os.path.exists("/dev/net/tun"):
         return "no /dev/net/tun for the TAP"
-    vm = os.path.join(args.build, "firmware", "cna-vm")
+    vm = os.path.join(args.build, "transport", "cna-vm")
     if not os.access(vm, os.X_OK):
         return f"{vm} not built"
     return None

@@ -270,7 +270,7 @@ def adapter_daemon(args, tmp, ports=("--ports", "2", "--wire", "cable")):
     for the two processes."""
     sock = os.path.join(tmp, "adapterd.sock")
     log = open(os.path.join(tmp, "adapterd.log"), "w+")
-    proc = subprocess.Popen([os.path.join(args.build, "firmware", "cna-adapterd"), "--socket", sock, *ports],
+    proc = subprocess.Popen([os.path.join(args.build, "transport", "cna-adapterd"), "--socket", sock, *ports],
                             stdout=log, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 10

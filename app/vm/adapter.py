@@ -37,7 +37,7 @@ def listening(path):
 
 
 def adapter_status(args):
-    run = subprocess.run([os.path.join(args.build, "firmware", "cna-adapterctl"), "--socket", args.daemon,
+    run = subprocess.run([os.path.join(args.build, "transport", "cna-adapterctl"), "--socket", args.daemon,
                           "status"], capture_output=True, text=True, timeout=30)
     if run.returncode != 0:
         raise VmRunError(f"cna-adapterctl status on {args.daemon} failed: {run.stderr.strip()}")
@@ -78,7 +78,7 @@ def start_daemon(args, stack, log):
     os.makedirs(os.path.dirname(os.path.abspath(args.daemon)), exist_ok=True)
     say(f"starting cna-adapterd on {args.daemon} ({args.ports} port(s), wire {args.wire}); its log: {log}")
     with open(log, "w") as out:
-        proc = subprocess.Popen([os.path.join(args.build, "firmware", "cna-adapterd"), "--socket", args.daemon,
+        proc = subprocess.Popen([os.path.join(args.build, "transport", "cna-adapterd"), "--socket", args.daemon,
                                  "--ports", str(args.ports), "--wire", args.wire, "--idle-exit", "60"],
                                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                                 start_new_session=True)

@@ -130,7 +130,7 @@ def kernel_cmdline(args, terminal):
 
 
 def cna_vm_path(args):
-    return os.path.join(args.build, "firmware", "cna-vm")
+    return os.path.join(args.build, "transport", "cna-vm")
 
 
 def qemu_option(value):

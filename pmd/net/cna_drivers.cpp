@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The drivers this object registers on the vdev bus, net_cna (a PF) and
  * net_cna_vf (a VF of one), net_cna_vf on the PCI bus too (a VF in a QEMU
- * guest, an ivshmem device: hsi_vm.h), and what DPDK's build would embed for each
+ * guest, an ivshmem device: vm_protocol.h), and what DPDK's build would embed for each
  * through buildtools/pmdinfogen.py, which only runs inside DPDK's own tree:
  * the PMD_INFO_STRING that dpdk-pmdinfo.py reads from the .rodata of a
  * binary (a NUL-terminated JSON object after the prefix; "pci_ids" is
@@ -13,7 +13,7 @@
 #include "cna_devargs.h"
 #include "cna_ethdev_ops.h"
 #include "cna_single_copy.h"
-#include "hsi_vm.h"
+#include "vm_protocol.h"
 
 namespace {
 
@@ -33,8 +33,8 @@ constexpr rte_pci_id make_ivshmem_id()
 {
     rte_pci_id id{};
     id.class_id = RTE_CLASS_ANY_ID;
-    id.vendor_id = cna::hsi::vm::IVSHMEM_VENDOR_ID;
-    id.device_id = cna::hsi::vm::IVSHMEM_DEVICE_ID;
+    id.vendor_id = cna::transport::vm::IVSHMEM_VENDOR_ID;
+    id.device_id = cna::transport::vm::IVSHMEM_DEVICE_ID;
     id.subsystem_vendor_id = RTE_PCI_ANY_ID;
     id.subsystem_device_id = RTE_PCI_ANY_ID;
     return id;

@@ -53,7 +53,7 @@ struct RssConf {
 struct EthPort {
     std::string name;
     Devargs devargs;
-    /* net_cna_vf in a VM: the ivshmem device whose BAR2 is the VF (hsi_vm.h). */
+    /* net_cna_vf in a VM: the ivshmem device whose BAR2 is the VF (vm_protocol.h). */
     rte_pci_device* vm_device = nullptr;
     /* dev_conf.intr_conf.lsc as of the last configure, for the interrupt
      * thread: ethdev rewrites dev_conf in rte_eth_dev_configure while a link

@@ -31,7 +31,7 @@
 #include "ecore_iov_api.h"
 #include "ecore_l2_api.h"
 #include "ecore_rdma_api.h"
-#include "hsi_vm.h"
+#include "vm_protocol.h"
 #include "pci_attach.h"
 
 namespace cna::pmd {
@@ -78,7 +78,7 @@ osal::PciAttachParams attach_params(const EthPort* port)
     p.is_vf = d.is_vf;
     p.vf = d.vf;
     if (port->vm_device != nullptr) {
-        const rte_mem_resource& bar = port->vm_device->mem_resource[hsi::vm::BAR];
+        const rte_mem_resource& bar = port->vm_device->mem_resource[transport::vm::BAR];
         p.backend = osal::Backend::vm;
         p.vm_bar = static_cast<volatile uint8_t*>(bar.addr);
         p.vm_bar_len = bar.len;

@@ -46,7 +46,7 @@ int reattach(EthPort* port);
 extern const eth_dev_ops cna_vf_dev_ops;
 int cna_vf_probe(rte_vdev_device* vdev);
 /* net_cna_vf as a PCI driver: an ivshmem device of a QEMU guest whose BAR2
- * holds a cna VF (hsi_vm.h); any other is left alone. */
+ * holds a cna VF (vm_protocol.h); any other is left alone. */
 int cna_vf_pci_probe(rte_pci_driver* drv, rte_pci_device* pci_dev);
 int cna_vf_pci_remove(rte_pci_device* pci_dev);
 /* The VF's bulletin board, read on an EAL alarm: link (LSC), forced MAC. */

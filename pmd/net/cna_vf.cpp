@@ -2,7 +2,7 @@
  * net_cna_vf: an ethdev port on a VF of a net_cna PF (SR-IOV), attached to
  * cna-adapterd (daemon=<socket>,pf=N,vf=M) or to an embedded adapter of
  * this process (adapter=<name>,port=N,vf=M); or, inside a QEMU guest, the
- * PCI device (ivshmem) a daemon made of a VF (hsi_vm.h), probed by EAL from
+ * PCI device (ivshmem) a daemon made of a VF (vm_protocol.h), probed by EAL from
  * -a <PCI address> once bound to vfio-pci.
  *
  * It is net_cna less what belongs to the PF: ecore asks the PF, over the
@@ -26,7 +26,7 @@
 #include "cna_log.h"
 #include "cna_mp.h"
 #include "ecore_vf_api.h"
-#include "hsi_vm.h"
+#include "vm_protocol.h"
 #include "pci_vm.h"
 
 namespace cna::pmd {
@@ -165,7 +165,7 @@ int cna_vf_probe(rte_vdev_device* vdev)
 
 int cna_vf_pci_probe(rte_pci_driver*, rte_pci_device* pci_dev)
 {
-    const rte_mem_resource& bar = pci_dev->mem_resource[hsi::vm::BAR];
+    const rte_mem_resource& bar = pci_dev->mem_resource[transport::vm::BAR];
     std::string why;
     if (const int rc = osal::vm_bar_check(static_cast<const volatile uint8_t*>(bar.addr), bar.len, &why); rc != 0) {
         if (rc == -ENODEV) {

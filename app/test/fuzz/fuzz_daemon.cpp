@@ -22,7 +22,7 @@
 #include "fuzz_input.h"
 
 using namespace cna::fw;
-using namespace cna::hsi::daemon;
+using namespace cna::transport::daemon;
 using cna::fw::daemon::ClientSession;
 using cna::fw::daemon::FunctionOwners;
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * What a guest can do to cna-adapterd through a VF it was given (hsi_vm.h):
+ * What a guest can do to cna-adapterd through a VF it was given (vm_protocol.h):
  * write anything anywhere in the VF's BAR — the header, both mailboxes, the
  * GTT and doorbell pages — and ask the daemon's mailboxes for any BAR0
  * access, any DMA mapping of any range, and resets, in any order, while its
@@ -20,11 +20,11 @@
 #include "daemon/client_session.h"
 #include "fake_driver.h"
 #include "fuzz_input.h"
-#include "hsi_vm.h"
+#include "vm_protocol.h"
 
 using namespace cna::fw;
-using namespace cna::hsi::daemon;
-namespace vm = cna::hsi::vm;
+using namespace cna::transport::daemon;
+namespace vm = cna::transport::vm;
 using cna::fw::daemon::ClientSession;
 using cna::fw::daemon::FunctionOwners;
 

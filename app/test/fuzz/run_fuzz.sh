@@ -18,7 +18,7 @@ CXX=clang++
 command -v ccache >/dev/null && CXX="ccache clang++"
 CXXFLAGS="-std=c++20 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -D_GLIBCXX_ASSERTIONS"
 DPDK_INC=$(pkg-config --cflags-only-I libdpdk | sed 's/-I/-isystem /g')
-INC="-I$ROOT/firmware -I$ROOT/base/ecore -I$ROOT/hsi -I$ROOT/osal/dpdk -I$ROOT/osal/dpdk/os -I$ROOT/osal/dpdk/pci -I$ROOT/firmware/src -I$ROOT/firmware/include -I$ROOT/app/fwdriver -I$ROOT/pmd/net $DPDK_INC -include rte_config.h"
+INC="-I$ROOT/firmware -I$ROOT/base/ecore -I$ROOT/hsi -I$ROOT/osal/dpdk -I$ROOT/osal/dpdk/os -I$ROOT/osal/dpdk/pci -I$ROOT/transport -I$ROOT/transport/protocol -I$ROOT/transport/client -I$ROOT/firmware/src -I$ROOT/firmware/include -I$ROOT/app/fwdriver -I$ROOT/pmd/net $DPDK_INC -include rte_config.h"
 JOBS=$(nproc)
 
 obj() { # obj TAG SOURCE: the object SOURCE compiles to under TAG's flags
@@ -53,8 +53,8 @@ ADAPTER_SRCS=("$ROOT"/firmware/src/*/*.cpp "$ROOT"/app/fwdriver/fake_driver.cpp 
               "$ROOT"/app/fwdriver/frames.cpp
               "$BUILD/firmware/cna_fw_builtin.cpp" "$ROOT/base/ecore/ecore_init_image.cpp"
               "$ROOT/osal/dpdk/os/osal_util.cpp")
-PARSER_SRCS=("$ROOT/pmd/net/cna_devargs.cpp" "$ROOT/firmware/daemon/daemon_options.cpp"
-             "$ROOT/firmware/daemon/client_session.cpp" "$ROOT/base/ecore/ecore_iov_tlv.cpp"
+PARSER_SRCS=("$ROOT/pmd/net/cna_devargs.cpp" "$ROOT/transport/daemon/daemon_options.cpp"
+             "$ROOT/transport/daemon/client_session.cpp" "$ROOT/base/ecore/ecore_iov_tlv.cpp"
              "$ROOT/base/ecore/ecore_iov_checks.cpp")
 TARGETS=(fuzz_init_image fuzz_frame fuzz_devargs fuzz_host_writes fuzz_roce fuzz_daemon fuzz_daemon_config
          fuzz_vm fuzz_vf_channel fuzz_vf_pf)
@@ -69,7 +69,7 @@ ADAPTER_OBJS=($(for s in "${ADAPTER_SRCS[@]}"; do src "$s"; done))
 # not), in an archive: the PF's end of its VFs' channel takes what it needs
 # of them. RDMA's QP state checks and the daemon's spawning are none of it
 # (and clang 14 refuses the checks' `using enum` of an alias).
-VF_PF_SRCS=($(ls "$ROOT"/base/ecore/*.cpp "$ROOT"/osal/dpdk/os/*.cpp "$ROOT"/osal/dpdk/pci/*.cpp |
+VF_PF_SRCS=($(ls "$ROOT"/base/ecore/*.cpp "$ROOT"/osal/dpdk/os/*.cpp "$ROOT"/osal/dpdk/pci/*.cpp "$ROOT"/transport/client/*.cpp |
               grep -v -e ecore_init_image.cpp -e osal_util.cpp -e ecore_rdma_qp_state.cpp -e pci_daemon_spawn.cpp))
 compile vf_pf "$INC -DALLOW_EXPERIMENTAL_API" "${VF_PF_SRCS[@]}"
 rm -f "$OUT/libvf_pf.a"
@@ -79,14 +79,14 @@ link fuzz_init_image "$(main_of fuzz_init_image)" "$(src "$ROOT/base/ecore/ecore
     "$(src "$ROOT/osal/dpdk/os/osal_util.cpp")" -- -lz
 link fuzz_frame "$(main_of fuzz_frame)" "$(src "$ROOT/firmware/src/frame/frame.cpp")"
 link fuzz_devargs "$(main_of fuzz_devargs)" "$(src "$ROOT/pmd/net/cna_devargs.cpp")" -- -lrte_kvargs -lrte_net
-link fuzz_daemon_config "$(main_of fuzz_daemon_config)" "$(src "$ROOT/firmware/daemon/daemon_options.cpp")"
+link fuzz_daemon_config "$(main_of fuzz_daemon_config)" "$(src "$ROOT/transport/daemon/daemon_options.cpp")"
 link fuzz_vf_channel "$(main_of fuzz_vf_channel)" "$(src "$ROOT/base/ecore/ecore_iov_tlv.cpp")" \
     "$(src "$ROOT/base/ecore/ecore_iov_checks.cpp")" "$(src "$ROOT/osal/dpdk/os/osal_util.cpp")" -- -lz
 link fuzz_host_writes "$(main_of fuzz_host_writes)" "${ADAPTER_OBJS[@]}" -- -lz -lisal -pthread
 link fuzz_roce "$(main_of fuzz_roce)" "${ADAPTER_OBJS[@]}" -- -lz -lisal -pthread
-link fuzz_daemon "$(main_of fuzz_daemon)" "$(src "$ROOT/firmware/daemon/client_session.cpp")" \
+link fuzz_daemon "$(main_of fuzz_daemon)" "$(src "$ROOT/transport/daemon/client_session.cpp")" \
     "${ADAPTER_OBJS[@]}" -- -lz -lisal -pthread
-link fuzz_vm "$(main_of fuzz_vm)" "$(src "$ROOT/firmware/daemon/client_session.cpp")" \
+link fuzz_vm "$(main_of fuzz_vm)" "$(src "$ROOT/transport/daemon/client_session.cpp")" \
     "${ADAPTER_OBJS[@]}" -- -lz -lisal -pthread
 link fuzz_vf_pf "$(main_of fuzz_vf_pf)" "$OUT/libvf_pf.a" "${ADAPTER_OBJS[@]}" \
     -- $(pkg-config --libs libdpdk) -lz -lisal -pthread

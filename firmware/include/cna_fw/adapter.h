@@ -85,7 +85,7 @@ public:
     };
     virtual SharedBars shared_bars() const = 0;
     /* A VF's memory is one file, laid out as the VM transport's BAR
-     * (hsi_vm.h): its GTT page and doorbell page where that layout has them,
+     * (vm_protocol.h): its GTT page and doorbell page where that layout has them,
      * and the pages before them the transport's. A PF's: {-1, nullptr}. */
     struct VmBar {
         int fd;

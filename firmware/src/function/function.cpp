@@ -2,7 +2,7 @@
 #include "function/function.h"
 
 #include "hsi_iov.h"
-#include "hsi_vm.h"
+#include "vm_protocol.h"
 
 #include <cstring>
 #include <utility>
@@ -10,6 +10,7 @@
 namespace cna::fw {
 
 using namespace hsi;
+namespace vm = transport::vm;
 
 FunctionHw::FunctionHw(uint32_t pf, uint32_t port, uint32_t msix_vectors, RegisterSpace& grc, uint8_t* gtt,
                        int gtt_fd, std::function<void()> wait_dma)

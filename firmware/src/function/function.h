@@ -135,7 +135,7 @@ private:
     const uint32_t port_;
     RegisterSpace* const grc_;      /* a PF's: its PTT windows lead there */
     ChannelRegisters* const channel_ = nullptr; /* a VF's */
-    SharedMemory vf_memory_;        /* a VF's: hsi_vm.h's BAR, with its GTT and doorbell pages */
+    SharedMemory vf_memory_;        /* a VF's: vm_protocol.h's BAR, with its GTT and doorbell pages */
     uint8_t* const gtt_;
     const int gtt_fd_;
     const std::function<void()> wait_dma_;

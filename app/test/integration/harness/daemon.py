@@ -15,7 +15,7 @@ from harness.testpmd import TestPmdError, build_dir, daemon_path
 
 def adapterctl(socket, *command, build=None, check=True):
     """cna-adapterctl's output for `command` on the daemon at `socket`."""
-    run = subprocess.run([os.path.join(build or build_dir(), "firmware", "cna-adapterctl"), "--socket", socket,
+    run = subprocess.run([os.path.join(build or build_dir(), "transport", "cna-adapterctl"), "--socket", socket,
                           *command], capture_output=True, text=True, timeout=10)
     if check and run.returncode != 0:
         raise TestPmdError(f"cna-adapterctl {' '.join(command)} failed ({run.returncode}): {run.stderr}")

@@ -34,7 +34,7 @@ def build_dir():
 
 
 def daemon_path(build=None):
-    return os.path.join(build or build_dir(), "firmware", "cna-adapterd")
+    return os.path.join(build or build_dir(), "transport", "cna-adapterd")
 
 
 def testpmd_env(build=None, env=None):

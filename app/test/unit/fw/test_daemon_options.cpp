@@ -2,7 +2,7 @@
  * cna-adapterd's options: the command line, the configuration file
  * (--config) and which of the two a setting comes from, the messages that
  * name a bad setting's file and line, and the configuration the package
- * ships (firmware/daemon/adapterd.conf).
+ * ships (transport/daemon/adapterd.conf).
  */
 #include <gtest/gtest.h>
 #include <stdlib.h>

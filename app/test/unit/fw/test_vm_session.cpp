@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The daemon's side of the VM transport (hsi_vm.h): a VF attached for a VM
+ * The daemon's side of the VM transport (vm_protocol.h): a VF attached for a VM
  * over the socket, its memory laid out as the ivshmem BAR with the header
  * published, the guest's BAR0 accesses and DMA mappings served from the
  * mailboxes in it, guest RAM reached by guest-physical address and nothing
@@ -17,14 +17,14 @@
 
 #include "daemon/client_session.h"
 #include "fake_driver.h"
-#include "hsi_vm.h"
+#include "vm_protocol.h"
 #include "function/function.h"
 
 namespace cna::fw::test {
 namespace {
 
-using namespace hsi::daemon;
-namespace vm = hsi::vm;
+using namespace transport::daemon;
+namespace vm = transport::vm;
 using daemon::ClientSession;
 using daemon::FunctionOwners;
 

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * One client of cna-adapterd: a process (a net_cna port) that attached, or
  * is about to attach, one PCI function of the daemon's adapter over its
- * socket (hsi_daemon.h). The session holds what the client lent the
+ * socket (daemon_protocol.h). The session holds what the client lent the
  * function — its MSI-X eventfds and its memory, mapped here and in the
  * function's IOMMU — and takes it all back when the client goes.
  *
- * A VM's session (attach_vm, hsi_vm.h) is held by the VM's launcher: the
+ * A VM's session (attach_vm, vm_protocol.h) is held by the VM's launcher: the
  * guest's driver reaches the function through the mailboxes in the VF's
  * memory, which the session polls on a timer, and lends the function guest
  * RAM by guest-physical address.
@@ -19,7 +19,7 @@
 
 #include "cna_fw/adapter.h"
 #include "hsi_iov.h"
-#include "hsi_daemon_socket.h"
+#include "daemon_socket.h"
 #include "base/shared_memory.h"
 
 namespace cna::fw::daemon {
@@ -90,7 +90,7 @@ public:
 
     /* One request, answered on the socket; false: the protocol is broken
      * and the session must end. Public for the fuzzer. */
-    bool handle(hsi::daemon::Message& m);
+    bool handle(transport::daemon::Message& m);
 
 private:
     struct Region {
@@ -98,24 +98,24 @@ private:
         std::size_t len;
     };
 
-    bool reply(const hsi::daemon::Header& request, const void* body, uint32_t len, const int* fds = nullptr,
+    bool reply(const transport::daemon::Header& request, const void* body, uint32_t len, const int* fds = nullptr,
                uint32_t nfds = 0);
-    bool reply_status(const hsi::daemon::Header& request, int status);
-    bool on_hello(const hsi::daemon::Message& m);
-    bool on_attach(const hsi::daemon::Message& m);
-    bool on_set_msix(hsi::daemon::Message& m);
-    bool on_dma_map(hsi::daemon::Message& m);
-    bool on_dma_unmap(const hsi::daemon::Message& m);
-    bool on_control(const hsi::daemon::Message& m);
-    bool on_status(const hsi::daemon::Message& m);
-    bool on_attach_vm(hsi::daemon::Message& m);
+    bool reply_status(const transport::daemon::Header& request, int status);
+    bool on_hello(const transport::daemon::Message& m);
+    bool on_attach(const transport::daemon::Message& m);
+    bool on_set_msix(transport::daemon::Message& m);
+    bool on_dma_map(transport::daemon::Message& m);
+    bool on_dma_unmap(const transport::daemon::Message& m);
+    bool on_control(const transport::daemon::Message& m);
+    bool on_status(const transport::daemon::Message& m);
+    bool on_attach_vm(transport::daemon::Message& m);
     /* Claims the function and makes the BAR0 mailbox's kick and done fds;
      * 0 or -errno, having replied nothing. */
     int claim(const FunctionId& id, bool vm);
-    hsi::daemon::Bar0Mailbox* mailbox() const;
+    transport::daemon::Bar0Mailbox* mailbox() const;
     void serve_function_mailbox();
     int vm_dma_map(uint64_t iova, uint64_t len);
-    int map_region(const hsi::daemon::DmaMap& req, const int* fds);
+    int map_region(const transport::daemon::DmaMap& req, const int* fds);
     void unmap_regions(uint64_t iova, uint64_t len);
     /* The IOMMU's mappings inside [iova, iova + len), then this process's:
      * 0 or the IOMMU's -errno. */
@@ -135,7 +135,7 @@ private:
     int kick_fd_ = -1;
     int done_fd_ = -1;                        /* -1 for a VM: the guest polls */
     uint32_t served_seq_ = 0;
-    /* A VM's: the VF's memory (hsi_vm.h's BAR), guest RAM mapped here. */
+    /* A VM's: the VF's memory (vm_protocol.h's BAR), guest RAM mapped here. */
     uint8_t* vm_bar_ = nullptr;
     uint8_t* guest_ram_ = nullptr;
     uint64_t guest_ram_size_ = 0;

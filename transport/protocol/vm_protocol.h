@@ -2,12 +2,12 @@
  * cna HSI: the VM transport. cna-adapterd exposes a VF to a QEMU guest as an
  * ivshmem PCI device (ivshmem-plain, Red Hat's 1af4:1110) whose BAR2 is the
  * VF's own memory file: the same pages a host process maps through the
- * daemon's socket (hsi_daemon.h), with the socket's part — the BAR0
+ * daemon's socket (daemon_protocol.h), with the socket's part — the BAR0
  * mailbox and the DMA table — done in shared memory too, since a guest has
  * no socket to the daemon. Everything above the OSAL is the VF's unchanged.
  *
  *   0x0000  Header: signature, version, where the rest is, the VF
- *   0x1000  Bar0Mailbox (hsi_daemon.h), then FunctionMailbox
+ *   0x1000  Bar0Mailbox (daemon_protocol.h), then FunctionMailbox
  *   0x2000  the VF's GTT page (hsi_iov.h vf_page)
  *   0x3000  the VF's doorbell page
  *
@@ -34,10 +34,10 @@
 #include <cstdint>
 
 #include "hsi_common.h"
-#include "hsi_daemon.h"
+#include "daemon_protocol.h"
 #include "hsi_iov.h"
 
-namespace cna::hsi::vm {
+namespace cna::transport::vm {
 
 inline constexpr uint16_t IVSHMEM_VENDOR_ID = 0x1af4;
 inline constexpr uint16_t IVSHMEM_DEVICE_ID = 0x1110;
@@ -98,8 +98,8 @@ static_assert(sizeof(FunctionMailbox) == 128);
 
 static_assert(MAILBOX_OFFSET + sizeof(daemon::Bar0Mailbox) <= FUNCTION_MAILBOX_OFFSET);
 static_assert(FUNCTION_MAILBOX_OFFSET + sizeof(FunctionMailbox) <= GTT_OFFSET);
-static_assert(GTT_OFFSET + WINDOW_SIZE <= DOORBELLS_OFFSET);
-static_assert(DOORBELLS_OFFSET + iov::VF_DB_BAR_SIZE <= BAR_SIZE);
+static_assert(GTT_OFFSET + hsi::WINDOW_SIZE <= DOORBELLS_OFFSET);
+static_assert(DOORBELLS_OFFSET + hsi::iov::VF_DB_BAR_SIZE <= BAR_SIZE);
 static_assert((BAR_SIZE & (BAR_SIZE - 1)) == 0);
 
-} // namespace cna::hsi::vm
+} // namespace cna::transport::vm

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The VM backend (hsi_vm.h), from inside the guest. BAR2 of the ivshmem
+ * The VM backend (vm_protocol.h), from inside the guest. BAR2 of the ivshmem
  * device is the VF's memory: its GTT page and doorbell page, stored to as on
  * the host, and two mailboxes the daemon polls, one for the BAR0 registers
  * outside the GTT (the VF channel, IGU commands), one for the VF's IOMMU
@@ -16,7 +16,7 @@
 #include <cstring>
 #include <mutex>
 
-#include "hsi_vm.h"
+#include "vm_protocol.h"
 #include "osal_log.h"
 #include "osal_sync.h"
 #include "pci_iommu.h"
@@ -24,9 +24,9 @@
 namespace cna::osal {
 namespace {
 
-namespace vm = hsi::vm;
-using hsi::daemon::Bar0Mailbox;
-using hsi::daemon::Bar0Op;
+namespace vm = transport::vm;
+using transport::daemon::Bar0Mailbox;
+using transport::daemon::Bar0Op;
 
 /* Longer than any daemon takes to look at a mailbox: then it is gone. */
 constexpr uint32_t ANSWER_TIMEOUT_MS = 5000;

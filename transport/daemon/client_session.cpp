@@ -13,12 +13,12 @@
 #include <cstring>
 
 #include "hsi_common.h"
-#include "hsi_vm.h"
+#include "vm_protocol.h"
 #include "base/log.h"
 
 namespace cna::fw::daemon {
 
-using namespace hsi::daemon;
+using namespace transport::daemon;
 
 namespace {
 
@@ -214,17 +214,17 @@ bool ClientSession::on_attach_vm(Message& m)
         reply_status(m.header, -EPROTO);
         return false;
     }
-    if (req->guest_ram == 0 || req->guest_ram % PAGE != 0 || req->guest_ram > hsi::vm::MAX_GUEST_RAM ||
+    if (req->guest_ram == 0 || req->guest_ram % PAGE != 0 || req->guest_ram > transport::vm::MAX_GUEST_RAM ||
         !piece_fits(m.fds[0], 0, req->guest_ram)) {
         log(LogLevel::warning, "%s: a VM's RAM must be a file of whole pages, at most %llu MiB", name().c_str(),
-            static_cast<unsigned long long>(hsi::vm::MAX_GUEST_RAM >> 20));
+            static_cast<unsigned long long>(transport::vm::MAX_GUEST_RAM >> 20));
         return reply_status(m.header, -EINVAL);
     }
     if (const int rc = claim(FunctionId{req->pf, true, req->vf}, true); rc != 0)
         return reply_status(m.header, rc);
     void* ram = ::mmap(nullptr, req->guest_ram, PROT_READ | PROT_WRITE, MAP_SHARED, m.fds[0], 0);
     kick_fd_ = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    const itimerspec period{{0, hsi::vm::POLL_PERIOD_US * 1000}, {0, hsi::vm::POLL_PERIOD_US * 1000}};
+    const itimerspec period{{0, transport::vm::POLL_PERIOD_US * 1000}, {0, transport::vm::POLL_PERIOD_US * 1000}};
     if (ram == MAP_FAILED || kick_fd_ < 0 || ::timerfd_settime(kick_fd_, 0, &period, nullptr) != 0) {
         const int rc = -errno;
         if (ram != MAP_FAILED)
@@ -235,28 +235,28 @@ bool ClientSession::on_attach_vm(Message& m)
     guest_ram_ = static_cast<uint8_t*>(ram);
     guest_ram_size_ = req->guest_ram;
     vm_bar_ = function_->vm_bar().base;
-    std::memset(vm_bar_ + hsi::vm::MAILBOX_OFFSET, 0, hsi::vm::GTT_OFFSET - hsi::vm::MAILBOX_OFFSET);
+    std::memset(vm_bar_ + transport::vm::MAILBOX_OFFSET, 0, transport::vm::GTT_OFFSET - transport::vm::MAILBOX_OFFSET);
     function_served_seq_ = 0;
-    hsi::vm::Header header{};
-    header.version = hsi::vm::VERSION;
+    transport::vm::Header header{};
+    header.version = transport::vm::VERSION;
     header.header_size = sizeof header;
     header.pf = req->pf;
     header.vf = req->vf;
     header.port = function_->port_id();
-    header.mailbox_offset = hsi::vm::MAILBOX_OFFSET;
-    header.function_mailbox_offset = hsi::vm::FUNCTION_MAILBOX_OFFSET;
-    header.gtt_offset = hsi::vm::GTT_OFFSET;
+    header.mailbox_offset = transport::vm::MAILBOX_OFFSET;
+    header.function_mailbox_offset = transport::vm::FUNCTION_MAILBOX_OFFSET;
+    header.gtt_offset = transport::vm::GTT_OFFSET;
     header.gtt_size = hsi::WINDOW_SIZE;
-    header.doorbells_offset = hsi::vm::DOORBELLS_OFFSET;
+    header.doorbells_offset = transport::vm::DOORBELLS_OFFSET;
     header.doorbells_size = hsi::iov::VF_DB_BAR_SIZE;
-    header.poll_period_us = hsi::vm::POLL_PERIOD_US;
+    header.poll_period_us = transport::vm::POLL_PERIOD_US;
     header.guest_ram = guest_ram_size_;
-    auto* published = reinterpret_cast<hsi::vm::Header*>(vm_bar_ + hsi::vm::HEADER_OFFSET);
+    auto* published = reinterpret_cast<transport::vm::Header*>(vm_bar_ + transport::vm::HEADER_OFFSET);
     std::memcpy(published, &header, sizeof header);
-    std::atomic_ref<uint32_t>(published->signature).store(hsi::vm::SIGNATURE, std::memory_order_release);
+    std::atomic_ref<uint32_t>(published->signature).store(transport::vm::SIGNATURE, std::memory_order_release);
     log(LogLevel::notice, "%s: attached for a VM with %llu MiB of RAM", name().c_str(),
         static_cast<unsigned long long>(guest_ram_size_ >> 20));
-    const AttachVmReply r{{0, 0}, hsi::vm::BAR_SIZE};
+    const AttachVmReply r{{0, 0}, transport::vm::BAR_SIZE};
     const int fd = function_->vm_bar().fd;
     return reply(m.header, &r, sizeof r, &fd, 1);
 }
@@ -466,15 +466,15 @@ void ClientSession::on_kick()
 
 Bar0Mailbox* ClientSession::mailbox() const
 {
-    return reinterpret_cast<Bar0Mailbox*>(vm_bar_ != nullptr ? vm_bar_ + hsi::vm::MAILBOX_OFFSET : mailbox_->base());
+    return reinterpret_cast<Bar0Mailbox*>(vm_bar_ != nullptr ? vm_bar_ + transport::vm::MAILBOX_OFFSET : mailbox_->base());
 }
 
 /* A VM's DMA table and resets, asked in the VF's memory: read field by
  * field once, as the BAR0 mailbox is, since the guest may rewrite them. */
 void ClientSession::serve_function_mailbox()
 {
-    using hsi::vm::FunctionOp;
-    auto* box = reinterpret_cast<hsi::vm::FunctionMailbox*>(vm_bar_ + hsi::vm::FUNCTION_MAILBOX_OFFSET);
+    using transport::vm::FunctionOp;
+    auto* box = reinterpret_cast<transport::vm::FunctionMailbox*>(vm_bar_ + transport::vm::FUNCTION_MAILBOX_OFFSET);
     const uint32_t seq = std::atomic_ref<uint32_t>(box->request_seq).load(std::memory_order_acquire);
     if (seq == function_served_seq_)
         return;
@@ -497,7 +497,7 @@ void ClientSession::serve_function_mailbox()
     std::atomic_ref<uint32_t>(box->done_seq).store(seq, std::memory_order_release);
 }
 
-/* Guest-physical memory is guest RAM from offset 0 (hsi_vm.h). */
+/* Guest-physical memory is guest RAM from offset 0 (vm_protocol.h). */
 int ClientSession::vm_dma_map(uint64_t iova, uint64_t len)
 {
     if (len == 0 || iova % PAGE != 0 || len % PAGE != 0 || iova >= guest_ram_size_ || len > guest_ram_size_ - iova)
@@ -528,7 +528,7 @@ void ClientSession::detach()
     dma_unmap_all();
     if (vm_bar_ != nullptr) {
         /* The guest's driver sees its VF gone. */
-        std::atomic_ref<uint32_t>(reinterpret_cast<hsi::vm::Header*>(vm_bar_)->signature)
+        std::atomic_ref<uint32_t>(reinterpret_cast<transport::vm::Header*>(vm_bar_)->signature)
             .store(0, std::memory_order_release);
         ::munmap(guest_ram_, guest_ram_size_);
         vm_bar_ = guest_ram_ = nullptr;

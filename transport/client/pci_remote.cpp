@@ -28,7 +28,7 @@
 #include <rte_memory.h>
 
 #include "hsi_common.h"
-#include "hsi_daemon_socket.h"
+#include "daemon_socket.h"
 #include "osal_log.h"
 #include "pci_daemon_spawn.h"
 #include "pci_iommu.h"
@@ -36,7 +36,7 @@
 namespace cna::osal {
 namespace {
 
-using namespace hsi::daemon;
+using namespace transport::daemon;
 
 /* How long a request may wait for the daemon before it counts as gone. */
 constexpr int REPLY_TIMEOUT_MS = 5000;
@@ -125,7 +125,7 @@ int RemotePciFunction::request(MsgType type, const void* body, uint32_t len, voi
                                const int* fds, uint32_t nfds, Message* reply_msg)
 {
     std::lock_guard guard(request_lock_);
-    return hsi::daemon::request(sock_, static_cast<uint16_t>(type), ++seq_, body, len, reply, reply_len,
+    return transport::daemon::request(sock_, static_cast<uint16_t>(type), ++seq_, body, len, reply, reply_len,
                                 REPLY_TIMEOUT_MS, fds, nfds, reply_msg);
 }
 
@@ -318,12 +318,12 @@ std::unique_ptr<PciFunction> remote_attach(const PciAttachParams& params, int* e
         *msg = "the daemon socket path must have 1 to 107 characters";
         return nullptr;
     }
-    int sock = hsi::daemon::connect_socket(path.c_str());
+    int sock = transport::daemon::connect_socket(path.c_str());
     if ((sock == -ENOENT || sock == -ECONNREFUSED) && !params.is_vf) { /* no daemon, or a dead one's socket */
         const int rc = spawn_daemon(path, params.daemon_options, msg);
         /* A port of another process may have started one at the same time:
          * then this one's start failed, and that one serves. */
-        sock = hsi::daemon::connect_socket(path.c_str());
+        sock = transport::daemon::connect_socket(path.c_str());
         if (sock < 0 && rc != 0) {
             *err = rc;
             *msg = "no adapter daemon at " + path + ", and starting one failed: " + *msg;

@@ -31,7 +31,7 @@ bool executable(const std::string& path)
 }
 
 /* In the build tree, the PMD is build/pmd/net/librte_net_cna.so and the
- * daemon build/firmware/cna-adapterd; installed, the daemon is in the
+ * daemon build/transport/cna-adapterd; installed, the daemon is in the
  * system's sbin directory, which a user's PATH may lack. */
 std::string program()
 {
@@ -41,7 +41,7 @@ std::string program()
     if (::dladdr(reinterpret_cast<void*>(&spawn_daemon), &info) != 0 && info.dli_fname != nullptr) {
         std::string dir = info.dli_fname;
         dir.erase(dir.rfind('/') == std::string::npos ? 0 : dir.rfind('/'));
-        for (const char* relative : {"/../../firmware/", "/"})
+        for (const char* relative : {"/../../transport/", "/"})
             if (std::string candidate = dir + relative + PROGRAM; executable(candidate))
                 return candidate;
     }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The VM backend: inside a QEMU guest, a VF that cna-adapterd gave the guest
- * as an ivshmem PCI device (hsi_vm.h), reached through its BAR2 as EAL
+ * as an ivshmem PCI device (vm_protocol.h), reached through its BAR2 as EAL
  * mapped it (VFIO).
  */
 #pragma once

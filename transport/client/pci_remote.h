@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The remote backend: a PCI function of an adapter that cna-adapterd runs
- * in another process, reached over its socket (hsi_daemon.h; OSAL-internal).
+ * in another process, reached over its socket (daemon_protocol.h; OSAL-internal).
  */
 #pragma once
 

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <string>
 
-#include "hsi_daemon_socket.h"
+#include "daemon_socket.h"
 
 namespace cna::fw::daemon {
 
@@ -23,22 +23,22 @@ public:
     /* Connects and says hello: empty, or why it failed. */
     std::string open(const std::string& path)
     {
-        sock_ = hsi::daemon::connect_socket(path.c_str());
+        sock_ = transport::daemon::connect_socket(path.c_str());
         if (sock_ < 0)
             return "cannot connect to " + path + ": " + std::strerror(-sock_);
-        const hsi::daemon::Hello hello{hsi::daemon::VERSION, 0, static_cast<uint32_t>(::getpid())};
-        if (int rc = request(hsi::daemon::MsgType::hello, &hello, sizeof hello, &hello_, sizeof hello_); rc != 0)
+        const transport::daemon::Hello hello{transport::daemon::VERSION, 0, static_cast<uint32_t>(::getpid())};
+        if (int rc = request(transport::daemon::MsgType::hello, &hello, sizeof hello, &hello_, sizeof hello_); rc != 0)
             return std::string("hello: ") + std::strerror(-rc);
         return {};
     }
     /* The reply's status, or -errno. */
-    int request(hsi::daemon::MsgType type, const void* body, uint32_t len, void* reply, uint32_t reply_len,
-                const int* fds = nullptr, uint32_t nfds = 0, hsi::daemon::Message* reply_msg = nullptr)
+    int request(transport::daemon::MsgType type, const void* body, uint32_t len, void* reply, uint32_t reply_len,
+                const int* fds = nullptr, uint32_t nfds = 0, transport::daemon::Message* reply_msg = nullptr)
     {
-        return hsi::daemon::request(sock_, static_cast<uint16_t>(type), ++seq_, body, len, reply, reply_len,
+        return transport::daemon::request(sock_, static_cast<uint16_t>(type), ++seq_, body, len, reply, reply_len,
                                     TIMEOUT_MS, fds, nfds, reply_msg);
     }
-    const hsi::daemon::HelloReply& hello() const { return hello_; }
+    const transport::daemon::HelloReply& hello() const { return hello_; }
     void close()
     {
         if (sock_ >= 0)
@@ -50,7 +50,7 @@ private:
     static constexpr int TIMEOUT_MS = 5000;
     int sock_ = -1;
     uint32_t seq_ = 0;
-    hsi::daemon::HelloReply hello_{};
+    transport::daemon::HelloReply hello_{};
 };
 
 } // namespace cna::fw::daemon

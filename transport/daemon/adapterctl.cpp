@@ -2,7 +2,7 @@
  * cna-adapterctl: the operator's and the tests' back door into the adapter
  * cna-adapterd serves (netdevsim's, for a software adapter): its PFs and
  * their clients, the link of a port, faults, the wire's counters. It speaks
- * the daemon's transport (hsi_daemon.h) without attaching any PF.
+ * the daemon's transport (daemon_protocol.h) without attaching any PF.
  */
 #include <cinttypes>
 #include <cstdio>
@@ -14,7 +14,7 @@
 
 namespace {
 
-using namespace cna::hsi::daemon;
+using namespace cna::transport::daemon;
 using cna::hsi::control::Fault;
 
 const char USAGE[] =

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * cna-vm: runs QEMU with a VF of cna-adapterd's adapter as a PCI device of
- * the guest (the VM transport, hsi_vm.h).
+ * the guest (the VM transport, vm_protocol.h).
  *
  *   cna-vm --socket PATH --pf N --vf M --memory MB [--slot S] -- qemu-system-x86_64 ARGS...
  *
@@ -27,11 +27,11 @@
 #include <vector>
 
 #include "daemon/daemon_connection.h"
-#include "hsi_vm.h"
+#include "vm_protocol.h"
 
 namespace {
 
-using namespace cna::hsi::daemon;
+using namespace cna::transport::daemon;
 
 const char USAGE[] = "usage: cna-vm --socket PATH --pf N --vf M --memory MB [--slot S] -- QEMU [ARGS...]\n"
                      "  runs QEMU with VF M of PF N of cna-adapterd's adapter as the ivshmem device at\n"
@@ -88,8 +88,8 @@ std::string parse(int argc, char** argv, Options* o)
         o->qemu.emplace_back(argv[i]);
     if (o->socket.empty() || !o->pf_given || !o->vf_given || o->memory_mb == 0 || o->qemu.empty())
         return "--socket, --pf, --vf, --memory and a QEMU command line are required";
-    if (o->memory_mb << 20 > cna::hsi::vm::MAX_GUEST_RAM)
-        return "--memory: at most " + std::to_string(cna::hsi::vm::MAX_GUEST_RAM >> 20) +
+    if (o->memory_mb << 20 > cna::transport::vm::MAX_GUEST_RAM)
+        return "--memory: at most " + std::to_string(cna::transport::vm::MAX_GUEST_RAM >> 20) +
                " MiB (the daemon reaches guest RAM by guest-physical address, below the 32-bit PCI hole)";
     if (o->slot == 0 || o->slot > 0x1f)
         return "--slot: 1 to 0x1f";

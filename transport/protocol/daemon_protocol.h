@@ -19,7 +19,7 @@
  *   dma_unmap    every region inside an IOVA range
  *   control      the back door (link, faults, counters)
  *   status       the PFs and their clients
- *   attach_vm <- a VF for a virtual machine (hsi_vm.h) and the fd of the
+ *   attach_vm <- a VF for a virtual machine (vm_protocol.h) and the fd of the
  *                guest's RAM; -> the fd of the VF's memory, the ivshmem
  *                BAR the launcher gives QEMU. The session is the VM's: it
  *                holds the VF while its socket stays open, and the guest
@@ -38,7 +38,7 @@
 #include "hsi_common.h"
 #include "hsi_control.h"
 
-namespace cna::hsi::daemon {
+namespace cna::transport::daemon {
 
 inline constexpr uint32_t MAGIC = 0x44414e43; /* "CNAD" */
 inline constexpr uint16_t VERSION = 2; /* 2: doorbells_offset, attach_vm */
@@ -117,7 +117,7 @@ static_assert(sizeof(AttachReply) == 56);
 
 /* A VF (its PF must have enabled it) for a VM whose RAM is the one fd that
  * comes with the request: guest_ram bytes of it from offset 0 at
- * guest-physical 0, at most hsi::vm::MAX_GUEST_RAM. */
+ * guest-physical 0, at most transport::vm::MAX_GUEST_RAM. */
 struct AttachVm {
     uint32_t pf;
     uint32_t vf;
@@ -125,7 +125,7 @@ struct AttachVm {
 };
 static_assert(sizeof(AttachVm) == 16);
 
-/* With one fd: the VF's memory, bar_size bytes (hsi_vm.h's layout). */
+/* With one fd: the VF's memory, bar_size bytes (vm_protocol.h's layout). */
 struct AttachVmReply {
     Status status;
     uint64_t bar_size;
@@ -178,7 +178,7 @@ static_assert(sizeof(Control) == 16);
 struct ControlReply {
     Status status;
     uint64_t dma_faults;
-    control::PortCounters counters;
+    hsi::control::PortCounters counters;
 };
 static_assert(sizeof(ControlReply) == 80);
 
@@ -205,12 +205,12 @@ struct StatusReply {
     Status status;
     uint32_t functions;
     uint32_t ports;
-    PfStatus pfs[MAX_PFS]; /* the first `functions` */
+    PfStatus pfs[hsi::MAX_PFS]; /* the first `functions` */
     uint32_t vfs;          /* enabled VFs, in vf_status */
     uint32_t reserved;
-    VfStatus vf_status[MAX_PFS * 8]; /* MAX_VFS_PER_PF a PF (hsi_iov.h) */
+    VfStatus vf_status[hsi::MAX_PFS * 8]; /* MAX_VFS_PER_PF a PF (hsi_iov.h) */
 };
-static_assert(sizeof(StatusReply) == 144 + 8 + MAX_PFS * 8 * sizeof(VfStatus));
+static_assert(sizeof(StatusReply) == 144 + 8 + hsi::MAX_PFS * 8 * sizeof(VfStatus));
 static_assert(sizeof(StatusReply) <= MAX_BODY);
 
 /* ---- BAR0 mailbox (the first bytes of the mailbox fd) -------------------- */
@@ -232,4 +232,4 @@ struct Bar0Mailbox {
 static_assert(sizeof(Bar0Mailbox) == 128);
 inline constexpr uint64_t MAILBOX_SIZE = 4096;
 
-} // namespace cna::hsi::daemon
+} // namespace cna::transport::daemon

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * How the daemon transport's messages (hsi_daemon.h) travel: one message per
+ * How the daemon transport's messages (daemon_protocol.h) travel: one message per
  * datagram of a unix SOCK_SEQPACKET socket, its fds as SCM_RIGHTS. Both
  * sides use these, so a message is framed and checked the same way on both.
  */
@@ -13,9 +13,9 @@
 #include <cerrno>
 #include <cstring>
 
-#include "hsi_daemon.h"
+#include "daemon_protocol.h"
 
-namespace cna::hsi::daemon {
+namespace cna::transport::daemon {
 
 /* A received message; owns its fds until taken (take_fd). */
 struct Message {
@@ -182,4 +182,4 @@ inline int connect_socket(const char* path)
     return sock;
 }
 
-} // namespace cna::hsi::daemon
+} // namespace cna::transport::daemon

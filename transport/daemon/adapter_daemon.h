@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * cna-adapterd: one software adapter, its PCI functions served to client
- * processes over a unix socket (hsi_daemon.h). One thread answers every
+ * processes over a unix socket (daemon_protocol.h). One thread answers every
  * client's messages and BAR0 mailbox kicks; the adapter's engine threads
  * run beside it as in any process.
  */
