@@ -127,7 +127,7 @@ inline constexpr uint32_t KEY_DWORDS = 10;          /* 40-byte Toeplitz key */
 /* ---- Ramrod data -------------------------------------------------------- */
 struct VportStartRamrodData {
     uint8_t vport_id;
-    uint8_t vlan_strip_en;         /* strip the (outermost) VLAN tag into the CQE */
+    uint8_t vlan_strip;            /* strip the (outermost) VLAN tag into the CQE */
     uint8_t max_bds_per_packet;    /* > 1 enables scattered Rx */
     uint8_t rx_csum_en;            /* validate IPv4 header and TCP/UDP checksums into the CQE */
     uint16_t mtu;
@@ -155,7 +155,7 @@ struct VportUpdateRamrodData {
     uint8_t vport_id;
     uint8_t active_rx;
     uint8_t active_tx;
-    uint8_t vlan_strip_en;         /* as in VportStartRamrodData */
+    uint8_t vlan_strip;            /* as in VportStartRamrodData */
     uint32_t update_flags;         /* vport_update::* */
     uint16_t rx_accept;            /* accept::* */
     uint16_t mtu;

@@ -198,7 +198,7 @@ static_assert(sizeof(AcquireReply) == 36);
 struct VportStartRequest {
     RequestHeader hdr;
     uint16_t mtu;
-    uint8_t inner_vlan_removal; /* strip the VLAN tag on Rx */
+    uint8_t vlan_strip; /* strip the VLAN tag on Rx */
     uint8_t sbs;                /* addresses that follow */
     uint8_t max_bds_per_packet; /* > 1: scattered Rx (0 is 1) */
     uint8_t rx_csum;            /* checksum results in the CQEs */

@@ -296,7 +296,7 @@ FwReturn FakeDriver::vport_start(uint8_t vport, uint16_t mtu, uint8_t max_bds, b
     d.vport_id = vport;
     d.mtu = mtu;
     d.max_bds_per_packet = max_bds;
-    d.vlan_strip_en = strip;
+    d.vlan_strip = strip;
     d.rx_csum_en = rx_csum;
     return eth(EthCmd::vport_start, &d, sizeof(d));
 }

@@ -132,7 +132,7 @@ Status sp_vport_start(Hwfn& hwfn, const SpVportStartParams& p)
         return vf_vport_start(hwfn, p);
     VportStartRamrodData data{};
     data.vport_id = p.vport_id;
-    data.vlan_strip_en = p.vlan_strip;
+    data.vlan_strip = p.vlan_strip;
     data.max_bds_per_packet = p.max_bds_per_packet;
     data.mtu = p.mtu;
     data.rx_csum_en = p.rx_csum;
@@ -164,9 +164,9 @@ Status sp_vport_update(Hwfn& hwfn, const SpVportUpdateParams& p)
         data.update_flags |= vport_update::UPDATE_MTU;
         data.mtu = p.mtu;
     }
-    if (p.update_vlan_strip_flg) {
+    if (p.update_vlan_strip) {
         data.update_flags |= vport_update::UPDATE_VLAN_STRIP;
-        data.vlan_strip_en = p.vlan_strip_flg;
+        data.vlan_strip = p.vlan_strip;
     }
     if (p.rss_params != nullptr) {
         const RssParams& rss = *p.rss_params;

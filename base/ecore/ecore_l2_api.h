@@ -49,8 +49,8 @@ struct SpVportUpdateParams {
     uint16_t rx_accept = hsi::eth::accept::NONE;       /* hsi::eth::accept::* */
     bool update_mtu = false;
     uint16_t mtu = 0;
-    bool update_vlan_strip_flg = false;
-    bool vlan_strip_flg = false;
+    bool update_vlan_strip = false;
+    bool vlan_strip = false;
     const RssParams* rss_params = nullptr;             /* non-null: update RSS */
 };
 Status sp_vport_update(Hwfn& hwfn, const SpVportUpdateParams& params);

@@ -227,7 +227,7 @@ Verdict vport_start(Request& r)
     cau_program(r.hwfn, r.ptt, vf, req.sb_addr, req.sbs);
     VportStartRamrodData data{};
     data.vport_id = vport_of(vf);
-    data.vlan_strip_en = req.inner_vlan_removal != 0;
+    data.vlan_strip = req.vlan_strip != 0;
     data.max_bds_per_packet = req.max_bds_per_packet; /* the firmware checks the limit */
     data.rx_csum_en = req.rx_csum != 0;
     data.mtu = req.mtu;
@@ -309,7 +309,7 @@ Verdict vport_update_request(Request& r)
     hsi::iov::VportVlanStripTlv strip{};
     if (r.read(TlvType::vport_vlan_strip, &strip)) {
         data.update_flags |= vport_update::UPDATE_VLAN_STRIP;
-        data.vlan_strip_en = strip.strip != 0;
+        data.vlan_strip = strip.strip != 0;
     }
     if (data.update_flags == 0)
         return OK;

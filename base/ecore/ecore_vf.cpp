@@ -440,7 +440,7 @@ Status vf_vport_start(Hwfn& hwfn, const SpVportStartParams& p)
     VfIov& iov = x.iov();
     hsi::iov::VportStartRequest req{};
     req.mtu = p.mtu;
-    req.inner_vlan_removal = p.vlan_strip;
+    req.vlan_strip = p.vlan_strip;
     req.max_bds_per_packet = p.max_bds_per_packet;
     req.rx_csum = p.rx_csum;
     /* The SBs the PF configures: 0..n-1, each initialised (int_sb_init). */
@@ -488,8 +488,8 @@ Status vf_vport_update(Hwfn& hwfn, const SpVportUpdateParams& p)
                                        (p.rx_accept & accept::BCAST) != 0, 0});
         any = true;
     }
-    if (p.update_vlan_strip_flg) {
-        x.add(TlvType::vport_vlan_strip, hsi::iov::VportVlanStripTlv{{}, p.vlan_strip_flg, {}});
+    if (p.update_vlan_strip) {
+        x.add(TlvType::vport_vlan_strip, hsi::iov::VportVlanStripTlv{{}, p.vlan_strip, {}});
         any = true;
     }
     if (p.rss_params != nullptr) {

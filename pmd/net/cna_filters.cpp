@@ -106,8 +106,8 @@ int vlan_strip_update(EthPort* port, bool strip)
 {
     ecore::SpVportUpdateParams p;
     p.vport_id = VPORT_ID;
-    p.update_vlan_strip_flg = true;
-    p.vlan_strip_flg = strip;
+    p.update_vlan_strip = true;
+    p.vlan_strip = strip;
     return ecore::status_to_errno(ecore::sp_vport_update(port->edev.hwfn, p));
 }
 

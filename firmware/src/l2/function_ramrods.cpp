@@ -85,7 +85,7 @@ FwReturn FunctionStorm::vport_start(const VportStartRamrodData& d)
     v.active_rx = v.active_tx = false;
     v.rx_accept = accept::NONE;
     v.mtu = d.mtu;
-    v.vlan_strip = d.vlan_strip_en != 0;
+    v.vlan_strip = d.vlan_strip != 0;
     v.rx_csum = d.rx_csum_en != 0;
     v.max_bds_per_packet = d.max_bds_per_packet ? d.max_bds_per_packet : 1;
     v.rss = Rss{};
@@ -125,7 +125,7 @@ FwReturn FunctionStorm::vport_update(const VportUpdateRamrodData& d)
     if (d.update_flags & UPDATE_MTU)
         v.mtu = d.mtu;
     if (d.update_flags & UPDATE_VLAN_STRIP)
-        v.vlan_strip = d.vlan_strip_en != 0;
+        v.vlan_strip = d.vlan_strip != 0;
     if (d.update_flags & UPDATE_ANTI_SPOOF)
         v.anti_spoof = d.anti_spoof != 0;
     if (d.update_flags & UPDATE_PORT_VLAN)

@@ -318,7 +318,7 @@ TEST_F(VfL2, TheStatusBlocksGoWithTheVport)
     ASSERT_EQ(ecore::sp_vport_start(hwfn(), p), Status::success);
     const auto req = last().get<hsi::iov::VportStartRequest>(TlvType::vport_start);
     EXPECT_EQ(req.mtu, 1400);
-    EXPECT_EQ(req.inner_vlan_removal, 1);
+    EXPECT_EQ(req.vlan_strip, 1);
     EXPECT_EQ(req.max_bds_per_packet, 4);
     EXPECT_EQ(req.rx_csum, 1);
     ASSERT_EQ(req.sbs, 2);
@@ -421,7 +421,7 @@ TEST_F(VfL2, VportUpdatesTravelAsParts)
     p.rx_accept = accept::UCAST_MATCHED | accept::MCAST_MATCHED | accept::MCAST_UNMATCHED | accept::BCAST;
     p.update_mtu = true;
     p.mtu = 9000;
-    p.update_vlan_strip_flg = p.vlan_strip_flg = true;
+    p.update_vlan_strip = p.vlan_strip = true;
     p.rss_params = &rss;
     const std::size_t before = vf_.pci.requests.size();
     ASSERT_EQ(ecore::sp_vport_update(hwfn(), p), Status::success);
