@@ -69,7 +69,7 @@ FwReturn FakeDriver::eth(EthCmd cmd, const void* data, std::size_t len)
 FakeDriver::~FakeDriver()
 {
     for (HostMem& m : allocations_) {
-        fn_.iommu_unmap(m.iova, m.len);
+        fn_.dma_unmap(m.iova, m.len);
         std::free(m.va);
     }
 }
@@ -101,7 +101,7 @@ HostMem FakeDriver::alloc(std::size_t len, bool map)
     std::memset(m.va, 0, rounded);
     next_iova_ += rounded + 4096; /* a hole between mappings */
     if (map)
-        fn_.iommu_map(m.iova, m.va, m.len);
+        fn_.dma_map(m.iova, m.va, m.len);
     allocations_.push_back(m);
     return m;
 }

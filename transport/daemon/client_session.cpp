@@ -321,7 +321,7 @@ int ClientSession::map_region(const DmaMap& req, const int* fds)
             return rc;
         }
     }
-    if (const int rc = function_->iommu_map(req.iova, va, req.len); rc != 0) {
+    if (const int rc = function_->dma_map(req.iova, va, req.len); rc != 0) {
         ::munmap(va, req.len);
         return rc;
     }
@@ -344,7 +344,7 @@ bool ClientSession::on_dma_unmap(const Message& m)
 
 int ClientSession::dma_unmap(uint64_t iova, uint64_t len)
 {
-    const int rc = function_->iommu_unmap(iova, len);
+    const int rc = function_->dma_unmap(iova, len);
     if (rc == 0)
         unmap_regions(iova, len);
     return rc;
@@ -353,7 +353,7 @@ int ClientSession::dma_unmap(uint64_t iova, uint64_t len)
 void ClientSession::dma_unmap_all()
 {
     for (const auto& [iova, region] : regions_)
-        function_->iommu_unmap(iova, region.len);
+        function_->dma_unmap(iova, region.len);
     unmap_regions(0, UINT64_MAX);
 }
 
@@ -502,7 +502,7 @@ int ClientSession::vm_dma_map(uint64_t iova, uint64_t len)
 {
     if (len == 0 || iova % PAGE != 0 || len % PAGE != 0 || iova >= guest_ram_size_ || len > guest_ram_size_ - iova)
         return -EINVAL;
-    if (const int rc = function_->iommu_map(iova, guest_ram_ + iova, len); rc != 0)
+    if (const int rc = function_->dma_map(iova, guest_ram_ + iova, len); rc != 0)
         return rc;
     regions_[iova] = Region{guest_ram_ + iova, len};
     mapped_bytes_ += len;

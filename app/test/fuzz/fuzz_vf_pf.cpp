@@ -94,8 +94,8 @@ public:
         : PciFunction("fuzzvf/pf0"), df_(df),
           iommu_(
               "cna-iommu-fuzzvf",
-              [&df](uint64_t iova, void* va, std::size_t len) { return df.iommu_map(iova, va, len); },
-              [&df](uint64_t iova, std::size_t len) { return df.iommu_unmap(iova, len); })
+              [&df](uint64_t iova, void* va, std::size_t len) { return df.dma_map(iova, va, len); },
+              [&df](uint64_t iova, std::size_t len) { return df.dma_unmap(iova, len); })
     {
         const fw::DeviceFunction::SharedBars bars = df_.shared_bars();
         gtt_.view(df_.gtt_memory(), bars.gtt_fd, bars.gtt_offset, hsi::GTT_SIZE);
@@ -105,8 +105,8 @@ public:
 
     uint32_t msix_count() const override { return df_.msix_count(); }
     int msix_eventfd(uint32_t vector) const override { return df_.msix_eventfd(vector); }
-    int dma_map(uint64_t iova, void* va, std::size_t len) override { return df_.iommu_map(iova, va, len); }
-    int dma_unmap(uint64_t iova, std::size_t len) override { return df_.iommu_unmap(iova, len); }
+    int dma_map(uint64_t iova, void* va, std::size_t len) override { return df_.dma_map(iova, va, len); }
+    int dma_unmap(uint64_t iova, std::size_t len) override { return df_.dma_unmap(iova, len); }
     osal::AdapterControl* control() override { return nullptr; }
 
 protected:
@@ -362,7 +362,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***)
     if (rig->vf == nullptr || rig->vf_mem == nullptr)
         fail("no VF 0 or no memory for it");
     std::memset(rig->vf_mem, 0, VF_MEM_SIZE);
-    if (rig->vf->iommu_map(VF_IOVA, rig->vf_mem, VF_MEM_SIZE) != 0)
+    if (rig->vf->dma_map(VF_IOVA, rig->vf_mem, VF_MEM_SIZE) != 0)
         fail("cannot map the VF's memory into its IOMMU");
     return 0;
 }

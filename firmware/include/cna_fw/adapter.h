@@ -99,8 +99,8 @@ public:
      * instead of its own eventfd; -1 gives it its own back. 0 or -errno. */
     virtual int route_msix(uint32_t vector, int fd) = 0;
     /* IOMMU: the only way the adapter reaches host memory. Returns 0 or -errno. */
-    virtual int iommu_map(uint64_t iova, void* va, std::size_t len) = 0;
-    virtual int iommu_unmap(uint64_t iova, std::size_t len) = 0;
+    virtual int dma_map(uint64_t iova, void* va, std::size_t len) = 0;
+    virtual int dma_unmap(uint64_t iova, std::size_t len) = 0;
     virtual uint32_t pf_id() const = 0;
     virtual uint32_t port_id() const = 0;
     /* A VF (hsi_iov.h): its BAR0 is the reduced one (hsi::iov::vf_bar0),

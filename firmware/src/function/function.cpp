@@ -42,7 +42,7 @@ DeviceFunction::SharedBars FunctionHw::shared_bars() const
     return {gtt_fd_, 0, doorbell_memory_.fd(), 0};
 }
 
-int FunctionHw::iommu_unmap(uint64_t iova, std::size_t len)
+int FunctionHw::dma_unmap(uint64_t iova, std::size_t len)
 {
     const int rc = iommu_.unmap(iova, len);
     /* Done when hardware's would be: no access translated before the unmap

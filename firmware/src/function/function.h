@@ -77,8 +77,8 @@ public:
     uint32_t msix_count() const override { return msix_.count(); }
     int msix_eventfd(uint32_t vector) const override { return msix_.eventfd(vector); }
     int route_msix(uint32_t vector, int fd) override { return msix_.route(vector, fd); }
-    int iommu_map(uint64_t iova, void* va, std::size_t len) override { return iommu_.map(iova, va, len); }
-    int iommu_unmap(uint64_t iova, std::size_t len) override;
+    int dma_map(uint64_t iova, void* va, std::size_t len) override { return iommu_.map(iova, va, len); }
+    int dma_unmap(uint64_t iova, std::size_t len) override;
     uint32_t pf_id() const override { return pf_; }
     uint32_t port_id() const override { return port_; }
     bool is_vf() const override { return channel_ != nullptr; }

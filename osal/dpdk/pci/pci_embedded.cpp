@@ -128,8 +128,8 @@ public:
         : PciFunction(function_name(adapter, key), key.is_vf ? VF_LAYOUT : PF_LAYOUT),
           adapter_(std::move(adapter)), key_(key), df_(df), control_(control),
           iommu_("cna-iommu-" + name(),
-                 [this](uint64_t iova, void* va, std::size_t len) { return df_.iommu_map(iova, va, len); },
-                 [this](uint64_t iova, std::size_t len) { return df_.iommu_unmap(iova, len); })
+                 [this](uint64_t iova, void* va, std::size_t len) { return df_.dma_map(iova, va, len); },
+                 [this](uint64_t iova, std::size_t len) { return df_.dma_unmap(iova, len); })
     {
     }
     ~EmbeddedPciFunction() override
@@ -152,8 +152,8 @@ public:
 
     uint32_t msix_count() const override { return df_.msix_count(); }
     int msix_eventfd(uint32_t vector) const override { return df_.msix_eventfd(vector); }
-    int dma_map(uint64_t iova, void* va, std::size_t len) override { return df_.iommu_map(iova, va, len); }
-    int dma_unmap(uint64_t iova, std::size_t len) override { return df_.iommu_unmap(iova, len); }
+    int dma_map(uint64_t iova, void* va, std::size_t len) override { return df_.dma_map(iova, va, len); }
+    int dma_unmap(uint64_t iova, std::size_t len) override { return df_.dma_unmap(iova, len); }
     AdapterControl* control() override { return &control_; }
 
 protected:

@@ -110,7 +110,7 @@ TEST_F(Igu, AttentionsGoThroughTheSlowpathSb)
 
 TEST_F(Igu, UnmappedRxBufferIsCountedNotFatal)
 {
-    drv->fn().iommu_unmap(0, ~0ull); /* every mapping of the function is gone */
+    drv->fn().dma_unmap(0, ~0ull); /* every mapping of the function is gone */
     drv->send(0, eth_frame(BCAST, PEER_MAC, 0x88b5, 100));
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     EXPECT_GE(adapter->control().dma_faults(0), 1u);

@@ -512,7 +512,7 @@ TEST_F(RoceEngine, AQpDestroyedInFlightLeavesNothingBehind)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     EXPECT_EQ(adapter->control().port_counters(0).wire_tx_frames, sent) << "nothing is sent for it any more";
     /* Its memory can go at once: no DMA into it is left. */
-    EXPECT_EQ(a->drv.fn().iommu_unmap(a->buf.iova, a->buf.len), 0);
+    EXPECT_EQ(a->drv.fn().dma_unmap(a->buf.iova, a->buf.len), 0);
     EXPECT_EQ(a->rdma.destroy_cq(CQ), FwReturn::ok);
     EXPECT_EQ(adapter->control().dma_faults(0), 0u);
     EXPECT_TRUE(a->rdma.poll_cq(CQ).empty());
@@ -525,7 +525,7 @@ TEST_F(RoceEngine, ADmaFaultIsAQpFatalEventNotACrash)
 {
     connect();
     /* The MR's memory leaves the IOMMU behind the storms' back. */
-    ASSERT_EQ(a->drv.fn().iommu_unmap(a->buf.iova, a->buf.len), 0);
+    ASSERT_EQ(a->drv.fn().dma_unmap(a->buf.iova, a->buf.len), 0);
     a->rdma.post_send(QP, SqWqe{.wr_id = 1, .opcode = uint8_t(SqOpcode::send), .flags = sq_wqe::SIGNALED,
                                 .length = 64},
                       {a->sge(0, 64)});
