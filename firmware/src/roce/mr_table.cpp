@@ -10,6 +10,40 @@ namespace cna::fw::roce {
 using namespace hsi::rdma;
 using hsi::FwReturn;
 
+namespace {
+
+/* REGISTER_TID's fields: a page size the storms know, access bits that
+ * make sense together (remote writes and atomics need local write), and a
+ * region that fits its pages and does not wrap. */
+bool register_params_ok(const RegisterTidRamrodData& d)
+{
+    const uint64_t page = d.page_shift < 64 ? 1ull << d.page_shift : 0;
+    const bool remote_changes = (d.access & (access::REMOTE_WRITE | access::REMOTE_ATOMIC)) != 0;
+    return d.page_shift >= MIN_PAGE_SHIFT && d.page_shift <= MAX_PAGE_SHIFT && (d.access & ~access::ALL) == 0 &&
+           (!remote_changes || (d.access & access::LOCAL_WRITE)) && d.length <= MAX_MR_SIZE &&
+           d.first_page_offset < page && d.num_pages != 0 &&
+           (uint64_t{d.num_pages} << d.page_shift) >= d.first_page_offset + d.length &&
+           (d.zero_based || d.va + d.length >= d.va);
+}
+
+/* The page list as extents, pages whose IOVAs follow each other merged;
+ * false when a page is not aligned to its size or wraps. */
+bool extents_of(const std::vector<uint64_t>& pages, uint8_t page_shift, std::vector<MemoryRegion::Extent>& ext)
+{
+    const uint64_t page = 1ull << page_shift;
+    for (uint32_t i = 0; i < pages.size(); i++) {
+        if ((pages[i] & (page - 1)) != 0 || pages[i] + page < pages[i])
+            return false;
+        if (!ext.empty() && ext.back().iova + ext.back().len == pages[i])
+            ext.back().len += page;
+        else
+            ext.push_back({uint64_t{i} << page_shift, pages[i], page});
+    }
+    return true;
+}
+
+} // namespace
+
 void MrTable::configure(uint32_t num_tids)
 {
     regions_.clear();
@@ -24,28 +58,14 @@ FwReturn MrTable::register_tid(const RegisterTidRamrodData& d, Dma& dma)
         return FwReturn::no_resource;
     if (regions_[d.tid].valid)
         return FwReturn::bad_state;
-    const uint64_t page = d.page_shift < 64 ? 1ull << d.page_shift : 0;
-    const bool remote_changes = (d.access & (access::REMOTE_WRITE | access::REMOTE_ATOMIC)) != 0;
-    if (d.page_shift < MIN_PAGE_SHIFT || d.page_shift > MAX_PAGE_SHIFT || (d.access & ~access::ALL) != 0 ||
-        (remote_changes && !(d.access & access::LOCAL_WRITE)) || d.length > MAX_MR_SIZE ||
-        d.first_page_offset >= page || d.num_pages == 0 ||
-        (uint64_t{d.num_pages} << d.page_shift) < d.first_page_offset + d.length ||
-        (!d.zero_based && d.va + d.length < d.va))
+    if (!register_params_ok(d))
         return FwReturn::invalid_param;
-
     std::vector<uint64_t> pages(d.num_pages);
     if (!dma.read(hsi::from_regpair(d.pbl_base), pages.data(), pages.size() * sizeof(uint64_t)))
         return FwReturn::dma_error;
     MemoryRegion mr;
-    for (uint32_t i = 0; i < d.num_pages; i++) {
-        if ((pages[i] & (page - 1)) != 0 || pages[i] + page < pages[i])
-            return FwReturn::invalid_param;
-        auto& ext = mr.extents;
-        if (!ext.empty() && ext.back().iova + ext.back().len == pages[i])
-            ext.back().len += page;
-        else
-            ext.push_back({uint64_t{i} << d.page_shift, pages[i], page});
-    }
+    if (!extents_of(pages, d.page_shift, mr.extents))
+        return FwReturn::invalid_param;
     mr.valid = true;
     mr.key = d.key;
     mr.access = d.access;

@@ -110,7 +110,8 @@ struct SentWqe {
     bool signaled = false;
 };
 
-struct Requester {
+/* A QP's side as requester, the Requester engine's books of its SQ. */
+struct RequesterState {
     uint32_t sq_cons = 0;      /* WQEs retired */
     uint32_t sq_next = 0;      /* WQEs started: PSNs assigned */
     uint32_t next_psn = 0;     /* the PSN the next WQE starts at */
@@ -166,7 +167,9 @@ struct Receive {
     std::array<hsi::rdma::Sge, hsi::rdma::MAX_SGE> sges{};
 };
 
-struct Responder {
+/* A QP's side as responder: what the Responder engine expects, places
+ * and owes. */
+struct ResponderState {
     uint32_t epsn = 0;         /* the PSN expected next */
     uint32_t msn = 0;
     uint32_t rq_cons = 0;      /* RQ WQEs taken, ever */
@@ -235,9 +238,9 @@ struct Qp {
     uint32_t qkey = 0;         /* UD */
     hsi::rdma::RocePath path{};
 
-    Requester req;
-    Responder resp;
-    QpCounters counters;
+    RequesterState req{};
+    ResponderState resp{};
+    QpCounters counters{};
 };
 
 } // namespace cna::fw::roce

@@ -23,12 +23,57 @@ bool ring_size_ok(uint32_t size, uint32_t max) { return std::has_single_bit(size
 
 bool path_mtu_ok(uint32_t mtu) { return mtu == 256 || mtu == 512 || mtu == 1024 || mtu == 2048 || mtu == 4096; }
 
+uint64_t sq_bytes(const CreateQpRamrodData& d) { return uint64_t{d.sq_size} << (d.sq_wqe_shift + 6); }
+uint64_t rq_bytes(const CreateQpRamrodData& d) { return uint64_t{d.rq_size} << (d.rq_wqe_shift + 4); }
+
+/* CREATE_QP's fields, each within its bounds and its WQEs large enough
+ * for the SGEs and inline data asked for. */
+bool create_qp_params_ok(const CreateQpRamrodData& d)
+{
+    const bool with_srq = d.srq_id != NO_SRQ;
+    const auto type = static_cast<QpType>(d.qp_type);
+    const uint32_t sq_header = sizeof(SqWqe) + (type == QpType::ud ? sizeof(UdAddress) : 0);
+    return d.qp_id < MAX_QPS && d.dpi < hsi::MAX_DPIS && d.sq_cq_id < MAX_CQS && d.rq_cq_id < MAX_CQS &&
+           (!with_srq || d.srq_id < MAX_SRQS) && ring_size_ok(d.sq_size, MAX_WQES) &&
+           (with_srq ? d.rq_size == 0 : ring_size_ok(d.rq_size, MAX_WQES)) && d.max_send_sge <= MAX_SGE &&
+           d.max_recv_sge <= MAX_SGE && d.max_inline <= MAX_INLINE && d.sq_wqe_shift <= 3 && d.rq_wqe_shift <= 5 &&
+           (type == QpType::rc || type == QpType::ud) &&
+           (SQ_WQE_UNIT << d.sq_wqe_shift) >=
+               sq_header + std::max<uint32_t>(d.max_send_sge * sizeof(Sge), d.max_inline) &&
+           (RQ_WQE_UNIT << d.rq_wqe_shift) >= sizeof(RqWqe) + d.max_recv_sge * sizeof(Sge);
+}
+
+/* A QP as CREATE_QP makes it: in RESET, its attributes still to come. */
+Qp new_qp(const CreateQpRamrodData& d)
+{
+    Qp qp{.exists = true,
+          .type = static_cast<QpType>(d.qp_type),
+          .id = d.qp_id,
+          .pd = d.pd,
+          .dpi = d.dpi,
+          .srq = d.srq_id,
+          .sq_cq = d.sq_cq_id,
+          .rq_cq = d.rq_cq_id,
+          .sq_wqe_shift = d.sq_wqe_shift,
+          .rq_wqe_shift = d.rq_wqe_shift,
+          .max_send_sge = d.max_send_sge,
+          .max_recv_sge = d.max_recv_sge,
+          .max_inline = d.max_inline,
+          .signal_all = d.signal_all != 0,
+          .sq = DmaRing(from_regpair(d.sq_base), sq_bytes(d)),
+          .rq = DmaRing(from_regpair(d.rq_base), rq_bytes(d)),
+          .sq_mask = d.sq_size - 1u,
+          .rq_mask = d.srq_id != NO_SRQ ? 0 : d.rq_size - 1u};
+    qp.req.sent.assign(d.sq_size, SentWqe{});
+    return qp;
+}
+
 } // namespace
 
 template <typename Data> FwReturn RoceStorm::run(uint64_t ptr, FwReturn (RoceStorm::*handler)(const Data&))
 {
     Data data;
-    if (!hw_.dma().read(ptr, &data, sizeof(data)))
+    if (!ctx_.hw.dma().read(ptr, &data, sizeof(data)))
         return FwReturn::dma_error;
     return (this->*handler)(data);
 }
@@ -66,18 +111,17 @@ FwReturn RoceStorm::ramrod(uint8_t cmd, uint64_t ptr, const Ilt& ilt, uint64_t& 
 void RoceStorm::reset()
 {
     active_ = false;
-    cnqs_ = {};
-    cqs_.clear();
-    srqs_.clear();
-    qps_.clear();
+    ctx_.cnqs = {};
+    ctx_.cqs.clear();
+    ctx_.srqs.clear();
+    ctx_.qps.clear();
     live_qps_.clear();
-    mrs_.clear();
+    ctx_.mrs.clear();
     neighbours_.clear();
-    event_count_ = 0;
-    events_pending_.store(0, std::memory_order_release);
+    completer_.forget_events();
 }
 
-FwReturn RoceStorm::func_init(const FuncInitRamrodData& d)
+FwReturn RoceStorm::check_func_init(const FuncInitRamrodData& d)
 {
     if (active_)
         return FwReturn::bad_state;
@@ -94,35 +138,40 @@ FwReturn RoceStorm::func_init(const FuncInitRamrodData& d)
             return FwReturn::invalid_param;
         if (c.sb_id >= grant_.num_sbs)
             return FwReturn::no_resource;
-        if (hw_.dma().map(from_regpair(c.ring_base), uint64_t{c.ring_size} * sizeof(CnqEntry)) == nullptr)
+        if (ctx_.hw.dma().map(from_regpair(c.ring_base), uint64_t{c.ring_size} * sizeof(CnqEntry)) == nullptr)
             return FwReturn::dma_error;
     }
-    const uint64_t tids = from_regpair(d.tid_context_base);
-    if (hw_.dma().map(tids, uint64_t{d.num_tids} * sizeof(TidContext)) == nullptr)
+    if (ctx_.hw.dma().map(from_regpair(d.tid_context_base), uint64_t{d.num_tids} * sizeof(TidContext)) == nullptr)
         return FwReturn::dma_error;
+    return FwReturn::ok;
+}
 
+FwReturn RoceStorm::func_init(const FuncInitRamrodData& d)
+{
+    if (FwReturn rc = check_func_init(d); rc != FwReturn::ok)
+        return rc;
     for (uint32_t i = 0; i < d.num_cnqs; i++) {
         const CnqParams& c = d.cnq[i];
-        cnqs_[i] = Cnq{.exists = true,
-                       .ring = DmaRing(from_regpair(c.ring_base), uint64_t{c.ring_size} * sizeof(CnqEntry)),
-                       .mask = c.ring_size - 1u,
-                       .prod = 0,
-                       .sb_id = c.sb_id};
+        ctx_.cnqs[i] = Cnq{.exists = true,
+                           .ring = DmaRing(from_regpair(c.ring_base), uint64_t{c.ring_size} * sizeof(CnqEntry)),
+                           .mask = c.ring_size - 1u,
+                           .prod = 0,
+                           .sb_id = c.sb_id};
     }
     std::copy(std::begin(d.mac), std::end(d.mac), mac_.begin());
     neighbours_.set_mac(d.mac);
     max_mtu_ = d.max_mtu;
-    ud_mtu_ = ib_mtu_within(max_mtu_);
+    requester_.configure(max_mtu_);
     num_qps_ = d.num_qps;
-    tid_context_base_ = tids;
-    cqs_.assign(MAX_CQS, Cq{});
-    srqs_.assign(MAX_SRQS, Srq{});
-    qps_.assign(d.num_qps, Qp{});
+    tid_context_base_ = from_regpair(d.tid_context_base);
+    ctx_.cqs.assign(MAX_CQS, Cq{});
+    ctx_.srqs.assign(MAX_SRQS, Srq{});
+    ctx_.qps.assign(d.num_qps, Qp{});
     live_qps_.clear();
     live_qps_.reserve(d.num_qps);
-    mrs_.configure(d.num_tids);
+    ctx_.mrs.configure(d.num_tids);
     active_ = true;
-    log(LogLevel::info, "roce: pf%u RDMA up: %u QPs, %u TIDs, %u CNQs", hw_.pf_id(), d.num_qps, d.num_tids,
+    log(LogLevel::info, "roce: pf%u RDMA up: %u QPs, %u TIDs, %u CNQs", ctx_.hw.pf_id(), d.num_qps, d.num_tids,
         d.num_cnqs);
     return FwReturn::ok;
 }
@@ -130,15 +179,15 @@ FwReturn RoceStorm::func_init(const FuncInitRamrodData& d)
 FwReturn RoceStorm::func_close(const FuncCloseRamrodData&)
 {
     const bool in_use = !live_qps_.empty() ||
-                        std::any_of(cqs_.begin(), cqs_.end(), [](const Cq& c) { return c.exists; }) ||
-                        std::any_of(srqs_.begin(), srqs_.end(), [](const Srq& s) { return s.exists; });
+                        std::any_of(ctx_.cqs.begin(), ctx_.cqs.end(), [](const Cq& c) { return c.exists; }) ||
+                        std::any_of(ctx_.srqs.begin(), ctx_.srqs.end(), [](const Srq& s) { return s.exists; });
     bool mrs_left = false;
-    for (uint32_t tid = 0; mrs_.region(tid) != nullptr; tid++)
-        mrs_left |= mrs_.region(tid)->valid;
+    for (uint32_t tid = 0; ctx_.mrs.region(tid) != nullptr; tid++)
+        mrs_left |= ctx_.mrs.region(tid)->valid;
     if (in_use || mrs_left)
         return FwReturn::bad_state;
     reset();
-    log(LogLevel::info, "roce: pf%u RDMA closed", hw_.pf_id());
+    log(LogLevel::info, "roce: pf%u RDMA closed", ctx_.hw.pf_id());
     return FwReturn::ok;
 }
 
@@ -147,20 +196,20 @@ FwReturn RoceStorm::func_close(const FuncCloseRamrodData&)
 FwReturn RoceStorm::create_cq(const CreateCqRamrodData& d)
 {
     if (d.cq_id >= MAX_CQS || d.dpi >= hsi::MAX_DPIS || !ring_size_ok(d.ring_size, MAX_CQES) || d.cnq_id >= MAX_CNQS ||
-        !cnqs_[d.cnq_id].exists)
+        !ctx_.cnqs[d.cnq_id].exists)
         return FwReturn::invalid_param;
-    if (cqs_[d.cq_id].exists)
+    if (ctx_.cqs[d.cq_id].exists)
         return FwReturn::bad_state;
     const uint64_t bytes = uint64_t{d.ring_size} * sizeof(RdmaCqe);
-    if (hw_.dma().map(from_regpair(d.ring_base), bytes) == nullptr)
+    if (ctx_.hw.dma().map(from_regpair(d.ring_base), bytes) == nullptr)
         return FwReturn::dma_error;
-    hw_.clear_doorbell_slot(cq_db_offset(d.dpi, d.cq_id));
-    cqs_[d.cq_id] = Cq{.exists = true,
-                       .dpi = d.dpi,
-                       .cnq = d.cnq_id,
-                       .ring = DmaRing(from_regpair(d.ring_base), bytes),
-                       .mask = d.ring_size - 1,
-                       .handle = from_regpair(d.cq_handle)};
+    ctx_.hw.clear_doorbell_slot(cq_db_offset(d.dpi, d.cq_id));
+    ctx_.cqs[d.cq_id] = Cq{.exists = true,
+                           .dpi = d.dpi,
+                           .cnq = d.cnq_id,
+                           .ring = DmaRing(from_regpair(d.ring_base), bytes),
+                           .mask = d.ring_size - 1,
+                           .handle = from_regpair(d.cq_handle)};
     return FwReturn::ok;
 }
 
@@ -168,13 +217,13 @@ FwReturn RoceStorm::resize_cq(const ResizeCqRamrodData& d)
 {
     if (d.cq_id >= MAX_CQS || !ring_size_ok(d.ring_size, MAX_CQES))
         return FwReturn::invalid_param;
-    Cq& cq = cqs_[d.cq_id];
+    Cq& cq = ctx_.cqs[d.cq_id];
     if (!cq.exists)
         return FwReturn::not_found;
-    if (cq.prod - hw_.doorbell_word(cq_db_offset(cq.dpi, d.cq_id)) >= d.ring_size)
+    if (cq.prod - ctx_.hw.doorbell_word(cq_db_offset(cq.dpi, d.cq_id)) >= d.ring_size)
         return FwReturn::invalid_param; /* the CQEs not yet returned would not fit */
     const uint64_t bytes = uint64_t{d.ring_size} * sizeof(RdmaCqe);
-    if (hw_.dma().map(from_regpair(d.ring_base), bytes) == nullptr)
+    if (ctx_.hw.dma().map(from_regpair(d.ring_base), bytes) == nullptr)
         return FwReturn::dma_error;
     completion_data_ = cq.prod;
     cq.ring = DmaRing(from_regpair(d.ring_base), bytes);
@@ -187,7 +236,7 @@ FwReturn RoceStorm::destroy_cq(const DestroyCqRamrodData& d)
 {
     if (d.cq_id >= MAX_CQS)
         return FwReturn::invalid_param;
-    Cq& cq = cqs_[d.cq_id];
+    Cq& cq = ctx_.cqs[d.cq_id];
     if (!cq.exists)
         return FwReturn::not_found;
     if (cq.users != 0)
@@ -199,57 +248,33 @@ FwReturn RoceStorm::destroy_cq(const DestroyCqRamrodData& d)
 
 /* ---- QPs ------------------------------------------------------------------ */
 
-FwReturn RoceStorm::create_qp(const CreateQpRamrodData& d)
+FwReturn RoceStorm::check_create_qp(const CreateQpRamrodData& d)
 {
     const bool with_srq = d.srq_id != NO_SRQ;
-    const auto type = static_cast<QpType>(d.qp_type);
-    const uint32_t sq_header = sizeof(SqWqe) + (type == QpType::ud ? sizeof(UdAddress) : 0);
-    if (d.qp_id >= MAX_QPS || d.dpi >= hsi::MAX_DPIS || d.sq_cq_id >= MAX_CQS || d.rq_cq_id >= MAX_CQS ||
-        (with_srq && d.srq_id >= MAX_SRQS) || !ring_size_ok(d.sq_size, MAX_WQES) ||
-        (with_srq ? d.rq_size != 0 : !ring_size_ok(d.rq_size, MAX_WQES)) || d.max_send_sge > MAX_SGE ||
-        d.max_recv_sge > MAX_SGE || d.max_inline > MAX_INLINE || d.sq_wqe_shift > 3 || d.rq_wqe_shift > 5 ||
-        (type != QpType::rc && type != QpType::ud) ||
-        (SQ_WQE_UNIT << d.sq_wqe_shift) < sq_header + std::max<uint32_t>(d.max_send_sge * sizeof(Sge), d.max_inline) ||
-        (RQ_WQE_UNIT << d.rq_wqe_shift) < sizeof(RqWqe) + d.max_recv_sge * sizeof(Sge))
+    if (!create_qp_params_ok(d))
         return FwReturn::invalid_param;
     if (d.qp_id >= num_qps_)
         return FwReturn::no_resource;
-    if (qps_[d.qp_id].exists)
+    if (ctx_.qps[d.qp_id].exists)
         return FwReturn::bad_state;
-    if (!cqs_[d.sq_cq_id].exists || !cqs_[d.rq_cq_id].exists || (with_srq && !srqs_[d.srq_id].exists))
+    if (!ctx_.cqs[d.sq_cq_id].exists || !ctx_.cqs[d.rq_cq_id].exists || (with_srq && !ctx_.srqs[d.srq_id].exists))
         return FwReturn::not_found;
-    const uint64_t sq_bytes = uint64_t{d.sq_size} << (d.sq_wqe_shift + 6);
-    const uint64_t rq_bytes = uint64_t{d.rq_size} << (d.rq_wqe_shift + 4);
-    if (hw_.dma().map(from_regpair(d.sq_base), sq_bytes) == nullptr ||
-        (!with_srq && hw_.dma().map(from_regpair(d.rq_base), rq_bytes) == nullptr))
+    if (ctx_.hw.dma().map(from_regpair(d.sq_base), sq_bytes(d)) == nullptr ||
+        (!with_srq && ctx_.hw.dma().map(from_regpair(d.rq_base), rq_bytes(d)) == nullptr))
         return FwReturn::dma_error;
+    return FwReturn::ok;
+}
 
-    Qp& qp = qps_[d.qp_id];
-    qp = Qp{};
-    qp.exists = true;
-    qp.type = type;
-    qp.id = d.qp_id;
-    qp.pd = d.pd;
-    qp.dpi = d.dpi;
-    qp.srq = d.srq_id;
-    qp.sq_cq = d.sq_cq_id;
-    qp.rq_cq = d.rq_cq_id;
-    qp.sq_wqe_shift = d.sq_wqe_shift;
-    qp.rq_wqe_shift = d.rq_wqe_shift;
-    qp.max_send_sge = d.max_send_sge;
-    qp.max_recv_sge = d.max_recv_sge;
-    qp.max_inline = d.max_inline;
-    qp.signal_all = d.signal_all != 0;
-    qp.sq = DmaRing(from_regpair(d.sq_base), sq_bytes);
-    qp.rq = DmaRing(from_regpair(d.rq_base), rq_bytes);
-    qp.sq_mask = d.sq_size - 1u;
-    qp.rq_mask = with_srq ? 0 : d.rq_size - 1u;
-    qp.req.sent.assign(d.sq_size, SentWqe{});
-    cqs_[d.sq_cq_id].users++;
-    cqs_[d.rq_cq_id].users++;
-    if (with_srq)
-        srqs_[d.srq_id].users++;
-    hw_.clear_doorbell_slot(qp_db_offset(d.dpi, d.qp_id));
+FwReturn RoceStorm::create_qp(const CreateQpRamrodData& d)
+{
+    if (FwReturn rc = check_create_qp(d); rc != FwReturn::ok)
+        return rc;
+    ctx_.qps[d.qp_id] = new_qp(d);
+    ctx_.cqs[d.sq_cq_id].users++;
+    ctx_.cqs[d.rq_cq_id].users++;
+    if (d.srq_id != NO_SRQ)
+        ctx_.srqs[d.srq_id].users++;
+    ctx_.hw.clear_doorbell_slot(qp_db_offset(d.dpi, d.qp_id));
     live_qps_.push_back(d.qp_id);
     return FwReturn::ok;
 }
@@ -289,9 +314,9 @@ FwReturn RoceStorm::check_modify(const Qp& qp, const ModifyQpRamrodData& d) cons
 
 FwReturn RoceStorm::modify_qp(const ModifyQpRamrodData& d)
 {
-    if (d.qp_id >= qps_.size() || !qps_[d.qp_id].exists)
+    if (d.qp_id >= ctx_.qps.size() || !ctx_.qps[d.qp_id].exists)
         return FwReturn::not_found;
-    Qp& qp = qps_[d.qp_id];
+    Qp& qp = ctx_.qps[d.qp_id];
     if (FwReturn rc = check_modify(qp, d); rc != FwReturn::ok)
         return rc;
     const uint32_t m = d.modify;
@@ -336,16 +361,16 @@ void RoceStorm::enter_state(Qp& qp, QpState state)
     switch (state) {
     case QpState::reset: {
         /* The queues are empty again; the attributes stay until set anew. */
-        qp.req = Requester{};
+        qp.req = RequesterState{};
         qp.req.sent.assign(qp.sq_mask + 1, SentWqe{});
-        qp.resp = Responder{};
+        qp.resp = ResponderState{};
         qp.last_error = RdmaError::none;
-        hw_.clear_doorbell_slot(qp_db_offset(qp.dpi, qp.id));
+        ctx_.hw.clear_doorbell_slot(qp_db_offset(qp.dpi, qp.id));
         break;
     }
     case QpState::err:
         if (was != QpState::err)
-            fail_qp(qp, RdmaError::flushed, std::nullopt);
+            completer_.fail_qp(qp, RdmaError::flushed, std::nullopt);
         break;
     default: break;
     }
@@ -369,7 +394,7 @@ bool RoceStorm::write_contexts(const Qp& qp)
     rq.dest_qpn = qp.dest_qpn;
     rq.sq_psn = qp.req.next_psn;
     rq.unacked_psn = qp.req.unacked_psn;
-    rq.sq_prod = sq_prod(qp);
+    rq.sq_prod = ctx_.sq_prod(qp);
     rq.sq_cons = qp.req.sq_cons;
     rq.path_mtu = qp.path_mtu;
     rq.sq_base = hsi::make_regpair(qp.sq.iova);
@@ -389,7 +414,7 @@ bool RoceStorm::write_contexts(const Qp& qp)
     rs.rq_size = static_cast<uint16_t>(qp.srq == NO_SRQ ? qp.rq_mask + 1 : 0);
     rs.rq_psn = qp.resp.epsn;
     rs.msn = qp.resp.msn;
-    rs.rq_prod = qp.srq == NO_SRQ ? rq_prod(qp) : 0;
+    rs.rq_prod = qp.srq == NO_SRQ ? ctx_.rq_prod(qp) : 0;
     rs.rq_cons = qp.resp.rq_cons;
     rs.rq_base = hsi::make_regpair(qp.rq.iova);
     rs.packets_received = qp.counters.packets_received;
@@ -400,31 +425,31 @@ bool RoceStorm::write_contexts(const Qp& qp)
     rs.qkey = qp.qkey;
     rs.qp_type = static_cast<uint8_t>(qp.type);
 
-    Dma& dma = hw_.dma();
+    Dma& dma = ctx_.hw.dma();
     return dma.write(ilt_.base + uint64_t{requester_cid(qp.id)} * hsi::CONN_CONTEXT_SIZE, &rq, sizeof(rq)) &&
            dma.write(ilt_.base + uint64_t{responder_cid(qp.id)} * hsi::CONN_CONTEXT_SIZE, &rs, sizeof(rs));
 }
 
 FwReturn RoceStorm::query_qp(const QueryQpRamrodData& d)
 {
-    if (d.qp_id >= qps_.size() || !qps_[d.qp_id].exists)
+    if (d.qp_id >= ctx_.qps.size() || !ctx_.qps[d.qp_id].exists)
         return FwReturn::not_found;
     if (responder_cid(d.qp_id) >= ilt_.cids)
         return FwReturn::no_resource;
-    return write_contexts(qps_[d.qp_id]) ? FwReturn::ok : FwReturn::dma_error;
+    return write_contexts(ctx_.qps[d.qp_id]) ? FwReturn::ok : FwReturn::dma_error;
 }
 
 FwReturn RoceStorm::destroy_qp(const DestroyQpRamrodData& d)
 {
-    if (d.qp_id >= qps_.size() || !qps_[d.qp_id].exists)
+    if (d.qp_id >= ctx_.qps.size() || !ctx_.qps[d.qp_id].exists)
         return FwReturn::not_found;
-    Qp& qp = qps_[d.qp_id];
+    Qp& qp = ctx_.qps[d.qp_id];
     completion_data_ = uint64_t{qp.req.sq_cons} << 32 | qp.resp.rq_cons;
-    cqs_[qp.sq_cq].users--;
-    cqs_[qp.rq_cq].users--;
+    ctx_.cqs[qp.sq_cq].users--;
+    ctx_.cqs[qp.rq_cq].users--;
     if (qp.srq != NO_SRQ)
-        srqs_[qp.srq].users--;
-    hw_.clear_doorbell_slot(qp_db_offset(qp.dpi, qp.id));
+        ctx_.srqs[qp.srq].users--;
+    ctx_.hw.clear_doorbell_slot(qp_db_offset(qp.dpi, qp.id));
     std::erase(live_qps_, qp.id);
     qp = Qp{};
     return FwReturn::ok;
@@ -435,7 +460,7 @@ FwReturn RoceStorm::destroy_qp(const DestroyQpRamrodData& d)
 bool RoceStorm::write_tid_context(uint32_t tid)
 {
     TidContext ctx{};
-    if (const MemoryRegion* mr = mrs_.region(tid); mr != nullptr && mr->valid) {
+    if (const MemoryRegion* mr = ctx_.mrs.region(tid); mr != nullptr && mr->valid) {
         ctx.valid = 1;
         ctx.key = mr->key;
         ctx.access = mr->access;
@@ -447,14 +472,14 @@ bool RoceStorm::write_tid_context(uint32_t tid)
         ctx.first_page_offset = mr->first_page_offset;
         ctx.num_pages = mr->num_pages;
     }
-    return hw_.dma().write(tid_context_base_ + uint64_t{tid} * sizeof(ctx), &ctx, sizeof(ctx));
+    return ctx_.hw.dma().write(tid_context_base_ + uint64_t{tid} * sizeof(ctx), &ctx, sizeof(ctx));
 }
 
 FwReturn RoceStorm::register_tid(const RegisterTidRamrodData& d)
 {
-    FwReturn rc = mrs_.register_tid(d, hw_.dma());
+    FwReturn rc = ctx_.mrs.register_tid(d, ctx_.hw.dma());
     if (rc == FwReturn::ok && !write_tid_context(d.tid)) {
-        mrs_.deregister_tid(d.tid);
+        ctx_.mrs.deregister_tid(d.tid);
         return FwReturn::dma_error;
     }
     return rc;
@@ -462,7 +487,7 @@ FwReturn RoceStorm::register_tid(const RegisterTidRamrodData& d)
 
 FwReturn RoceStorm::deregister_tid(const DeregisterTidRamrodData& d)
 {
-    FwReturn rc = mrs_.deregister_tid(d.tid);
+    FwReturn rc = ctx_.mrs.deregister_tid(d.tid);
     if (rc == FwReturn::ok)
         write_tid_context(d.tid);
     return rc;
@@ -476,20 +501,20 @@ FwReturn RoceStorm::create_srq(const CreateSrqRamrodData& d)
         d.max_sge > MAX_SGE || d.wqe_shift > 5 || (RQ_WQE_UNIT << d.wqe_shift) < sizeof(RqWqe) + d.max_sge * sizeof(Sge) ||
         d.limit > d.ring_size)
         return FwReturn::invalid_param;
-    if (srqs_[d.srq_id].exists)
+    if (ctx_.srqs[d.srq_id].exists)
         return FwReturn::bad_state;
     const uint64_t bytes = uint64_t{d.ring_size} << (d.wqe_shift + 4);
-    if (hw_.dma().map(from_regpair(d.ring_base), bytes) == nullptr)
+    if (ctx_.hw.dma().map(from_regpair(d.ring_base), bytes) == nullptr)
         return FwReturn::dma_error;
-    hw_.clear_doorbell_slot(srq_db_offset(d.dpi, d.srq_id));
-    srqs_[d.srq_id] = Srq{.exists = true,
-                          .pd = d.pd,
-                          .dpi = d.dpi,
-                          .wqe_shift = d.wqe_shift,
-                          .max_sge = d.max_sge,
-                          .ring = DmaRing(from_regpair(d.ring_base), bytes),
-                          .mask = d.ring_size - 1u,
-                          .limit = d.limit};
+    ctx_.hw.clear_doorbell_slot(srq_db_offset(d.dpi, d.srq_id));
+    ctx_.srqs[d.srq_id] = Srq{.exists = true,
+                              .pd = d.pd,
+                              .dpi = d.dpi,
+                              .wqe_shift = d.wqe_shift,
+                              .max_sge = d.max_sge,
+                              .ring = DmaRing(from_regpair(d.ring_base), bytes),
+                              .mask = d.ring_size - 1u,
+                              .limit = d.limit};
     return FwReturn::ok;
 }
 
@@ -497,7 +522,7 @@ FwReturn RoceStorm::modify_srq(const ModifySrqRamrodData& d)
 {
     if (d.srq_id >= MAX_SRQS)
         return FwReturn::invalid_param;
-    Srq& srq = srqs_[d.srq_id];
+    Srq& srq = ctx_.srqs[d.srq_id];
     if (!srq.exists)
         return FwReturn::not_found;
     if (d.limit > srq.mask + 1)
@@ -510,7 +535,7 @@ FwReturn RoceStorm::destroy_srq(const DestroySrqRamrodData& d)
 {
     if (d.srq_id >= MAX_SRQS)
         return FwReturn::invalid_param;
-    Srq& srq = srqs_[d.srq_id];
+    Srq& srq = ctx_.srqs[d.srq_id];
     if (!srq.exists)
         return FwReturn::not_found;
     if (srq.users != 0)

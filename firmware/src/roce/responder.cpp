@@ -1,23 +1,21 @@
-/* SPDX-License-Identifier: BSD-3-Clause
- * The responder: request packets checked in the transport's order (PSN,
- * opcode sequence, length, then keys and access), placed into receive
- * buffers or memory regions, and answered in order — ACKs (coalesced),
- * NAKs, READ responses and atomic ACKs — by the next poll. A duplicate
- * is acknowledged again, a duplicate READ answered again, a duplicate
- * atomic answered from the replay cache without executing it twice.
- */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "roce/responder.h"
+
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstring>
 
 #include "bus/dma.h"
 #include "function/function.h"
-#include "roce/roce_storm.h"
 
 namespace cna::fw::roce {
 
 using namespace hsi::rdma;
 
 namespace {
+
+constexpr uint32_t IPV4_HLEN = 20;
 
 bool may_respond(QpState s) { return s == QpState::rtr || s == QpState::rts || s == QpState::sqd; }
 
@@ -32,22 +30,289 @@ bool remote_access_ok(const MrTable& mrs, uint32_t rkey, uint16_t pd, uint64_t v
 
 } // namespace
 
-Response* RoceStorm::owe(Qp& qp)
+/* ---- A request's steps ---------------------------------------------------------- */
+
+void Responder::on_request(Qp& qp, const Bth& bth, const uint8_t* hdrs, const uint8_t* payload, uint32_t len)
 {
-    Responder& r = qp.resp;
-    if (r.out_tail - r.out_head == Responder::MAX_RESPONSES)
+    /* The steps in the order the transport takes them: a packet a step
+     * stops goes no further. The keys come before the receive, so a
+     * request they refuse takes no receive WQE. */
+    static constexpr Step STEPS[] = {
+        &Responder::check_psn,
+        &Responder::check_opcode,
+        &Responder::check_rkey,
+        &Responder::check_length,
+        &Responder::check_resources,
+        &Responder::execute,
+        &Responder::acknowledge,
+    };
+    if (!may_respond(qp.state))
+        return;
+    qp.counters.packets_received++;
+    const uint16_t f = opcode_flags(bth.opcode);
+    Request req{.bth = bth,
+                .flags = f,
+                .hdrs = hdrs,
+                .payload = payload,
+                .len = len,
+                .imm = f & opf::IMMDT ? hdrs + (f & opf::RETH ? RETH_LEN : 0) : nullptr};
+    Verdict verdict = Verdict::next;
+    for (Step step : STEPS) {
+        verdict = (this->*step)(qp, req);
+        if (verdict != Verdict::next)
+            break;
+    }
+    if (verdict != Verdict::done)
+        refuse(qp, req, verdict);
+}
+
+Responder::Verdict Responder::check_psn(Qp& qp, Request& req)
+{
+    switch (classify_psn(req.bth.psn, qp.resp.epsn)) {
+    case PsnClass::duplicate: return Verdict::duplicate;
+    case PsnClass::ahead: return Verdict::out_of_sequence;
+    case PsnClass::expected: break;
+    }
+    qp.resp.nak_sent = false;
+    return Verdict::next;
+}
+
+/* The opcode fits the message in progress, the payload the opcode. */
+Responder::Verdict Responder::check_opcode(Qp& qp, Request& req)
+{
+    if (!opcode_in_sequence(qp.resp.in_progress, req.bth.opcode) ||
+        !payload_length_ok(req.bth.opcode, req.len, qp.path_mtu))
+        return Verdict::invalid_request;
+    return Verdict::next;
+}
+
+/* What a RETH or an AtomicETH asks for: its R_Key, the range at its VA
+ * and the access, which the QP must allow too. A SEND carries neither; a
+ * WRITE's RETH comes with its first packet, and each packet's own range
+ * is checked again as it is placed. */
+Responder::Verdict Responder::check_rkey(Qp& qp, Request& req)
+{
+    const uint16_t f = req.flags;
+    if (f & opf::ATOMIC) {
+        req.atomic = read_atomic_eth(req.hdrs);
+        if (!atomic_aligned(req.atomic.va))
+            return Verdict::invalid_request;
+        if (!(qp.access & access::REMOTE_ATOMIC) ||
+            ctx_.mrs.check(req.atomic.rkey, qp.pd, req.atomic.va, ATOMIC_SIZE, access::REMOTE_ATOMIC, &req.mr) !=
+                MrCheck::ok)
+            return Verdict::access_error;
+        return Verdict::next;
+    }
+    if (!(f & opf::RETH))
+        return Verdict::next;
+    req.reth = read_reth(req.hdrs);
+    const bool read = (f & opf::READ) != 0;
+    const uint8_t need = read ? access::REMOTE_READ : access::REMOTE_WRITE;
+    const MemoryRegion* mr = nullptr;
+    if (!(qp.access & need) || (read && req.reth.length > MAX_MSG_SIZE) ||
+        !remote_access_ok(ctx_.mrs, req.reth.rkey, qp.pd, req.reth.va, req.reth.length, need, &mr))
+        return Verdict::access_error;
+    return Verdict::next;
+}
+
+/* A WRITE's packets add up to the length its RETH announced: none goes
+ * past it, the last ends on it. */
+Responder::Verdict Responder::check_length(Qp& qp, Request& req)
+{
+    if (!(req.flags & opf::WRITE))
+        return Verdict::next;
+    const uint32_t left = req.flags & opf::FIRST ? req.reth.length : qp.resp.write_left;
+    if (req.len > left || ((req.flags & opf::LAST) && req.len != left))
+        return Verdict::invalid_request;
+    return Verdict::next;
+}
+
+/* A SEND's first packet and a WRITE with immediate each consume a receive
+ * WQE: none posted is RNR, before anything is placed. */
+Responder::Verdict Responder::check_resources(Qp& qp, Request& req)
+{
+    const bool consumes = req.flags & opf::SEND ? (req.flags & opf::FIRST) != 0 : req.imm != nullptr;
+    return !consumes || take_receive(qp) ? Verdict::next : Verdict::no_receive;
+}
+
+Responder::Verdict Responder::execute(Qp& qp, Request& req)
+{
+    if (req.flags & opf::SEND)
+        return execute_send(qp, req);
+    if (req.flags & opf::WRITE)
+        return execute_write(qp, req);
+    if (req.flags & opf::ATOMIC)
+        return execute_atomic(qp, req);
+    /* A READ: its data is read as its responses go out. */
+    qp.resp.msn = psn_add(qp.resp.msn, 1);
+    return Verdict::next;
+}
+
+Responder::Verdict Responder::execute_send(Qp& qp, Request& req)
+{
+    Receive& recv = qp.resp.recv;
+    if (!memory_.copy_to_sges(qp, recv.sges.data(), recv.num_sge, recv.placed, req.payload, req.len, req.why)) {
+        complete_receive(qp, CqeOpcode::recv, recv.placed, req.bth, nullptr, req.why);
+        return Verdict::placement_failed;
+    }
+    recv.placed += req.len;
+    if (req.flags & opf::LAST) {
+        complete_receive(qp, CqeOpcode::recv, recv.placed, req.bth, req.imm, RdmaError::none);
+        qp.resp.msn = psn_add(qp.resp.msn, 1);
+    }
+    return Verdict::next;
+}
+
+Responder::Verdict Responder::execute_write(Qp& qp, Request& req)
+{
+    ResponderState& r = qp.resp;
+    if (req.flags & opf::FIRST) {
+        r.write_va = req.reth.va;
+        r.write_rkey = req.reth.rkey;
+        r.write_left = r.write_length = req.reth.length;
+    }
+    /* The region may have gone since the first packet was checked. */
+    const MemoryRegion* mr = nullptr;
+    const uint64_t va = r.write_va + (r.write_length - r.write_left);
+    if (!remote_access_ok(ctx_.mrs, r.write_rkey, qp.pd, va, req.len, access::REMOTE_WRITE, &mr) ||
+        (req.len != 0 && !memory_.copy_mr(*mr, va, const_cast<uint8_t*>(req.payload), req.len, true)))
+        return Verdict::access_error;
+    r.write_left -= req.len;
+    if (req.imm != nullptr) {
+        complete_receive(qp, CqeOpcode::recv_rdma_with_imm, r.write_length, req.bth, req.imm, RdmaError::none);
+        r.msn = psn_add(r.msn, 1);
+    } else if (req.flags & opf::LAST) {
+        r.msn = psn_add(r.msn, 1);
+    }
+    return Verdict::next;
+}
+
+Responder::Verdict Responder::execute_atomic(Qp& qp, Request& req)
+{
+    ResponderState& r = qp.resp;
+    uint64_t* target = memory_.map_atomic(*req.mr, req.atomic.va);
+    if (target == nullptr)
+        return Verdict::access_error;
+    std::atomic_ref<uint64_t> word(*target);
+    if (req.bth.opcode == op::CMP_SWAP) {
+        req.original = req.atomic.compare;
+        word.compare_exchange_strong(req.original, req.atomic.swap_add);
+    } else {
+        req.original = word.fetch_add(req.atomic.swap_add);
+    }
+    r.atomics[r.atomic_next++ % r.atomics.size()] = AtomicReplay{true, req.bth.psn, req.original};
+    r.msn = psn_add(r.msn, 1);
+    return Verdict::next;
+}
+
+/* A READ is answered by its responses, an atomic by its ACK with the value
+ * it found, a SEND or WRITE packet by an ACK; then the next PSN is
+ * expected (after the READ's responses, which take PSNs of their own). */
+Responder::Verdict Responder::acknowledge(Qp& qp, Request& req)
+{
+    ResponderState& r = qp.resp;
+    if (req.flags & opf::READ) {
+        make_room_for_read(qp);
+        owe_read(qp, req.bth.psn, req.reth);
+        r.epsn = psn_add(r.epsn, packets_of(req.reth.length, qp.path_mtu));
+    } else if (req.flags & opf::ATOMIC) {
+        make_room_for_read(qp);
+        owe_atomic(qp, req.bth.psn, req.original);
+        r.epsn = psn_add(r.epsn, 1);
+    } else {
+        r.epsn = psn_add(r.epsn, 1);
+        r.in_progress = after(req.bth.opcode);
+        owe_ack(qp, syndrome::ack(), req.bth.psn);
+    }
+    return Verdict::done;
+}
+
+void Responder::refuse(Qp& qp, const Request& req, Verdict verdict)
+{
+    switch (verdict) {
+    case Verdict::duplicate:
+        qp.counters.duplicates++;
+        counter_add(ctx_.stats.duplicates, 1);
+        on_duplicate(qp, req);
+        return;
+    case Verdict::out_of_sequence:
+        qp.counters.out_of_sequence++;
+        counter_add(ctx_.stats.out_of_sequence, 1);
+        if (!qp.resp.nak_sent) {
+            qp.resp.nak_sent = true;
+            owe_nak(qp, NakCode::psn_sequence_error);
+        }
+        return;
+    case Verdict::invalid_request:
+        responder_error(qp, NakCode::invalid_request, RdmaError::nak_invalid_request, RdmaEvent::qp_request_error);
+        return;
+    case Verdict::access_error:
+        responder_error(qp, NakCode::remote_access_error, RdmaError::nak_remote_access, RdmaEvent::qp_access_error);
+        return;
+    case Verdict::no_receive:
+        owe_ack(qp, syndrome::rnr_nak(qp.min_rnr_timer), req.bth.psn);
+        qp.counters.rnr_naks_sent++;
+        counter_add(ctx_.stats.rnr_naks_sent, 1);
+        return;
+    case Verdict::placement_failed: {
+        const bool too_long = req.why == RdmaError::sges_too_short;
+        responder_error(qp, too_long ? NakCode::invalid_request : NakCode::remote_operational_error, req.why,
+                        req.why == RdmaError::dma_fault ? std::optional(RdmaEvent::qp_fatal) : std::nullopt);
+        return;
+    }
+    case Verdict::next:
+    case Verdict::done: return;
+    }
+}
+
+void Responder::on_duplicate(Qp& qp, const Request& req)
+{
+    ResponderState& r = qp.resp;
+    const uint32_t psn = req.bth.psn;
+    if (req.flags & (opf::SEND | opf::WRITE)) {
+        owe_ack(qp, syndrome::ack(), psn_add(r.epsn, PSN_MASK)); /* epsn - 1 */
+        return;
+    }
+    if (req.flags & opf::READ) {
+        /* Answered again from the duplicate's own RETH, as asked. */
+        const Reth reth = read_reth(req.hdrs);
+        const MemoryRegion* mr = nullptr;
+        if (psn_diff(psn_add(psn, packets_of(reth.length, qp.path_mtu)), r.epsn) > 0 ||
+            !remote_access_ok(ctx_.mrs, reth.rkey, qp.pd, reth.va, reth.length, access::REMOTE_READ, &mr))
+            return;
+        /* The requester went back to this PSN: what is owed from it on
+         * it asks for again, so it is answered once, from here. */
+        forget_responses_from(qp, psn);
+        owe_read(qp, psn, reth);
+        return;
+    }
+    for (const AtomicReplay& a : r.atomics) {
+        if (a.valid && a.psn == psn) {
+            forget_responses_from(qp, psn);
+            owe_atomic(qp, psn, a.original);
+            return;
+        }
+    }
+}
+
+/* ---- Receives and what is owed -------------------------------------------------- */
+
+Response* Responder::owe(Qp& qp)
+{
+    ResponderState& r = qp.resp;
+    if (r.out_tail - r.out_head == ResponderState::MAX_RESPONSES)
         return nullptr; /* cannot happen within max_dest_rd_atomic; the requester retries */
-    Response* resp = &r.out[r.out_tail++ % Responder::MAX_RESPONSES];
+    Response* resp = &r.out[r.out_tail++ % ResponderState::MAX_RESPONSES];
     *resp = Response{};
     resp->msn = r.msn;
     return resp;
 }
 
-void RoceStorm::forget_responses_from(Qp& qp, uint32_t psn)
+void Responder::forget_responses_from(Qp& qp, uint32_t psn)
 {
-    Responder& r = qp.resp;
+    ResponderState& r = qp.resp;
     while (r.out_tail != r.out_head) {
-        const Response& last = r.out[(r.out_tail - 1) % Responder::MAX_RESPONSES];
+        const Response& last = r.out[(r.out_tail - 1) % ResponderState::MAX_RESPONSES];
         const uint32_t packets = last.kind == Response::Kind::read ? packets_of(last.length, qp.path_mtu) : 1;
         if (psn_diff(psn_add(last.psn, packets - 1), psn) < 0)
             return;
@@ -59,20 +324,20 @@ void RoceStorm::forget_responses_from(Qp& qp, uint32_t psn)
  * never has more outstanding than that, so the oldest owed is one it no
  * longer waits for (a duplicate it asked for while the original answer was
  * on its way). That one goes, as rxe recycles its oldest read resource. */
-void RoceStorm::make_room_for_read(Qp& qp)
+void Responder::make_room_for_read(Qp& qp)
 {
-    Responder& r = qp.resp;
+    ResponderState& r = qp.resp;
     if (reads_owed(qp) < std::max<uint8_t>(qp.max_dest_rd_atomic, 1))
         return;
     uint32_t i = r.out_head;
-    while (r.out[i % Responder::MAX_RESPONSES].kind == Response::Kind::ack)
+    while (r.out[i % ResponderState::MAX_RESPONSES].kind == Response::Kind::ack)
         i++;
     for (; i + 1 != r.out_tail; i++)
-        r.out[i % Responder::MAX_RESPONSES] = r.out[(i + 1) % Responder::MAX_RESPONSES];
+        r.out[i % ResponderState::MAX_RESPONSES] = r.out[(i + 1) % ResponderState::MAX_RESPONSES];
     r.out_tail--;
 }
 
-void RoceStorm::owe_read(Qp& qp, uint32_t psn, const Reth& reth)
+void Responder::owe_read(Qp& qp, uint32_t psn, const Reth& reth)
 {
     if (Response* resp = owe(qp)) {
         resp->kind = Response::Kind::read;
@@ -83,7 +348,7 @@ void RoceStorm::owe_read(Qp& qp, uint32_t psn, const Reth& reth)
     }
 }
 
-void RoceStorm::owe_atomic(Qp& qp, uint32_t psn, uint64_t original)
+void Responder::owe_atomic(Qp& qp, uint32_t psn, uint64_t original)
 {
     if (Response* resp = owe(qp)) {
         resp->kind = Response::Kind::atomic;
@@ -92,11 +357,11 @@ void RoceStorm::owe_atomic(Qp& qp, uint32_t psn, uint64_t original)
     }
 }
 
-void RoceStorm::owe_ack(Qp& qp, uint8_t syndrome, uint32_t psn)
+void Responder::owe_ack(Qp& qp, uint8_t syndrome, uint32_t psn)
 {
-    Responder& r = qp.resp;
+    ResponderState& r = qp.resp;
     if (r.out_tail != r.out_head) {
-        Response& last = r.out[(r.out_tail - 1) % Responder::MAX_RESPONSES];
+        Response& last = r.out[(r.out_tail - 1) % ResponderState::MAX_RESPONSES];
         /* ACKs coalesce: the latest acknowledges everything before it. */
         if (last.kind == Response::Kind::ack && last.syndrome == syndrome::ack() && syndrome == syndrome::ack()) {
             last.psn = psn;
@@ -111,15 +376,20 @@ void RoceStorm::owe_ack(Qp& qp, uint8_t syndrome, uint32_t psn)
     }
 }
 
-void RoceStorm::responder_error(Qp& qp, NakCode code, RdmaError why, std::optional<RdmaEvent> event)
+void Responder::owe_nak(Qp& qp, NakCode code)
 {
     owe_ack(qp, syndrome::nak(code), qp.resp.epsn);
     qp.counters.naks_sent++;
-    counter_add(stats_.naks_sent, 1);
-    fail_qp(qp, why, event);
+    counter_add(ctx_.stats.naks_sent, 1);
 }
 
-bool RoceStorm::take_receive(Qp& qp)
+void Responder::responder_error(Qp& qp, NakCode code, RdmaError why, std::optional<RdmaEvent> event)
+{
+    owe_nak(qp, code);
+    completer_.fail_qp(qp, why, event);
+}
+
+bool Responder::take_receive(Qp& qp)
 {
     Receive& recv = qp.resp.recv;
     RqWqe wqe;
@@ -127,8 +397,8 @@ bool RoceStorm::take_receive(Qp& qp)
     uint64_t slot;
     uint32_t max_sge;
     if (qp.srq != NO_SRQ) {
-        Srq& srq = srqs_[qp.srq];
-        const uint32_t prod = srq_prod(srq);
+        Srq& srq = ctx_.srqs[qp.srq];
+        const uint32_t prod = ctx_.srq_prod(srq);
         if (prod == srq.cons || prod - srq.cons > srq.mask + 1)
             return false;
         ring = &srq.ring;
@@ -137,10 +407,10 @@ bool RoceStorm::take_receive(Qp& qp)
         recv.index = srq.cons++;
         if (srq.limit != 0 && prod - srq.cons < srq.limit) {
             srq.limit = 0;
-            raise(RdmaEvent::srq_limit, qp.srq);
+            completer_.raise(RdmaEvent::srq_limit, qp.srq);
         }
     } else {
-        const uint32_t prod = rq_prod(qp);
+        const uint32_t prod = ctx_.rq_prod(qp);
         if (prod == qp.resp.rq_cons || prod - qp.resp.rq_cons > qp.rq_mask + 1)
             return false;
         ring = &qp.rq;
@@ -153,7 +423,7 @@ bool RoceStorm::take_receive(Qp& qp)
     recv.placed = 0;
     recv.num_sge = UINT8_MAX; /* until read: a broken WQE, whose placement fails the QP */
     recv.wr_id = 0;
-    Dma& dma = hw_.dma();
+    Dma& dma = ctx_.hw.dma();
     if (!dma.read(*ring, slot, &wqe, sizeof(wqe)))
         return true;
     recv.wr_id = wqe.wr_id;
@@ -162,8 +432,7 @@ bool RoceStorm::take_receive(Qp& qp)
     return true;
 }
 
-/* Completes the receive in progress. */
-void RoceStorm::complete_receive(Qp& qp, CqeOpcode opcode, uint32_t byte_len, const Bth& bth, const uint8_t* imm,
+void Responder::complete_receive(Qp& qp, CqeOpcode opcode, uint32_t byte_len, const Bth& bth, const uint8_t* imm,
                                  RdmaError why, Datagram from)
 {
     Receive& recv = qp.resp.recv;
@@ -184,244 +453,119 @@ void RoceStorm::complete_receive(Qp& qp, CqeOpcode opcode, uint32_t byte_len, co
         cqe.flags |= cqe::WITH_IMM;
     }
     recv.active = false;
-    complete(qp.rq_cq, cqe);
+    completer_.complete(qp.rq_cq, cqe);
 }
 
-void RoceStorm::on_request(Qp& qp, const Bth& bth, const uint8_t* hdrs, const uint8_t* payload, uint32_t len)
-{
-    Responder& r = qp.resp;
-    if (!may_respond(qp.state))
-        return;
-    qp.counters.packets_received++;
-    switch (classify_psn(bth.psn, r.epsn)) {
-    case PsnClass::duplicate:
-        qp.counters.duplicates++;
-        counter_add(stats_.duplicates, 1);
-        on_duplicate(qp, bth, hdrs);
-        return;
-    case PsnClass::ahead:
-        qp.counters.out_of_sequence++;
-        counter_add(stats_.out_of_sequence, 1);
-        if (!r.nak_sent) {
-            r.nak_sent = true;
-            owe_ack(qp, syndrome::nak(NakCode::psn_sequence_error), r.epsn);
-            qp.counters.naks_sent++;
-            counter_add(stats_.naks_sent, 1);
-        }
-        return;
-    case PsnClass::expected: r.nak_sent = false; break;
-    }
-    const uint16_t f = opcode_flags(bth.opcode);
-    if (!opcode_in_sequence(r.in_progress, bth.opcode) || !payload_length_ok(bth.opcode, len, qp.path_mtu)) {
-        responder_error(qp, NakCode::invalid_request, RdmaError::nak_invalid_request, RdmaEvent::qp_request_error);
-        return;
-    }
-    const uint8_t* imm = nullptr;
-    if (f & opf::IMMDT)
-        imm = hdrs + (f & opf::RETH ? RETH_LEN : 0);
-
-    if (f & opf::SEND) {
-        if ((f & opf::FIRST) && !take_receive(qp)) {
-            owe_ack(qp, syndrome::rnr_nak(qp.min_rnr_timer), bth.psn);
-            qp.counters.rnr_naks_sent++;
-            counter_add(stats_.rnr_naks_sent, 1);
-            return;
-        }
-        RdmaError why = RdmaError::none;
-        if (!copy_to_sges(qp, r.recv.sges.data(), r.recv.num_sge, r.recv.placed, payload, len, why)) {
-            complete_receive(qp, CqeOpcode::recv, r.recv.placed, bth, nullptr, why);
-            const bool too_long = why == RdmaError::sges_too_short;
-            responder_error(qp, too_long ? NakCode::invalid_request : NakCode::remote_operational_error, why,
-                            why == RdmaError::dma_fault ? std::optional(RdmaEvent::qp_fatal) : std::nullopt);
-            return;
-        }
-        r.recv.placed += len;
-        if (f & opf::LAST) {
-            complete_receive(qp, CqeOpcode::recv, r.recv.placed, bth, imm, RdmaError::none);
-            r.msn = psn_add(r.msn, 1);
-        }
-    } else if (f & opf::WRITE) {
-        if (f & opf::FIRST) {
-            const Reth reth = read_reth(hdrs);
-            const MemoryRegion* mr = nullptr;
-            if (!(qp.access & access::REMOTE_WRITE) ||
-                !remote_access_ok(mrs_, reth.rkey, qp.pd, reth.va, reth.length, access::REMOTE_WRITE, &mr)) {
-                responder_error(qp, NakCode::remote_access_error, RdmaError::nak_remote_access,
-                                RdmaEvent::qp_access_error);
-                return;
-            }
-            r.write_va = reth.va;
-            r.write_rkey = reth.rkey;
-            r.write_left = r.write_length = reth.length;
-        }
-        if (len > r.write_left || ((f & opf::LAST) && len != r.write_left)) {
-            responder_error(qp, NakCode::invalid_request, RdmaError::nak_invalid_request, RdmaEvent::qp_request_error);
-            return;
-        }
-        /* WRITE with immediate consumes a receive: none posted is RNR,
-         * before anything is placed. */
-        if (imm != nullptr && !take_receive(qp)) {
-            owe_ack(qp, syndrome::rnr_nak(qp.min_rnr_timer), bth.psn);
-            qp.counters.rnr_naks_sent++;
-            counter_add(stats_.rnr_naks_sent, 1);
-            return;
-        }
-        const MemoryRegion* mr = nullptr;
-        const uint64_t va = r.write_va + (r.write_length - r.write_left);
-        if (!remote_access_ok(mrs_, r.write_rkey, qp.pd, va, len, access::REMOTE_WRITE, &mr) ||
-            (len != 0 && !copy_mr(*mr, va, const_cast<uint8_t*>(payload), len, true))) {
-            responder_error(qp, NakCode::remote_access_error, RdmaError::nak_remote_access, RdmaEvent::qp_access_error);
-            return;
-        }
-        r.write_left -= len;
-        if (imm != nullptr) {
-            complete_receive(qp, CqeOpcode::recv_rdma_with_imm, r.write_length, bth, imm, RdmaError::none);
-            r.msn = psn_add(r.msn, 1);
-        } else if (f & opf::LAST) {
-            r.msn = psn_add(r.msn, 1);
-        }
-    } else if (f & opf::READ) {
-        const Reth reth = read_reth(hdrs);
-        const MemoryRegion* mr = nullptr;
-        if (!(qp.access & access::REMOTE_READ) || reth.length > MAX_MSG_SIZE ||
-            !remote_access_ok(mrs_, reth.rkey, qp.pd, reth.va, reth.length, access::REMOTE_READ, &mr)) {
-            responder_error(qp, NakCode::remote_access_error, RdmaError::nak_remote_access, RdmaEvent::qp_access_error);
-            return;
-        }
-        make_room_for_read(qp);
-        r.msn = psn_add(r.msn, 1);
-        owe_read(qp, bth.psn, reth);
-        r.epsn = psn_add(r.epsn, packets_of(reth.length, qp.path_mtu));
-        return;
-    } else {
-        const AtomicEth a = read_atomic_eth(hdrs);
-        const MemoryRegion* mr = nullptr;
-        if (!atomic_aligned(a.va)) {
-            responder_error(qp, NakCode::invalid_request, RdmaError::nak_invalid_request, RdmaEvent::qp_request_error);
-            return;
-        }
-        uint64_t* target = nullptr;
-        if ((qp.access & access::REMOTE_ATOMIC) &&
-            mrs_.check(a.rkey, qp.pd, a.va, ATOMIC_SIZE, access::REMOTE_ATOMIC, &mr) == MrCheck::ok)
-            MrTable::for_each_piece(*mr, a.va, ATOMIC_SIZE, [&](uint64_t iova, uint64_t) {
-                target = reinterpret_cast<uint64_t*>(hw_.dma().map(iova, ATOMIC_SIZE));
-                return false;
-            });
-        if (target == nullptr) {
-            responder_error(qp, NakCode::remote_access_error, RdmaError::nak_remote_access, RdmaEvent::qp_access_error);
-            return;
-        }
-        make_room_for_read(qp);
-        std::atomic_ref<uint64_t> word(*target);
-        uint64_t original;
-        if (bth.opcode == op::CMP_SWAP) {
-            original = a.compare;
-            word.compare_exchange_strong(original, a.swap_add);
-        } else {
-            original = word.fetch_add(a.swap_add);
-        }
-        r.atomics[r.atomic_next++ % r.atomics.size()] = AtomicReplay{true, bth.psn, original};
-        r.msn = psn_add(r.msn, 1);
-        owe_atomic(qp, bth.psn, original);
-        r.epsn = psn_add(r.epsn, 1);
-        return;
-    }
-    r.epsn = psn_add(r.epsn, 1);
-    r.in_progress = after(bth.opcode);
-    owe_ack(qp, syndrome::ack(), bth.psn);
-}
-
-uint32_t RoceStorm::reads_owed(const Qp& qp) const
+uint32_t Responder::reads_owed(const Qp& qp) const
 {
     uint32_t n = 0;
     for (uint32_t i = qp.resp.out_head; i != qp.resp.out_tail; i++)
-        n += qp.resp.out[i % Responder::MAX_RESPONSES].kind != Response::Kind::ack;
+        n += qp.resp.out[i % ResponderState::MAX_RESPONSES].kind != Response::Kind::ack;
     return n;
 }
 
-void RoceStorm::on_duplicate(Qp& qp, const Bth& bth, const uint8_t* hdrs)
-{
-    Responder& r = qp.resp;
-    const uint16_t f = opcode_flags(bth.opcode);
-    if (f & (opf::SEND | opf::WRITE)) {
-        owe_ack(qp, syndrome::ack(), psn_add(r.epsn, PSN_MASK)); /* epsn - 1 */
-        return;
-    }
-    if (f & opf::READ) {
-        /* Answered again from the duplicate's own RETH, as asked. */
-        const Reth reth = read_reth(hdrs);
-        const MemoryRegion* mr = nullptr;
-        if (psn_diff(psn_add(bth.psn, packets_of(reth.length, qp.path_mtu)), r.epsn) > 0 ||
-            !remote_access_ok(mrs_, reth.rkey, qp.pd, reth.va, reth.length, access::REMOTE_READ, &mr))
-            return;
-        /* The requester went back to this PSN: what is owed from it on
-         * it asks for again, so it is answered once, from here. */
-        forget_responses_from(qp, bth.psn);
-        owe_read(qp, bth.psn, reth);
-        return;
-    }
-    for (const AtomicReplay& a : r.atomics) {
-        if (a.valid && a.psn == bth.psn) {
-            forget_responses_from(qp, bth.psn);
-            owe_atomic(qp, bth.psn, a.original);
-            return;
-        }
-    }
-}
+/* ---- Answers ------------------------------------------------------------------- */
 
-bool RoceStorm::poll_responder(Qp& qp, FrameBurst& out)
+bool Responder::poll(Qp& qp, FrameBurst& out)
 {
-    Responder& r = qp.resp;
+    ResponderState& r = qp.resp;
     bool work = false;
     while (r.out_head != r.out_tail && !out.full()) {
-        Response& resp = r.out[r.out_head % Responder::MAX_RESPONSES];
+        Response& resp = r.out[r.out_head % ResponderState::MAX_RESPONSES];
         if (resp.kind != Response::Kind::ack && qp.state == QpState::err) {
             r.out_head++; /* no data after an error */
             continue;
         }
-        Bth bth{.dest_qp = qp.dest_qpn, .psn = resp.psn};
-        if (resp.kind == Response::Kind::ack) {
-            bth.opcode = op::ACKNOWLEDGE;
-            uint8_t* p = begin_packet(qp.path, out, bth, AETH_LEN, 0);
-            write_aeth(p + BTH_LEN, Aeth{resp.syndrome, resp.msn});
-            end_packet(out);
-            r.out_head++;
-        } else if (resp.kind == Response::Kind::atomic) {
-            bth.opcode = op::ATOMIC_ACKNOWLEDGE;
-            uint8_t* p = begin_packet(qp.path, out, bth, AETH_LEN + ATOMIC_ACK_ETH_LEN, 0);
-            write_aeth(p + BTH_LEN, Aeth{syndrome::ack(), resp.msn});
-            store_be64(p + BTH_LEN + AETH_LEN, resp.original);
-            end_packet(out);
-            r.out_head++;
-        } else {
-            const uint32_t packets = packets_of(resp.length, qp.path_mtu);
-            const uint32_t k = resp.sent / qp.path_mtu;
-            const uint32_t n = std::min<uint32_t>(qp.path_mtu, resp.length - resp.sent);
-            const Position pos = position(k, packets);
-            bth.opcode = read_response_opcode(pos);
-            bth.psn = psn_add(resp.psn, k);
-            const bool aeth = pos != Position::middle;
-            uint8_t* p = begin_packet(qp.path, out, bth, aeth ? AETH_LEN : 0, n);
-            if (aeth)
-                write_aeth(p + BTH_LEN, Aeth{syndrome::ack(), resp.msn});
-            const MemoryRegion* mr = nullptr;
-            const uint64_t va = resp.va + resp.sent;
-            if (!remote_access_ok(mrs_, resp.rkey, qp.pd, va, n, access::REMOTE_READ, &mr) ||
-                (n != 0 && !copy_mr(*mr, va, p + BTH_LEN + (aeth ? AETH_LEN : 0), n, false))) {
-                /* The region went away (or faulted) under the READ. */
-                r.out_head++;
-                responder_error(qp, NakCode::remote_access_error, RdmaError::nak_remote_access,
-                                RdmaEvent::qp_access_error);
+        const Bth bth{.dest_qp = qp.dest_qpn, .psn = resp.psn};
+        if (resp.kind == Response::Kind::read) {
+            if (!send_read_response(qp, resp, bth, out))
                 continue;
-            }
-            end_packet(out);
-            resp.sent += n;
-            if (resp.sent >= resp.length)
-                r.out_head++;
+        } else {
+            send_ack(qp, resp, bth, out);
+            r.out_head++;
         }
         work = true;
     }
     return work;
+}
+
+/* An ACK or a NAK, or an atomic's ACK with the value it found. */
+void Responder::send_ack(Qp& qp, const Response& resp, Bth bth, FrameBurst& out)
+{
+    const bool atomic = resp.kind == Response::Kind::atomic;
+    bth.opcode = atomic ? op::ATOMIC_ACKNOWLEDGE : op::ACKNOWLEDGE;
+    uint8_t* p = packets_.begin_packet(qp.path, out, bth, AETH_LEN + (atomic ? ATOMIC_ACK_ETH_LEN : 0), 0);
+    write_aeth(p + BTH_LEN, Aeth{atomic ? syndrome::ack() : resp.syndrome, resp.msn});
+    if (atomic)
+        store_be64(p + BTH_LEN + AETH_LEN, resp.original);
+    packets_.end_packet(out);
+}
+
+bool Responder::send_read_response(Qp& qp, Response& resp, Bth bth, FrameBurst& out)
+{
+    ResponderState& r = qp.resp;
+    const uint32_t packets = packets_of(resp.length, qp.path_mtu);
+    const uint32_t k = resp.sent / qp.path_mtu;
+    const uint32_t n = std::min<uint32_t>(qp.path_mtu, resp.length - resp.sent);
+    const Position pos = position(k, packets);
+    bth.opcode = read_response_opcode(pos);
+    bth.psn = psn_add(resp.psn, k);
+    const bool aeth = pos != Position::middle;
+    uint8_t* p = packets_.begin_packet(qp.path, out, bth, aeth ? AETH_LEN : 0, n);
+    if (aeth)
+        write_aeth(p + BTH_LEN, Aeth{syndrome::ack(), resp.msn});
+    const MemoryRegion* mr = nullptr;
+    const uint64_t va = resp.va + resp.sent;
+    if (!remote_access_ok(ctx_.mrs, resp.rkey, qp.pd, va, n, access::REMOTE_READ, &mr) ||
+        (n != 0 && !memory_.copy_mr(*mr, va, p + BTH_LEN + (aeth ? AETH_LEN : 0), n, false))) {
+        r.out_head++;
+        responder_error(qp, NakCode::remote_access_error, RdmaError::nak_remote_access, RdmaEvent::qp_access_error);
+        return false;
+    }
+    packets_.end_packet(out);
+    resp.sent += n;
+    if (resp.sent >= resp.length)
+        r.out_head++;
+    return true;
+}
+
+/* ---- Datagrams ------------------------------------------------------------------ */
+
+void Responder::on_datagram(Qp& qp, const WireFrame& frame, const Bth& bth, const uint8_t* hdrs,
+                            const uint8_t* payload, uint32_t len)
+{
+    if (qp.state != QpState::rtr && qp.state != QpState::rts && qp.state != QpState::sqd && qp.state != QpState::sqe)
+        return;
+    qp.counters.packets_received++;
+    const Deth deth = read_deth(hdrs);
+    if (deth.qkey != qp.qkey) {
+        counter_add(ctx_.stats.qkey_violations, 1);
+        return;
+    }
+    if (!take_receive(qp)) {
+        counter_add(ctx_.stats.ud_dropped, 1);
+        return;
+    }
+    /* The GRH as RoCEv2 gives it: the IPv6 header, or the IPv4 header in
+     * its last 20 bytes. */
+    const FrameLayout& l = frame.layout;
+    std::array<uint8_t, GRH_LEN> grh{};
+    if (l.l3 == L3::ipv6)
+        std::memcpy(grh.data(), frame.data + l.l2_len, GRH_LEN);
+    else
+        std::memcpy(grh.data() + GRH_LEN - IPV4_HLEN, frame.data + l.l2_len, IPV4_HLEN);
+    Receive& recv = qp.resp.recv;
+    RdmaError why = RdmaError::none;
+    const bool placed = memory_.copy_to_sges(qp, recv.sges.data(), recv.num_sge, 0, grh.data(), GRH_LEN, why) &&
+                        memory_.copy_to_sges(qp, recv.sges.data(), recv.num_sge, GRH_LEN, payload, len, why);
+    const uint8_t* imm = bth.opcode == op::UD_SEND_ONLY_IMM ? hdrs + DETH_LEN : nullptr;
+    const uint8_t sl = cqe_sl::UDP | (l.l3 == L3::ipv6 ? cqe_sl::IPV6 : cqe_sl::IPV4);
+    complete_receive(qp, CqeOpcode::recv, placed ? GRH_LEN + len : 0, bth, placed ? imm : nullptr, why,
+                     Datagram{deth.src_qp, sl});
+    /* A datagram too long for its buffers costs that receive only; a bad
+     * key or a fault is the QP's end. */
+    if (!placed && why != RdmaError::sges_too_short)
+        completer_.fail_qp(qp, why, why == RdmaError::dma_fault ? std::optional(RdmaEvent::qp_fatal) : std::nullopt);
 }
 
 } // namespace cna::fw::roce

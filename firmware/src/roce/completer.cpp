@@ -1,43 +1,32 @@
-/* SPDX-License-Identifier: BSD-3-Clause
- * Completions: CQEs (body, then the phase byte), CNQ notifications of armed
- * CQs, asynchronous events, and a QP's way into ERR with the flush of every
- * WQE it still holds.
- */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "roce/completer.h"
+
 #include <atomic>
 #include <cstring>
 
 #include "irq/cau.h"
 #include "bus/dma.h"
 #include "function/function.h"
-#include "roce/roce_storm.h"
 #include "base/log.h"
 
 namespace cna::fw::roce {
 
 using namespace hsi::rdma;
 
-uint32_t RoceStorm::sq_prod(const Qp& qp) const { return hw_.doorbell_word(qp_db_offset(qp.dpi, qp.id)); }
-uint32_t RoceStorm::rq_prod(const Qp& qp) const { return hw_.doorbell_word(qp_db_offset(qp.dpi, qp.id) + 4); }
-
-uint32_t RoceStorm::srq_prod(const Srq& srq) const
+bool Completer::complete(uint16_t cq_id, RdmaCqe& cqe)
 {
-    return hw_.doorbell_word(srq_db_offset(srq.dpi, static_cast<uint32_t>(&srq - srqs_.data())));
-}
-
-bool RoceStorm::complete(uint16_t cq_id, RdmaCqe& cqe)
-{
-    Cq& cq = cqs_[cq_id];
+    Cq& cq = ctx_.cqs[cq_id];
     if (cq.overflowed)
         return false;
     const uint32_t db = cq_db_offset(cq.dpi, cq_id);
-    const uint32_t cons = hw_.doorbell_word(db);
+    const uint32_t cons = ctx_.hw.doorbell_word(db);
     const uint32_t written = cq.prod - cq.ring_start;
-    uint8_t* slot = cq.prod - cons > cq.mask ? nullptr
-                                             : hw_.dma().map(cq.ring, uint64_t{written & cq.mask} * sizeof(RdmaCqe),
-                                                             sizeof(RdmaCqe));
+    uint8_t* slot = cq.prod - cons > cq.mask
+                        ? nullptr
+                        : ctx_.hw.dma().map(cq.ring, uint64_t{written & cq.mask} * sizeof(RdmaCqe), sizeof(RdmaCqe));
     if (slot == nullptr) {
         cq.overflowed = true;
-        log(LogLevel::err, "roce: pf%u CQ %u overrun (%u written, %u consumed, %u entries)", hw_.pf_id(), cq_id,
+        log(LogLevel::err, "roce: pf%u CQ %u overrun (%u written, %u consumed, %u entries)", ctx_.hw.pf_id(), cq_id,
             cq.prod, cons, cq.mask + 1);
         raise(RdmaEvent::cq_error, cq_id);
         return false;
@@ -47,7 +36,7 @@ bool RoceStorm::complete(uint16_t cq_id, RdmaCqe& cqe)
     std::atomic_ref<uint8_t>(slot[offsetof(RdmaCqe, phase)]).store(cqe.phase, std::memory_order_release);
     cq.prod++;
 
-    const uint32_t arm = hw_.doorbell_word(db + 4);
+    const uint32_t arm = ctx_.hw.doorbell_word(db + 4);
     if (arm != cq.arm_seen) {
         cq.arm_seen = arm;
         cq.armed = true;
@@ -59,21 +48,21 @@ bool RoceStorm::complete(uint16_t cq_id, RdmaCqe& cqe)
     return true;
 }
 
-void RoceStorm::notify(Cq& cq)
+void Completer::notify(Cq& cq)
 {
-    Cnq& cnq = cnqs_[cq.cnq];
+    Cnq& cnq = ctx_.cnqs[cq.cnq];
     const CnqEntry entry{hsi::make_regpair(cq.handle)};
-    if (!hw_.dma().write(cnq.ring, uint64_t{cnq.prod & cnq.mask} * sizeof(entry), &entry, sizeof(entry)))
+    if (!ctx_.hw.dma().write(cnq.ring, uint64_t{cnq.prod & cnq.mask} * sizeof(entry), &entry, sizeof(entry)))
         return;
     cnq.prod++;
-    hw_.cau().set_pi(cnq.sb_id, RDMA_PI_CNQ, cnq.prod);
+    ctx_.hw.cau().set_pi(cnq.sb_id, RDMA_PI_CNQ, cnq.prod);
     cq.armed = false;
 }
 
-void RoceStorm::raise(RdmaEvent event, uint64_t data)
+void Completer::raise(RdmaEvent event, uint64_t data)
 {
     if (event_count_ == MAX_EVENTS) {
-        log(LogLevel::err, "roce: pf%u async event %u (0x%llx) lost: the slowpath is behind", hw_.pf_id(),
+        log(LogLevel::err, "roce: pf%u async event %u (0x%llx) lost: the slowpath is behind", ctx_.hw.pf_id(),
             static_cast<uint32_t>(event), static_cast<unsigned long long>(data));
         return;
     }
@@ -81,7 +70,13 @@ void RoceStorm::raise(RdmaEvent event, uint64_t data)
     events_pending_.store(1, std::memory_order_release);
 }
 
-void RoceStorm::fail_qp(Qp& qp, RdmaError why, std::optional<RdmaEvent> event)
+void Completer::forget_events()
+{
+    event_count_ = 0;
+    events_pending_.store(0, std::memory_order_release);
+}
+
+void Completer::fail_qp(Qp& qp, RdmaError why, std::optional<RdmaEvent> event)
 {
     if (qp.state == QpState::err)
         return;
@@ -94,10 +89,10 @@ void RoceStorm::fail_qp(Qp& qp, RdmaError why, std::optional<RdmaEvent> event)
     if (event)
         raise(*event, qp.id);
     if (why != RdmaError::flushed)
-        log(LogLevel::info, "roce: pf%u QP %u to ERR (error %u)", hw_.pf_id(), qp.id, static_cast<uint32_t>(why));
+        log(LogLevel::info, "roce: pf%u QP %u to ERR (error %u)", ctx_.hw.pf_id(), qp.id, static_cast<uint32_t>(why));
 }
 
-bool RoceStorm::flush_ring(Qp& qp, bool requester, uint32_t& cons, uint32_t end)
+bool Completer::flush_ring(Qp& qp, bool requester, uint32_t& cons, uint32_t end)
 {
     DmaRing& ring = requester ? qp.sq : qp.rq;
     const uint32_t mask = requester ? qp.sq_mask : qp.rq_mask;
@@ -108,7 +103,7 @@ bool RoceStorm::flush_ring(Qp& qp, bool requester, uint32_t& cons, uint32_t end)
     for (uint32_t budget = mask + 1; cons != end && budget != 0; budget--) {
         /* Both WQE formats start with wr_id; an SQ WQE's opcode follows. */
         SqWqe wqe{};
-        if (!hw_.dma().read(ring, uint64_t{cons & mask} << shift, &wqe, requester ? sizeof(SqWqe) : sizeof(RqWqe)))
+        if (!ctx_.hw.dma().read(ring, uint64_t{cons & mask} << shift, &wqe, requester ? sizeof(SqWqe) : sizeof(RqWqe)))
             return work;
         RdmaCqe cqe{};
         cqe.wr_id = wqe.wr_id;
@@ -127,13 +122,13 @@ bool RoceStorm::flush_ring(Qp& qp, bool requester, uint32_t& cons, uint32_t end)
     return work;
 }
 
-bool RoceStorm::flush(Qp& qp)
+bool Completer::flush(Qp& qp)
 {
-    bool work = flush_ring(qp, true, qp.req.sq_cons, sq_prod(qp));
+    bool work = flush_ring(qp, true, qp.req.sq_cons, ctx_.sq_prod(qp));
     qp.req.sq_next = qp.req.tx_wqe = qp.req.sq_cons;
     qp.req.reads_outstanding = 0;
     if (qp.srq == NO_SRQ)
-        return flush_ring(qp, false, qp.resp.rq_cons, rq_prod(qp)) || work;
+        return flush_ring(qp, false, qp.resp.rq_cons, ctx_.rq_prod(qp)) || work;
     if (!qp.last_wqe_reported) {
         qp.last_wqe_reported = true;
         raise(RdmaEvent::qp_last_wqe, qp.id);
