@@ -194,14 +194,17 @@ bool read_config_file(const std::string& path, std::string* text, std::string* e
     return true;
 }
 
-bool parse_options(int argc, const char* const* argv, DaemonOptions* out, std::string* error,
-                   const ConfigReader& read_file)
-{
-    *out = DaemonOptions{};
-    out->adapter.name = "cna-adapterd";
-    /* The command line's settings, kept to apply after the file's. */
+namespace {
+
+/* The command line, read: --daemonize and --config taken, every other
+ * option kept as a (key, value) setting to apply after the file's. */
+struct CommandLine {
     std::vector<std::pair<std::string_view, std::string_view>> settings;
     std::string config; /* --config's FILE; empty: none */
+};
+
+bool read_command_line(int argc, const char* const* argv, DaemonOptions* out, CommandLine* line, std::string* error)
+{
     for (int i = 1; i < argc; i++) {
         std::string_view arg = argv[i];
         if (arg == "--help" || arg == "-h") {
@@ -227,34 +230,23 @@ bool parse_options(int argc, const char* const* argv, DaemonOptions* out, std::s
             return false;
         }
         if (arg == "--config") {
-            if (!config.empty() || value.empty()) {
-                *error = config.empty() ? "invalid --config '': expected a file" : "--config given twice";
+            if (!line->config.empty() || value.empty()) {
+                *error = line->config.empty() ? "invalid --config '': expected a file" : "--config given twice";
                 return false;
             }
-            config = value;
+            line->config = value;
             continue;
         }
-        settings.emplace_back(arg.substr(2), value);
+        line->settings.emplace_back(arg.substr(2), value);
     }
-    uint32_t file_faults = 0, faults = 0;
-    std::vector<std::string> taps;
-    if (!config.empty()) {
-        std::string text;
-        if (!read_file(config, &text, error))
-            return false;
-        if (std::string msg = apply_config(text, config, out, &file_faults, &taps); !msg.empty()) {
-            *error = std::move(msg);
-            return false;
-        }
-    }
-    for (const auto& [key, value] : settings) {
-        if (std::string msg = apply(key, value, "--", out, &faults, &taps); !msg.empty()) {
-            *error = std::move(msg);
-            return false;
-        }
-    }
+    return true;
+}
+
+/* What no single option decides: the settings together. */
+bool check_whole(const std::string& config, const std::vector<std::string>& taps, DaemonOptions* out,
+                 std::string* error)
+{
     AdapterConfig& a = out->adapter;
-    a.faults = faults != 0 ? faults : file_faults;
     if (out->socket_path.empty()) {
         *error = "--socket PATH is required";
         if (!config.empty())
@@ -274,6 +266,37 @@ bool parse_options(int argc, const char* const* argv, DaemonOptions* out, std::s
         return false;
     }
     return true;
+}
+
+} // namespace
+
+bool parse_options(int argc, const char* const* argv, DaemonOptions* out, std::string* error,
+                   const ConfigReader& read_file)
+{
+    *out = DaemonOptions{};
+    out->adapter.name = "cna-adapterd";
+    CommandLine line;
+    if (!read_command_line(argc, argv, out, &line, error))
+        return false;
+    uint32_t file_faults = 0, faults = 0;
+    std::vector<std::string> taps;
+    if (!line.config.empty()) {
+        std::string text;
+        if (!read_file(line.config, &text, error))
+            return false;
+        if (std::string msg = apply_config(text, line.config, out, &file_faults, &taps); !msg.empty()) {
+            *error = std::move(msg);
+            return false;
+        }
+    }
+    for (const auto& [key, value] : line.settings) {
+        if (std::string msg = apply(key, value, "--", out, &faults, &taps); !msg.empty()) {
+            *error = std::move(msg);
+            return false;
+        }
+    }
+    out->adapter.faults = faults != 0 ? faults : file_faults;
+    return check_whole(line.config, taps, out, error);
 }
 
 } // namespace cna::fw::daemon
