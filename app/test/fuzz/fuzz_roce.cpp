@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * libFuzzer: what the wire can say to the RoCE storms. Two PFs on a cable,
+ * libFuzzer: what the wire can say to the RoCE firmware. Two PFs on a cable,
  * an RC QP each, connected, and a UD QP each. Each input is a list of
  * operations: a RoCEv2 packet to PF b from PF a's address (any BTH,
  * extended headers and payload, to b's RC or UD QP or any QPN, its ICRC

@@ -29,7 +29,7 @@ class Layers(unittest.TestCase):
         return check_layers.violations(self.order, {src: [target]})
 
     def test_an_upward_include_is_refused(self):
-        [v] = self.check("firmware/src/l2/rx.h", "firmware/src/pf/pf_storm.h")
+        [v] = self.check("firmware/src/l2/rx.h", "firmware/src/pf/pf_firmware.h")
         self.assertIn("firmware.l2 may not include firmware.pf, a higher layer", v)
         [v] = self.check("base/ecore/ecore_spq.cpp", "base/ecore/ecore_rdma.h")
         self.assertIn("host.spq may not include host.rdma, a higher layer", v)
@@ -46,7 +46,7 @@ class Layers(unittest.TestCase):
         self.assertEqual(self.check("pmd/rdma/rdma_memory.cpp", "pmd/net/cna_rdma_port.h"), [])
 
     def test_includes_within_a_layer_and_downward_pass(self):
-        self.assertEqual(self.check("firmware/src/pf/spq.cpp", "firmware/src/pf/pf_storm.h"), [])
+        self.assertEqual(self.check("firmware/src/pf/spq.cpp", "firmware/src/pf/pf_firmware.h"), [])
         self.assertEqual(self.check("firmware/src/adapter/grc.cpp", "firmware/src/base/log.h"), [])
         self.assertEqual(self.check("firmware/src/wire/port.cpp", "hsi/hsi_common.h"), [])
 

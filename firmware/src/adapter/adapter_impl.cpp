@@ -56,20 +56,20 @@ std::string engine_thread_name(const std::string& adapter_name, uint32_t engine)
 
 AdapterImpl::AdapterImpl(const AdapterConfig& config)
     : config_(config), nig_(config.ports, config.wire), mfw_(config_, grant_, nig_, *this),
-      grc_(slowpath_, mfw_, nig_, storms_, ram_, pf_storms_, iovs_), pfs_on_port_(config.ports), roce_on_port_(config.ports)
+      grc_(slowpath_, mfw_, nig_, storms_, ram_, pf_firmware_, iovs_), pfs_on_port_(config.ports), roce_on_port_(config.ports)
 {
     uint32_t pfs = config.ports * config.pfs_per_port;
     for (uint32_t pf = 0; pf < pfs; pf++) {
         functions_.push_back(
             std::make_unique<FunctionHw>(pf, mfw_.port_of(pf), grant_.num_sbs + 1, grc_, ram_.gtt(),
                                          ram_.gtt_fd(), [this] { wait_passes(); }));
-        pf_storms_.push_back(std::make_unique<PfStorm>(*functions_.back(), ram_, storms_, grant_));
+        pf_firmware_.push_back(std::make_unique<PfFirmware>(*functions_.back(), ram_, storms_, grant_));
         iovs_.push_back(std::make_unique<PfIov>(
-            *functions_.back(), ram_, [this] { wait_passes(); }, [this, pf](VfStorm& vf) { vf_created(pf, vf); },
+            *functions_.back(), ram_, [this] { wait_passes(); }, [this, pf](VfFirmware& vf) { vf_created(pf, vf); },
             [this, pf] { update_switching(mfw_.port_of(pf)); }));
-        pf_storms_.back()->attach_iov(*iovs_.back());
-        pfs_on_port_[mfw_.port_of(pf)].push_back(pf_storms_.back().get());
-        functions_on_port_[mfw_.port_of(pf)].add(pf_storms_.back().get());
+        pf_firmware_.back()->attach_iov(*iovs_.back());
+        pfs_on_port_[mfw_.port_of(pf)].push_back(pf_firmware_.back().get());
+        functions_on_port_[mfw_.port_of(pf)].add(pf_firmware_.back().get());
     }
     /* Faults asked for at power-on, set as inject() sets them later (the
      * MFW takes its own from the configuration). */
@@ -81,9 +81,9 @@ AdapterImpl::AdapterImpl(const AdapterConfig& config)
         Dataplane& dp = *dataplanes_[port_group(config, port) % config.engine_threads];
         dp.ports |= 1u << port;
         dp.pfs.insert(dp.pfs.end(), pfs_on_port_[port].begin(), pfs_on_port_[port].end());
-        for (PfStorm* pf : pfs_on_port_[port])
+        for (PfFirmware* pf : pfs_on_port_[port])
             dp.functions.add(pf);
-        for (PfStorm* pf : pfs_on_port_[port])
+        for (PfFirmware* pf : pfs_on_port_[port])
             roce_on_port_[port].push_back(&pf->roce());
         PortSwitch& sw = dp.port_switch[port].emplace(dp.rx, roce_on_port_[port], functions_on_port_[port], storms_);
         nig_.port(port).bind_receiver(sw);
@@ -191,7 +191,7 @@ bool AdapterImpl::slowpath_pending() const
 {
     if (storms_.assert_event_pending() || mfw_.mailbox_pending())
         return true;
-    for (const auto& pf : pf_storms_)
+    for (const auto& pf : pf_firmware_)
         if (pf->spq_pending() || pf->hw().attention().undelivered() || pf->roce().events_pending())
             return true;
     for (const auto& iov : iovs_)
@@ -227,9 +227,9 @@ bool AdapterImpl::poll_slowpath()
 bool AdapterImpl::poll_dataplane(Dataplane& dp)
 {
     bool work = nig_.poll_taps(dp.ports);
-    const std::span<FunctionStorm* const> functions = dp.functions.view();
+    const std::span<FunctionFirmware* const> functions = dp.functions.view();
     if (storms_.running()) {
-        for (FunctionStorm* fn : functions) {
+        for (FunctionFirmware* fn : functions) {
             if (fn->started() && dp.tx.poll(*fn, nig_.port(fn->hw().port_id())) != 0) {
                 /* The frames this function sent are in their Rx rings: the
                  * host may take them while the next one's queues are served. */
@@ -237,7 +237,7 @@ bool AdapterImpl::poll_dataplane(Dataplane& dp)
                 work = true;
             }
         }
-        for (PfStorm* pf : dp.pfs)
+        for (PfFirmware* pf : dp.pfs)
             if (pf->roce().active())
                 work |= poll_roce(*pf, dp);
     }
@@ -245,7 +245,7 @@ bool AdapterImpl::poll_dataplane(Dataplane& dp)
     return work;
 }
 
-bool AdapterImpl::poll_roce(PfStorm& pf, Dataplane& dp)
+bool AdapterImpl::poll_roce(PfFirmware& pf, Dataplane& dp)
 {
     FrameBurst& out = dp.roce_out;
     out.clear();
@@ -255,14 +255,14 @@ bool AdapterImpl::poll_roce(PfStorm& pf, Dataplane& dp)
     return work;
 }
 
-void AdapterImpl::flush_status_blocks(std::span<FunctionStorm* const> functions)
+void AdapterImpl::flush_status_blocks(std::span<FunctionFirmware* const> functions)
 {
-    for (FunctionStorm* fn : functions)
+    for (FunctionFirmware* fn : functions)
         if (Cau& cau = fn->hw().cau(); cau.dirty())
             cau.flush(fn->hw().igu());
 }
 
-void AdapterImpl::vf_created(uint32_t pf, VfStorm& vf)
+void AdapterImpl::vf_created(uint32_t pf, VfFirmware& vf)
 {
     const uint32_t port = mfw_.port_of(pf);
     functions_on_port_[port].add(&vf);
@@ -274,7 +274,7 @@ void AdapterImpl::update_switching(uint32_t port)
     /* A port switches between its functions while a PF of it has VFs: the
      * PFs alone need no switch, their frames going to the wire as ever. */
     const bool vfs = std::any_of(pfs_on_port_[port].begin(), pfs_on_port_[port].end(),
-                                 [this](PfStorm* pf) { return iovs_[pf->pf()]->num_vfs() != 0; });
+                                 [this](PfFirmware* pf) { return iovs_[pf->pf()]->num_vfs() != 0; });
     nig_.port(port).switching.store(vfs, std::memory_order_release);
 }
 
@@ -284,10 +284,10 @@ void AdapterImpl::run_slowpath()
     for (const auto& iov : iovs_)
         iov->run_resets();
     if (storms_.take_assert_event())
-        for (const auto& pf : pf_storms_)
+        for (const auto& pf : pf_firmware_)
             pf->raise_fw_assert(fw_assert::INJECTED);
     mfw_.poll(Link::Clock::now());
-    for (const auto& pf : pf_storms_) {
+    for (const auto& pf : pf_firmware_) {
         pf->poll_spq();
         pf->post_async_events();
     }
@@ -303,7 +303,7 @@ void AdapterImpl::mfw_event(uint32_t pf)
 void AdapterImpl::function_unloaded(uint32_t pf)
 {
     iovs_[pf]->reset();
-    pf_storms_[pf]->reset();
+    pf_firmware_[pf]->reset();
     functions_[pf]->pglue().reset();
 }
 
@@ -335,7 +335,7 @@ void AdapterImpl::function_level_reset(uint32_t pf)
     Quiesce quiet(*this);
     mfw_.function_reset(pf);
     iovs_[pf]->reset();
-    pf_storms_[pf]->reset();
+    pf_firmware_[pf]->reset();
     functions_[pf]->reset();
     log(LogLevel::notice, "%s: pf%u function level reset", config_.name.c_str(), pf);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The adapter: the chip-wide blocks (storm RAM and control, NIG and ports,
- * MFW), one FunctionHw and one PfStorm per PF, and the engine threads that
+ * MFW), one FunctionHw and one PfFirmware per PF, and the engine threads that
  * poll them. It is also the glue between the blocks: frames the wire
  * delivers go to the storms' Rx, MFW events become attentions.
  *
@@ -31,7 +31,7 @@
 #include "switch/port_switch.h"
 #include "mfw/mfw.h"
 #include "function/function.h"
-#include "pf/pf_storm.h"
+#include "pf/pf_firmware.h"
 #include "slowpath/resources.h"
 #include "slowpath/storm_ram.h"
 #include "slowpath/storms.h"
@@ -82,7 +82,7 @@ private:
         Engine& engine() { return *engine_; }
 
         uint32_t ports = 0; /* bit per port */
-        std::vector<PfStorm*> pfs;
+        std::vector<PfFirmware*> pfs;
         FunctionList functions; /* the PFs and their VFs: L2 Tx and status blocks */
         TxEngine tx;
         RxEngine rx;
@@ -112,16 +112,16 @@ private:
      * frames the wire delivers to the group's Rx at once). */
     bool poll_dataplane(Dataplane& dp);
     /* The PF's RoCE: what its QPs send, onto the PF's port. */
-    bool poll_roce(PfStorm& pf, Dataplane& dp);
+    bool poll_roce(PfFirmware& pf, Dataplane& dp);
     bool slowpath_pending() const;
     /* Host threads: returns once every pass begun before the call ended. */
     void wait_passes();
     /* Writes every changed status block of the given functions and tells
      * the IGU (CAU coalescing: once per Tx poll that sent frames, and once
      * per pass). */
-    static void flush_status_blocks(std::span<FunctionStorm* const> functions);
+    static void flush_status_blocks(std::span<FunctionFirmware* const> functions);
     /* Slowpath lock held: the engines serve a PF's new VF. */
-    void vf_created(uint32_t pf, VfStorm& vf);
+    void vf_created(uint32_t pf, VfFirmware& vf);
     /* Slowpath lock held: whether the port's switch runs (its PFs' VFs). */
     void update_switching(uint32_t port);
     /* Holds every engine thread between two passes and the slowpath, in
@@ -142,12 +142,12 @@ private:
     Storms storms_{ram_};
     Nig nig_;
     Mfw mfw_;
-    std::vector<std::unique_ptr<PfStorm>> pf_storms_;
+    std::vector<std::unique_ptr<PfFirmware>> pf_firmware_;
     Grc grc_;
     std::vector<std::unique_ptr<FunctionHw>> functions_;
     std::vector<std::unique_ptr<PfIov>> iovs_;
-    std::vector<std::vector<PfStorm*>> pfs_on_port_;
-    std::vector<std::vector<roce::RoceStorm*>> roce_on_port_; /* the RoCE storms of pfs_on_port_ */
+    std::vector<std::vector<PfFirmware*>> pfs_on_port_;
+    std::vector<std::vector<roce::RoceFirmware*>> roce_on_port_; /* the RoCE firmware of pfs_on_port_ */
     std::array<FunctionList, hsi::MAX_PORTS> functions_on_port_;
     /* Set while the slowpath waits for the other engine threads' pass
      * locks: they hold off their next pass instead of racing it for them. */

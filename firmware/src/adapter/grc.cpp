@@ -3,7 +3,7 @@
 
 #include "iov/pf_iov.h"
 #include "mfw/mfw.h"
-#include "pf/pf_storm.h"
+#include "pf/pf_firmware.h"
 #include "slowpath/storm_ram.h"
 #include "slowpath/storms.h"
 #include "wire/nig.h"
@@ -19,8 +19,8 @@ constexpr uint32_t CHIP_ID = 0x0c7a0001; /* "cna", revision 1 */
 } // namespace
 
 Grc::Grc(std::mutex& slowpath, Mfw& mfw, Nig& nig, Storms& storms, StormRam& ram,
-         const std::vector<std::unique_ptr<PfStorm>>& pf_storms, const std::vector<std::unique_ptr<PfIov>>& iovs)
-    : slowpath_(slowpath), mfw_(mfw), nig_(nig), storms_(storms), ram_(ram), pf_storms_(pf_storms), iovs_(iovs)
+         const std::vector<std::unique_ptr<PfFirmware>>& pf_firmware, const std::vector<std::unique_ptr<PfIov>>& iovs)
+    : slowpath_(slowpath), mfw_(mfw), nig_(nig), storms_(storms), ram_(ram), pf_firmware_(pf_firmware), iovs_(iovs)
 {
 }
 
@@ -87,7 +87,7 @@ bool Grc::read(FunctionHw& fn, uint32_t addr, uint32_t& value)
     case Block::mcp: return mfw_.read(addr, value);
     case Block::nig: return nig_.read(fn.port_id(), addr, value);
     case Block::storm_ctrl: return storms_.read(addr, value);
-    case Block::storm_pf: return pf_storms_[fn.pf_id()]->read(addr, value);
+    case Block::storm_pf: return pf_firmware_[fn.pf_id()]->read(addr, value);
     case Block::iov: return iovs_[fn.pf_id()]->read(addr, value);
     case Block::storm_ram: value = ram_.read32(addr - STORM_RAM_BASE); return true;
     case Block::none: break;
@@ -109,7 +109,7 @@ bool Grc::write(FunctionHw& fn, uint32_t addr, uint32_t value)
     case Block::mcp: return mfw_.write(addr, value);
     case Block::nig: return nig_.write(fn.port_id(), addr, value);
     case Block::storm_ctrl: return storms_.write(addr, value);
-    case Block::storm_pf: return pf_storms_[fn.pf_id()]->write(addr, value);
+    case Block::storm_pf: return pf_firmware_[fn.pf_id()]->write(addr, value);
     case Block::iov: return iovs_[fn.pf_id()]->write(addr, value);
     case Block::storm_ram: ram_.write32(addr - STORM_RAM_BASE, value); return true;
     case Block::none: break;

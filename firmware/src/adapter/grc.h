@@ -22,14 +22,14 @@ namespace cna::fw {
 class Mfw;
 class Nig;
 class PfIov;
-class PfStorm;
+class PfFirmware;
 class StormRam;
 class Storms;
 
 class Grc final : public RegisterSpace {
 public:
     Grc(std::mutex& slowpath, Mfw& mfw, Nig& nig, Storms& storms, StormRam& ram,
-        const std::vector<std::unique_ptr<PfStorm>>& pf_storms, const std::vector<std::unique_ptr<PfIov>>& iovs);
+        const std::vector<std::unique_ptr<PfFirmware>>& pf_firmware, const std::vector<std::unique_ptr<PfIov>>& iovs);
 
     uint32_t grc_read(FunctionHw& fn, uint32_t addr) override;
     void grc_write(FunctionHw& fn, uint32_t addr, uint32_t value) override;
@@ -49,7 +49,7 @@ private:
     Nig& nig_;
     Storms& storms_;
     StormRam& ram_;
-    const std::vector<std::unique_ptr<PfStorm>>& pf_storms_;
+    const std::vector<std::unique_ptr<PfFirmware>>& pf_firmware_;
     const std::vector<std::unique_ptr<PfIov>>& iovs_;
     /* Chip-wide MISC registers. */
     uint32_t fw_version_ = 0;

@@ -23,7 +23,7 @@ struct PfIov::Vf {
               },
               [&iov](uint32_t v, const char* why) { iov.mark_malicious(v, iov::MaliciousWhy::channel_misuse, why); }),
           hw(iov.pf_.pf_id(), vf, iov.pf_.port_id(), channel, iov.wait_dma_),
-          storm(hw, iov.ram_, [&iov](uint32_t v, QueueKind kind, uint32_t queue, QueueError why) {
+          firmware(hw, iov.ram_, [&iov](uint32_t v, QueueKind kind, uint32_t queue, QueueError why) {
               char what[64];
               std::snprintf(what, sizeof what, "its %s queue %u broke its protocol (%u)",
                             kind == QueueKind::tx ? "Tx" : "Rx", queue, static_cast<uint32_t>(why));
@@ -36,7 +36,7 @@ struct PfIov::Vf {
      * and its status blocks, interrupts and doorbells. */
     void forget_objects()
     {
-        storm.reset();
+        firmware.reset();
         hw.cau().reset();
         hw.igu().reset();
         hw.clear_doorbells();
@@ -47,17 +47,17 @@ struct PfIov::Vf {
     {
         enabled = false;
         channel.enable(false);
-        storm.reset();
+        firmware.reset();
         hw.reset();
     }
     VfChannel channel;
     FunctionHw hw;
-    VfStorm storm;
+    VfFirmware firmware;
     bool enabled = false;
 };
 
 PfIov::PfIov(FunctionHw& pf, StormRam& ram, std::function<void()> wait_dma,
-             std::function<void(VfStorm&)> on_vf_created, std::function<void()> on_vfs_changed)
+             std::function<void(VfFirmware&)> on_vf_created, std::function<void()> on_vfs_changed)
     : pf_(pf), ram_(ram), wait_dma_(std::move(wait_dma)), on_vf_created_(std::move(on_vf_created)),
       on_vfs_changed_(std::move(on_vfs_changed))
 {
@@ -84,9 +84,9 @@ FunctionHw* PfIov::function(uint32_t vf)
     return vf < num_vfs_.load(std::memory_order_acquire) ? &vfs_[vf]->hw : nullptr;
 }
 
-VfStorm* PfIov::storm(uint32_t vf)
+VfFirmware* PfIov::firmware(uint32_t vf)
 {
-    return vf < num_vfs_.load(std::memory_order_acquire) ? &vfs_[vf]->storm : nullptr;
+    return vf < num_vfs_.load(std::memory_order_acquire) ? &vfs_[vf]->firmware : nullptr;
 }
 
 bool PfIov::read(uint32_t addr, uint32_t& value)
@@ -191,7 +191,7 @@ void PfIov::set_num_vfs(uint32_t n)
             n = vf;
             break;
         }
-        on_vf_created_(vfs_[vf]->storm);
+        on_vf_created_(vfs_[vf]->firmware);
     }
     for (uint32_t vf = n; vf < num_vfs_.load(); vf++)
         enable(vf, false);

@@ -21,7 +21,7 @@
 
 #include "hsi_iov.h"
 #include "iov/vf_channel.h"
-#include "iov/vf_storm.h"
+#include "iov/vf_firmware.h"
 #include "function/function.h"
 
 namespace cna::fw {
@@ -30,11 +30,11 @@ class StormRam;
 
 class PfIov {
 public:
-    /* on_vf_created: a new VF's storm, for the engines to serve;
+    /* on_vf_created: a new VF's firmware, for the engines to serve;
      * on_vfs_changed: the number of enabled VFs did (slowpath lock held; the
      * engines may be running). */
     PfIov(FunctionHw& pf, StormRam& ram, std::function<void()> wait_dma,
-          std::function<void(VfStorm&)> on_vf_created, std::function<void()> on_vfs_changed);
+          std::function<void(VfFirmware&)> on_vf_created, std::function<void()> on_vfs_changed);
     ~PfIov();
 
     /* GRC IOV and DMAE blocks (the PF's PTT windows, slowpath lock held). */
@@ -42,9 +42,9 @@ public:
     bool write(uint32_t addr, uint32_t value);
 
     uint32_t num_vfs() const { return num_vfs_.load(std::memory_order_acquire); }
-    /* An enabled VF's function and storm, else nullptr. */
+    /* An enabled VF's firmware, else nullptr. */
     FunctionHw* function(uint32_t vf);
-    VfStorm* storm(uint32_t vf);
+    VfFirmware* firmware(uint32_t vf);
 
     /* Engine, slowpath lock held: events for the PF's EQ. post(event, vf,
      * data) returns false when the EQ has no room: the rest waits. */
@@ -84,7 +84,7 @@ private:
     FunctionHw& pf_;
     StormRam& ram_;
     const std::function<void()> wait_dma_;
-    const std::function<void(VfStorm&)> on_vf_created_;
+    const std::function<void(VfFirmware&)> on_vf_created_;
     const std::function<void()> on_vfs_changed_;
     std::array<std::unique_ptr<Vf>, hsi::iov::MAX_VFS_PER_PF> vfs_;
     std::atomic<uint32_t> num_vfs_{0};

@@ -11,7 +11,7 @@
 
 #include "base/clock.h"
 #include "function/function.h"
-#include "l2/function_storm.h"
+#include "l2/function_firmware.h"
 #include "slowpath/storm_ram.h"
 
 namespace cna::fw {
@@ -54,12 +54,12 @@ FwReturn check_id(uint32_t id, uint32_t chip_limit, uint32_t granted)
     return id < granted ? FwReturn::ok : FwReturn::no_resource;
 }
 
-FunctionStorm::FunctionStorm(FunctionHw& hw, StormRam& ram, uint32_t pf, const Grant& grant, uint8_t* rx_prods)
+FunctionFirmware::FunctionFirmware(FunctionHw& hw, StormRam& ram, uint32_t pf, const Grant& grant, uint8_t* rx_prods)
     : hw_(hw), ram_(ram), pf_(pf), grant_(grant), rx_prods_(rx_prods), flows_(ram, pf)
 {
 }
 
-FwReturn FunctionStorm::check_vport(uint8_t vport, bool want_started) const
+FwReturn FunctionFirmware::check_vport(uint8_t vport, bool want_started) const
 {
     FwReturn rc = check_id(vport, MAX_VPORTS_PER_PF, grant_.num_vports);
     if (rc != FwReturn::ok)
@@ -67,14 +67,14 @@ FwReturn FunctionStorm::check_vport(uint8_t vport, bool want_started) const
     return l2_.vports[vport].started == want_started ? FwReturn::ok : FwReturn::bad_state;
 }
 
-FwReturn FunctionStorm::check_sb(uint16_t sb, uint8_t pi) const
+FwReturn FunctionFirmware::check_sb(uint16_t sb, uint8_t pi) const
 {
     if (pi >= PIS_PER_SB)
         return FwReturn::invalid_param;
     return check_id(sb, MAX_SB_PER_PF, grant_.num_sbs);
 }
 
-FwReturn FunctionStorm::vport_start(const VportStartRamrodData& d)
+FwReturn FunctionFirmware::vport_start(const VportStartRamrodData& d)
 {
     if (FwReturn rc = check_vport(d.vport_id, false); rc != FwReturn::ok)
         return rc;
@@ -97,7 +97,7 @@ FwReturn FunctionStorm::vport_start(const VportStartRamrodData& d)
     return FwReturn::ok;
 }
 
-FwReturn FunctionStorm::vport_update(const VportUpdateRamrodData& d)
+FwReturn FunctionFirmware::vport_update(const VportUpdateRamrodData& d)
 {
     using namespace vport_update;
     if (FwReturn rc = check_vport(d.vport_id, true); rc != FwReturn::ok)
@@ -149,7 +149,7 @@ FwReturn FunctionStorm::vport_update(const VportUpdateRamrodData& d)
     return FwReturn::ok;
 }
 
-FwReturn FunctionStorm::vport_stop(const VportStopRamrodData& d)
+FwReturn FunctionFirmware::vport_stop(const VportStopRamrodData& d)
 {
     if (FwReturn rc = check_vport(d.vport_id, true); rc != FwReturn::ok)
         return rc;
@@ -164,7 +164,7 @@ FwReturn FunctionStorm::vport_stop(const VportStopRamrodData& d)
     return FwReturn::ok;
 }
 
-FwReturn FunctionStorm::rx_queue_start(const RxQueueStartRamrodData& d)
+FwReturn FunctionFirmware::rx_queue_start(const RxQueueStartRamrodData& d)
 {
     if (FwReturn rc = check_vport(d.vport_id, true); rc != FwReturn::ok)
         return rc;
@@ -194,7 +194,7 @@ FwReturn FunctionStorm::rx_queue_start(const RxQueueStartRamrodData& d)
     return FwReturn::ok;
 }
 
-FwReturn FunctionStorm::rx_queue_stop(const QueueStopRamrodData& d)
+FwReturn FunctionFirmware::rx_queue_stop(const QueueStopRamrodData& d)
 {
     RxQueue* rxq = nullptr;
     if (FwReturn rc = queue_to_stop(l2_.rxqs, d, grant_.num_rx_queues, &rxq); rc != FwReturn::ok)
@@ -206,7 +206,7 @@ FwReturn FunctionStorm::rx_queue_stop(const QueueStopRamrodData& d)
     return FwReturn::ok;
 }
 
-FwReturn FunctionStorm::tx_queue_start(const TxQueueStartRamrodData& d)
+FwReturn FunctionFirmware::tx_queue_start(const TxQueueStartRamrodData& d)
 {
     if (FwReturn rc = check_vport(d.vport_id, true); rc != FwReturn::ok)
         return rc;
@@ -235,7 +235,7 @@ FwReturn FunctionStorm::tx_queue_start(const TxQueueStartRamrodData& d)
     return FwReturn::ok;
 }
 
-FwReturn FunctionStorm::tx_queue_stop(const QueueStopRamrodData& d)
+FwReturn FunctionFirmware::tx_queue_stop(const QueueStopRamrodData& d)
 {
     TxQueue* txq = nullptr;
     if (FwReturn rc = queue_to_stop(l2_.txqs, d, grant_.num_tx_queues, &txq); rc != FwReturn::ok)
@@ -248,7 +248,7 @@ FwReturn FunctionStorm::tx_queue_stop(const QueueStopRamrodData& d)
     return FwReturn::ok;
 }
 
-FwReturn FunctionStorm::filters_update(const FiltersUpdateRamrodData& d)
+FwReturn FunctionFirmware::filters_update(const FiltersUpdateRamrodData& d)
 {
     if (FwReturn rc = check_vport(d.vport_id, true); rc != FwReturn::ok)
         return rc;
@@ -258,13 +258,13 @@ FwReturn FunctionStorm::filters_update(const FiltersUpdateRamrodData& d)
     return filters_.update(d);
 }
 
-void FunctionStorm::zero_rx_prod(uint32_t queue)
+void FunctionFirmware::zero_rx_prod(uint32_t queue)
 {
     std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(rx_prods_ + queue * iro::RX_PROD_STRIDE))
         .store(0, std::memory_order_release);
 }
 
-void FunctionStorm::reset_l2()
+void FunctionFirmware::reset_l2()
 {
     for (Vport& vport : l2_.vports)
         filters_.clear(vport);

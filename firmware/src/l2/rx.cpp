@@ -8,7 +8,7 @@
 
 #include "base/clock.h"
 #include "l2/classify.h"
-#include "l2/function_storm.h"
+#include "l2/function_firmware.h"
 #include "l2/rss.h"
 #include "l2/stats.h"
 #include "frame/checksum.h"
@@ -22,10 +22,10 @@ namespace cna::fw {
 using namespace hsi;
 using namespace hsi::eth;
 
-void RxEngine::receive(std::span<FunctionStorm* const> functions, const FrameBurst& burst,
-                       const FunctionStorm* except)
+void RxEngine::receive(std::span<FunctionFirmware* const> functions, const FrameBurst& burst,
+                       const FunctionFirmware* except)
 {
-    for (FunctionStorm* pf : functions) {
+    for (FunctionFirmware* pf : functions) {
         if (pf == except)
             continue;
         uint32_t vports = pf->started() ? pf->l2().active_rx_vports : 0;
@@ -36,7 +36,7 @@ void RxEngine::receive(std::span<FunctionStorm* const> functions, const FrameBur
 
 /* Flattened: the per-frame steps inline into one loop, the price of a call
  * and its argument shuffling being a good part of a frame's cost. */
-[[gnu::flatten]] void RxEngine::receive_vport(FunctionStorm& pf, uint32_t vport_id, const FrameBurst& burst)
+[[gnu::flatten]] void RxEngine::receive_vport(FunctionFirmware& pf, uint32_t vport_id, const FrameBurst& burst)
 {
     Vport& vport = pf.l2().vports[vport_id];
     RxCursor* plain = plain_queue(pf, vport, vport_id);
@@ -54,7 +54,7 @@ void RxEngine::receive(std::span<FunctionStorm* const> functions, const FrameBur
     close_cursors(pf);
 }
 
-RxEngine::RxCursor* RxEngine::plain_queue(FunctionStorm& pf, const Vport& vport, uint32_t vport_id)
+RxEngine::RxCursor* RxEngine::plain_queue(FunctionFirmware& pf, const Vport& vport, uint32_t vport_id)
 {
     if (!pf.flows().empty(vport_id) || vport.rss.enabled || vport.vlan_strip || vport.port_vlan != 0 ||
         vport.rx_queues == 0)
@@ -141,7 +141,7 @@ uint32_t RxEngine::deliver_plain(Vport& vport, RxCursor& c, Dma& dma, const Fram
     return i;
 }
 
-void RxEngine::deliver(FunctionStorm& pf, Vport& vport, uint32_t vport_id, const WireFrame& f)
+void RxEngine::deliver(FunctionFirmware& pf, Vport& vport, uint32_t vport_id, const WireFrame& f)
 {
     if (vport.port_vlan != 0 && (f.layout.vlan_tags == 0 || (f.layout.vlan_tci & 0x0fff) != vport.port_vlan)) {
         counter_add(vport.stats->rx_filtered_pkts, 1); /* not the VF's VLAN */
@@ -174,7 +174,7 @@ void RxEngine::deliver(FunctionStorm& pf, Vport& vport, uint32_t vport_id, const
         vport_tally_.add(dst, f.len);
 }
 
-uint32_t RxEngine::steer(FunctionStorm& pf, const Vport& vport, uint32_t vport_id, const FlowRule* rule,
+uint32_t RxEngine::steer(FunctionFirmware& pf, const Vport& vport, uint32_t vport_id, const FlowRule* rule,
                          const WireFrame& f, Steering& s)
 {
     /* A rule's QUEUE or RSS replaces the vport's steering; MARK rides along. */
@@ -199,7 +199,7 @@ uint32_t RxEngine::steer(FunctionStorm& pf, const Vport& vport, uint32_t vport_i
     return receiving(pf, vport_id, queue_id);
 }
 
-uint32_t RxEngine::receiving(FunctionStorm& pf, uint32_t vport_id, uint32_t queue_id)
+uint32_t RxEngine::receiving(FunctionFirmware& pf, uint32_t vport_id, uint32_t queue_id)
 {
     const RxQueue& q = pf.l2().rxqs[queue_id];
     return q.started && q.vport == vport_id ? queue_id : NO_QUEUE;
@@ -229,7 +229,7 @@ uint16_t RxEngine::parsing_flags(const uint8_t* frame, const FrameLayout& layout
     return flags;
 }
 
-RxEngine::RxCursor& RxEngine::cursor(FunctionStorm& pf, uint32_t queue_id)
+RxEngine::RxCursor& RxEngine::cursor(FunctionFirmware& pf, uint32_t queue_id)
 {
     RxCursor& c = cursors_[queue_id];
     if (open_queues_ & (1u << queue_id))
@@ -250,7 +250,7 @@ RxEngine::RxCursor& RxEngine::cursor(FunctionStorm& pf, uint32_t queue_id)
     return c;
 }
 
-void RxEngine::read_producers(FunctionStorm& pf, RxCursor& c)
+void RxEngine::read_producers(FunctionFirmware& pf, RxCursor& c)
 {
     RxProdData prod = pf.rx_prod(c.id);
     uint32_t posted = static_cast<uint16_t>(prod.bd_prod - c.bd_cons);
@@ -264,7 +264,7 @@ void RxEngine::read_producers(FunctionStorm& pf, RxCursor& c)
     c.cqes_free = c.cqe_mask - cqes_pending;
 }
 
-void RxEngine::refuse_producers(FunctionStorm& pf, RxCursor& c, RxProdData prod, QueueError why)
+void RxEngine::refuse_producers(FunctionFirmware& pf, RxCursor& c, RxProdData prod, QueueError why)
 {
     /* Nothing posted, no room: the queue's frames count as no-buffer drops
      * until the driver writes producers that make sense. */
@@ -277,7 +277,7 @@ void RxEngine::refuse_producers(FunctionStorm& pf, RxCursor& c, RxProdData prod,
     pf.queue_error(QueueKind::rx, c.id, why);
 }
 
-void RxEngine::close_cursors(FunctionStorm& pf)
+void RxEngine::close_cursors(FunctionFirmware& pf)
 {
     for (; open_queues_ != 0; open_queues_ &= open_queues_ - 1) {
         RxCursor& c = cursors_[std::countr_zero(open_queues_)];
@@ -316,7 +316,7 @@ bool RxEngine::write_buffers(Dma& dma, RxCursor& c, const uint8_t* frame, uint32
     return ok;
 }
 
-bool RxEngine::place(FunctionStorm& pf, Vport& vport, RxCursor& c, const WireFrame& f, const Steering& s)
+bool RxEngine::place(FunctionFirmware& pf, Vport& vport, RxCursor& c, const WireFrame& f, const Steering& s)
 {
     const uint8_t* frame = f.data;
     uint32_t len = f.len;

@@ -23,7 +23,7 @@
 namespace cna::fw {
 
 class Dma;
-class FunctionStorm;
+class FunctionFirmware;
 class FunctionList;
 class Storms;
 struct FlowRule;
@@ -34,8 +34,8 @@ class RxEngine {
 public:
     /* Every function's active vports take the burst, but except's (the
      * sender of frames the port switched locally). */
-    void receive(std::span<FunctionStorm* const> functions, const FrameBurst& burst,
-                 const FunctionStorm* except = nullptr);
+    void receive(std::span<FunctionFirmware* const> functions, const FrameBurst& burst,
+                 const FunctionFirmware* except = nullptr);
 
 private:
     /* Where a frame goes and what its CQE says about why. */
@@ -64,11 +64,11 @@ private:
     static constexpr uint32_t NO_QUEUE = UINT32_MAX;
 
     /* One vport's share of a burst, and its statistics and SB updates. */
-    void receive_vport(FunctionStorm& pf, uint32_t vport_id, const FrameBurst& burst);
+    void receive_vport(FunctionFirmware& pf, uint32_t vport_id, const FrameBurst& burst);
     /* The cursor of the vport's first queue when every frame the vport
      * accepts goes there as it is (no flow rules, RSS, VLAN stripping or
      * port VLAN) and its rings are mapped whole; else nullptr. */
-    RxCursor* plain_queue(FunctionStorm& pf, const Vport& vport, uint32_t vport_id);
+    RxCursor* plain_queue(FunctionFirmware& pf, const Vport& vport, uint32_t vport_id);
     /* The frames most bursts are made of, into the plain queue, from the
      * burst's frame `first` on: accepted, one buffer each, while the rings
      * have room. The outcome deliver() would have, with what cannot change
@@ -76,13 +76,13 @@ private:
      * Returns the index of the first frame deliver() must take (the
      * burst's count when none). */
     uint32_t deliver_plain(Vport& vport, RxCursor& c, Dma& dma, const FrameBurst& burst, uint32_t first);
-    void deliver(FunctionStorm& pf, Vport& vport, uint32_t vport_id, const WireFrame& f);
+    void deliver(FunctionFirmware& pf, Vport& vport, uint32_t vport_id, const WireFrame& f);
     /* queue_id if it is a started Rx queue of the vport, else NO_QUEUE. */
-    static uint32_t receiving(FunctionStorm& pf, uint32_t vport_id, uint32_t queue_id);
+    static uint32_t receiving(FunctionFirmware& pf, uint32_t vport_id, uint32_t queue_id);
     /* The frame's Rx queue, NO_QUEUE when it has none. */
-    static uint32_t steer(FunctionStorm& pf, const Vport& vport, uint32_t vport_id, const FlowRule* rule,
+    static uint32_t steer(FunctionFirmware& pf, const Vport& vport, uint32_t vport_id, const FlowRule* rule,
                           const WireFrame& f, Steering& s);
-    bool place(FunctionStorm& pf, Vport& vport, RxCursor& c, const WireFrame& f, const Steering& s);
+    bool place(FunctionFirmware& pf, Vport& vport, RxCursor& c, const WireFrame& f, const Steering& s);
     /* The frame into the queue's next posted buffer(s), from bd_cons on;
      * false on a DMA fault. One buffer is the case to make fast. */
     static bool write_buffer(Dma& dma, const uint8_t* bd, const uint8_t* frame, uint32_t len);
@@ -99,13 +99,13 @@ private:
                                  uint32_t nbds, uint32_t bd_max_bytes, bool validate_checksums);
     /* `frames` frames, `bytes` long in all, took nbds buffers and one CQE each. */
     static void consume(RxCursor& c, uint32_t nbds, uint32_t frames, uint64_t bytes);
-    RxCursor& cursor(FunctionStorm& pf, uint32_t queue_id);
-    static void read_producers(FunctionStorm& pf, RxCursor& c);
+    RxCursor& cursor(FunctionFirmware& pf, uint32_t queue_id);
+    static void read_producers(FunctionFirmware& pf, RxCursor& c);
     /* The malicious-driver check: BD producer more than the ring ahead, or
      * CQE consumer ahead of the producer. */
-    static void refuse_producers(FunctionStorm& pf, RxCursor& c, hsi::RxProdData prod, hsi::QueueError why);
+    static void refuse_producers(FunctionFirmware& pf, RxCursor& c, hsi::RxProdData prod, hsi::QueueError why);
     /* Ring indices, statistics and SB index of every queue the burst opened. */
-    void close_cursors(FunctionStorm& pf);
+    void close_cursors(FunctionFirmware& pf);
 
     /* What the vport being served received. */
     DestinationTally vport_tally_;

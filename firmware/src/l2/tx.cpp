@@ -10,7 +10,7 @@
 #include "frame/frame.h"
 #include "frame/lso.h"
 #include "function/function.h"
-#include "l2/function_storm.h"
+#include "l2/function_firmware.h"
 #include "base/bytes.h"
 #include "wire/port.h"
 
@@ -19,7 +19,7 @@ namespace cna::fw {
 using namespace hsi;
 using namespace hsi::eth;
 
-bool TxEngine::fetch_bds(FunctionStorm& pf, TxQueue& q, uint16_t index, uint32_t count)
+bool TxEngine::fetch_bds(FunctionFirmware& pf, TxQueue& q, uint16_t index, uint32_t count)
 {
     Dma& dma = pf.hw().dma();
     uint32_t first = index & q.bd_mask;
@@ -28,7 +28,7 @@ bool TxEngine::fetch_bds(FunctionStorm& pf, TxQueue& q, uint16_t index, uint32_t
            (run == count || dma.read(q.bds, 0, bds_ + run, (count - run) * sizeof(TxBd)));
 }
 
-[[gnu::flatten]] uint32_t TxEngine::poll_queue(FunctionStorm& pf, TxQueue& q, uint16_t prod, Port& port)
+[[gnu::flatten]] uint32_t TxEngine::poll_queue(FunctionFirmware& pf, TxQueue& q, uint16_t prod, Port& port)
 {
     sender_ = &pf;
     uint16_t start = q.bd_cons;
@@ -95,13 +95,13 @@ void TxEngine::drop(uint64_t& vport_counter, TxQueue& q)
     counter_add(q.stats->drops, 1);
 }
 
-void TxEngine::refuse(FunctionStorm& pf, uint64_t& vport_counter, TxQueue& q, QueueError why)
+void TxEngine::refuse(FunctionFirmware& pf, uint64_t& vport_counter, TxQueue& q, QueueError why)
 {
     drop(vport_counter, q);
     pf.queue_error(QueueKind::tx, static_cast<uint32_t>(&q - pf.l2().txqs.data()), why);
 }
 
-void TxEngine::refuse_doorbell(FunctionStorm& pf, TxQueue& q, uint16_t prod)
+void TxEngine::refuse_doorbell(FunctionFirmware& pf, TxQueue& q, uint16_t prod)
 {
     if (q.refused_prod == prod)
         return;
@@ -136,7 +136,7 @@ uint32_t TxEngine::transmit_plain(Vport& vport, TxQueue& q, Dma& dma, uint32_t i
     return i;
 }
 
-void TxEngine::transmit_packet(FunctionStorm& pf, Vport& vport, TxQueue& q, const TxBd* bds, Port& port)
+void TxEngine::transmit_packet(FunctionFirmware& pf, Vport& vport, TxQueue& q, const TxBd* bds, Port& port)
 {
     const TxBd& first = bds[0];
     if (!zero_copy(first) || (first.flags & txbd::LSO)) [[unlikely]]
@@ -159,7 +159,7 @@ void TxEngine::transmit_packet(FunctionStorm& pf, Vport& vport, TxQueue& q, cons
     send(vport, frame, len, true, false, port);
 }
 
-void TxEngine::transmit_offloaded(FunctionStorm& pf, Vport& vport, TxQueue& q, const TxBd* bds, Port& port)
+void TxEngine::transmit_offloaded(FunctionFirmware& pf, Vport& vport, TxQueue& q, const TxBd* bds, Port& port)
 {
     const TxBd& first = bds[0];
     uint32_t len = 0;

@@ -16,7 +16,7 @@
 #include "hsi_eth.h"
 #include "l2/stats.h"
 #include "frame/frame_burst.h"
-#include "l2/function_storm.h"
+#include "l2/function_firmware.h"
 
 namespace cna::fw {
 
@@ -28,7 +28,7 @@ class TxEngine {
 public:
     /* Returns the number of BDs consumed. Inline: every engine pass walks
      * the started queues, and most passes find no doorbell rung. */
-    uint32_t poll(FunctionStorm& pf, Port& port)
+    uint32_t poll(FunctionFirmware& pf, Port& port)
     {
         uint32_t consumed = 0;
         for (uint32_t queues = pf.l2().started_txqs; queues != 0; queues &= queues - 1) {
@@ -51,8 +51,8 @@ private:
     static constexpr uint32_t MAX_SEGMENT = hsi::eth::MAX_MTU + 64;
 
     /* prod: the queue's doorbell, already seen to differ from its consumer. */
-    uint32_t poll_queue(FunctionStorm& pf, TxQueue& q, uint16_t prod, Port& port);
-    bool fetch_bds(FunctionStorm& pf, TxQueue& q, uint16_t index, uint32_t count);
+    uint32_t poll_queue(FunctionFirmware& pf, TxQueue& q, uint16_t prod, Port& port);
+    bool fetch_bds(FunctionFirmware& pf, TxQueue& q, uint16_t index, uint32_t count);
     /* The packets most bursts are made of, from bds_[i] on, up to count:
      * one BD, no offload, the common frame (parse_udp_tcp_ipv4) within the
      * MTU, from an active vport without a VF's Tx policy (anti-spoofing,
@@ -62,17 +62,17 @@ private:
      * Returns the index of the first BD transmit_packet() must take (count
      * when none). */
     uint32_t transmit_plain(Vport& vport, TxQueue& q, Dma& dma, uint32_t i, uint32_t count, Port& port);
-    void transmit_packet(FunctionStorm& pf, Vport& vport, TxQueue& q, const hsi::eth::TxBd* bds, Port& port);
+    void transmit_packet(FunctionFirmware& pf, Vport& vport, TxQueue& q, const hsi::eth::TxBd* bds, Port& port);
     /* Several BDs, or offloads that write into the frame or cut it (LSO). */
-    void transmit_offloaded(FunctionStorm& pf, Vport& vport, TxQueue& q, const hsi::eth::TxBd* bds, Port& port);
+    void transmit_offloaded(FunctionFirmware& pf, Vport& vport, TxQueue& q, const hsi::eth::TxBd* bds, Port& port);
     /* A packet not sent: vport_counter says why, the queue counts a drop. */
     static void drop(uint64_t& vport_counter, TxQueue& q);
     /* A drop the malicious-driver checks made: also latched and raised as
      * a queue error (DMA faults have their own attention). */
-    static void refuse(FunctionStorm& pf, uint64_t& vport_counter, TxQueue& q, hsi::QueueError why);
+    static void refuse(FunctionFirmware& pf, uint64_t& vport_counter, TxQueue& q, hsi::QueueError why);
     /* A doorbell producer more than the ring ahead of the consumer: not
      * acted on, reported once per value rung. */
-    static void refuse_doorbell(FunctionStorm& pf, TxQueue& q, uint16_t prod);
+    static void refuse_doorbell(FunctionFirmware& pf, TxQueue& q, uint16_t prod);
     /* Whether the packet goes on the wire from its one host buffer: no
      * offload writes into it (LSO reads it). Else it is gathered into
      * packet_. */
@@ -96,7 +96,7 @@ private:
 
     hsi::eth::TxBd bds_[BD_BATCH];
     FrameBurst burst_;
-    const FunctionStorm* sender_ = nullptr; /* whose queue is being polled: the port may switch its frames */
+    const FunctionFirmware* sender_ = nullptr; /* whose queue is being polled: the port may switch its frames */
     /* What the queue being polled sent, added to its and its vport's
      * statistics at the end. */
     DestinationTally vport_tally_;

@@ -4,7 +4,7 @@
 #include <bit>
 
 #include "function/function.h"
-#include "pf/pf_storm.h"
+#include "pf/pf_firmware.h"
 #include "slowpath/storm_ram.h"
 #include "iov/pf_iov.h"
 #include "slowpath/storms.h"
@@ -14,7 +14,7 @@ namespace cna::fw {
 
 using namespace hsi;
 
-void PfStorm::pf_start(const SlowPathElement& elem)
+void PfFirmware::pf_start(const SlowPathElement& elem)
 {
     if (started_) {
         post_eqe(elem.hdr, FwReturn::bad_state);
@@ -73,7 +73,7 @@ void PfStorm::pf_start(const SlowPathElement& elem)
     post_eqe(elem.hdr, FwReturn::ok);
 }
 
-FwReturn PfStorm::pf_stop()
+FwReturn PfFirmware::pf_stop()
 {
     for (const Vport& vport : l2_.vports)
         if (vport.started)
@@ -84,7 +84,7 @@ FwReturn PfStorm::pf_stop()
     return FwReturn::ok;
 }
 
-FwReturn PfStorm::common_ramrod(uint8_t cmd, uint64_t data_ptr)
+FwReturn PfFirmware::common_ramrod(uint8_t cmd, uint64_t data_ptr)
 {
     switch (static_cast<CommonCmd>(cmd)) {
     case CommonCmd::pf_stop: return pf_stop();
@@ -100,7 +100,7 @@ FwReturn PfStorm::common_ramrod(uint8_t cmd, uint64_t data_ptr)
     return FwReturn::invalid_command;
 }
 
-bool PfStorm::write_conn_context(const ConnContext& ctx)
+bool PfFirmware::write_conn_context(const ConnContext& ctx)
 {
     uint64_t ilt = uint64_t{regs_.ilt_base_hi} << 32 | regs_.ilt_base_lo;
     return hw_.dma().write(ilt + uint64_t{ctx.cid} * CONN_CONTEXT_SIZE, &ctx, sizeof(ctx));

@@ -4,7 +4,7 @@
  */
 #include "function/function.h"
 #include "iov/pf_iov.h"
-#include "pf/pf_storm.h"
+#include "pf/pf_firmware.h"
 
 namespace cna::fw {
 
@@ -15,24 +15,24 @@ namespace iov = hsi::iov;
 /* Reads the ramrod's data from host memory and runs its handler on the
  * function whose vport it names: the PF's own, or a VF's (iov::vf_vport),
  * whose ids the handler then takes as the VF's. */
-template <typename Data> FwReturn PfStorm::run_eth(uint64_t ptr, FwReturn (FunctionStorm::*handler)(const Data&))
+template <typename Data> FwReturn PfFirmware::run_eth(uint64_t ptr, FwReturn (FunctionFirmware::*handler)(const Data&))
 {
     Data data;
     if (!read_data(ptr, &data, sizeof(data)))
         return FwReturn::dma_error;
-    FunctionStorm* target = this;
+    FunctionFirmware* target = this;
     if (data.vport_id >= iov::VF_VPORT_BASE) {
         const uint32_t vf = data.vport_id - iov::VF_VPORT_BASE;
         if (vf >= iov::MAX_VFS_PER_PF)
             return FwReturn::invalid_param;
-        if ((target = vf_storm(vf)) == nullptr)
+        if ((target = vf_firmware(vf)) == nullptr)
             return FwReturn::no_resource; /* a VF the PF has not enabled */
         data.vport_id = 0;
     }
     return (target->*handler)(data);
 }
 
-template <typename Data> FwReturn PfStorm::run_pf(uint64_t ptr, FwReturn (PfStorm::*handler)(const Data&))
+template <typename Data> FwReturn PfFirmware::run_pf(uint64_t ptr, FwReturn (PfFirmware::*handler)(const Data&))
 {
     Data data;
     if (!read_data(ptr, &data, sizeof(data)))
@@ -40,24 +40,24 @@ template <typename Data> FwReturn PfStorm::run_pf(uint64_t ptr, FwReturn (PfStor
     return (this->*handler)(data);
 }
 
-FwReturn PfStorm::eth_ramrod(uint8_t cmd, uint64_t ptr)
+FwReturn PfFirmware::eth_ramrod(uint8_t cmd, uint64_t ptr)
 {
     switch (static_cast<EthCmd>(cmd)) {
-    case EthCmd::vport_start: return run_eth(ptr, &FunctionStorm::vport_start);
-    case EthCmd::vport_update: return run_eth(ptr, &FunctionStorm::vport_update);
-    case EthCmd::vport_stop: return run_eth(ptr, &FunctionStorm::vport_stop);
-    case EthCmd::rx_queue_start: return run_eth(ptr, &FunctionStorm::rx_queue_start);
-    case EthCmd::rx_queue_stop: return run_eth(ptr, &FunctionStorm::rx_queue_stop);
-    case EthCmd::tx_queue_start: return run_eth(ptr, &FunctionStorm::tx_queue_start);
-    case EthCmd::tx_queue_stop: return run_eth(ptr, &FunctionStorm::tx_queue_stop);
-    case EthCmd::filters_update: return run_eth(ptr, &FunctionStorm::filters_update);
-    case EthCmd::flow_rule_add: return run_pf(ptr, &PfStorm::flow_rule_add);
-    case EthCmd::flow_rule_del: return run_pf(ptr, &PfStorm::flow_rule_del);
+    case EthCmd::vport_start: return run_eth(ptr, &FunctionFirmware::vport_start);
+    case EthCmd::vport_update: return run_eth(ptr, &FunctionFirmware::vport_update);
+    case EthCmd::vport_stop: return run_eth(ptr, &FunctionFirmware::vport_stop);
+    case EthCmd::rx_queue_start: return run_eth(ptr, &FunctionFirmware::rx_queue_start);
+    case EthCmd::rx_queue_stop: return run_eth(ptr, &FunctionFirmware::rx_queue_stop);
+    case EthCmd::tx_queue_start: return run_eth(ptr, &FunctionFirmware::tx_queue_start);
+    case EthCmd::tx_queue_stop: return run_eth(ptr, &FunctionFirmware::tx_queue_stop);
+    case EthCmd::filters_update: return run_eth(ptr, &FunctionFirmware::filters_update);
+    case EthCmd::flow_rule_add: return run_pf(ptr, &PfFirmware::flow_rule_add);
+    case EthCmd::flow_rule_del: return run_pf(ptr, &PfFirmware::flow_rule_del);
     }
     return FwReturn::invalid_command;
 }
 
-FwReturn PfStorm::flow_rule_add(const FlowRuleAddRamrodData& d)
+FwReturn PfFirmware::flow_rule_add(const FlowRuleAddRamrodData& d)
 {
     if (FwReturn rc = check_vport(d.vport_id, true); rc != FwReturn::ok)
         return rc;
@@ -75,19 +75,19 @@ FwReturn PfStorm::flow_rule_add(const FlowRuleAddRamrodData& d)
     return rc;
 }
 
-FwReturn PfStorm::flow_rule_del(const FlowRuleDelRamrodData& d)
+FwReturn PfFirmware::flow_rule_del(const FlowRuleDelRamrodData& d)
 {
     if (FwReturn rc = check_vport(d.vport_id, true); rc != FwReturn::ok)
         return rc;
     return flows_.remove(d);
 }
 
-FunctionStorm* PfStorm::vf_storm(uint32_t vf)
+FunctionFirmware* PfFirmware::vf_firmware(uint32_t vf)
 {
-    return iov_ != nullptr ? iov_->storm(vf) : nullptr;
+    return iov_ != nullptr ? iov_->firmware(vf) : nullptr;
 }
 
-FwReturn PfStorm::open_tx_connection(const TxQueueStartRamrodData& d)
+FwReturn PfFirmware::open_tx_connection(const TxQueueStartRamrodData& d)
 {
     if (d.cid == CID_SPQ || d.cid >= MAX_CIDS_PER_PF)
         return FwReturn::invalid_param;
@@ -106,7 +106,7 @@ FwReturn PfStorm::open_tx_connection(const TxQueueStartRamrodData& d)
     return write_conn_context(ctx) ? FwReturn::ok : FwReturn::dma_error;
 }
 
-void PfStorm::close_tx_connection(const TxQueue& q, uint16_t queue_id)
+void PfFirmware::close_tx_connection(const TxQueue& q, uint16_t queue_id)
 {
     ConnContext ctx{};
     ctx.cid = q.cid;

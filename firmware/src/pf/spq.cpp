@@ -7,7 +7,7 @@
 #include <iterator>
 
 #include "function/function.h"
-#include "pf/pf_storm.h"
+#include "pf/pf_firmware.h"
 #include "slowpath/storm_ram.h"
 #include "slowpath/storms.h"
 #include "iov/pf_iov.h"
@@ -17,17 +17,17 @@ namespace cna::fw {
 
 using namespace hsi;
 
-PfStorm::PfStorm(FunctionHw& hw, StormRam& ram, Storms& storms, const Grant& grant)
-    : FunctionStorm(hw, ram, hw.pf_id(), grant, ram.at(iro::rx_prod(hw.pf_id(), 0))), storms_(storms),
+PfFirmware::PfFirmware(FunctionHw& hw, StormRam& ram, Storms& storms, const Grant& grant)
+    : FunctionFirmware(hw, ram, hw.pf_id(), grant, ram.at(iro::rx_prod(hw.pf_id(), 0))), storms_(storms),
       roce_(hw, grant_, ram.roce_stats(hw.pf_id()))
 {
 }
 
-eth::VportStats& PfStorm::vport_stats(uint32_t vport) { return ram_.vport_stats(pf_, vport); }
-eth::QueueStats& PfStorm::rx_queue_stats(uint32_t queue) { return ram_.rx_queue_stats(pf_, queue); }
-eth::QueueStats& PfStorm::tx_queue_stats(uint32_t queue) { return ram_.tx_queue_stats(pf_, queue); }
+eth::VportStats& PfFirmware::vport_stats(uint32_t vport) { return ram_.vport_stats(pf_, vport); }
+eth::QueueStats& PfFirmware::rx_queue_stats(uint32_t queue) { return ram_.rx_queue_stats(pf_, queue); }
+eth::QueueStats& PfFirmware::tx_queue_stats(uint32_t queue) { return ram_.tx_queue_stats(pf_, queue); }
 
-bool PfStorm::read(uint32_t addr, uint32_t& value) const
+bool PfFirmware::read(uint32_t addr, uint32_t& value) const
 {
     switch (addr) {
     case reg::STORM_SPQ_BASE_LO: value = regs_.spq_base_lo; return true;
@@ -43,7 +43,7 @@ bool PfStorm::read(uint32_t addr, uint32_t& value) const
     }
 }
 
-bool PfStorm::write(uint32_t addr, uint32_t value)
+bool PfFirmware::write(uint32_t addr, uint32_t value)
 {
     switch (addr) {
     case reg::STORM_SPQ_BASE_LO: regs_.spq_base_lo = value; return true;
@@ -59,17 +59,17 @@ bool PfStorm::write(uint32_t addr, uint32_t value)
     }
 }
 
-bool PfStorm::eq_full() const
+bool PfFirmware::eq_full() const
 {
     return static_cast<uint16_t>(eq_.prod - ram_.eq_cons(pf_)) >= eq_.mask;
 }
 
-bool PfStorm::spq_can_take() const
+bool PfFirmware::spq_can_take() const
 {
     return !(started_ && eq_full()) && storms_.running();
 }
 
-void PfStorm::poll_spq()
+void PfFirmware::poll_spq()
 {
     /* Until the PF phase enables the storm for this PF and PGLUE lets it
      * master the bus, the doorbell just stays rung. */
@@ -105,12 +105,12 @@ void PfStorm::poll_spq()
     }
 }
 
-bool PfStorm::read_data(uint64_t data_ptr, void* data, std::size_t len)
+bool PfFirmware::read_data(uint64_t data_ptr, void* data, std::size_t len)
 {
     return hw_.dma().read(data_ptr, data, len);
 }
 
-void PfStorm::execute(const SlowPathElement& elem)
+void PfFirmware::execute(const SlowPathElement& elem)
 {
     auto protocol = static_cast<ProtocolId>(elem.hdr.protocol_id);
     bool is_pf_start = protocol == ProtocolId::common && elem.hdr.cmd_id == static_cast<uint8_t>(CommonCmd::pf_start);
@@ -139,7 +139,7 @@ void PfStorm::execute(const SlowPathElement& elem)
         started_ = false; /* the PF_STOP completion is the last EQE */
 }
 
-bool PfStorm::post_eqe(const RamrodHeader& hdr, FwReturn rc, uint64_t data, uint8_t flags)
+bool PfFirmware::post_eqe(const RamrodHeader& hdr, FwReturn rc, uint64_t data, uint8_t flags)
 {
     if (eq_full())
         return false;
@@ -161,7 +161,7 @@ bool PfStorm::post_eqe(const RamrodHeader& hdr, FwReturn rc, uint64_t data, uint
     return true;
 }
 
-void PfStorm::post_async_events()
+void PfFirmware::post_async_events()
 {
     if (!started_)
         return;
@@ -181,13 +181,13 @@ void PfStorm::post_async_events()
         });
 }
 
-void PfStorm::raise_fw_assert(uint32_t code)
+void PfFirmware::raise_fw_assert(uint32_t code)
 {
     hw_.attention().set_fw_assert_code(code);
     hw_.attention().raise(attn::FW_ASSERT);
 }
 
-void PfStorm::queue_error(QueueKind kind, uint32_t queue, QueueError why)
+void PfFirmware::queue_error(QueueKind kind, uint32_t queue, QueueError why)
 {
     static constexpr const char* KINDS[] = {"Tx queue", "Rx queue", "SPQ"};
     static constexpr const char* WHYS[] = {
@@ -204,7 +204,7 @@ void PfStorm::queue_error(QueueKind kind, uint32_t queue, QueueError why)
     hw_.attention().raise(attn::QUEUE_ERROR);
 }
 
-void PfStorm::reset()
+void PfFirmware::reset()
 {
     reset_l2();
     roce_.reset();

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * ARP (RFC 826) and IPv6 neighbour discovery (RFC 4861: solicitations and
- * advertisements with link-layer address options), for the RoCE storms.
+ * advertisements with link-layer address options), for the RoCE firmware.
  */
 #include "roce/neighbour.h"
 

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The neighbour protocols the RoCE storms speak for their PF: ARP and IPv6
+ * The neighbour protocols the RoCE firmware speak for their PF: ARP and IPv6
  * neighbour discovery. They answer questions about the PF's addresses (so
  * a RoCE peer, a Linux host's included, finds the PF's RDMA MAC), ask the
  * wire about a peer's address when ecore resolves a destination GID, and
  * report the answers.
  *
  * Engine thread of the PF (frames) and the slowpath (addresses,
- * questions), ordered by the pass locks like the rest of the RoCE storm.
+ * questions), ordered by the pass locks like the rest of the RoCE firmware.
  * No allocation: frames owed wait in a small ring; a full ring drops the
  * newest, as a busy NIC would (the asker asks again).
  */

@@ -7,7 +7,7 @@
 
 #include "bus/dma.h"
 #include "function/function.h"
-#include "roce/roce_storm.h"
+#include "roce/roce_firmware.h"
 #include "roce/timers.h"
 #include "base/log.h"
 
@@ -70,7 +70,7 @@ Qp new_qp(const CreateQpRamrodData& d)
 
 } // namespace
 
-template <typename Data> FwReturn RoceStorm::run(uint64_t ptr, FwReturn (RoceStorm::*handler)(const Data&))
+template <typename Data> FwReturn RoceFirmware::run(uint64_t ptr, FwReturn (RoceFirmware::*handler)(const Data&))
 {
     Data data;
     if (!ctx_.hw.dma().read(ptr, &data, sizeof(data)))
@@ -78,7 +78,7 @@ template <typename Data> FwReturn RoceStorm::run(uint64_t ptr, FwReturn (RoceSto
     return (this->*handler)(data);
 }
 
-FwReturn RoceStorm::ramrod(uint8_t cmd, uint64_t ptr, const Ilt& ilt, uint64_t& data)
+FwReturn RoceFirmware::ramrod(uint8_t cmd, uint64_t ptr, const Ilt& ilt, uint64_t& data)
 {
     ilt_ = ilt;
     completion_data_ = 0;
@@ -87,28 +87,28 @@ FwReturn RoceStorm::ramrod(uint8_t cmd, uint64_t ptr, const Ilt& ilt, uint64_t& 
         return FwReturn::bad_state;
     FwReturn rc = FwReturn::invalid_command;
     switch (command) {
-    case RdmaCmd::func_init: rc = run(ptr, &RoceStorm::func_init); break;
-    case RdmaCmd::func_close: rc = run(ptr, &RoceStorm::func_close); break;
-    case RdmaCmd::create_cq: rc = run(ptr, &RoceStorm::create_cq); break;
-    case RdmaCmd::resize_cq: rc = run(ptr, &RoceStorm::resize_cq); break;
-    case RdmaCmd::destroy_cq: rc = run(ptr, &RoceStorm::destroy_cq); break;
-    case RdmaCmd::create_qp: rc = run(ptr, &RoceStorm::create_qp); break;
-    case RdmaCmd::modify_qp: rc = run(ptr, &RoceStorm::modify_qp); break;
-    case RdmaCmd::query_qp: rc = run(ptr, &RoceStorm::query_qp); break;
-    case RdmaCmd::destroy_qp: rc = run(ptr, &RoceStorm::destroy_qp); break;
-    case RdmaCmd::register_tid: rc = run(ptr, &RoceStorm::register_tid); break;
-    case RdmaCmd::deregister_tid: rc = run(ptr, &RoceStorm::deregister_tid); break;
-    case RdmaCmd::create_srq: rc = run(ptr, &RoceStorm::create_srq); break;
-    case RdmaCmd::modify_srq: rc = run(ptr, &RoceStorm::modify_srq); break;
-    case RdmaCmd::destroy_srq: rc = run(ptr, &RoceStorm::destroy_srq); break;
-    case RdmaCmd::set_addresses: rc = run(ptr, &RoceStorm::set_addresses); break;
-    case RdmaCmd::resolve_neighbour: rc = run(ptr, &RoceStorm::resolve_neighbour); break;
+    case RdmaCmd::func_init: rc = run(ptr, &RoceFirmware::func_init); break;
+    case RdmaCmd::func_close: rc = run(ptr, &RoceFirmware::func_close); break;
+    case RdmaCmd::create_cq: rc = run(ptr, &RoceFirmware::create_cq); break;
+    case RdmaCmd::resize_cq: rc = run(ptr, &RoceFirmware::resize_cq); break;
+    case RdmaCmd::destroy_cq: rc = run(ptr, &RoceFirmware::destroy_cq); break;
+    case RdmaCmd::create_qp: rc = run(ptr, &RoceFirmware::create_qp); break;
+    case RdmaCmd::modify_qp: rc = run(ptr, &RoceFirmware::modify_qp); break;
+    case RdmaCmd::query_qp: rc = run(ptr, &RoceFirmware::query_qp); break;
+    case RdmaCmd::destroy_qp: rc = run(ptr, &RoceFirmware::destroy_qp); break;
+    case RdmaCmd::register_tid: rc = run(ptr, &RoceFirmware::register_tid); break;
+    case RdmaCmd::deregister_tid: rc = run(ptr, &RoceFirmware::deregister_tid); break;
+    case RdmaCmd::create_srq: rc = run(ptr, &RoceFirmware::create_srq); break;
+    case RdmaCmd::modify_srq: rc = run(ptr, &RoceFirmware::modify_srq); break;
+    case RdmaCmd::destroy_srq: rc = run(ptr, &RoceFirmware::destroy_srq); break;
+    case RdmaCmd::set_addresses: rc = run(ptr, &RoceFirmware::set_addresses); break;
+    case RdmaCmd::resolve_neighbour: rc = run(ptr, &RoceFirmware::resolve_neighbour); break;
     }
     data = completion_data_;
     return rc;
 }
 
-void RoceStorm::reset()
+void RoceFirmware::reset()
 {
     active_ = false;
     ctx_.cnqs = {};
@@ -121,7 +121,7 @@ void RoceStorm::reset()
     completer_.forget_events();
 }
 
-FwReturn RoceStorm::check_func_init(const FuncInitRamrodData& d)
+FwReturn RoceFirmware::check_func_init(const FuncInitRamrodData& d)
 {
     if (active_)
         return FwReturn::bad_state;
@@ -146,7 +146,7 @@ FwReturn RoceStorm::check_func_init(const FuncInitRamrodData& d)
     return FwReturn::ok;
 }
 
-FwReturn RoceStorm::func_init(const FuncInitRamrodData& d)
+FwReturn RoceFirmware::func_init(const FuncInitRamrodData& d)
 {
     if (FwReturn rc = check_func_init(d); rc != FwReturn::ok)
         return rc;
@@ -176,7 +176,7 @@ FwReturn RoceStorm::func_init(const FuncInitRamrodData& d)
     return FwReturn::ok;
 }
 
-FwReturn RoceStorm::func_close(const FuncCloseRamrodData&)
+FwReturn RoceFirmware::func_close(const FuncCloseRamrodData&)
 {
     const bool in_use = !live_qps_.empty() ||
                         std::any_of(ctx_.cqs.begin(), ctx_.cqs.end(), [](const Cq& c) { return c.exists; }) ||
@@ -193,7 +193,7 @@ FwReturn RoceStorm::func_close(const FuncCloseRamrodData&)
 
 /* ---- CQs ------------------------------------------------------------------ */
 
-FwReturn RoceStorm::create_cq(const CreateCqRamrodData& d)
+FwReturn RoceFirmware::create_cq(const CreateCqRamrodData& d)
 {
     if (d.cq_id >= MAX_CQS || d.dpi >= hsi::MAX_DPIS || !ring_size_ok(d.ring_size, MAX_CQES) || d.cnq_id >= MAX_CNQS ||
         !ctx_.cnqs[d.cnq_id].exists)
@@ -213,7 +213,7 @@ FwReturn RoceStorm::create_cq(const CreateCqRamrodData& d)
     return FwReturn::ok;
 }
 
-FwReturn RoceStorm::resize_cq(const ResizeCqRamrodData& d)
+FwReturn RoceFirmware::resize_cq(const ResizeCqRamrodData& d)
 {
     if (d.cq_id >= MAX_CQS || !ring_size_ok(d.ring_size, MAX_CQES))
         return FwReturn::invalid_param;
@@ -232,7 +232,7 @@ FwReturn RoceStorm::resize_cq(const ResizeCqRamrodData& d)
     return FwReturn::ok;
 }
 
-FwReturn RoceStorm::destroy_cq(const DestroyCqRamrodData& d)
+FwReturn RoceFirmware::destroy_cq(const DestroyCqRamrodData& d)
 {
     if (d.cq_id >= MAX_CQS)
         return FwReturn::invalid_param;
@@ -248,7 +248,7 @@ FwReturn RoceStorm::destroy_cq(const DestroyCqRamrodData& d)
 
 /* ---- QPs ------------------------------------------------------------------ */
 
-FwReturn RoceStorm::check_create_qp(const CreateQpRamrodData& d)
+FwReturn RoceFirmware::check_create_qp(const CreateQpRamrodData& d)
 {
     const bool with_srq = d.srq_id != NO_SRQ;
     if (!create_qp_params_ok(d))
@@ -265,7 +265,7 @@ FwReturn RoceStorm::check_create_qp(const CreateQpRamrodData& d)
     return FwReturn::ok;
 }
 
-FwReturn RoceStorm::create_qp(const CreateQpRamrodData& d)
+FwReturn RoceFirmware::create_qp(const CreateQpRamrodData& d)
 {
     if (FwReturn rc = check_create_qp(d); rc != FwReturn::ok)
         return rc;
@@ -279,7 +279,7 @@ FwReturn RoceStorm::create_qp(const CreateQpRamrodData& d)
     return FwReturn::ok;
 }
 
-FwReturn RoceStorm::check_modify(const Qp& qp, const ModifyQpRamrodData& d) const
+FwReturn RoceFirmware::check_modify(const Qp& qp, const ModifyQpRamrodData& d) const
 {
     const auto cur = static_cast<QpState>(d.cur_state), next = static_cast<QpState>(d.new_state);
     if (!qp_transition_allowed(cur, next))
@@ -312,7 +312,7 @@ FwReturn RoceStorm::check_modify(const Qp& qp, const ModifyQpRamrodData& d) cons
     return FwReturn::ok;
 }
 
-FwReturn RoceStorm::modify_qp(const ModifyQpRamrodData& d)
+FwReturn RoceFirmware::modify_qp(const ModifyQpRamrodData& d)
 {
     if (d.qp_id >= ctx_.qps.size() || !ctx_.qps[d.qp_id].exists)
         return FwReturn::not_found;
@@ -354,7 +354,7 @@ FwReturn RoceStorm::modify_qp(const ModifyQpRamrodData& d)
     return FwReturn::ok;
 }
 
-void RoceStorm::enter_state(Qp& qp, QpState state)
+void RoceFirmware::enter_state(Qp& qp, QpState state)
 {
     const QpState was = qp.state;
     qp.state = state;
@@ -376,7 +376,7 @@ void RoceStorm::enter_state(Qp& qp, QpState state)
     }
 }
 
-bool RoceStorm::write_contexts(const Qp& qp)
+bool RoceFirmware::write_contexts(const Qp& qp)
 {
     RoceRequesterContext rq{};
     rq.state = static_cast<uint8_t>(qp.state);
@@ -430,7 +430,7 @@ bool RoceStorm::write_contexts(const Qp& qp)
            dma.write(ilt_.base + uint64_t{responder_cid(qp.id)} * hsi::CONN_CONTEXT_SIZE, &rs, sizeof(rs));
 }
 
-FwReturn RoceStorm::query_qp(const QueryQpRamrodData& d)
+FwReturn RoceFirmware::query_qp(const QueryQpRamrodData& d)
 {
     if (d.qp_id >= ctx_.qps.size() || !ctx_.qps[d.qp_id].exists)
         return FwReturn::not_found;
@@ -439,7 +439,7 @@ FwReturn RoceStorm::query_qp(const QueryQpRamrodData& d)
     return write_contexts(ctx_.qps[d.qp_id]) ? FwReturn::ok : FwReturn::dma_error;
 }
 
-FwReturn RoceStorm::destroy_qp(const DestroyQpRamrodData& d)
+FwReturn RoceFirmware::destroy_qp(const DestroyQpRamrodData& d)
 {
     if (d.qp_id >= ctx_.qps.size() || !ctx_.qps[d.qp_id].exists)
         return FwReturn::not_found;
@@ -457,7 +457,7 @@ FwReturn RoceStorm::destroy_qp(const DestroyQpRamrodData& d)
 
 /* ---- MRs ------------------------------------------------------------------- */
 
-bool RoceStorm::write_tid_context(uint32_t tid)
+bool RoceFirmware::write_tid_context(uint32_t tid)
 {
     TidContext ctx{};
     if (const MemoryRegion* mr = ctx_.mrs.region(tid); mr != nullptr && mr->valid) {
@@ -475,7 +475,7 @@ bool RoceStorm::write_tid_context(uint32_t tid)
     return ctx_.hw.dma().write(tid_context_base_ + uint64_t{tid} * sizeof(ctx), &ctx, sizeof(ctx));
 }
 
-FwReturn RoceStorm::register_tid(const RegisterTidRamrodData& d)
+FwReturn RoceFirmware::register_tid(const RegisterTidRamrodData& d)
 {
     FwReturn rc = ctx_.mrs.register_tid(d, ctx_.hw.dma());
     if (rc == FwReturn::ok && !write_tid_context(d.tid)) {
@@ -485,7 +485,7 @@ FwReturn RoceStorm::register_tid(const RegisterTidRamrodData& d)
     return rc;
 }
 
-FwReturn RoceStorm::deregister_tid(const DeregisterTidRamrodData& d)
+FwReturn RoceFirmware::deregister_tid(const DeregisterTidRamrodData& d)
 {
     FwReturn rc = ctx_.mrs.deregister_tid(d.tid);
     if (rc == FwReturn::ok)
@@ -495,7 +495,7 @@ FwReturn RoceStorm::deregister_tid(const DeregisterTidRamrodData& d)
 
 /* ---- SRQs ------------------------------------------------------------------ */
 
-FwReturn RoceStorm::create_srq(const CreateSrqRamrodData& d)
+FwReturn RoceFirmware::create_srq(const CreateSrqRamrodData& d)
 {
     if (d.srq_id >= MAX_SRQS || d.dpi >= hsi::MAX_DPIS || !ring_size_ok(d.ring_size, MAX_WQES) ||
         d.max_sge > MAX_SGE || d.wqe_shift > 5 || (RQ_WQE_UNIT << d.wqe_shift) < sizeof(RqWqe) + d.max_sge * sizeof(Sge) ||
@@ -518,7 +518,7 @@ FwReturn RoceStorm::create_srq(const CreateSrqRamrodData& d)
     return FwReturn::ok;
 }
 
-FwReturn RoceStorm::modify_srq(const ModifySrqRamrodData& d)
+FwReturn RoceFirmware::modify_srq(const ModifySrqRamrodData& d)
 {
     if (d.srq_id >= MAX_SRQS)
         return FwReturn::invalid_param;
@@ -531,7 +531,7 @@ FwReturn RoceStorm::modify_srq(const ModifySrqRamrodData& d)
     return FwReturn::ok;
 }
 
-FwReturn RoceStorm::destroy_srq(const DestroySrqRamrodData& d)
+FwReturn RoceFirmware::destroy_srq(const DestroySrqRamrodData& d)
 {
     if (d.srq_id >= MAX_SRQS)
         return FwReturn::invalid_param;
@@ -550,7 +550,7 @@ namespace cna::fw::roce {
 
 /* ---- Neighbours ---------------------------------------------------------------- */
 
-FwReturn RoceStorm::set_addresses(const SetAddressesRamrodData& d)
+FwReturn RoceFirmware::set_addresses(const SetAddressesRamrodData& d)
 {
     if (d.num_ipv4 > MAX_IPV4_ADDRESSES || d.num_ipv6 > MAX_IPV6_ADDRESSES)
         return FwReturn::invalid_param;
@@ -558,7 +558,7 @@ FwReturn RoceStorm::set_addresses(const SetAddressesRamrodData& d)
     return FwReturn::ok;
 }
 
-FwReturn RoceStorm::resolve_neighbour(const ResolveNeighbourRamrodData& d)
+FwReturn RoceFirmware::resolve_neighbour(const ResolveNeighbourRamrodData& d)
 {
     if (d.ip_version != IP_VERSION_4 && d.ip_version != IP_VERSION_6)
         return FwReturn::invalid_param;

@@ -2,7 +2,7 @@
  * Storm control: the chip-wide state of the firmware processors. STORM_START
  * makes them verify the microcode the init image loaded into storm RAM and
  * run it; a firmware assert (fault injection) halts them until the next
- * STORM_START. Per-PF storm state lives in PfStorm.
+ * STORM_START. Per-PF storm state lives in PfFirmware.
  */
 #pragma once
 

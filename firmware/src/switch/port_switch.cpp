@@ -7,9 +7,9 @@
 
 #include "base/clock.h"
 #include "l2/classify.h"
-#include "l2/function_storm.h"
+#include "l2/function_firmware.h"
 #include "roce/encap.h"
-#include "roce/roce_storm.h"
+#include "roce/roce_firmware.h"
 #include "slowpath/storms.h"
 
 namespace cna::fw {
@@ -18,7 +18,7 @@ void PortSwitch::receive(const FrameBurst& burst)
 {
     if (!storms_.running())
         return;
-    const bool roce = std::any_of(roce_.begin(), roce_.end(), [](roce::RoceStorm* r) { return r->active(); });
+    const bool roce = std::any_of(roce_.begin(), roce_.end(), [](roce::RoceFirmware* r) { return r->active(); });
     if (!roce) {
         rx_.receive(functions_.view(), burst);
         return;
@@ -27,12 +27,12 @@ void PortSwitch::receive(const FrameBurst& burst)
     l2_.clear();
     for (uint32_t i = 0; i < burst.count; i++) {
         const WireFrame& f = burst.frames[i];
-        if (roce::RoceStorm* owner = roce_owner(f)) {
+        if (roce::RoceFirmware* owner = roce_owner(f)) {
             owner->receive(f, now);
             continue;
         }
         if (roce::Neighbours::is_neighbour_protocol(f))
-            for (roce::RoceStorm* r : roce_)
+            for (roce::RoceFirmware* r : roce_)
                 if (r->active())
                     r->neighbour_frame(f);
         l2_.push(f);
@@ -41,11 +41,11 @@ void PortSwitch::receive(const FrameBurst& burst)
         rx_.receive(functions_.view(), l2_);
 }
 
-roce::RoceStorm* PortSwitch::roce_owner(const WireFrame& f) const
+roce::RoceFirmware* PortSwitch::roce_owner(const WireFrame& f) const
 {
     if (!f.parsed || !roce::is_roce(f.data, f.layout))
         return nullptr;
-    for (roce::RoceStorm* r : roce_)
+    for (roce::RoceFirmware* r : roce_)
         if (r->active() && std::memcmp(f.data, r->mac().data(), 6) == 0)
             return r;
     return nullptr;
@@ -80,7 +80,7 @@ const FrameBurst& PortSwitch::switch_frames(const FrameBurst& sent, const void* 
         }
     }
     if (storms_.running())
-        rx_.receive(functions_.view(), local_, static_cast<const FunctionStorm*>(source));
+        rx_.receive(functions_.view(), local_, static_cast<const FunctionFirmware*>(source));
     return uplink;
 }
 
@@ -93,7 +93,7 @@ bool PortSwitch::addressed_here(const WireFrame& f, const void* source) const
 {
     const bool tagged = f.layout.vlan_tags != 0;
     const uint16_t vid = f.layout.vlan_tci & 0x0fff;
-    for (FunctionStorm* fn : functions_.view()) {
+    for (FunctionFirmware* fn : functions_.view()) {
         if (fn == source)
             continue;
         for (uint32_t vports = fn->l2().active_rx_vports; vports != 0; vports &= vports - 1)

@@ -15,18 +15,18 @@ namespace cna::fw {
 class FunctionList;
 class Storms;
 namespace roce {
-class RoceStorm;
+class RoceFirmware;
 }
 
 /* A port bound to the Rx engine of the thread that animates it: the frames
  * its wire delivers go to the functions on the port while the storms run —
- * RoCEv2 to the RoCE storm of the PF whose RDMA MAC they are sent to, the
+ * RoCEv2 to the RoCE firmware of the PF whose RDMA MAC they are sent to, the
  * rest to L2. Once a PF of the port has VFs, it is also the port's switch
  * (a VEB): frames a function sends to another function of the port reach it
  * without leaving the adapter. */
 class PortSwitch final : public FrameReceiver, public LocalSwitch {
 public:
-    PortSwitch(RxEngine& rx, std::span<roce::RoceStorm* const> roce, const FunctionList& functions, const Storms& storms)
+    PortSwitch(RxEngine& rx, std::span<roce::RoceFirmware* const> roce, const FunctionList& functions, const Storms& storms)
         : rx_(rx), roce_(roce), functions_(functions), storms_(storms)
     {
     }
@@ -34,8 +34,8 @@ public:
     const FrameBurst& switch_frames(const FrameBurst& sent, const void* source, FrameBurst& uplink) override;
 
 private:
-    /* The RoCE storm a RoCEv2 frame is for, nullptr for L2. */
-    roce::RoceStorm* roce_owner(const WireFrame& f) const;
+    /* The RoCE firmware a RoCEv2 frame is for, nullptr for L2. */
+    roce::RoceFirmware* roce_owner(const WireFrame& f) const;
     /* Whether a unicast frame is for a function of the port other than its
      * sender: one of its active vports has its destination as a MAC filter. */
     bool addressed_here(const WireFrame& f, const void* source) const;
@@ -43,7 +43,7 @@ private:
     bool switched(const WireFrame& f, const void* source) const;
 
     RxEngine& rx_;
-    const std::span<roce::RoceStorm* const> roce_; /* of the port's PFs */
+    const std::span<roce::RoceFirmware* const> roce_; /* of the port's PFs */
     const FunctionList& functions_;
     const Storms& storms_;
     FrameBurst l2_;    /* a burst's L2 frames, when some were RoCE */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The RoCE storms end to end: two PFs on cabled ports, each driven by the
+ * The RoCE firmware end to end: two PFs on cabled ports, each driven by the
  * tests' RDMA driver, one RC QP each, connected to the other. Every opcode
  * with its payload checked byte for byte across MTU boundaries and the PSN
  * wrap; the error paths (a wrong rkey, no receive posted, a WQE the

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The RoCE storms' neighbour protocols: ARP requests and IPv6 neighbour
+ * The RoCE firmware' neighbour protocols: ARP requests and IPv6 neighbour
  * solicitations for the PF's addresses answered (fields, flags, options
  * and the ICMPv6 checksum against an independent bytewise sum), the
  * questions asked for a resolution, and the answers matched to them.

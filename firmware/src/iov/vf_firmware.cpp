@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include "iov/vf_storm.h"
+#include "iov/vf_firmware.h"
 
 #include <utility>
 
@@ -8,8 +8,8 @@ namespace cna::fw {
 using namespace hsi;
 namespace page = hsi::iov::vf_page;
 
-VfStorm::VfStorm(FunctionHw& hw, StormRam& ram, Malicious on_malicious)
-    : FunctionStorm(hw, ram, hw.pf_id(), VF_GRANT, const_cast<uint8_t*>(hw.gtt_memory()) + page::rx_prod(0)),
+VfFirmware::VfFirmware(FunctionHw& hw, StormRam& ram, Malicious on_malicious)
+    : FunctionFirmware(hw, ram, hw.pf_id(), VF_GRANT, const_cast<uint8_t*>(hw.gtt_memory()) + page::rx_prod(0)),
       on_malicious_(std::move(on_malicious))
 {
     /* A VF's objects exist only while its PF has it enabled: whatever
@@ -17,7 +17,7 @@ VfStorm::VfStorm(FunctionHw& hw, StormRam& ram, Malicious on_malicious)
     started_ = true;
 }
 
-void VfStorm::queue_error(QueueKind kind, uint32_t queue, QueueError why)
+void VfFirmware::queue_error(QueueKind kind, uint32_t queue, QueueError why)
 {
     /* Its own engine thread: nothing of the VF is served from now on, and
      * the slowpath forgets its objects once the PF has been told. */
@@ -26,11 +26,11 @@ void VfStorm::queue_error(QueueKind kind, uint32_t queue, QueueError why)
     on_malicious_(vf(), kind, queue, why);
 }
 
-eth::VportStats& VfStorm::vport_stats(uint32_t) { return in_page<eth::VportStats>(page::VPORT_STATS); }
-eth::QueueStats& VfStorm::rx_queue_stats(uint32_t queue) { return in_page<eth::QueueStats>(page::rx_queue_stats(queue)); }
-eth::QueueStats& VfStorm::tx_queue_stats(uint32_t queue) { return in_page<eth::QueueStats>(page::tx_queue_stats(queue)); }
+eth::VportStats& VfFirmware::vport_stats(uint32_t) { return in_page<eth::VportStats>(page::VPORT_STATS); }
+eth::QueueStats& VfFirmware::rx_queue_stats(uint32_t queue) { return in_page<eth::QueueStats>(page::rx_queue_stats(queue)); }
+eth::QueueStats& VfFirmware::tx_queue_stats(uint32_t queue) { return in_page<eth::QueueStats>(page::tx_queue_stats(queue)); }
 
-FwReturn VfStorm::open_tx_connection(const eth::TxQueueStartRamrodData& d)
+FwReturn VfFirmware::open_tx_connection(const eth::TxQueueStartRamrodData& d)
 {
     /* A VF's connections are its queues' doorbells, in its page. */
     return d.cid == cid_tx_queue(d.queue_id) ? FwReturn::ok : FwReturn::invalid_param;

@@ -11,7 +11,7 @@
 #include <functional>
 
 #include "hsi_iov.h"
-#include "l2/function_storm.h"
+#include "l2/function_firmware.h"
 
 namespace cna::fw {
 
@@ -21,12 +21,12 @@ inline constexpr Grant VF_GRANT{hsi::iov::MAX_VF_SBS,         hsi::iov::MAX_VF_Q
                                 hsi::iov::MAX_VF_MAC_FILTERS + hsi::iov::MAX_VF_MCAST_FILTERS,
                                 hsi::iov::MAX_VF_VLAN_FILTERS};
 
-class VfStorm final : public FunctionStorm {
+class VfFirmware final : public FunctionFirmware {
 public:
     /* Engine thread of the VF: its queues broke their protocol. */
     using Malicious = std::function<void(uint32_t vf, hsi::QueueKind kind, uint32_t queue, hsi::QueueError why)>;
 
-    VfStorm(FunctionHw& hw, StormRam& ram, Malicious on_malicious);
+    VfFirmware(FunctionHw& hw, StormRam& ram, Malicious on_malicious);
 
     uint32_t vf() const { return hw_.vf_id(); }
     /* Every engine thread held: the VF's objects forgotten (FLR, disable,

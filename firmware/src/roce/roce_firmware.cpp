@@ -7,13 +7,13 @@
 
 #include "roce/encap.h"
 #include "roce/icrc.h"
-#include "roce/roce_storm.h"
+#include "roce/roce_firmware.h"
 
 namespace cna::fw::roce {
 
 using namespace hsi::rdma;
 
-bool RoceStorm::poll(uint64_t now_ns, FrameBurst& out)
+bool RoceFirmware::poll(uint64_t now_ns, FrameBurst& out)
 {
     bool work = neighbours_.poll(out, packets_.buffers(), PacketWriter::FRAME_BUFFER);
     const uint32_t n = static_cast<uint32_t>(live_qps_.size());
@@ -23,7 +23,7 @@ bool RoceStorm::poll(uint64_t now_ns, FrameBurst& out)
     return work;
 }
 
-bool RoceStorm::poll_qp(Qp& qp, uint64_t now_ns, FrameBurst& out)
+bool RoceFirmware::poll_qp(Qp& qp, uint64_t now_ns, FrameBurst& out)
 {
     if (qp.type == QpType::ud)
         return requester_.poll_datagrams(qp, out);
@@ -42,7 +42,7 @@ bool RoceStorm::poll_qp(Qp& qp, uint64_t now_ns, FrameBurst& out)
     }
 }
 
-void RoceStorm::receive(const WireFrame& frame, uint64_t now_ns)
+void RoceFirmware::receive(const WireFrame& frame, uint64_t now_ns)
 {
     const FrameLayout& l = frame.layout;
     counter_add(ctx_.stats.rx_packets, 1);
@@ -82,7 +82,7 @@ void RoceStorm::receive(const WireFrame& frame, uint64_t now_ns)
         requester_.on_response(qp, bth, hdrs, payload, len, now_ns);
 }
 
-bool RoceStorm::from_peer(const Qp& qp, const WireFrame& frame)
+bool RoceFirmware::from_peer(const Qp& qp, const WireFrame& frame)
 {
     const FrameLayout& l = frame.layout;
     const uint32_t ip_len = l.l3 == L3::ipv4 ? 4 : 16;
@@ -92,7 +92,7 @@ bool RoceStorm::from_peer(const Qp& qp, const WireFrame& frame)
            std::memcmp(frame.data + src_off, peer, ip_len) == 0;
 }
 
-void RoceStorm::neighbour_frame(const WireFrame& frame)
+void RoceFirmware::neighbour_frame(const WireFrame& frame)
 {
     neighbours_.receive(frame, [this](const uint8_t(&mac)[6], uint16_t tag) {
         completer_.raise(RdmaEvent::neighbour, neighbour_event(mac, tag));

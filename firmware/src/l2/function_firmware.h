@@ -3,7 +3,7 @@
  * vports, queues and filters, where its Rx producers and statistics live
  * (storm RAM for a PF, the VF's GTT page for a VF) and what becomes of a
  * queue protocol violation. The PF's ramrods create and change the objects
- * (a ramrod on a VF's vport acts on the VF's FunctionStorm); the engines
+ * (a ramrod on a VF's vport acts on the VF's FunctionFirmware); the engines
  * (l2/) serve them with the function's own DMA, status blocks and
  * doorbells.
  *
@@ -38,10 +38,10 @@ class StormRam;
  * past the function's grant. */
 hsi::FwReturn check_id(uint32_t id, uint32_t chip_limit, uint32_t granted);
 
-class FunctionStorm {
+class FunctionFirmware {
 public:
-    FunctionStorm(const FunctionStorm&) = delete;
-    FunctionStorm& operator=(const FunctionStorm&) = delete;
+    FunctionFirmware(const FunctionFirmware&) = delete;
+    FunctionFirmware& operator=(const FunctionFirmware&) = delete;
 
     FunctionHw& hw() { return hw_; }
     const FunctionHw& hw() const { return hw_; }
@@ -83,8 +83,8 @@ public:
 
 protected:
     /* rx_prods: the function's Rx producers, RX_PROD_STRIDE apart. */
-    FunctionStorm(FunctionHw& hw, StormRam& ram, uint32_t pf, const Grant& grant, uint8_t* rx_prods);
-    ~FunctionStorm() = default;
+    FunctionFirmware(FunctionHw& hw, StormRam& ram, uint32_t pf, const Grant& grant, uint8_t* rx_prods);
+    ~FunctionFirmware() = default;
 
     /* Where the storms keep the function's statistics. */
     virtual hsi::eth::VportStats& vport_stats(uint32_t vport) = 0;
@@ -122,16 +122,16 @@ namespace cna::fw {
  * count, and none is ever removed. */
 class FunctionList {
 public:
-    void add(FunctionStorm* fn)
+    void add(FunctionFirmware* fn)
     {
         const uint32_t n = count_.load(std::memory_order_relaxed);
         at_[n] = fn;
         count_.store(n + 1, std::memory_order_release);
     }
-    std::span<FunctionStorm* const> view() const { return {at_.data(), count_.load(std::memory_order_acquire)}; }
+    std::span<FunctionFirmware* const> view() const { return {at_.data(), count_.load(std::memory_order_acquire)}; }
 
 private:
-    std::array<FunctionStorm*, hsi::MAX_PFS*(1 + hsi::iov::MAX_VFS_PER_PF)> at_{};
+    std::array<FunctionFirmware*, hsi::MAX_PFS*(1 + hsi::iov::MAX_VFS_PER_PF)> at_{};
     std::atomic<uint32_t> count_{0};
 };
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The storms' view of one PF: beyond its L2 objects (FunctionStorm), its
+ * The storms' view of one PF: beyond its L2 objects (FunctionFirmware), its
  * slowpath configuration registers, the slowpath queue it consumes, the
- * event queue it produces, its RoCE storm and flow rules; its L2 ramrods
- * that name a VF's vport run on the VF's FunctionStorm.
+ * event queue it produces, its RoCE firmware and flow rules; its L2 ramrods
+ * that name a VF's vport run on the VF's FunctionFirmware.
  */
 #pragma once
 
@@ -13,8 +13,8 @@
 #include "hsi_eth.h"
 #include "hsi_spq.h"
 #include "function/function.h"
-#include "roce/roce_storm.h"
-#include "l2/function_storm.h"
+#include "roce/roce_firmware.h"
+#include "l2/function_firmware.h"
 #include "slowpath/resources.h"
 #include "slowpath/storm_ram.h"
 
@@ -23,15 +23,15 @@ namespace cna::fw {
 class Storms;
 
 class PfIov;
-class VfStorm;
+class VfFirmware;
 
-class PfStorm final : public FunctionStorm {
+class PfFirmware final : public FunctionFirmware {
 public:
-    PfStorm(FunctionHw& hw, StormRam& ram, Storms& storms, const Grant& grant);
+    PfFirmware(FunctionHw& hw, StormRam& ram, Storms& storms, const Grant& grant);
 
     uint32_t pf() const { return pf_; }
     StormRam& ram() { return ram_; }
-    roce::RoceStorm& roce() { return roce_; }
+    roce::RoceFirmware& roce() { return roce_; }
     /* The PF's VFs, once the adapter has given the PF its IOV block. */
     void attach_iov(PfIov& iov) { iov_ = &iov; }
 
@@ -49,7 +49,7 @@ public:
     }
     /* Engine, slowpath lock held: execute pending ramrods. */
     void poll_spq();
-    /* Engine, slowpath lock held: the RoCE storm's and the IOV block's
+    /* Engine, slowpath lock held: the RoCE firmware's and the IOV block's
      * asynchronous events onto the EQ (while it has room). */
     void post_async_events();
     /* Back to power-on state (function unloaded). */
@@ -72,7 +72,7 @@ private:
         uint8_t sb_pi = 0;
     };
 
-    /* FunctionStorm */
+    /* FunctionFirmware */
     hsi::eth::VportStats& vport_stats(uint32_t vport) override;
     hsi::eth::QueueStats& rx_queue_stats(uint32_t queue) override;
     hsi::eth::QueueStats& tx_queue_stats(uint32_t queue) override;
@@ -94,12 +94,12 @@ private:
     /* eth_ramrods.cpp */
     hsi::FwReturn eth_ramrod(uint8_t cmd, uint64_t data_ptr);
     template <typename Data>
-    hsi::FwReturn run_eth(uint64_t data_ptr, hsi::FwReturn (FunctionStorm::*handler)(const Data&));
-    template <typename Data> hsi::FwReturn run_pf(uint64_t data_ptr, hsi::FwReturn (PfStorm::*handler)(const Data&));
+    hsi::FwReturn run_eth(uint64_t data_ptr, hsi::FwReturn (FunctionFirmware::*handler)(const Data&));
+    template <typename Data> hsi::FwReturn run_pf(uint64_t data_ptr, hsi::FwReturn (PfFirmware::*handler)(const Data&));
     hsi::FwReturn flow_rule_add(const hsi::eth::FlowRuleAddRamrodData& d);
     hsi::FwReturn flow_rule_del(const hsi::eth::FlowRuleDelRamrodData& d);
-    /* The storm object of an enabled VF, else nullptr. */
-    FunctionStorm* vf_storm(uint32_t vf);
+    /* The firmware of an enabled VF, else nullptr. */
+    FunctionFirmware* vf_firmware(uint32_t vf);
 
     Storms& storms_;
     Registers regs_;
@@ -112,7 +112,7 @@ private:
     std::atomic<uint32_t> queue_errors_{0};
     EventQueue eq_;
     uint64_t completion_data_ = 0; /* EQE data of the ramrod being executed */
-    roce::RoceStorm roce_;
+    roce::RoceFirmware roce_;
     PfIov* iov_ = nullptr;
 };
 

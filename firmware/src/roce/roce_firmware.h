@@ -44,10 +44,10 @@ struct Ilt {
     uint32_t cids = 0;
 };
 
-class RoceStorm {
+class RoceFirmware {
 public:
     /* stats: the PF's counters in storm RAM. */
-    RoceStorm(FunctionHw& hw, const Grant& grant, hsi::rdma::RoceStats& stats)
+    RoceFirmware(FunctionHw& hw, const Grant& grant, hsi::rdma::RoceStats& stats)
         : ctx_(hw, stats), grant_(grant), memory_(ctx_), packets_(stats), completer_(ctx_),
           requester_(ctx_, completer_, memory_, packets_), responder_(ctx_, completer_, memory_, packets_)
     {
@@ -86,7 +86,7 @@ private:
     static bool from_peer(const Qp& qp, const WireFrame& frame);
 
     /* ramrods.cpp */
-    template <typename Data> hsi::FwReturn run(uint64_t data_ptr, hsi::FwReturn (RoceStorm::*handler)(const Data&));
+    template <typename Data> hsi::FwReturn run(uint64_t data_ptr, hsi::FwReturn (RoceFirmware::*handler)(const Data&));
     hsi::FwReturn func_init(const hsi::rdma::FuncInitRamrodData& d);
     hsi::FwReturn check_func_init(const hsi::rdma::FuncInitRamrodData& d);
     hsi::FwReturn func_close(const hsi::rdma::FuncCloseRamrodData& d);
