@@ -431,7 +431,7 @@ def run_callgrind(args, pmd):
     with tempfile.TemporaryDirectory(prefix="cna-callgrind-") as tmp:
         out_file = os.path.join(tmp, "callgrind.out")
         cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_file}",
-               "--toggle-collect=cna::pmd::recv_pkts*", "--toggle-collect=cna::pmd::xmit_pkts*",
+               "--toggle-collect=cna::net::recv_pkts*", "--toggle-collect=cna::net::xmit_pkts*",
                harness, "-l", "0", "--no-huge", "-m", "256", "--no-pci", "--no-shconf",
                "--no-telemetry", "--log-level=lib.*:warning", "-d", pmd, "--vdev", "net_cna0,wire=loopback",
                "--", str(args.iterations)]
@@ -451,7 +451,7 @@ def run_callgrind(args, pmd):
     # ...), each with its own line.
     per_fn = {}
     for base in ("recv_pkts", "xmit_pkts"):
-        found = re.findall(r"^\s*([\d,]+)\s+\([^)]*\)\s+\S*cna::pmd::(" + base + r"\w*)\(", ann, re.M)
+        found = re.findall(r"^\s*([\d,]+)\s+\([^)]*\)\s+\S*cna::net::(" + base + r"\w*)\(", ann, re.M)
         if not found:
             print(f"callgrind: no inclusive count for {base}* in callgrind_annotate's output")
             return

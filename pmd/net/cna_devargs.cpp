@@ -16,7 +16,7 @@
 #include "hsi_common.h"
 #include "hsi_iov.h"
 
-namespace cna::pmd {
+namespace cna::net {
 namespace {
 
 constexpr std::string_view TAP_PREFIX = "tap:";
@@ -258,4 +258,4 @@ int parse_vf_devargs(const char* device_name, const char* args, Devargs* out, st
     return 0;
 }
 
-} // namespace cna::pmd
+} // namespace cna::net

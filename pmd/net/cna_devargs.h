@@ -13,7 +13,7 @@
 
 #include "hsi_control.h"
 
-namespace cna::pmd {
+namespace cna::net {
 
 using hsi::control::Fault;
 using hsi::control::Wire;
@@ -73,4 +73,4 @@ int parse_devargs(const char* device_name, const char* args, Devargs* out, std::
 /* The same for net_cna_vf, whose devargs name the VF (vf= is required). */
 int parse_vf_devargs(const char* device_name, const char* args, Devargs* out, std::string* error);
 
-} // namespace cna::pmd
+} // namespace cna::net

@@ -23,7 +23,7 @@ constexpr rte_vdev_driver make_driver(int (*probe)(rte_vdev_device*))
 {
     rte_vdev_driver drv{};
     drv.probe = probe;
-    drv.remove = cna::pmd::cna_remove;
+    drv.remove = cna::net::cna_remove;
     return drv;
 }
 
@@ -45,16 +45,16 @@ constinit const rte_pci_id cna_vf_pci_ids[] = {make_ivshmem_id(), rte_pci_id{}};
 constexpr rte_pci_driver make_pci_driver()
 {
     rte_pci_driver drv{};
-    drv.probe = cna::pmd::cna_vf_pci_probe;
-    drv.remove = cna::pmd::cna_vf_pci_remove;
+    drv.probe = cna::net::cna_vf_pci_probe;
+    drv.remove = cna::net::cna_vf_pci_remove;
     drv.id_table = cna_vf_pci_ids;
     drv.drv_flags = RTE_PCI_DRV_NEED_MAPPING;
     return drv;
 }
 
-constinit rte_vdev_driver cna_vf_vdev_driver = make_driver(cna::pmd::cna_vf_probe);
+constinit rte_vdev_driver cna_vf_vdev_driver = make_driver(cna::net::cna_vf_probe);
 constinit rte_pci_driver cna_vf_pci_driver = make_pci_driver();
-constinit rte_vdev_driver cna_vdev_driver = make_driver(cna::pmd::cna_probe);
+constinit rte_vdev_driver cna_vdev_driver = make_driver(cna::net::cna_probe);
 
 } // namespace
 
@@ -64,7 +64,7 @@ constinit rte_vdev_driver cna_vdev_driver = make_driver(cna::pmd::cna_probe);
  * also begin with "net_cna", goes first. */
 RTE_INIT(cna_register_drivers)
 {
-    if (!cna::pmd::serving_copy())
+    if (!cna::net::serving_copy())
         return;
     cna_vf_vdev_driver.driver.name = "net_cna_vf";
     rte_vdev_register(&cna_vf_vdev_driver);

@@ -32,7 +32,7 @@ struct rte_eth_dev;
 struct rte_intr_handle;
 struct rte_pci_device;
 
-namespace cna::pmd {
+namespace cna::net {
 
 /* A PF port drives a single vport. */
 inline constexpr uint8_t VPORT_ID = 0;
@@ -166,11 +166,11 @@ int with_pf(uint16_t port_id, const std::function<int(EthPort*)>& call);
 /* Frame length an MTU allows on the wire (header and one VLAN tag). */
 inline uint32_t max_frame_len(uint32_t mtu) { return mtu + hsi::eth::ETH_OVERHEAD; }
 
-} // namespace cna::pmd
+} // namespace cna::net
 
 #include <ethdev_driver.h>
 
-inline cna::pmd::EthPort* cna::pmd::port_of(const rte_eth_dev* dev)
+inline cna::net::EthPort* cna::net::port_of(const rte_eth_dev* dev)
 {
     return static_cast<EthPort*>(dev->data->dev_private);
 }

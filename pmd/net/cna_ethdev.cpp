@@ -34,7 +34,7 @@
 #include "vm_protocol.h"
 #include "pci_attach.h"
 
-namespace cna::pmd {
+namespace cna::net {
 
 RTE_LOG_REGISTER(logtype_pmd, pmd.net.cna, NOTICE);
 
@@ -516,4 +516,4 @@ int with_pf(uint16_t port_id, const std::function<int(EthPort*)>& call)
     return -ENODEV;
 }
 
-} // namespace cna::pmd
+} // namespace cna::net

@@ -10,7 +10,7 @@
 #include "cna_rxtx.h"
 #include "ecore_l2_api.h"
 
-namespace cna::pmd {
+namespace cna::net {
 namespace {
 
 constexpr uint64_t RX_OFFLOADS = RTE_ETH_RX_OFFLOAD_SCATTER | RTE_ETH_RX_OFFLOAD_IPV4_CKSUM |
@@ -170,4 +170,4 @@ eth_dev_ops make_ops()
 
 const eth_dev_ops cna_dev_ops = make_ops();
 
-} // namespace cna::pmd
+} // namespace cna::net

@@ -14,12 +14,12 @@ struct rte_pci_device;
 struct rte_pci_driver;
 struct rte_vdev_device;
 
-namespace cna::pmd {
+namespace cna::net {
 struct RxQueue;
 struct TxQueue;
 }
 
-namespace cna::pmd {
+namespace cna::net {
 
 extern const eth_dev_ops cna_dev_ops;
 
@@ -121,4 +121,4 @@ int stats_reset(rte_eth_dev* dev);
 int xstats_get(rte_eth_dev* dev, rte_eth_xstat* xstats, unsigned size);
 int xstats_get_names(rte_eth_dev* dev, rte_eth_xstat_name* names, unsigned size);
 
-} // namespace cna::pmd
+} // namespace cna::net

@@ -14,7 +14,7 @@
 #include "cna_log.h"
 #include "ecore_l2_api.h"
 
-namespace cna::pmd {
+namespace cna::net {
 
 namespace accept = hsi::eth::accept;
 using ecore::FilterOpcode;
@@ -203,4 +203,4 @@ int restore_filters(rte_eth_dev* dev)
     return 0;
 }
 
-} // namespace cna::pmd
+} // namespace cna::net

@@ -16,7 +16,7 @@
 #include "cna_log.h"
 #include "osal_util.h"
 
-namespace cna::pmd {
+namespace cna::net {
 namespace {
 
 constexpr char PATH_ENV[] = "CNA_FIRMWARE_PATH";
@@ -83,4 +83,4 @@ int load_firmware(EthPort* port, std::string* source)
     return 0;
 }
 
-} // namespace cna::pmd
+} // namespace cna::net

@@ -9,7 +9,7 @@
 
 #include <string>
 
-namespace cna::pmd {
+namespace cna::net {
 
 struct EthPort;
 
@@ -18,4 +18,4 @@ struct EthPort;
  * or -errno with the path named in the log. */
 int load_firmware(EthPort* port, std::string* source);
 
-} // namespace cna::pmd
+} // namespace cna::net

@@ -25,7 +25,7 @@
 #include "cna_ethdev_ops.h"
 #include "cna_log.h"
 
-namespace cna::pmd {
+namespace cna::net {
 namespace {
 
 using ecore::FlowRuleParams;
@@ -599,4 +599,4 @@ int restore_flows(rte_eth_dev* dev)
     return 0;
 }
 
-} // namespace cna::pmd
+} // namespace cna::net

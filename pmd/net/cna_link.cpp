@@ -10,7 +10,7 @@
 #include "ecore_mcp_api.h"
 #include "hsi_mfw.h"
 
-namespace cna::pmd {
+namespace cna::net {
 namespace {
 
 rte_eth_link link_from_mfw(EthPort* port)
@@ -143,4 +143,4 @@ int dev_set_link_down(rte_eth_dev* dev)
     return set_link(port_of(dev), false);
 }
 
-} // namespace cna::pmd
+} // namespace cna::net

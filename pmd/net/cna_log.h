@@ -6,13 +6,13 @@
 
 #include <rte_log.h>
 
-namespace cna::pmd {
+namespace cna::net {
 extern int logtype_pmd;
 }
 
 #define PMD_LOG(level, port, fmt, ...)                                                            \
-    rte_log(RTE_LOG_##level, ::cna::pmd::logtype_pmd, "%s: " fmt "\n", (port)->name.c_str(),   \
+    rte_log(RTE_LOG_##level, ::cna::net::logtype_pmd, "%s: " fmt "\n", (port)->name.c_str(),   \
             ##__VA_ARGS__)
 
 #define PMD_DRV_LOG(level, fmt, ...)                                                              \
-    rte_log(RTE_LOG_##level, ::cna::pmd::logtype_pmd, "net_cna: " fmt "\n", ##__VA_ARGS__)
+    rte_log(RTE_LOG_##level, ::cna::net::logtype_pmd, "net_cna: " fmt "\n", ##__VA_ARGS__)

@@ -39,7 +39,7 @@
 #include "cna_log.h"
 #include "cna_rxtx.h"
 
-namespace cna::pmd {
+namespace cna::net {
 namespace {
 
 /* Requests of secondaries, served by the primary. */
@@ -440,4 +440,4 @@ int mp_secondary_probe(rte_vdev_device* vdev)
     return 0;
 }
 
-} // namespace cna::pmd
+} // namespace cna::net

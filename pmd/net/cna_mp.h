@@ -11,7 +11,7 @@
 struct rte_eth_dev;
 struct rte_vdev_device;
 
-namespace cna::pmd {
+namespace cna::net {
 
 /* Primary: every probed port holds the request handler, registered with
  * the first and unregistered with the last. */
@@ -25,4 +25,4 @@ void mp_primary_rxtx(rte_eth_dev* dev, bool started);
 /* Secondary: attaches to the port the primary probed under the vdev's name. */
 int mp_secondary_probe(rte_vdev_device* vdev);
 
-} // namespace cna::pmd
+} // namespace cna::net

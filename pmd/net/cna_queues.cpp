@@ -14,7 +14,7 @@
 #include "cna_rxtx.h"
 #include "ecore_l2_api.h"
 
-namespace cna::pmd {
+namespace cna::net {
 
 int start_rx_queue(EthPort* port, RxQueue* rxq)
 {
@@ -225,4 +225,4 @@ int rx_queue_intr_disable(rte_eth_dev* dev, uint16_t queue_id)
     return 0;
 }
 
-} // namespace cna::pmd
+} // namespace cna::net

@@ -7,7 +7,7 @@
 
 #include "cna_eth_port.h"
 
-namespace cna::pmd {
+namespace cna::net {
 
 EthPort* rdma_port(uint16_t port_id)
 {
@@ -26,4 +26,4 @@ const Devargs& port_devargs(EthPort* port) { return port->devargs; }
 
 std::function<void()>& rdma_teardown(EthPort* port) { return port->rdma_teardown; }
 
-} // namespace cna::pmd
+} // namespace cna::net

@@ -18,7 +18,7 @@ namespace cna::ecore {
 struct Hwfn;
 }
 
-namespace cna::pmd {
+namespace cna::net {
 
 struct EthPort;
 
@@ -31,4 +31,4 @@ const Devargs& port_devargs(EthPort* port);
 /* Set while an RDMA device is open on the port: dev_close calls it first. */
 std::function<void()>& rdma_teardown(EthPort* port);
 
-} // namespace cna::pmd
+} // namespace cna::net

@@ -10,7 +10,7 @@
 #include "cna_log.h"
 #include "ecore_l2_api.h"
 
-namespace cna::pmd {
+namespace cna::net {
 namespace {
 
 namespace rss = hsi::eth::rss;
@@ -161,4 +161,4 @@ int reta_query(rte_eth_dev* dev, rte_eth_rss_reta_entry64* reta_conf, uint16_t r
     return 0;
 }
 
-} // namespace cna::pmd
+} // namespace cna::net

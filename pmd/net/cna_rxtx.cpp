@@ -29,7 +29,7 @@ extern "C" {
 #include "cna_log.h"
 #include "cna_rxtx_common.h"
 
-namespace cna::pmd {
+namespace cna::net {
 
 namespace {
 
@@ -398,4 +398,4 @@ void tx_queue_drain(TxQueue* txq)
     txq->bd_prod = txq->bd_cons = 0;
 }
 
-} // namespace cna::pmd
+} // namespace cna::net

@@ -19,7 +19,7 @@ struct rte_eth_txconf;
 struct rte_eth_rxq_info;
 struct rte_eth_txq_info;
 
-namespace cna::pmd {
+namespace cna::net {
 
 /* Rx buffers are posted in bulks of this many (refill and mempool gets). */
 inline constexpr uint16_t RX_REFILL_BULK = 32;
@@ -120,4 +120,4 @@ void select_fastpath(rte_eth_dev* dev);
 const char* rx_burst_mode_name(const rte_eth_dev* dev);
 const char* tx_burst_mode_name(const rte_eth_dev* dev);
 
-} // namespace cna::pmd
+} // namespace cna::net

@@ -16,7 +16,7 @@
 
 #include "cna_rxtx_common.h"
 
-namespace cna::pmd {
+namespace cna::net {
 namespace {
 
 /* rte_mbuf fields the 32-byte Rx store and the Tx loads cover. */
@@ -321,4 +321,4 @@ done:
     return i;
 }
 
-} // namespace cna::pmd
+} // namespace cna::net

@@ -20,7 +20,7 @@
 
 #include "cna_rxtx.h"
 
-namespace cna::pmd {
+namespace cna::net {
 namespace {
 
 using hsi::eth::RxBd;
@@ -361,4 +361,4 @@ inline void tx_publish(TxQueue* txq, uint16_t bd_prod, uint16_t nb_tx)
 }
 
 } // namespace
-} // namespace cna::pmd
+} // namespace cna::net

@@ -18,7 +18,7 @@ bool cna_net_driver_serving = false;
 [[gnu::visibility("hidden"), gnu::alias("cna_net_driver_serving")]] extern bool cna_net_driver_serving_here;
 }
 
-namespace cna::pmd {
+namespace cna::net {
 namespace {
 
 std::vector<std::string> loaded_objects()
@@ -74,4 +74,4 @@ bool serving_copy()
     return serving;
 }
 
-} // namespace cna::pmd
+} // namespace cna::net

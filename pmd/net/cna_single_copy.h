@@ -11,11 +11,11 @@
  */
 #pragma once
 
-namespace cna::pmd {
+namespace cna::net {
 
 /* True in the copy that serves this process: the first one asked, which
  * says so in a flag of its dynamic symbol table that later copies look for
  * in every loaded object. */
 bool serving_copy();
 
-} // namespace cna::pmd
+} // namespace cna::net

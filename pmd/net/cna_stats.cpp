@@ -16,7 +16,7 @@
 #include "ecore_l2_api.h"
 #include "ecore_rdma_api.h"
 
-namespace cna::pmd {
+namespace cna::net {
 namespace {
 
 using hsi::eth::QueueStats;
@@ -255,4 +255,4 @@ int xstats_get(rte_eth_dev* dev, rte_eth_xstat* xstats, unsigned size)
     return static_cast<int>(n);
 }
 
-} // namespace cna::pmd
+} // namespace cna::net

@@ -29,7 +29,7 @@
 #include "vm_protocol.h"
 #include "pci_vm.h"
 
-namespace cna::pmd {
+namespace cna::net {
 namespace {
 
 constexpr uint64_t BULLETIN_PERIOD_US = 100'000;
@@ -208,4 +208,4 @@ void vf_bulletin_stop(EthPort* port)
         rte_eal_alarm_cancel(bulletin_poll, port);
 }
 
-} // namespace cna::pmd
+} // namespace cna::net

@@ -25,7 +25,7 @@
 #include "cna_log.h"
 #include "ecore_iov_api.h"
 
-namespace cna::pmd {
+namespace cna::net {
 namespace {
 
 using hsi::eth::VportStats;
@@ -71,10 +71,10 @@ int vf_counters(EthPort* port, uint16_t vf, VportStats* out)
 }
 
 } // namespace
-} // namespace cna::pmd
+} // namespace cna::net
 
 using namespace cna;
-using namespace cna::pmd;
+using namespace cna::net;
 
 extern "C" {
 
@@ -217,7 +217,7 @@ int rte_pmd_cna_get_vf_info(uint16_t port_id, uint16_t vf, struct rte_pmd_cna_vf
 
 /* ---- telemetry ------------------------------------------------------------ */
 
-namespace cna::pmd {
+namespace cna::net {
 namespace {
 
 /* "<port>,<vf>[,<value>]" */
@@ -390,4 +390,4 @@ RTE_INIT(cna_vf_telemetry)
 }
 
 } // namespace
-} // namespace cna::pmd
+} // namespace cna::net

@@ -15,9 +15,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     const std::string args(reinterpret_cast<const char*>(data), size);
     if (args.find('\0') != std::string::npos)
         return 0;
-    cna::pmd::Devargs d;
+    cna::net::Devargs d;
     std::string error;
-    if (cna::pmd::parse_devargs("net_cna0", args.c_str(), &d, &error) != 0) {
+    if (cna::net::parse_devargs("net_cna0", args.c_str(), &d, &error) != 0) {
         if (error.empty())
             std::abort();
         return 0;

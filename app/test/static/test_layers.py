@@ -39,11 +39,11 @@ class Layers(unittest.TestCase):
         self.assertIn("firmware.roce may not include firmware.l2, a peer", v)
 
     def test_a_stack_reaches_only_what_it_uses(self):
-        [v] = self.check("pmd/rdma/rdma_memory.cpp", "pmd/net/cna_eth_port.h")
+        [v] = self.check("pmd/rdma/cna_rdma_memory.cpp", "pmd/net/cna_eth_port.h")
         self.assertIn("a stack rdma does not use", v)
         [v] = self.check("base/ecore/ecore_dev.cpp", "firmware/src/adapter/adapter_impl.h")
         self.assertIn("a stack host does not use", v)
-        self.assertEqual(self.check("pmd/rdma/rdma_memory.cpp", "pmd/net/cna_rdma_port.h"), [])
+        self.assertEqual(self.check("pmd/rdma/cna_rdma_memory.cpp", "pmd/net/cna_rdma_port.h"), [])
 
     def test_includes_within_a_layer_and_downward_pass(self):
         self.assertEqual(self.check("firmware/src/pf/spq.cpp", "firmware/src/pf/pf_firmware.h"), [])

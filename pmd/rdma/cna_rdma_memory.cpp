@@ -10,8 +10,8 @@
 #include <rte_memory.h>
 
 #include "cna_rdma_port.h"
-#include "rdma_log.h"
-#include "rdma_objects.h"
+#include "cna_rdma_log.h"
+#include "cna_rdma_objects.h"
 
 namespace cna::rdma {
 
@@ -39,7 +39,7 @@ void release_runs(Device* dev, Mr* mr)
     for (uint64_t start : mr->runs) {
         auto run = dev->app_runs.find(start);
         if (--run->second.users == 0) {
-            pmd::port_pci(dev->port).dma_unmap(start, run->second.len);
+            net::port_pci(dev->port).dma_unmap(start, run->second.len);
             dev->app_runs.erase(run);
         }
     }
@@ -61,7 +61,7 @@ int use_runs(Device* dev, Mr* mr, uint64_t first, uint64_t end)
             start = run->first;
         } else {
             const uint64_t gap_end = run != dev->app_runs.end() ? std::min(run->first, end) : end;
-            if (int rc = pmd::port_pci(dev->port).dma_map(at, reinterpret_cast<void*>(at), gap_end - at); rc != 0) {
+            if (int rc = net::port_pci(dev->port).dma_map(at, reinterpret_cast<void*>(at), gap_end - at); rc != 0) {
                 release_runs(dev, mr);
                 return rc;
             }

@@ -8,8 +8,8 @@
 #include <cstring>
 #include <memory>
 
-#include "rdma_log.h"
-#include "rdma_objects.h"
+#include "cna_rdma_log.h"
+#include "cna_rdma_objects.h"
 
 namespace cna::rdma {
 

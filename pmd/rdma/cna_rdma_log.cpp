@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include "rdma_log.h"
+#include "cna_rdma_log.h"
 
 namespace cna::rdma {
 

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "rdma_objects.h"
+#include "cna_rdma_objects.h"
 
 namespace cna::rdma {
 

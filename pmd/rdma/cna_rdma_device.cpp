@@ -12,8 +12,8 @@
 #include <rte_ethdev.h>
 
 #include "cna_rdma_port.h"
-#include "rdma_log.h"
-#include "rdma_objects.h"
+#include "cna_rdma_log.h"
+#include "cna_rdma_objects.h"
 
 namespace cna::rdma {
 
@@ -152,7 +152,7 @@ int start(Device* dev)
             st != ecore::Status::success)
             return ecore::status_to_errno(st);
     }
-    const int vector = pmd::port_pci(dev->port).msix_eventfd(hsi::msix_vector_of_sb(sb_id));
+    const int vector = net::port_pci(dev->port).msix_eventfd(hsi::msix_vector_of_sb(sb_id));
     if (int rc = dev->cnq_irq.request(vector, cnq_isr, dev); rc != 0)
         return rc;
     ecore::sb_ack(dev->cnq_sb, hsi::IguIntOp::enable);
@@ -170,7 +170,7 @@ int start(Device* dev)
         return ecore::status_to_errno(st);
     }
     dev->gids = {link_local_gid(dev->mac)};
-    for (const auto& ip : {pmd::port_devargs(dev->port).ipv4, pmd::port_devargs(dev->port).ipv6}) {
+    for (const auto& ip : {net::port_devargs(dev->port).ipv4, net::port_devargs(dev->port).ipv6}) {
         if (ip) {
             ibv_gid gid;
             std::memcpy(gid.raw, ip->addr.data(), 16);
@@ -242,25 +242,25 @@ extern "C" {
 
 cna_rdma_dev* cna_rdma_open(uint16_t port_id)
 {
-    pmd::EthPort* port = pmd::rdma_port(port_id);
+    net::EthPort* port = net::rdma_port(port_id);
     if (port == nullptr) {
         RDMA_LOG_PORT(ERR, port_id, "not a net_cna port");
         errno = ENODEV;
         return nullptr;
     }
-    if (!pmd::port_devargs(port).rdma) {
+    if (!net::port_devargs(port).rdma) {
         RDMA_LOG_PORT(ERR, port_id, "RDMA is off on this port (devarg rdma=0)");
         errno = ENOTSUP;
         return nullptr;
     }
-    if (pmd::rdma_teardown(port)) {
+    if (net::rdma_teardown(port)) {
         RDMA_LOG_PORT(ERR, port_id, "its RDMA device is open already");
         errno = EBUSY;
         return nullptr;
     }
     auto dev = std::make_unique<Device>();
     dev->port = port;
-    dev->hwfn = &pmd::port_hwfn(port);
+    dev->hwfn = &net::port_hwfn(port);
     dev->port_id = port_id;
     rte_ether_addr mac;
     rte_eth_macaddr_get(port_id, &mac);
@@ -273,7 +273,7 @@ cna_rdma_dev* cna_rdma_open(uint16_t port_id)
         return nullptr;
     }
     Device* d = dev.release();
-    pmd::rdma_teardown(port) = [d] {
+    net::rdma_teardown(port) = [d] {
         teardown(d);
         d->objects = 0;
         stop(d);
@@ -289,7 +289,7 @@ int cna_rdma_close(cna_rdma_dev* handle)
         RDMA_LOG(ERR, dev, "close: %u objects still exist", dev->objects);
         return fail(EBUSY);
     }
-    pmd::rdma_teardown(dev->port) = nullptr;
+    net::rdma_teardown(dev->port) = nullptr;
     stop(dev);
     delete dev;
     return 0;

@@ -21,7 +21,7 @@
 #include "hsi_rdma.h"
 #include "osal.h"
 
-namespace cna::pmd {
+namespace cna::net {
 struct EthPort;
 }
 
@@ -129,7 +129,7 @@ struct CqEvent {
 };
 
 struct Device {
-    pmd::EthPort* port = nullptr;
+    net::EthPort* port = nullptr;
     ecore::Hwfn* hwfn = nullptr;
     uint16_t port_id = 0;
     ecore::RdmaUser user;

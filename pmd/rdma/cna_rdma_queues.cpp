@@ -7,8 +7,8 @@
 #include <cstring>
 
 #include "cna_rdma_port.h"
-#include "rdma_log.h"
-#include "rdma_objects.h"
+#include "cna_rdma_log.h"
+#include "cna_rdma_objects.h"
 
 namespace cna::rdma {
 
