@@ -1,13 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "perf_side.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 
 #include <rte_cycles.h>
@@ -55,100 +52,46 @@ bool Side::open()
     const uint32_t largest = *std::max_element(o_.sizes.begin(), o_.sizes.end());
     region_ = align_up(std::max({largest, 64u, o_.tx_depth * 8}), 64);
     slots_ = o_.test == Test::send ? std::clamp(RECV_DATA_CAP / region_, 16u, o_.rx_depth) : 1;
-    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    buf_len_ = (size_t{region_} * (slots_ + 1) + page - 1) / page * page;
-    buf_ = static_cast<uint8_t*>(std::aligned_alloc(page, buf_len_));
-    if (buf_ == nullptr)
-        return false;
-    std::memset(buf_, 0, buf_len_);
-
-    dev_ = api::open(eth_port_);
-    if (dev_ == nullptr) {
+    api::Device* dev = api::open(eth_port_);
+    if (dev == nullptr) {
         std::fprintf(stderr, "Couldn't open RDMA device %u: %s\n", eth_port_, std::strerror(errno));
         return false;
     }
+    const RcEndpoint::Shape shape{
+        .buf_len = size_t{region_} * (slots_ + 1),
+        .access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC,
+        .cqe = static_cast<int>(o_.tx_depth + slots_ + 8),
+        .max_send_wr = o_.tx_depth,
+        .max_recv_wr = slots_,
+        .max_inline_data = o_.max_inline,
+        .initial_psn = o_.initial_psn,
+    };
+    if (!ep_.create(dev, shape))
+        return false;
     ibv_port_attr port{};
-    if (api::query_port(dev_, &port) != 0)
+    if (api::query_port(ep_.dev(), &port) != 0)
         return false;
     mtu_ = o_.mtu != 0 ? o_.mtu : port.active_mtu;
-    pd_ = api::alloc_pd(dev_);
-    const int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-                       IBV_ACCESS_REMOTE_ATOMIC;
-    mr_ = pd_ ? api::reg_mr(pd_, buf_, buf_len_, access) : nullptr;
-    cq_ = mr_ ? api::create_cq(dev_, static_cast<int>(o_.tx_depth + slots_ + 8)) : nullptr;
-    if (cq_ == nullptr) {
-        std::fprintf(stderr, "Couldn't create the PD, MR or CQ: %s\n", std::strerror(errno));
-        return false;
-    }
-    ibv_qp_init_attr init{};
-    init.send_cq = init.recv_cq = cq_;
-    init.cap.max_send_wr = o_.tx_depth;
-    init.cap.max_recv_wr = slots_;
-    init.cap.max_send_sge = init.cap.max_recv_sge = 1;
-    init.cap.max_inline_data = o_.max_inline;
-    init.qp_type = IBV_QPT_RC;
-    qp_ = api::create_qp(pd_, &init);
-    if (qp_ == nullptr) {
-        std::fprintf(stderr, "Couldn't create QP: %s\n", std::strerror(errno));
-        return false;
-    }
-    ibv_qp_attr attr{};
-    attr.qp_state = IBV_QPS_INIT;
-    attr.port_num = 1;
-    attr.qp_access_flags = access & ~IBV_ACCESS_LOCAL_WRITE;
-    if (api::modify_qp(qp_, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) != 0) {
-        std::fprintf(stderr, "Failed to modify QP to INIT\n");
-        return false;
-    }
     if (o_.test == Test::send)
         for (uint32_t slot = 0; slot < slots_; slot++)
             if (!post_recv_slot(slot))
                 return false;
-    me_.qpn = qp_->qp_num;
-    me_.psn = static_cast<unsigned>((o_.initial_psn >= 0 ? o_.initial_psn : lrand48()) & 0xffffff);
-    me_.rkey = mr_->rkey;
+    me_.qpn = ep_.qpn();
+    me_.psn = ep_.psn();
+    me_.rkey = ep_.rkey();
     me_.vaddr = reinterpret_cast<uint64_t>(target());
-    if (api::query_gid(dev_, o_.gid_index, &me_.gid) != 0) {
-        std::fprintf(stderr, "can't read sgid of index %d\n", o_.gid_index);
-        return false;
-    }
-    return true;
+    return ep_.query_gid(o_.gid_index, &me_.gid);
 }
 
 bool Side::connect(const Dest& peer)
 {
     peer_ = peer;
-    ibv_qp_attr attr{};
-    attr.qp_state = IBV_QPS_RTR;
-    attr.path_mtu = mtu_;
-    attr.dest_qp_num = peer.qpn;
-    attr.rq_psn = peer.psn;
-    attr.max_dest_rd_atomic = 16;
-    attr.min_rnr_timer = 1;
-    attr.ah_attr.is_global = 1;
-    attr.ah_attr.grh.dgid = peer.gid;
-    attr.ah_attr.grh.sgid_index = static_cast<uint8_t>(o_.gid_index);
-    attr.ah_attr.grh.hop_limit = 64;
-    attr.ah_attr.port_num = 1;
-    if (api::modify_qp(qp_, &attr,
-                           IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-                               IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER) != 0) {
-        std::fprintf(stderr, "Failed to modify QP to RTR: %s\n", std::strerror(errno));
-        return false;
-    }
-    attr.qp_state = IBV_QPS_RTS;
-    attr.timeout = 14;
-    attr.retry_cnt = 7;
-    attr.rnr_retry = 7;
-    attr.sq_psn = me_.psn;
-    attr.max_rd_atomic = 16;
-    if (api::modify_qp(qp_, &attr,
-                           IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-                               IBV_QP_MAX_QP_RD_ATOMIC) != 0) {
-        std::fprintf(stderr, "Failed to modify QP to RTS: %s\n", std::strerror(errno));
-        return false;
-    }
-    return true;
+    return ep_.connect(peer, {.mtu = mtu_,
+                              .max_rd_atomic = 16,
+                              .min_rnr_timer = 1,
+                              .global = true,
+                              .hop_limit = 64,
+                              .sgid_index = static_cast<uint8_t>(o_.gid_index)});
 }
 
 void Side::prepare(uint32_t size)
@@ -207,7 +150,7 @@ bool Side::step()
 
 bool Side::post_send_wr(uint32_t index, bool signalled)
 {
-    ibv_sge sge{reinterpret_cast<uint64_t>(source()), size_, mr_->lkey};
+    ibv_sge sge{reinterpret_cast<uint64_t>(source()), size_, ep_.lkey()};
     ibv_send_wr wr{};
     wr.wr_id = index + 1;
     wr.sg_list = &sge;
@@ -234,7 +177,7 @@ bool Side::post_send_wr(uint32_t index, bool signalled)
     if ((o_.test == Test::send || o_.test == Test::write) && size_ <= o_.max_inline)
         wr.send_flags |= IBV_SEND_INLINE;
     ibv_send_wr* bad;
-    if (int rc = api::post_send(qp_, &wr, &bad); rc != 0) {
+    if (int rc = api::post_send(ep_.qp(), &wr, &bad); rc != 0) {
         std::fprintf(stderr, "Couldn't post send %u: %s\n", index, std::strerror(rc));
         return false;
     }
@@ -245,13 +188,13 @@ bool Side::post_send_wr(uint32_t index, bool signalled)
 
 bool Side::post_recv_slot(uint32_t slot)
 {
-    ibv_sge sge{reinterpret_cast<uint64_t>(target() + size_t{slot} * region_), region_, mr_->lkey};
+    ibv_sge sge{reinterpret_cast<uint64_t>(target() + size_t{slot} * region_), region_, ep_.lkey()};
     ibv_recv_wr wr{};
     wr.wr_id = slot;
     wr.sg_list = &sge;
     wr.num_sge = 1;
     ibv_recv_wr* bad;
-    if (int rc = api::post_recv(qp_, &wr, &bad); rc != 0) {
+    if (int rc = api::post_recv(ep_.qp(), &wr, &bad); rc != 0) {
         std::fprintf(stderr, "Couldn't post receive: %s\n", std::strerror(rc));
         return false;
     }
@@ -280,7 +223,7 @@ bool Side::responder_send() { return poll(POLL_BATCH); }
 bool Side::poll(int max)
 {
     ibv_wc wc[POLL_BATCH];
-    const int n = api::poll_cq(cq_, std::min(max, POLL_BATCH), wc);
+    const int n = api::poll_cq(ep_.cq(), std::min(max, POLL_BATCH), wc);
     if (n < 0) {
         std::fprintf(stderr, "poll CQ failed\n");
         return false;
@@ -493,12 +436,12 @@ double Side::peak_seconds_per_message() const
 
 void Side::print_counters() const
 {
-#ifdef CNA_PERF_VERBS
+#ifdef CNA_EXAMPLES_VERBS
     std::printf(" counters: the RoCE counters are the RDMA PMD's API (rdma_perf), not verbs'\n");
 #else
     cna_rdma_port_counters port{};
     cna_rdma_qp_counters qp{};
-    if (cna_rdma_query_port_counters(dev_, &port) != 0 || cna_rdma_query_qp_counters(qp_, &qp) != 0) {
+    if (cna_rdma_query_port_counters(ep_.dev(), &port) != 0 || cna_rdma_query_qp_counters(ep_.qp(), &qp) != 0) {
         std::fprintf(stderr, "Couldn't read the RoCE counters\n");
         return;
     }
@@ -516,27 +459,6 @@ void Side::print_counters() const
                 qp.packets_sent, qp.retransmitted, qp.timeouts, qp.naks_received, qp.rnr_naks_received,
                 qp.packets_received, qp.duplicates, qp.out_of_sequence, qp.naks_sent, qp.rnr_naks_sent);
 #endif
-}
-
-void Side::close()
-{
-    if (qp_ != nullptr)
-        api::destroy_qp(qp_);
-    if (cq_ != nullptr)
-        api::destroy_cq(cq_);
-    if (mr_ != nullptr)
-        api::dereg_mr(mr_);
-    if (pd_ != nullptr)
-        api::dealloc_pd(pd_);
-    if (dev_ != nullptr)
-        api::close(dev_);
-    std::free(buf_);
-    qp_ = nullptr;
-    cq_ = nullptr;
-    mr_ = nullptr;
-    pd_ = nullptr;
-    dev_ = nullptr;
-    buf_ = nullptr;
 }
 
 } // namespace cna::examples::perf

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * One end of an rdma_perf connection: its RDMA objects, and the test it
+ * One end of an rdma_perf connection: its RC endpoint, and the test it
  * runs as requester or responder, one non-blocking step at a time (so one
  * thread can drive both ends of a cabled pair, and a latency figure is
  * not a scheduler's).
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "rdma_api.h"
+#include "rc_endpoint.h"
 
 namespace cna::examples::perf {
 
@@ -34,14 +34,11 @@ struct Options {
     long initial_psn = -1;           /* -1: random */
 };
 
-/* What peers exchange: perftest's fields. */
-struct Dest {
-    unsigned lid = 0;
-    unsigned qpn = 0;
-    unsigned psn = 0;
+/* What peers exchange: perftest's fields, the QP's address and where its
+ * buffer is. */
+struct Dest : RcAddress {
     uint32_t rkey = 0;
     uint64_t vaddr = 0;
-    ibv_gid gid{};
 };
 /* "LLLL:QQQQQQ:PPPPPP:RRRRRRRR:VVVVVVVVVVVVVVVV:" and the GID as 32 hex digits. */
 constexpr size_t DEST_MSG_LEN = 80;
@@ -54,9 +51,6 @@ class Side {
 public:
     /* On ethdev port eth_port's RDMA device (rdma_perf_verbs: device cna<eth_port>). */
     Side(const Options& o, Role role, uint16_t eth_port) : o_(o), role_(role), eth_port_(eth_port) {}
-    ~Side() { close(); }
-    Side(const Side&) = delete;
-    Side& operator=(const Side&) = delete;
 
     bool open();
     const Dest& me() const { return me_; }
@@ -94,23 +88,16 @@ private:
     bool check_atomic_results(uint32_t from, uint32_t to) const;
     bool passive() const;
     void poison(uint8_t* p, size_t n) const;
-    void close();
 
-    uint8_t* target() const { return buf_; }
-    uint8_t* source() const { return buf_ + region_ * slots_; }
+    uint8_t* target() const { return ep_.buf(); }
+    uint8_t* source() const { return ep_.buf() + region_ * slots_; }
     uint8_t pattern(uint32_t j) const { return static_cast<uint8_t>(j * 7 + size_ * 13 + 1); }
     static uint8_t marker(uint32_t i) { return static_cast<uint8_t>(i % 255 + 1); }
 
     const Options& o_;
     const Role role_;
     const uint16_t eth_port_;
-    api::Device* dev_ = nullptr;
-    ibv_pd* pd_ = nullptr;
-    ibv_mr* mr_ = nullptr;
-    ibv_cq* cq_ = nullptr;
-    ibv_qp* qp_ = nullptr;
-    uint8_t* buf_ = nullptr;
-    size_t buf_len_ = 0;
+    RcEndpoint ep_;
     uint32_t region_ = 0;   /* bytes per slot: the largest size, aligned */
     uint32_t slots_ = 1;    /* receive slots (SEND tests) */
     ibv_mtu mtu_ = IBV_MTU_1024;

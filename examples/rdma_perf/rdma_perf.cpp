@@ -24,7 +24,6 @@
 #include <string>
 
 #include <rte_cycles.h>
-#include <rte_eal.h>
 
 #include "example_net.h"
 #include "perf_side.h"
@@ -368,61 +367,24 @@ void usage(const char* prog)
         prog, prog, prog);
 }
 
-#ifdef CNA_PERF_VERBS
-/* The devices are the provider's: they come up when libibverbs first looks
- * for them. */
-int start_environment(int, char**) { return 0; }
-bool start_ports(const Args&) { return true; }
-void stop_environment(const Args&) {}
-#else
-int start_environment(int argc, char** argv)
-{
-    const int eal = rte_eal_init(argc, argv);
-    if (eal < 0)
-        std::fprintf(stderr, "EAL init failed\n");
-    return eal;
-}
-
 uint16_t last_port(const Args& a) { return static_cast<uint16_t>(a.eth_port + (a.cable ? 1 : 0)); }
-
-bool start_ports(const Args& a)
-{
-    for (uint16_t p = a.eth_port; p <= last_port(a); p++)
-        if (!start_port(p, a.port_mtu))
-            return false;
-    for (uint16_t p = a.eth_port; p <= last_port(a); p++)
-        if (!wait_link_up(p)) {
-            std::fprintf(stderr, "port %u: no link\n", p);
-            return false;
-        }
-    return true;
-}
-
-void stop_environment(const Args& a)
-{
-    for (uint16_t p = a.eth_port; p <= last_port(a); p++)
-        stop_port(p);
-    rte_eal_cleanup();
-}
-#endif
 
 } // namespace
 
 int main(int argc, char** argv)
 {
-    const int eal = start_environment(argc, argv);
-    if (eal < 0)
+    api::Environment env(argc, argv);
+    if (env.args() < 0)
         return 1;
     Args a;
-    argv[eal] = argv[0];
-    if (!parse(argc - eal, argv + eal, &a)) {
+    argv[env.args()] = argv[0];
+    if (!parse(argc - env.args(), argv + env.args(), &a)) {
         usage(argv[0]);
-        stop_environment(a);
         return 1;
     }
     srand48(getpid() * time(nullptr));
     setvbuf(stdout, nullptr, _IOLBF, 0);
-    const bool ok = start_ports(a) && (a.cable ? run_cable(a) : run_two_hosts(a));
-    stop_environment(a);
+    const bool ok =
+        env.start_ports(a.eth_port, last_port(a), a.port_mtu) && (a.cable ? run_cable(a) : run_two_hosts(a));
     return ok ? 0 : 1;
 }

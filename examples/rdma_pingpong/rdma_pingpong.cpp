@@ -23,10 +23,9 @@
 #include <cstring>
 #include <string>
 
-#include <rte_eal.h>
-
 #include "cna_rdma.h"
 #include "example_net.h"
+#include "rc_endpoint.h"
 
 namespace {
 
@@ -50,29 +49,22 @@ struct Options {
     const char* server = nullptr;
 };
 
-struct Dest {
-    unsigned lid = 0;
-    unsigned qpn = 0;
-    unsigned psn = 0;
-    ibv_gid gid{};
-};
-
 /* The exchange message: "LLLL:QQQQQQ:PPPPPP:" and the GID's 16 bytes as 32
  * hex digits, NUL-terminated: 52 bytes each way. */
 constexpr size_t MSG_LEN = sizeof "0000:000000:000000:00000000000000000000000000000000";
 
-void encode(const Dest& d, char (&msg)[MSG_LEN])
+void encode(const RcAddress& d, char (&msg)[MSG_LEN])
 {
     std::snprintf(msg, MSG_LEN, "%04x:%06x:%06x:%s", d.lid, d.qpn, d.psn, gid_hex(d.gid).c_str());
 }
 
-bool decode(const char (&msg)[MSG_LEN], Dest* d)
+bool decode(const char (&msg)[MSG_LEN], RcAddress* d)
 {
     char gid[33] = {};
     return std::sscanf(msg, "%x:%x:%x:%32s", &d->lid, &d->qpn, &d->psn, gid) == 4 && gid_from_hex(gid, &d->gid);
 }
 
-void print_dest(const char* what, const Dest& d)
+void print_dest(const char* what, const RcAddress& d)
 {
     std::printf("  %s address: %sLID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s\n", what,
                 std::strcmp(what, "local") == 0 ? " " : "", d.lid, d.qpn, d.psn, gid_text(d.gid).c_str());
@@ -81,7 +73,6 @@ void print_dest(const char* what, const Dest& d)
 class Pingpong {
 public:
     explicit Pingpong(const Options& o) : o_(o) {}
-    ~Pingpong() { close(); }
 
     bool open();
     bool exchange_and_connect();
@@ -93,16 +84,10 @@ private:
     bool post_send();
     bool complete(const ibv_wc& wc);
     bool check(unsigned message) const;
-    void close();
 
     const Options& o_;
-    cna_rdma_dev* dev_ = nullptr;
-    ibv_pd* pd_ = nullptr;
-    ibv_mr* mr_ = nullptr;
-    ibv_cq* cq_ = nullptr;
-    ibv_qp* qp_ = nullptr;
-    uint8_t* buf_ = nullptr;  /* the receive buffer, then the send buffer */
-    Dest me_, peer_;
+    RcEndpoint ep_;  /* its buffer: the receive buffer, then the send buffer */
+    RcAddress me_, peer_;
     unsigned routs_ = 0, rcnt_ = 0, scnt_ = 0;
     uint64_t pending_ = 0;
     unsigned events_ = 0;
@@ -110,95 +95,47 @@ private:
 
 bool Pingpong::open()
 {
-    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    buf_ = static_cast<uint8_t*>(std::aligned_alloc(page, (2 * o_.size + page - 1) / page * page));
-    if (buf_ == nullptr)
-        return false;
-    std::memset(buf_, FILL, 2 * o_.size);
-    dev_ = cna_rdma_open(o_.eth_port);
-    if (dev_ == nullptr) {
+    cna_rdma_dev* dev = cna_rdma_open(o_.eth_port);
+    if (dev == nullptr) {
         std::fprintf(stderr, "Couldn't open the RDMA device of port %u: %s\n", o_.eth_port, std::strerror(errno));
         return false;
     }
-    pd_ = cna_rdma_alloc_pd(dev_);
-    mr_ = pd_ ? cna_rdma_reg_mr(pd_, buf_, 2 * o_.size, IBV_ACCESS_LOCAL_WRITE) : nullptr;
-    cq_ = mr_ ? cna_rdma_create_cq(dev_, static_cast<int>(o_.rx_depth + 1), nullptr, 0) : nullptr;
-    if (cq_ == nullptr) {
-        std::fprintf(stderr, "Couldn't create the PD, MR or CQ: %s\n", std::strerror(errno));
+    const RcEndpoint::Shape shape{
+        .buf_len = 2 * size_t{o_.size},
+        .access = IBV_ACCESS_LOCAL_WRITE,
+        .cqe = static_cast<int>(o_.rx_depth + 1),
+        .max_send_wr = 1,
+        .max_recv_wr = o_.rx_depth,
+        .max_inline_data = 0,
+        .initial_psn = o_.initial_psn,
+    };
+    if (!ep_.create(dev, shape))
         return false;
-    }
-    ibv_qp_init_attr init{};
-    init.send_cq = init.recv_cq = cq_;
-    init.cap.max_send_wr = 1;
-    init.cap.max_recv_wr = o_.rx_depth;
-    init.cap.max_send_sge = init.cap.max_recv_sge = 1;
-    init.qp_type = IBV_QPT_RC;
-    qp_ = cna_rdma_create_qp(pd_, &init);
-    if (qp_ == nullptr) {
-        std::fprintf(stderr, "Couldn't create QP: %s\n", std::strerror(errno));
-        return false;
-    }
-    ibv_qp_attr attr{};
-    attr.qp_state = IBV_QPS_INIT;
-    attr.pkey_index = 0;
-    attr.port_num = 1;
-    attr.qp_access_flags = 0;
-    if (cna_rdma_modify_qp(qp_, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) != 0) {
-        std::fprintf(stderr, "Failed to modify QP to INIT\n");
-        return false;
-    }
+    std::memset(ep_.buf(), FILL, 2 * o_.size);
     if (!post_recvs(o_.rx_depth))
         return false;
     if (o_.events)
-        cna_rdma_req_notify_cq(cq_, 0);
-    me_.qpn = qp_->qp_num;
-    me_.psn = static_cast<unsigned>((o_.initial_psn >= 0 ? o_.initial_psn : lrand48()) & 0xffffff);
-    if (o_.gid_index >= 0 && cna_rdma_query_gid(dev_, 1, o_.gid_index, &me_.gid) != 0) {
-        std::fprintf(stderr, "can't read sgid of index %d\n", o_.gid_index);
+        cna_rdma_req_notify_cq(ep_.cq(), 0);
+    me_.qpn = ep_.qpn();
+    me_.psn = ep_.psn();
+    if (o_.gid_index >= 0 && !ep_.query_gid(o_.gid_index, &me_.gid))
         return false;
-    }
     print_dest("local", me_);
     return true;
 }
 
+/* ibv_rc_pingpong's path: a GRH only to a peer with a GID (one given
+ * -g), one hop. */
 bool Pingpong::connect_qp()
 {
-    ibv_qp_attr attr{};
-    attr.qp_state = IBV_QPS_RTR;
-    attr.path_mtu = o_.mtu;
-    attr.dest_qp_num = peer_.qpn;
-    attr.rq_psn = peer_.psn;
-    attr.max_dest_rd_atomic = 1;
-    attr.min_rnr_timer = 12;
-    attr.ah_attr.dlid = static_cast<uint16_t>(peer_.lid);
-    attr.ah_attr.port_num = 1;
     uint64_t interface_id;
     std::memcpy(&interface_id, peer_.gid.raw + 8, 8);
-    if (interface_id != 0) {
-        attr.ah_attr.is_global = 1;
-        attr.ah_attr.grh.hop_limit = 1;
-        attr.ah_attr.grh.dgid = peer_.gid;
-        attr.ah_attr.grh.sgid_index = static_cast<uint8_t>(o_.gid_index < 0 ? 0 : o_.gid_index);
-    }
-    if (cna_rdma_modify_qp(qp_, &attr,
-                           IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-                               IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER) != 0) {
-        std::fprintf(stderr, "Failed to modify QP to RTR\n");
-        return false;
-    }
-    attr.qp_state = IBV_QPS_RTS;
-    attr.timeout = 14;
-    attr.retry_cnt = 7;
-    attr.rnr_retry = 7;
-    attr.sq_psn = me_.psn;
-    attr.max_rd_atomic = 1;
-    if (cna_rdma_modify_qp(qp_, &attr,
-                           IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-                               IBV_QP_MAX_QP_RD_ATOMIC) != 0) {
-        std::fprintf(stderr, "Failed to modify QP to RTS\n");
-        return false;
-    }
-    return true;
+    return ep_.connect(peer_, {.mtu = o_.mtu,
+                               .max_rd_atomic = 1,
+                               .min_rnr_timer = 12,
+                               .global = interface_id != 0,
+                               .hop_limit = 1,
+                               .sgid_index = static_cast<uint8_t>(o_.gid_index < 0 ? 0 : o_.gid_index)});
 }
 
 bool Pingpong::exchange_and_connect()
@@ -230,14 +167,14 @@ bool Pingpong::exchange_and_connect()
 
 bool Pingpong::post_recvs(unsigned n)
 {
-    ibv_sge sge{reinterpret_cast<uint64_t>(buf_), o_.size, mr_->lkey};
+    ibv_sge sge{reinterpret_cast<uint64_t>(ep_.buf()), o_.size, ep_.lkey()};
     ibv_recv_wr wr{};
     wr.wr_id = RECV_WRID;
     wr.sg_list = &sge;
     wr.num_sge = 1;
     ibv_recv_wr* bad;
     for (unsigned i = 0; i < n; i++) {
-        if (cna_rdma_post_recv(qp_, &wr, &bad) != 0) {
+        if (cna_rdma_post_recv(ep_.qp(), &wr, &bad) != 0) {
             std::fprintf(stderr, "Couldn't post receive (%u)\n", routs_ + i);
             return false;
         }
@@ -248,11 +185,11 @@ bool Pingpong::post_recvs(unsigned n)
 
 bool Pingpong::post_send()
 {
-    uint8_t* out = buf_ + o_.size;
+    uint8_t* out = ep_.buf() + o_.size;
     if (o_.check_pattern)
         for (unsigned j = 0; j < o_.size; j++)
             out[j] = static_cast<uint8_t>(scnt_ * 31 + j);
-    ibv_sge sge{reinterpret_cast<uint64_t>(out), o_.size, mr_->lkey};
+    ibv_sge sge{reinterpret_cast<uint64_t>(out), o_.size, ep_.lkey()};
     ibv_send_wr wr{};
     wr.wr_id = SEND_WRID;
     wr.sg_list = &sge;
@@ -260,7 +197,7 @@ bool Pingpong::post_send()
     wr.opcode = IBV_WR_SEND;
     wr.send_flags = IBV_SEND_SIGNALED;
     ibv_send_wr* bad;
-    if (cna_rdma_post_send(qp_, &wr, &bad) != 0) {
+    if (cna_rdma_post_send(ep_.qp(), &wr, &bad) != 0) {
         std::fprintf(stderr, "Couldn't post send\n");
         return false;
     }
@@ -272,8 +209,8 @@ bool Pingpong::check(unsigned message) const
 {
     for (unsigned j = 0; j < o_.size; j++) {
         const uint8_t want = o_.check_pattern ? static_cast<uint8_t>(message * 31 + j) : FILL;
-        if (buf_[j] != want) {
-            std::fprintf(stderr, "Message %u: byte %u is 0x%02x, not 0x%02x\n", message, j, buf_[j], want);
+        if (ep_.buf()[j] != want) {
+            std::fprintf(stderr, "Message %u: byte %u is 0x%02x, not 0x%02x\n", message, j, ep_.buf()[j], want);
             return false;
         }
     }
@@ -317,21 +254,21 @@ bool Pingpong::run()
     gettimeofday(&start, nullptr);
     while (rcnt_ < o_.iters || scnt_ < o_.iters) {
         if (o_.events) {
-            pollfd pfd{cna_rdma_event_fd(dev_), POLLIN, 0};
+            pollfd pfd{cna_rdma_event_fd(ep_.dev()), POLLIN, 0};
             ibv_cq* cq;
             void* ctx;
-            while (cna_rdma_get_cq_event(dev_, &cq, &ctx) != 0)
+            while (cna_rdma_get_cq_event(ep_.dev(), &cq, &ctx) != 0)
                 if (poll(&pfd, 1, 5000) == 0) {
                     std::fprintf(stderr, "Failed to get cq_event\n");
                     return false;
                 }
             events_++;
-            cna_rdma_req_notify_cq(cq_, 0);
+            cna_rdma_req_notify_cq(ep_.cq(), 0);
         }
         ibv_wc wc[2];
         int n;
         do {
-            n = cna_rdma_poll_cq(cq_, 2, wc);
+            n = cna_rdma_poll_cq(ep_.cq(), 2, wc);
         } while (!o_.events && n == 0);
         for (int i = 0; i < n; i++)
             if (!complete(wc[i]))
@@ -342,29 +279,8 @@ bool Pingpong::run()
     const long long bytes = static_cast<long long>(o_.size) * o_.iters * 2;
     std::printf("%lld bytes in %.2f seconds = %.2f Mbit/sec\n", bytes, usec / 1e6, bytes * 8. / usec);
     std::printf("%u iters in %.2f seconds = %.2f usec/iter\n", o_.iters, usec / 1e6, usec / o_.iters);
-    cna_rdma_ack_cq_events(cq_, events_);
+    cna_rdma_ack_cq_events(ep_.cq(), events_);
     return true;
-}
-
-void Pingpong::close()
-{
-    if (qp_ != nullptr)
-        cna_rdma_destroy_qp(qp_);
-    if (cq_ != nullptr)
-        cna_rdma_destroy_cq(cq_);
-    if (mr_ != nullptr)
-        cna_rdma_dereg_mr(mr_);
-    if (pd_ != nullptr)
-        cna_rdma_dealloc_pd(pd_);
-    if (dev_ != nullptr)
-        cna_rdma_close(dev_);
-    std::free(buf_);
-    qp_ = nullptr;
-    cq_ = nullptr;
-    mr_ = nullptr;
-    pd_ = nullptr;
-    dev_ = nullptr;
-    buf_ = nullptr;
 }
 
 bool parse(int argc, char** argv, Options* o)
@@ -407,14 +323,12 @@ bool parse(int argc, char** argv, Options* o)
 
 int main(int argc, char** argv)
 {
-    const int eal = rte_eal_init(argc, argv);
-    if (eal < 0) {
-        std::fprintf(stderr, "EAL init failed\n");
+    api::Environment env(argc, argv);
+    if (env.args() < 0)
         return 1;
-    }
     Options o;
-    argv[eal] = argv[0];
-    if (!parse(argc - eal, argv + eal, &o)) {
+    argv[env.args()] = argv[0];
+    if (!parse(argc - env.args(), argv + env.args(), &o)) {
         std::printf("Usage:\n  %s <EAL options> -- [options]          start a server\n"
                     "  %s <EAL options> -- [options] <host>   connect to the server at <host>\n"
                     "Options: -p/--port, -P/--eth-port, -s/--size, -m/--mtu, -r/--rx-depth, -n/--iters,\n"
@@ -425,14 +339,8 @@ int main(int argc, char** argv)
     }
     srand48(getpid() * time(nullptr));
     setvbuf(stdout, nullptr, _IOLBF, 0); /* each line as it is printed, also into a pipe */
-    int rc = 1;
-    if (!start_port(o.eth_port) || !wait_link_up(o.eth_port)) {
-        std::fprintf(stderr, "port %u: no link\n", o.eth_port);
-    } else {
-        Pingpong pp(o);
-        rc = pp.open() && pp.exchange_and_connect() && pp.run() ? 0 : 1;
-    }
-    stop_port(o.eth_port);
-    rte_eal_cleanup();
-    return rc;
+    if (!env.start_ports(o.eth_port, o.eth_port))
+        return 1;
+    Pingpong pp(o);
+    return pp.open() && pp.exchange_and_connect() && pp.run() ? 0 : 1;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * rdma_perf_verbs's devices and clock (rdma_api.h).
+ * libibverbs's side of rdma_api.h: cna's devices as the provider lists
+ * them, the TSC's rate without the EAL, and no environment to bring up.
  */
 #include "rdma_api.h"
 
@@ -10,7 +11,12 @@
 #include <string>
 #include <thread>
 
-namespace cna::examples::perf::api {
+namespace cna::examples::api {
+
+/* The provider's devices come up when libibverbs first looks for them. */
+Environment::Environment(int, char**) {}
+Environment::~Environment() = default;
+bool Environment::start_ports(uint16_t, uint16_t, uint16_t) { return true; }
 
 Device* open(uint16_t index)
 {
@@ -45,4 +51,4 @@ double tsc_hz()
     return hz;
 }
 
-} // namespace cna::examples::perf::api
+} // namespace cna::examples::api
