@@ -14,40 +14,9 @@
 #include <iterator>
 
 #include "ecore.h"
+#include "ecore_ptt.h"
 
 namespace cna::ecore {
-
-struct Ptt {
-    uint32_t idx = 0;     /* entry in the PTT table of BAR0 */
-    uint32_t window = 0;  /* internal address the window points at */
-    bool pointed = false; /* window valid (entry written since acquire) */
-};
-
-/* Takes a PTT from the pool, waiting a bounded time for one to be released.
- * nullptr (logged) if the pool stays empty. */
-Ptt* ptt_acquire(Hwfn& hwfn);
-void ptt_release(Hwfn& hwfn, Ptt* ptt);
-
-/* RAII PTT: released when the guard goes out of scope. */
-class PttGuard {
-public:
-    explicit PttGuard(Hwfn& hwfn) : hwfn_(hwfn), ptt_(ptt_acquire(hwfn)) {}
-    ~PttGuard()
-    {
-        if (ptt_)
-            ptt_release(hwfn_, ptt_);
-    }
-    PttGuard(const PttGuard&) = delete;
-    PttGuard& operator=(const PttGuard&) = delete;
-    explicit operator bool() const { return ptt_ != nullptr; }
-    Ptt& operator*() const { return *ptt_; }
-    Ptt* operator->() const { return ptt_; }
-    Ptt* get() const { return ptt_; }
-
-private:
-    Hwfn& hwfn_;
-    Ptt* ptt_;
-};
 
 /* 32-bit access to an internal address (4-byte aligned). */
 uint32_t rd(Hwfn& hwfn, Ptt& ptt, uint32_t addr);

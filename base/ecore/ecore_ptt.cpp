@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The PTT pool, and ptt_acquire / ptt_release of ecore_hw.h on it.
+ * The PTT pool: allocation, acquire and release.
  */
 #include "ecore_ptt.h"
 

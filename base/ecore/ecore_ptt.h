@@ -1,18 +1,50 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The PTT pool (ecore-internal): one PTT per BAR0 window, one of them
- * reserved for the slowpath DPC so that interrupt handling never waits for
- * the pool.
+ * PTTs and their pool: one PTT per BAR0 window, one of them reserved for the
+ * slowpath DPC so that interrupt handling never waits for the pool. A flow
+ * acquires a PTT, reaches registers through it (ecore_hw.h) and releases it.
  */
 #pragma once
 
 #include <array>
 #include <cstdint>
 
-#include "ecore_hw.h"
+#include "ecore.h"
 #include "hsi_common.h"
 #include "osal_sync.h"
 
 namespace cna::ecore {
+
+struct Ptt {
+    uint32_t idx = 0;     /* entry in the PTT table of BAR0 */
+    uint32_t window = 0;  /* internal address the window points at */
+    bool pointed = false; /* window valid (entry written since acquire) */
+};
+
+/* Takes a PTT from the pool, waiting a bounded time for one to be released.
+ * nullptr (logged) if the pool stays empty. */
+Ptt* ptt_acquire(Hwfn& hwfn);
+void ptt_release(Hwfn& hwfn, Ptt* ptt);
+
+/* RAII PTT: released when the guard goes out of scope. */
+class PttGuard {
+public:
+    explicit PttGuard(Hwfn& hwfn) : hwfn_(hwfn), ptt_(ptt_acquire(hwfn)) {}
+    ~PttGuard()
+    {
+        if (ptt_)
+            ptt_release(hwfn_, ptt_);
+    }
+    PttGuard(const PttGuard&) = delete;
+    PttGuard& operator=(const PttGuard&) = delete;
+    explicit operator bool() const { return ptt_ != nullptr; }
+    Ptt& operator*() const { return *ptt_; }
+    Ptt* operator->() const { return ptt_; }
+    Ptt* get() const { return ptt_; }
+
+private:
+    Hwfn& hwfn_;
+    Ptt* ptt_;
+};
 
 struct PttPool {
     std::array<Ptt, hsi::PTT_WINDOWS> ptts;

@@ -17,7 +17,9 @@
 
 #include "base/log.h"
 
-namespace cna::fw::daemon {
+namespace cna::adapterd {
+
+using namespace fw;
 namespace {
 
 /* Holds the directory of a socket path locked (flock), so that daemons
@@ -188,4 +190,4 @@ void AdapterDaemon::run()
     }
 }
 
-} // namespace cna::fw::daemon
+} // namespace cna::adapterd

@@ -13,7 +13,7 @@
 #include "daemon/client_session.h"
 #include "daemon/daemon_options.h"
 
-namespace cna::fw::daemon {
+namespace cna::adapterd {
 
 class AdapterDaemon {
 public:
@@ -25,12 +25,12 @@ public:
     void run();
 
 private:
-    AdapterDaemon(const DaemonOptions& options, std::unique_ptr<Adapter> adapter, int listen_fd, int signal_fd);
+    AdapterDaemon(const DaemonOptions& options, std::unique_ptr<fw::Adapter> adapter, int listen_fd, int signal_fd);
     void accept_client();
     void end_session(std::size_t index);
 
     DaemonOptions options_;
-    std::unique_ptr<Adapter> adapter_;
+    std::unique_ptr<fw::Adapter> adapter_;
     FunctionOwners owners_;
     int listen_fd_;
     int signal_fd_;
@@ -38,4 +38,4 @@ private:
     std::vector<std::unique_ptr<ClientSession>> sessions_;
 };
 
-} // namespace cna::fw::daemon
+} // namespace cna::adapterd

@@ -40,7 +40,7 @@ bool number(const char* text, uint32_t* value)
     return *text != '\0' && *end == '\0' && v <= UINT32_MAX;
 }
 
-using Connection = cna::fw::daemon::DaemonConnection;
+using Connection = cna::adapterd::DaemonConnection;
 
 int status(Connection& c)
 {

@@ -16,7 +16,9 @@
 #include "vm_protocol.h"
 #include "base/log.h"
 
-namespace cna::fw::daemon {
+namespace cna::adapterd {
+
+using namespace fw;
 
 using namespace transport::daemon;
 
@@ -544,4 +546,4 @@ void ClientSession::detach()
     function_ = nullptr;
 }
 
-} // namespace cna::fw::daemon
+} // namespace cna::adapterd

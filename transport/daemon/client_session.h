@@ -22,7 +22,7 @@
 #include "daemon_socket.h"
 #include "base/shared_memory.h"
 
-namespace cna::fw::daemon {
+namespace cna::adapterd {
 
 /* A PF, or VF `vf` of PF `pf`. */
 struct FunctionId {
@@ -39,11 +39,11 @@ struct FunctionId {
  * VF of one) each session has. */
 class FunctionOwners {
 public:
-    explicit FunctionOwners(Adapter& adapter)
+    explicit FunctionOwners(fw::Adapter& adapter)
         : adapter_(adapter), owner_(adapter.num_functions() * (1 + hsi::iov::MAX_VFS_PER_PF))
     {
     }
-    Adapter& adapter() { return adapter_; }
+    fw::Adapter& adapter() { return adapter_; }
     /* Claims a function for `session` of process `pid` (a VM's launcher
      * with `vm`): 0, -ENODEV (no such PF, or a VF its PF has not enabled) or
      * -EBUSY. */
@@ -63,7 +63,7 @@ private:
     {
         return id.pf * (1 + hsi::iov::MAX_VFS_PER_PF) + (id.is_vf ? 1 + id.vf : 0);
     }
-    Adapter& adapter_;
+    fw::Adapter& adapter_;
     std::vector<Owner> owner_;
 };
 
@@ -129,9 +129,9 @@ private:
     FunctionOwners& owners_;
     uint32_t client_pid_ = 0;
     bool greeted_ = false;
-    DeviceFunction* function_ = nullptr;
+    fw::DeviceFunction* function_ = nullptr;
     FunctionId id_of_function_;
-    std::unique_ptr<SharedMemory> mailbox_;   /* a host client's */
+    std::unique_ptr<fw::SharedMemory> mailbox_;   /* a host client's */
     int kick_fd_ = -1;
     int done_fd_ = -1;                        /* -1 for a VM: the guest polls */
     uint32_t served_seq_ = 0;
@@ -145,4 +145,4 @@ private:
     uint64_t mapped_bytes_ = 0;
 };
 
-} // namespace cna::fw::daemon
+} // namespace cna::adapterd

@@ -11,7 +11,7 @@
 
 #include "daemon_socket.h"
 
-namespace cna::fw::daemon {
+namespace cna::adapterd {
 
 class DaemonConnection {
 public:
@@ -53,4 +53,4 @@ private:
     transport::daemon::HelloReply hello_{};
 };
 
-} // namespace cna::fw::daemon
+} // namespace cna::adapterd

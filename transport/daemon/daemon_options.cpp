@@ -12,7 +12,10 @@
 #include <string_view>
 #include <utility>
 
-namespace cna::fw::daemon {
+namespace cna::adapterd {
+
+using namespace fw;
+
 namespace {
 
 constexpr std::string_view TAP_PREFIX = "tap:";
@@ -146,56 +149,6 @@ std::string apply_config(std::string_view text, std::string_view file, DaemonOpt
     return {};
 }
 
-} // namespace
-
-std::string usage(const char* program)
-{
-    return std::string("usage: ") + program +
-           " --socket PATH [--name NAME] [--ports 1|2|4] [--wire loopback|cable|tap:IF[,IF...]]\n"
-           "       [--engine-threads N] [--engine-cpus C[,C...]] [--fault F]... [--link-up-delay MS]\n"
-           "       [--log-level err|warning|notice|info|debug] [--idle-exit S] [--daemonize]\n"
-           "       [--config FILE]\n"
-           "Serves the PCI functions of one software adapter to net_cna ports in other\n"
-           "processes (--vdev net_cna0,daemon=PATH,pf=N). --idle-exit: leave after S seconds\n"
-           "without a client. --daemonize: return once serving, in a session of its own and\n"
-           "on every CPU (how a net_cna port starts it when nothing serves PATH).\n"
-           "--config: read settings from FILE, one `key = value` a line, the key an option\n"
-           "above without its dashes (not config or daemonize; # starts a comment line).\n"
-           "The file is read first and the command line applies on top of it, wherever\n"
-           "--config stands: an option given on the command line overrides the file's\n"
-           "(its --fault options replace the file's faults).\n";
-}
-
-bool read_config_file(const std::string& path, std::string* text, std::string* error)
-{
-    constexpr std::size_t MAX_SIZE = 1 << 20;
-    text->clear();
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    int err = fd < 0 ? errno : 0;
-    while (err == 0) {
-        char chunk[4096];
-        const ssize_t n = ::read(fd, chunk, sizeof chunk);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            err = n < 0 ? errno : 0;
-            break;
-        }
-        text->append(chunk, static_cast<std::size_t>(n));
-        if (text->size() > MAX_SIZE)
-            err = EFBIG;
-    }
-    if (fd >= 0)
-        ::close(fd);
-    if (err != 0) {
-        *error = "cannot read " + path + ": " + std::strerror(err);
-        return false;
-    }
-    return true;
-}
-
-namespace {
-
 /* The command line, read: --daemonize and --config taken, every other
  * option kept as a (key, value) setting to apply after the file's. */
 struct CommandLine {
@@ -270,6 +223,53 @@ bool check_whole(const std::string& config, const std::vector<std::string>& taps
 
 } // namespace
 
+std::string usage(const char* program)
+{
+    return std::string("usage: ") + program +
+           " --socket PATH [--name NAME] [--ports 1|2|4] [--wire loopback|cable|tap:IF[,IF...]]\n"
+           "       [--engine-threads N] [--engine-cpus C[,C...]] [--fault F]... [--link-up-delay MS]\n"
+           "       [--log-level err|warning|notice|info|debug] [--idle-exit S] [--daemonize]\n"
+           "       [--config FILE]\n"
+           "Serves the PCI functions of one software adapter to net_cna ports in other\n"
+           "processes (--vdev net_cna0,daemon=PATH,pf=N). --idle-exit: leave after S seconds\n"
+           "without a client. --daemonize: return once serving, in a session of its own and\n"
+           "on every CPU (how a net_cna port starts it when nothing serves PATH).\n"
+           "--config: read settings from FILE, one `key = value` a line, the key an option\n"
+           "above without its dashes (not config or daemonize; # starts a comment line).\n"
+           "The file is read first and the command line applies on top of it, wherever\n"
+           "--config stands: an option given on the command line overrides the file's\n"
+           "(its --fault options replace the file's faults).\n";
+}
+
+bool read_config_file(const std::string& path, std::string* text, std::string* error)
+{
+    constexpr std::size_t MAX_SIZE = 1 << 20;
+    text->clear();
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    int err = fd < 0 ? errno : 0;
+    while (err == 0) {
+        char chunk[4096];
+        const ssize_t n = ::read(fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            err = n < 0 ? errno : 0;
+            break;
+        }
+        text->append(chunk, static_cast<std::size_t>(n));
+        if (text->size() > MAX_SIZE)
+            err = EFBIG;
+    }
+    if (fd >= 0)
+        ::close(fd);
+    if (err != 0) {
+        *error = "cannot read " + path + ": " + std::strerror(err);
+        return false;
+    }
+    return true;
+}
+
+
 bool parse_options(int argc, const char* const* argv, DaemonOptions* out, std::string* error,
                    const ConfigReader& read_file)
 {
@@ -299,4 +299,4 @@ bool parse_options(int argc, const char* const* argv, DaemonOptions* out, std::s
     return check_whole(line.config, taps, out, error);
 }
 
-} // namespace cna::fw::daemon
+} // namespace cna::adapterd

@@ -12,13 +12,13 @@
 
 #include "cna_fw/adapter.h"
 
-namespace cna::fw::daemon {
+namespace cna::adapterd {
 
 struct DaemonOptions {
     std::string socket_path;
-    AdapterConfig adapter;
+    fw::AdapterConfig adapter;
     std::vector<uint32_t> engine_cpus; /* one per engine thread; empty: not pinned */
-    LogLevel log_level = LogLevel::notice;
+    fw::LogLevel log_level = fw::LogLevel::notice;
     /* Started on demand by a net_cna port: detach from the starter (a new
      * session, no CPU pinning inherited) and return to it once serving. */
     bool daemonize = false;
@@ -47,4 +47,4 @@ bool parse_options(int argc, const char* const* argv, DaemonOptions* out, std::s
 
 std::string usage(const char* program);
 
-} // namespace cna::fw::daemon
+} // namespace cna::adapterd

@@ -53,11 +53,12 @@ int daemonize()
 int main(int argc, char** argv)
 {
     using namespace cna::fw;
-    daemon::DaemonOptions options;
+    namespace adapterd = cna::adapterd;
+    adapterd::DaemonOptions options;
     std::string error;
-    if (!daemon::parse_options(argc, argv, &options, &error)) {
+    if (!adapterd::parse_options(argc, argv, &options, &error)) {
         std::fprintf(stderr, "%s\n", error.c_str());
-        return error == daemon::usage(argv[0]) ? 0 : 2; /* --help, or a bad option */
+        return error == adapterd::usage(argv[0]) ? 0 : 2; /* --help, or a bad option */
     }
     const int ready_fd = options.daemonize ? daemonize() : -1;
     static const char* const level_names[] = {"error", "warning", "notice", "info", "debug"};
@@ -71,7 +72,7 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "%02d:%02d:%02d.%03ld cna-adapterd %s: %s\n", t.tm_hour, t.tm_min, t.tm_sec,
                      ts.tv_nsec / 1'000'000, level_names[static_cast<int>(level)], line.c_str());
     });
-    auto d = daemon::AdapterDaemon::create(options, &error);
+    auto d = adapterd::AdapterDaemon::create(options, &error);
     if (!d) {
         std::fprintf(stderr, "cna-adapterd: %s\n", error.c_str());
         return 1;

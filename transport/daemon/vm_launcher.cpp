@@ -137,7 +137,7 @@ int main(int argc, char** argv)
     if (ram_fd < 0 || ::ftruncate(ram_fd, static_cast<off_t>(ram_bytes)) != 0)
         return fail(std::string("guest RAM: ") + std::strerror(errno));
 
-    cna::fw::daemon::DaemonConnection daemon;
+    cna::adapterd::DaemonConnection daemon;
     if (const std::string error = daemon.open(o.socket); !error.empty())
         return fail(error);
     const AttachVm req{static_cast<uint32_t>(o.pf), static_cast<uint32_t>(o.vf), ram_bytes};

@@ -23,8 +23,8 @@
 
 using namespace cna::fw;
 using namespace cna::transport::daemon;
-using cna::fw::daemon::ClientSession;
-using cna::fw::daemon::FunctionOwners;
+using cna::adapterd::ClientSession;
+using cna::adapterd::FunctionOwners;
 
 namespace {
 

@@ -18,7 +18,7 @@
 #include "daemon/daemon_options.h"
 
 using namespace cna::fw;
-using namespace cna::fw::daemon;
+using namespace cna::adapterd;
 
 namespace {
 

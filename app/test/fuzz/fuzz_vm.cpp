@@ -25,8 +25,8 @@
 using namespace cna::fw;
 using namespace cna::transport::daemon;
 namespace vm = cna::transport::vm;
-using cna::fw::daemon::ClientSession;
-using cna::fw::daemon::FunctionOwners;
+using cna::adapterd::ClientSession;
+using cna::adapterd::FunctionOwners;
 
 namespace {
 

@@ -16,7 +16,9 @@
 
 #include "daemon/daemon_options.h"
 
-namespace cna::fw::daemon {
+namespace cna::adapterd {
+
+using namespace fw;
 namespace {
 
 using hsi::control::Fault;
@@ -334,4 +336,4 @@ TEST_F(DaemonOptionsTest, TheShippedConfigurationParses)
 }
 
 } // namespace
-} // namespace cna::fw::daemon
+} // namespace cna::adapterd

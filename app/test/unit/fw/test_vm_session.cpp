@@ -25,8 +25,8 @@ namespace {
 
 using namespace transport::daemon;
 namespace vm = transport::vm;
-using daemon::ClientSession;
-using daemon::FunctionOwners;
+using adapterd::ClientSession;
+using adapterd::FunctionOwners;
 
 constexpr uint64_t GUEST_RAM = 4 << 20;
 
@@ -149,7 +149,7 @@ TEST_F(VmSession, AttachPublishesTheHeaderAndServesBar0)
 {
     const std::size_t s = connect();
     ASSERT_EQ(attach_vm(s, 1, GUEST_RAM, ram_fd), 0);
-    EXPECT_TRUE(owners->held_by_vm(daemon::FunctionId{0, true, 1}));
+    EXPECT_TRUE(owners->held_by_vm(adapterd::FunctionId{0, true, 1}));
     EXPECT_EQ(signature(), vm::SIGNATURE);
     EXPECT_EQ(header().version, vm::VERSION);
     EXPECT_EQ(header().vf, 1u);
@@ -202,8 +202,8 @@ TEST_F(VmSession, ResetTakesTheMappingsAndTheEndOfTheSessionTheVf)
     sessions[s].reset(); /* QEMU gone: the launcher's socket closes */
     EXPECT_EQ(signature(), 0u);
     EXPECT_FALSE(vf_iommu(0).copy_out(0, &byte, 1));
-    EXPECT_EQ(owners->client_pid(daemon::FunctionId{0, true, 0}), 0u);
-    EXPECT_FALSE(owners->held_by_vm(daemon::FunctionId{0, true, 0}));
+    EXPECT_EQ(owners->client_pid(adapterd::FunctionId{0, true, 0}), 0u);
+    EXPECT_FALSE(owners->held_by_vm(adapterd::FunctionId{0, true, 0}));
 }
 
 TEST_F(VmSession, RefusesWhatCannotBeAVm)
