@@ -107,6 +107,10 @@ def configurations(engine_devarg):
     cna = "net_cna0,adapter=a,ports=2,wire=cable" + engine_devarg
     return [
         Config("net_cna", lambda size, tmp: [cna, "net_cna1,adapter=a,port=1"]),
+        # The adapter's dataplane on the forwarding lcore itself: one busy
+        # core, as memif's.
+        Config("net_cna inline", lambda size, tmp: ["net_cna0,adapter=b,ports=2,wire=cable,engine=inline",
+                                                    "net_cna1,adapter=b,port=1"]),
         # net_null's Rx synthesises frames of its own `size` devarg on every
         # call: there is nothing to inject, so plain `start`.
         Config("net_null x2", lambda size, tmp: [f"net_null0,size={size}", f"net_null1,size={size}"],

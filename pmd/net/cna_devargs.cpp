@@ -120,6 +120,16 @@ std::string apply(std::string_view key, std::string_view value, Devargs* d)
     } else if (key == "roce_loss") {
         if (!parse_u32(value, &d->roce_loss_ppm) || d->roce_loss_ppm > 1'000'000)
             return bad_value(key, value, "RoCE frames lost per million sent, 0 to 1000000");
+    } else if (key == "engine") {
+        if (value == "threads")
+            d->engine = EnginePlacement::threads;
+        else if (value == "inline")
+            d->engine = EnginePlacement::inline_;
+        else if (value == "service")
+            d->engine = EnginePlacement::service;
+        else
+            return bad_value(key, value, "threads, inline or service");
+        d->engine_given = true;
     } else if (key == "engine_threads") {
         if (!parse_u32(value, &d->engine_threads) || d->engine_threads < 1 || d->engine_threads > 4)
             return bad_value(key, value, "1 to 4 (at most one per port group)");
@@ -198,6 +208,15 @@ int parse_devargs(const char* device_name, const char* args, Devargs* out, std::
     }
     if (has_pf && out->daemon.empty()) {
         *error = "invalid devarg 'pf' without 'daemon': an embedded adapter's PF is its 'port'";
+        return -EINVAL;
+    }
+    if (out->engine != EnginePlacement::threads && !out->daemon.empty()) {
+        *error = "invalid devarg 'engine' with 'daemon': cna-adapterd runs its adapter on its own engine threads";
+        return -EINVAL;
+    }
+    if (out->engine != EnginePlacement::threads && out->engine_threads != 1) {
+        *error = "invalid devarg 'engine_threads' with engine=inline or engine=service: the host's threads run the "
+                 "dataplane, and the slowpath has one engine thread";
         return -EINVAL;
     }
     if (!out->engine_cpus.empty() && out->engine_cpus.size() != out->engine_threads) {

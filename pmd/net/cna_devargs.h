@@ -18,6 +18,9 @@ namespace cna::net {
 using hsi::control::Fault;
 using hsi::control::Wire;
 
+/* `inline_`: `inline` is taken. */
+enum class EnginePlacement { threads, inline_, service };
+
 struct Devargs {
     /* cna-adapterd's socket: the port is PF `port` (devarg pf=) of the
      * daemon's adapter; empty: an embedded adapter. */
@@ -35,8 +38,15 @@ struct Devargs {
     Fault fault = Fault::none; /* test only: simulated by the embedded adapter from power-on */
     /* Test only: RoCE frames the port's wire loses on transmit, per million. */
     uint32_t roce_loss_ppm = 0;
+    /* Where a newly created embedded adapter runs its dataplane: its own
+     * engine threads, the port's polling lcores (engine=inline: a Tx burst
+     * serves its doorbell, an Rx poll that finds nothing gives the adapter
+     * a pass), or a DPDK service on the service cores EAL's -s gives. */
+    EnginePlacement engine = EnginePlacement::threads;
+    bool engine_given = false; /* else a joined adapter's placement is taken as it is */
     /* Engine threads of a newly created adapter, and the CPU of each (one
-     * per thread; empty: not pinned). */
+     * per thread; empty: not pinned). With inline or service, the one
+     * thread left is the slowpath's. */
     uint32_t engine_threads = 1;
     std::vector<uint32_t> engine_cpus;
     /* RoCE on the port (its RDMA device, pmd/rdma): the adapter keeps QP
@@ -61,7 +71,8 @@ struct Devargs {
     "daemon=<socket path> pf=<int> " \
     "adapter=<name> ports=<1|2|4> port=<int> wire=<loopback|cable|tap:<ifname>> mac=<xx:xx:xx:xx:xx:xx> " \
     "fw_file=<path> " \
-    "fault=<mfw_silent|fw_assert|lose_ramrod|dma_fault> roce_loss=<per-million> engine_threads=<int> " \
+    "fault=<mfw_silent|fw_assert|lose_ramrod|dma_fault> roce_loss=<per-million> engine=<threads|inline|service> " \
+    "engine_threads=<int> " \
     "engine_cpu=<int|[int,...]> rdma=<0|1> ipv4=<a.b.c.d/len> ipv6=<addr/len> vfs=<int>"
 /* net_cna_vf's: a VF of a daemon's PF, or of a PF of an embedded adapter
  * of this process. */

@@ -78,6 +78,7 @@ struct EthPort {
     /* rte_flow rules, replayed into every new vport; freed with the port. */
     std::vector<std::unique_ptr<rte_flow>> flows;
     rte_intr_handle* rx_intr = nullptr;   /* Rx queue interrupts (eventfd per queue) */
+    std::optional<uint32_t> engine_service; /* engine=service: the DPDK service that runs the adapter */
 
     /* The adapter's counters cannot be cleared: stats_reset records them and
      * stats_get reports the difference. A reading and its baseline must come

@@ -22,10 +22,12 @@
 #include <ethdev_vdev.h>
 #include <rte_malloc.h>
 
+#include "cna_engine_service.h"
 #include "cna_ethdev_ops.h"
 #include "cna_firmware.h"
 #include "cna_log.h"
 #include "cna_mp.h"
+#include "cna_rdma_port.h"
 #include "cna_rxtx.h"
 #include "ecore_dev_api.h"
 #include "ecore_iov_api.h"
@@ -109,6 +111,8 @@ osal::PciAttachParams attach_params(const EthPort* port)
         p.embedded.tap_names[d.port] = d.tap_name;
     p.embedded.engine_threads = d.engine_threads;
     p.embedded.engine_cpus = d.engine_cpus;
+    if (d.engine_given)
+        p.embedded.engine_on_host = d.engine != EnginePlacement::threads;
     p.embedded.layout_given = d.ports_given || (d.wire_given && d.wire != Wire::tap);
     p.embedded.faults = static_cast<uint32_t>(d.fault);
     return p;
@@ -293,6 +297,17 @@ void vport_teardown(EthPort* port)
     port->vport_started = false;
 }
 
+/* The queues learn whose passes their bursts give (engine=inline). */
+bool engine_inline(rte_eth_dev* dev)
+{
+    osal::PciFunction* adapter = inline_adapter(port_of(dev));
+    for (uint16_t q = 0; q < dev->data->nb_rx_queues; q++)
+        static_cast<RxQueue*>(dev->data->rx_queues[q])->inline_adapter = adapter;
+    for (uint16_t q = 0; q < dev->data->nb_tx_queues; q++)
+        static_cast<TxQueue*>(dev->data->tx_queues[q])->inline_adapter = adapter;
+    return adapter != nullptr;
+}
+
 } // namespace
 
 int dev_start(rte_eth_dev* dev)
@@ -344,7 +359,8 @@ int dev_start(rte_eth_dev* dev)
     if (rc == 0 && !is_vf(port))
         rc = set_link(port, true); /* a VF's link is its PF's */
     if (rc == 0) {
-        select_fastpath(dev);
+        select_fastpath(dev, engine_inline(dev));
+        engine_service_check(port);
         mp_primary_rxtx(dev, true);
     }
     if (rc != 0) {
@@ -398,6 +414,7 @@ int dev_close(rte_eth_dev* dev)
     release_queues(dev);
     dev->data->nb_rx_queues = dev->data->nb_tx_queues = 0;
     vf_bulletin_stop(port);
+    engine_service_unregister(port);
     hw_tear_down(port);
     mp_primary_release();
     PMD_LOG(INFO, port, "closed");
@@ -435,10 +452,13 @@ int probe_port(rte_eth_dev* dev, Devargs&& devargs, const eth_dev_ops& ops, rte_
     port->eth_dev = dev;
 
     int rc = hw_bring_up(port);
+    if (rc == 0 && port->devargs.engine == EnginePlacement::service && (rc = engine_service_register(port)) != 0)
+        hw_tear_down(port);
     if (rc == 0) {
         dev->data->mac_addrs = static_cast<rte_ether_addr*>(
             rte_zmalloc(name, sizeof(rte_ether_addr) * max_unicast_macs(port), 0));
         if (dev->data->mac_addrs == nullptr) {
+            engine_service_unregister(port);
             hw_tear_down(port);
             rc = -ENOMEM;
         }

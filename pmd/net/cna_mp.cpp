@@ -298,7 +298,9 @@ void install_bursts(rte_eth_dev* dev, bool started)
     const uint16_t port_id = dev->data->port_id;
     if (started && secondary_bars[port_id].mapped.load(std::memory_order_acquire)) {
         set_fastpath_ops(dev);
-        select_fastpath(dev);
+        /* The embedded adapter lives in the primary: a secondary's polls
+         * never run it. */
+        select_fastpath(dev, false);
     } else {
         dev->rx_pkt_burst = rte_eth_pkt_burst_dummy;
         dev->tx_pkt_burst = rte_eth_pkt_burst_dummy;

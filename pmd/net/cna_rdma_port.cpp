@@ -24,6 +24,12 @@ ecore::Hwfn& port_hwfn(EthPort* port) { return port->edev.hwfn; }
 
 const Devargs& port_devargs(EthPort* port) { return port->devargs; }
 
+osal::PciFunction* inline_adapter(EthPort* port)
+{
+    const bool on_lcores = port->pci->engine_on_host() && port->devargs.engine != EnginePlacement::service;
+    return on_lcores ? port->pci.get() : nullptr;
+}
+
 std::function<void()>& rdma_teardown(EthPort* port) { return port->rdma_teardown; }
 
 } // namespace cna::net

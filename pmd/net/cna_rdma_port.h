@@ -28,6 +28,11 @@ EthPort* rdma_port(uint16_t port_id);
 osal::PciFunction& port_pci(EthPort* port);
 ecore::Hwfn& port_hwfn(EthPort* port);
 const Devargs& port_devargs(EthPort* port);
+/* Where the port's lcores run the adapter's dataplane (engine=inline, or
+ * a VF of an adapter whose dataplane runs on the host's threads, which
+ * engine=service leaves to its service): the function whose passes their
+ * polls and doorbells give; else nullptr. */
+osal::PciFunction* inline_adapter(EthPort* port);
 /* Set while an RDMA device is open on the port: dev_close calls it first. */
 std::function<void()>& rdma_teardown(EthPort* port);
 

@@ -113,7 +113,7 @@ void set_fastpath_ops(rte_eth_dev* dev)
     dev->tx_descriptor_status = tx_descriptor_status;
 }
 
-void select_fastpath(rte_eth_dev* dev)
+void select_fastpath(rte_eth_dev* dev, bool inline_engine)
 {
     const rte_eth_conf& conf = dev->data->dev_conf;
     const bool vector = avx2_usable();
@@ -135,17 +135,29 @@ void select_fastpath(rte_eth_dev* dev)
     (void)rx_vector;
     (void)tx_vector;
 #endif
+    if (inline_engine) {
+        dev->rx_pkt_burst = inline_burst(dev->rx_pkt_burst);
+        dev->tx_pkt_burst = inline_burst(dev->tx_pkt_burst);
+    }
     PMD_LOG(INFO, port_of(dev), "Rx burst: %s, Tx burst: %s", rx_burst_mode_name(dev), tx_burst_mode_name(dev));
 }
 
 const char* rx_burst_mode_name(const rte_eth_dev* dev)
 {
-    return dev->rx_pkt_burst == recv_pkts || dev->rx_pkt_burst == recv_pkts_offload ? "Scalar" : "Vector AVX2";
+    const Burst plain = plain_burst(dev->rx_pkt_burst);
+    const bool scalar = plain == recv_pkts || plain == recv_pkts_offload;
+    if (plain != dev->rx_pkt_burst)
+        return scalar ? "Scalar, inline engine" : "Vector AVX2, inline engine";
+    return scalar ? "Scalar" : "Vector AVX2";
 }
 
 const char* tx_burst_mode_name(const rte_eth_dev* dev)
 {
-    return dev->tx_pkt_burst == xmit_pkts ? "Scalar" : "Vector AVX2";
+    const Burst plain = plain_burst(dev->tx_pkt_burst);
+    const bool scalar = plain == xmit_pkts;
+    if (plain != dev->tx_pkt_burst)
+        return scalar ? "Scalar, inline engine" : "Vector AVX2, inline engine";
+    return scalar ? "Scalar" : "Vector AVX2";
 }
 
 /* Checks what the adapter cannot do for a packet before tx_burst sees it. */

@@ -19,6 +19,10 @@ struct rte_eth_txconf;
 struct rte_eth_rxq_info;
 struct rte_eth_txq_info;
 
+namespace cna::osal {
+class PciFunction;
+}
+
 namespace cna::net {
 
 /* Rx buffers are posted in bulks of this many (refill and mempool gets). */
@@ -43,6 +47,7 @@ struct RxQueue {
     uint16_t port_id;
     uint16_t buf_size;                    /* bytes the adapter may write per buffer */
     uint64_t alloc_failures;              /* mbufs the refill could not get (atomic_ref) */
+    osal::PciFunction* inline_adapter;    /* engine=inline: whose pass an empty poll gives (primary) */
 
     /* slowpath */
     uint64_t alloc_failures_base;         /* alloc_failures at the last stats reset */
@@ -65,6 +70,7 @@ struct TxQueue {
     uint16_t bd_prod;
     volatile uint32_t* doorbell_addr;
     bool fast_free;                       /* RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE: one pool, refcnt 1, direct */
+    osal::PciFunction* inline_adapter;    /* engine=inline: whose pass serves the doorbell (primary) */
 
     /* slowpath */
     uint16_t queue_id;
@@ -114,8 +120,15 @@ uint16_t xmit_pkts_avx2(void* tx_queue, rte_mbuf** tx_pkts, uint16_t nb_pkts);
  * scalar ones until select_fastpath. */
 void set_fastpath_ops(rte_eth_dev* dev);
 /* Chooses the Rx and Tx burst functions for the port's configuration and
- * the CPU (dev_start). */
-void select_fastpath(rte_eth_dev* dev);
+ * the CPU (dev_start), wrapped in the adapter's passes where the lcores run
+ * its dataplane (engine=inline, cna_rxtx_inline.cpp: the queues'
+ * inline_adapter set). */
+void select_fastpath(rte_eth_dev* dev, bool inline_engine);
+/* A burst function's engine=inline wrapper, and back (ethdev's
+ * eth_rx_burst_t and eth_tx_burst_t, which are the same type). */
+using Burst = uint16_t (*)(void* queue, rte_mbuf** pkts, uint16_t nb_pkts);
+Burst inline_burst(Burst plain);
+Burst plain_burst(Burst burst);
 /* The name of the chosen burst function, for burst_mode_get. */
 const char* rx_burst_mode_name(const rte_eth_dev* dev);
 const char* tx_burst_mode_name(const rte_eth_dev* dev);

@@ -261,6 +261,7 @@ cna_rdma_dev* cna_rdma_open(uint16_t port_id)
     auto dev = std::make_unique<Device>();
     dev->port = port;
     dev->hwfn = &net::port_hwfn(port);
+    dev->inline_adapter = net::inline_adapter(port);
     dev->port_id = port_id;
     rte_ether_addr mac;
     rte_eth_macaddr_get(port_id, &mac);

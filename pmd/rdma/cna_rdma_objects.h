@@ -131,6 +131,9 @@ struct CqEvent {
 struct Device {
     net::EthPort* port = nullptr;
     ecore::Hwfn* hwfn = nullptr;
+    /* engine=inline: the adapter a post's doorbell and an empty poll give a
+     * pass (net::inline_adapter); nullptr where it runs on its own. */
+    osal::PciFunction* inline_adapter = nullptr;
     uint16_t port_id = 0;
     ecore::RdmaUser user;
     std::array<uint8_t, 6> mac{};

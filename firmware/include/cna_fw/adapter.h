@@ -27,6 +27,13 @@ using hsi::control::Fault;
 using hsi::control::PortCounters;
 using hsi::control::Wire;
 
+/* Who runs the adapter's dataplane (Tx, the wires' Rx, RoCE): its own
+ * engine threads, or the host's threads, each pass asked for through
+ * DeviceFunction::engine_pass (net_cna's engine=inline and engine=service).
+ * The slowpath (ramrods, the MFW, link) has an engine thread either way;
+ * with host passes it sleeps while there is none. */
+enum class EnginePlacement { threads, host };
+
 struct AdapterConfig {
     std::string name;
     uint32_t ports = 1;             /* 1, 2 or 4 */
@@ -43,6 +50,8 @@ struct AdapterConfig {
      * one group, any other port a group of its own); group g is animated
      * by thread g % engine_threads. */
     uint32_t engine_threads = 1;
+    /* host: one dataplane per port group, engine_threads must be 1. */
+    EnginePlacement engine_placement = EnginePlacement::threads;
 };
 
 /* A base MAC for an adapter of a process: locally administered, from a
@@ -109,6 +118,13 @@ public:
      * relative to its PF, pf_id(). */
     virtual bool is_vf() const = 0;
     virtual uint32_t vf_id() const = 0;
+    /* With EnginePlacement::host, one pass of the dataplane serving this
+     * function's port group on the calling thread: the Tx its doorbells
+     * asked for, what its wire delivered, its RoCE. It never waits: a
+     * thread that finds another in the group's pass leaves its work to
+     * that one, which passes again. Whether anything was done (always
+     * false with engine threads). */
+    virtual bool engine_pass() = 0;
 };
 
 class Adapter {

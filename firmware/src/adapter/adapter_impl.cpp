@@ -62,10 +62,11 @@ AdapterImpl::AdapterImpl(const AdapterConfig& config)
     for (uint32_t pf = 0; pf < pfs; pf++) {
         functions_.push_back(
             std::make_unique<FunctionHw>(pf, mfw_.port_of(pf), grant_.num_sbs + 1, grc_, ram_.gtt(),
-                                         ram_.gtt_fd(), [this] { wait_passes(); }));
+                                         ram_.gtt_fd(), static_cast<ServingEngines&>(*this)));
         pf_firmware_.push_back(std::make_unique<PfFirmware>(*functions_.back(), ram_, storms_, grant_));
         iovs_.push_back(std::make_unique<PfIov>(
-            *functions_.back(), ram_, [this] { wait_passes(); }, [this, pf](VfFirmware& vf) { vf_created(pf, vf); },
+            *functions_.back(), ram_, static_cast<ServingEngines&>(*this),
+            [this, pf](VfFirmware& vf) { vf_created(pf, vf); },
             [this, pf] { update_switching(mfw_.port_of(pf)); }));
         pf_firmware_.back()->attach_iov(*iovs_.back());
         pfs_on_port_[mfw_.port_of(pf)].push_back(pf_firmware_.back().get());
@@ -75,10 +76,13 @@ AdapterImpl::AdapterImpl(const AdapterConfig& config)
      * MFW takes its own from the configuration). */
     for (Fault fault : {Fault::fw_assert, Fault::lose_ramrod, Fault::dma_fault})
         inject(fault, config.faults & static_cast<uint32_t>(fault));
-    for (uint32_t t = 0; t < config.engine_threads; t++)
+    const bool host = config.engine_placement == EnginePlacement::host;
+    const uint32_t num_dataplanes = host ? port_groups(config) : config.engine_threads;
+    for (uint32_t t = 0; t < num_dataplanes; t++)
         dataplanes_.push_back(std::make_unique<Dataplane>(*this, t));
     for (uint32_t port = 0; port < config.ports; port++) {
-        Dataplane& dp = *dataplanes_[port_group(config, port) % config.engine_threads];
+        Dataplane& dp = *dataplanes_[port_group(config, port) % num_dataplanes];
+        dataplane_of_port_[port] = &dp;
         dp.ports |= 1u << port;
         dp.pfs.insert(dp.pfs.end(), pfs_on_port_[port].begin(), pfs_on_port_[port].end());
         for (PfFirmware* pf : pfs_on_port_[port])
@@ -88,6 +92,12 @@ AdapterImpl::AdapterImpl(const AdapterConfig& config)
         PortSwitch& sw = dp.port_switch[port].emplace(dp.rx, roce_on_port_[port], functions_on_port_[port], storms_);
         nig_.port(port).bind_receiver(sw);
         nig_.port(port).bind_switch(sw);
+    }
+    if (host) {
+        slowpath_engine_ = std::make_unique<SlowpathEngine>(*this);
+        log(LogLevel::info, "%s: powered on, %u port(s), %u PF(s), %s wire, the host's threads run the dataplane",
+            config.name.c_str(), config.ports, pfs, wire_name(config.wire));
+        return;
     }
     for (auto& dp : dataplanes_)
         dp->start();
@@ -99,6 +109,7 @@ AdapterImpl::~AdapterImpl()
 {
     /* Every thread stopped before any dataplane goes: thread 0 takes the
      * others' pass locks. */
+    slowpath_engine_.reset();
     for (auto& dp : dataplanes_)
         dp->stop();
 }
@@ -124,16 +135,50 @@ bool AdapterImpl::Dataplane::poll()
     return adapter_.poll_dataplane(*this);
 }
 
+bool AdapterImpl::Dataplane::host_pass()
+{
+    pass_wanted.store(true, std::memory_order_release);
+    bool work = false;
+    for (;;) {
+        /* The slowpath waiting for the lock goes first: the request stays
+         * for the next pass after it. */
+        if (adapter_.slowpath_waiting_.load(std::memory_order_acquire))
+            return work;
+        std::unique_lock hold(pass, std::try_to_lock);
+        if (!hold.owns_lock())
+            return work; /* the holder (a host thread, the slowpath) passes for us */
+        while (pass_wanted.exchange(false, std::memory_order_acq_rel))
+            work |= adapter_.poll_dataplane(*this);
+        hold.unlock();
+        /* A request made after the last exchange, whose thread found the
+         * lock still taken, is ours to serve. */
+        if (!pass_wanted.load(std::memory_order_acquire))
+            return work;
+    }
+}
+
 std::span<pollfd> AdapterImpl::Dataplane::wake_fds()
 {
     return adapter_.nig_.tap_pollfds(ports, wake_fds_);
 }
 
+AdapterImpl::SlowpathEngine::SlowpathEngine(AdapterImpl& adapter)
+    : adapter_(adapter), engine_(engine_thread_name(adapter.config_.name, 0), static_cast<Pollable&>(*this))
+{
+}
+
 int AdapterImpl::set_engine_affinity(uint32_t engine, int cpu)
 {
+    if (slowpath_engine_)
+        return engine == 0 ? slowpath_engine_->engine().set_affinity(cpu) : -EINVAL;
     if (engine >= dataplanes_.size())
         return -EINVAL;
     return dataplanes_[engine]->engine().set_affinity(cpu);
+}
+
+bool AdapterImpl::pass(uint32_t port)
+{
+    return config_.engine_placement == EnginePlacement::host && dataplane_of_port_[port]->host_pass();
 }
 
 bool AdapterImpl::powered_on() const
@@ -212,7 +257,7 @@ bool AdapterImpl::poll_slowpath()
      * other threads finish their passes. */
     slowpath_waiting_.store(true, std::memory_order_relaxed);
     std::array<std::unique_lock<std::mutex>, hsi::MAX_PORTS> held;
-    for (std::size_t t = 1; t < dataplanes_.size(); t++)
+    for (std::size_t t = slowpath_engine_ ? 0 : 1; t < dataplanes_.size(); t++)
         held[t] = std::unique_lock(dataplanes_[t]->pass);
     slowpath_waiting_.store(false, std::memory_order_relaxed);
     std::lock_guard lock(slowpath_);
@@ -266,7 +311,7 @@ void AdapterImpl::vf_created(uint32_t pf, VfFirmware& vf)
 {
     const uint32_t port = mfw_.port_of(pf);
     functions_on_port_[port].add(&vf);
-    dataplanes_[port_group(config_, port) % config_.engine_threads]->functions.add(&vf);
+    dataplane_of_port_[port]->functions.add(&vf);
 }
 
 void AdapterImpl::update_switching(uint32_t port)
@@ -403,6 +448,8 @@ std::unique_ptr<Adapter> Adapter::create(const AdapterConfig& config, std::strin
     for (uint32_t port = 0; port < config.ports && config.wire == Wire::cable; port++)
         if (wire_of(config, port) != wire_of(config, port ^ 1))
             return fail("a cable pair (port 2k <-> port 2k+1) needs TAP wires on both ports or neither");
+    if (config.engine_placement == EnginePlacement::host && config.engine_threads != 1)
+        return fail("engine_threads is for engine threads: with host passes the slowpath has one thread");
     if (config.engine_threads == 0 || config.engine_threads > port_groups(config))
         return fail("engine_threads must be 1 up to the number of port groups (a cable pair is one group, "
                     "any other port a group of its own)");

@@ -11,6 +11,12 @@
  * lock. The slowpath (ramrods, MFW, link) runs on engine thread 0 while the
  * other threads wait between two passes, since it changes the state their
  * passes read.
+ *
+ * With EnginePlacement::host there is a dataplane per port group and no
+ * thread runs it: the host's threads do, a pass at a time
+ * (DeviceFunction::engine_pass), and the pass lock makes each group's pass
+ * one thread's at a time as an engine thread's is. The slowpath has engine
+ * thread 0 to itself, holding every group's pass lock while it runs.
  */
 #pragma once
 
@@ -41,7 +47,8 @@ namespace cna::fw {
 
 class AdapterImpl final : public Adapter,
                           public AdapterControl,
-                          private MfwEvents {
+                          private MfwEvents,
+                          private ServingEngines {
 public:
     explicit AdapterImpl(const AdapterConfig& config);
     ~AdapterImpl() override;
@@ -70,16 +77,19 @@ public:
     uint64_t dma_faults(uint32_t pf) const override { return functions_.at(pf)->pglue().dma_fault_count(); }
 
 private:
-    /* What one engine thread animates: its port groups' ports and PFs, and
-     * its own Tx and Rx engines (their scratch state is per thread). */
+    /* What one engine thread animates (or the host's threads, a pass at a
+     * time): its port groups' ports and PFs, and its own Tx and Rx engines
+     * (their scratch state is per pass). */
     class Dataplane final : private Pollable {
     public:
         Dataplane(AdapterImpl& adapter, uint32_t index);
         /* Starts the thread once the ports and PFs are in place. */
         void start();
-        /* Stops and joins the thread. */
+        /* Stops and joins the thread, if it has one. */
         void stop() { engine_.reset(); }
         Engine& engine() { return *engine_; }
+        /* A pass on the calling host thread (EnginePlacement::host). */
+        bool host_pass();
 
         uint32_t ports = 0; /* bit per port */
         std::vector<PfFirmware*> pfs;
@@ -92,6 +102,10 @@ private:
          * takes the others' to run between two of their passes, and an
          * IOMMU unmap takes each in turn to wait out the DMA in flight. */
         std::mutex pass;
+        /* Set by a host thread that wants a pass: whoever holds the pass
+         * lock passes again while it is set, so the request of a thread
+         * that found the lock taken is never lost. */
+        std::atomic<bool> pass_wanted{false};
 
     private:
         bool poll() override;
@@ -103,10 +117,24 @@ private:
         std::unique_ptr<Engine> engine_;
     };
 
-    /* Engine thread 0, before its dataplane pass: the slowpath, if any is
-     * pending, with the other engine threads held. True if there was
-     * slowpath work (a link still negotiating is not work: the engine may
-     * back off meanwhile). */
+    /* Engine thread 0 alone, with host passes. */
+    class SlowpathEngine final : private Pollable {
+    public:
+        explicit SlowpathEngine(AdapterImpl& adapter);
+        Engine& engine() { return engine_; }
+
+    private:
+        bool poll() override { return adapter_.poll_slowpath(); }
+        std::span<pollfd> wake_fds() override { return {}; }
+
+        AdapterImpl& adapter_;
+        Engine engine_;
+    };
+
+    /* Engine thread 0, before its dataplane pass (with host passes, all it
+     * does): the slowpath, if any is pending, with the other dataplanes'
+     * passes held. True if there was slowpath work (a link still
+     * negotiating is not work: the engine may back off meanwhile). */
     bool poll_slowpath();
     /* One dataplane pass: the TAPs, then every started PF's Tx (whose
      * frames the wire delivers to the group's Rx at once). */
@@ -114,8 +142,9 @@ private:
     /* The PF's RoCE: what its QPs send, onto the PF's port. */
     bool poll_roce(PfFirmware& pf, Dataplane& dp);
     bool slowpath_pending() const;
-    /* Host threads: returns once every pass begun before the call ended. */
-    void wait_passes();
+    /* ServingEngines */
+    void wait_passes() override;
+    bool pass(uint32_t port) override;
     /* Writes every changed status block of the given functions and tells
      * the IGU (CAU coalescing: once per Tx poll that sent frames, and once
      * per pass). */
@@ -154,6 +183,8 @@ private:
     std::atomic<bool> slowpath_waiting_{false};
     /* Last: the engines start polling as soon as they exist. */
     std::vector<std::unique_ptr<Dataplane>> dataplanes_;
+    std::array<Dataplane*, hsi::MAX_PORTS> dataplane_of_port_{};
+    std::unique_ptr<SlowpathEngine> slowpath_engine_; /* host passes */
 };
 
 } // namespace cna::fw

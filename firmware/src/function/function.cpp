@@ -13,8 +13,8 @@ using namespace hsi;
 namespace vm = transport::vm;
 
 FunctionHw::FunctionHw(uint32_t pf, uint32_t port, uint32_t msix_vectors, RegisterSpace& grc, uint8_t* gtt,
-                       int gtt_fd, std::function<void()> wait_dma)
-    : pf_(pf), port_(port), grc_(&grc), gtt_(gtt), gtt_fd_(gtt_fd), wait_dma_(std::move(wait_dma)),
+                       int gtt_fd, ServingEngines& engines)
+    : pf_(pf), port_(port), grc_(&grc), gtt_(gtt), gtt_fd_(gtt_fd), engines_(engines),
       doorbell_memory_("cna-doorbells", DB_BAR_SIZE), doorbells_(doorbell_memory_.base()),
       doorbells_size_(DB_BAR_SIZE), msix_(msix_vectors)
 {
@@ -27,9 +27,9 @@ uint8_t* page_of(const SharedMemory& memory, uint32_t offset)
 }
 } // namespace
 
-FunctionHw::FunctionHw(uint32_t pf, uint32_t vf, uint32_t port, ChannelRegisters& channel, std::function<void()> wait_dma)
+FunctionHw::FunctionHw(uint32_t pf, uint32_t vf, uint32_t port, ChannelRegisters& channel, ServingEngines& engines)
     : pf_(pf), vf_(vf), port_(port), grc_(nullptr), channel_(&channel), vf_memory_("cna-vf-bars", vm::BAR_SIZE),
-      gtt_(page_of(vf_memory_, vm::GTT_OFFSET)), gtt_fd_(vf_memory_.fd()), wait_dma_(std::move(wait_dma)),
+      gtt_(page_of(vf_memory_, vm::GTT_OFFSET)), gtt_fd_(vf_memory_.fd()), engines_(engines),
       doorbells_(page_of(vf_memory_, vm::DOORBELLS_OFFSET)), doorbells_size_(iov::VF_DB_BAR_SIZE),
       msix_(iov::VF_MSIX_VECTORS)
 {
@@ -48,7 +48,7 @@ int FunctionHw::dma_unmap(uint64_t iova, std::size_t len)
     /* Done when hardware's would be: no access translated before the unmap
      * is still in flight, so the host may free or reuse the memory. */
     if (rc == 0)
-        wait_dma_();
+        engines_.wait_passes();
     return rc;
 }
 

@@ -14,7 +14,6 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
-#include <functional>
 #include <string>
 
 #include "cna_fw/adapter.h"
@@ -53,17 +52,28 @@ protected:
     ~ChannelRegisters() = default;
 };
 
+/* The engines that serve a function, as it sees them (adapter/ binds them). */
+class ServingEngines {
+public:
+    /* Returns once no engine is in a pass begun before the call: what an
+     * IOMMU invalidation waits for. */
+    virtual void wait_passes() = 0;
+    /* DeviceFunction::engine_pass for a function of `port`. */
+    virtual bool pass(uint32_t port) = 0;
+
+protected:
+    ~ServingEngines() = default;
+};
+
 inline constexpr uint32_t REG_ALL_ONES = 0xffffffff; /* what an unanswered read returns */
 
 class FunctionHw final : public DeviceFunction {
 public:
-    /* wait_dma returns once no engine thread is in a pass begun before the
-     * call: what an IOMMU invalidation waits for. */
     FunctionHw(uint32_t pf, uint32_t port, uint32_t msix_vectors, RegisterSpace& grc, uint8_t* gtt, int gtt_fd,
-               std::function<void()> wait_dma);
+               ServingEngines& engines);
     /* A VF of PF `pf`: the reduced BAR0 (its channel, IGU commands and a
      * GTT page of its own), a doorbell page, a vector per status block. */
-    FunctionHw(uint32_t pf, uint32_t vf, uint32_t port, ChannelRegisters& channel, std::function<void()> wait_dma);
+    FunctionHw(uint32_t pf, uint32_t vf, uint32_t port, ChannelRegisters& channel, ServingEngines& engines);
 
     bool valid() const { return msix_.valid() && doorbells_ != nullptr && gtt_ != nullptr; }
 
@@ -83,6 +93,7 @@ public:
     uint32_t port_id() const override { return port_; }
     bool is_vf() const override { return channel_ != nullptr; }
     uint32_t vf_id() const override { return vf_; }
+    bool engine_pass() override { return engines_.pass(port_); }
 
     /* Engine: the producer last rung on a connection's doorbell. Inline:
      * every engine pass reads one per started queue. */
@@ -138,7 +149,7 @@ private:
     SharedMemory vf_memory_;        /* a VF's: vm_protocol.h's BAR, with its GTT and doorbell pages */
     uint8_t* const gtt_;
     const int gtt_fd_;
-    const std::function<void()> wait_dma_;
+    ServingEngines& engines_;
     SharedMemory doorbell_memory_;  /* a PF's doorbell BAR */
     uint8_t* const doorbells_;
     const uint32_t doorbells_size_;

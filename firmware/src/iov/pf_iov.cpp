@@ -22,7 +22,7 @@ struct PfIov::Vf {
                   iov.raise(MESSAGE, v);
               },
               [&iov](uint32_t v, const char* why) { iov.mark_malicious(v, iov::MaliciousWhy::channel_misuse, why); }),
-          hw(iov.pf_.pf_id(), vf, iov.pf_.port_id(), channel, iov.wait_dma_),
+          hw(iov.pf_.pf_id(), vf, iov.pf_.port_id(), channel, iov.engines_),
           firmware(hw, iov.ram_, [&iov](uint32_t v, QueueKind kind, uint32_t queue, QueueError why) {
               char what[64];
               std::snprintf(what, sizeof what, "its %s queue %u broke its protocol (%u)",
@@ -56,9 +56,9 @@ struct PfIov::Vf {
     bool enabled = false;
 };
 
-PfIov::PfIov(FunctionHw& pf, StormRam& ram, std::function<void()> wait_dma,
+PfIov::PfIov(FunctionHw& pf, StormRam& ram, ServingEngines& engines,
              std::function<void(VfFirmware&)> on_vf_created, std::function<void()> on_vfs_changed)
-    : pf_(pf), ram_(ram), wait_dma_(std::move(wait_dma)), on_vf_created_(std::move(on_vf_created)),
+    : pf_(pf), ram_(ram), engines_(engines), on_vf_created_(std::move(on_vf_created)),
       on_vfs_changed_(std::move(on_vfs_changed))
 {
 }

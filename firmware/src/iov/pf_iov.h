@@ -33,7 +33,7 @@ public:
     /* on_vf_created: a new VF's firmware, for the engines to serve;
      * on_vfs_changed: the number of enabled VFs did (slowpath lock held; the
      * engines may be running). */
-    PfIov(FunctionHw& pf, StormRam& ram, std::function<void()> wait_dma,
+    PfIov(FunctionHw& pf, StormRam& ram, ServingEngines& engines,
           std::function<void(VfFirmware&)> on_vf_created, std::function<void()> on_vfs_changed);
     ~PfIov();
 
@@ -83,7 +83,7 @@ private:
 
     FunctionHw& pf_;
     StormRam& ram_;
-    const std::function<void()> wait_dma_;
+    ServingEngines& engines_;
     const std::function<void(VfFirmware&)> on_vf_created_;
     const std::function<void()> on_vfs_changed_;
     std::array<std::unique_ptr<Vf>, hsi::iov::MAX_VFS_PER_PF> vfs_;

@@ -81,6 +81,7 @@ fw::AdapterConfig to_adapter_config(const std::string& name, const EmbeddedConfi
     config.faults = c.faults;
     config.link_up_delay_ms = c.link_up_delay_ms;
     config.engine_threads = c.engine_threads;
+    config.engine_placement = c.engine_on_host.value_or(false) ? fw::EnginePlacement::host : fw::EnginePlacement::threads;
     return config;
 }
 
@@ -123,10 +124,10 @@ std::string function_name(const std::string& adapter, const FunctionKey& f)
 
 class EmbeddedPciFunction final : public PciFunction {
 public:
-    EmbeddedPciFunction(std::string adapter, const FunctionKey& key, fw::DeviceFunction& df,
-                        AdapterControl& control)
+    EmbeddedPciFunction(std::string adapter, const FunctionKey& key, fw::DeviceFunction& df, fw::Adapter& owner)
         : PciFunction(function_name(adapter, key), key.is_vf ? VF_LAYOUT : PF_LAYOUT),
-          adapter_(std::move(adapter)), key_(key), df_(df), control_(control),
+          adapter_(std::move(adapter)), key_(key), df_(df), control_(owner.control()),
+          engine_on_host_(owner.config().engine_placement == fw::EnginePlacement::host),
           iommu_("cna-iommu-" + name(),
                  [this](uint64_t iova, void* va, std::size_t len) { return df_.dma_map(iova, va, len); },
                  [this](uint64_t iova, std::size_t len) { return df_.dma_unmap(iova, len); })
@@ -155,6 +156,8 @@ public:
     int dma_map(uint64_t iova, void* va, std::size_t len) override { return df_.dma_map(iova, va, len); }
     int dma_unmap(uint64_t iova, std::size_t len) override { return df_.dma_unmap(iova, len); }
     AdapterControl* control() override { return &control_; }
+    bool engine_on_host() const override { return engine_on_host_; }
+    bool adapter_pass() override { return df_.engine_pass(); }
 
 protected:
     uint32_t bar0_read(uint32_t offset) override { return df_.bar0_read(offset); }
@@ -165,6 +168,7 @@ private:
     FunctionKey key_;
     fw::DeviceFunction& df_;
     AdapterControl& control_;
+    const bool engine_on_host_;
     IommuSync iommu_;
 };
 
@@ -219,7 +223,7 @@ std::unique_ptr<PciFunction> attach_vf(const PciAttachParams& params, int* err, 
             *msg = function_name(params.adapter, key) + " is already attached";
         } else {
             entry.set_attached(key, true);
-            fn = std::make_unique<EmbeddedPciFunction>(params.adapter, key, *df, entry.adapter->control());
+            fn = std::make_unique<EmbeddedPciFunction>(params.adapter, key, *df, *entry.adapter);
         }
         if (!fn)
             return nullptr;
@@ -263,6 +267,14 @@ std::unique_ptr<PciFunction> embedded_attach(const PciAttachParams& params, int*
             *err = -EINVAL;
             *msg = "adapter " + params.adapter + " exists with another layout (ports, PFs, wire)";
             return nullptr;
+        } else if (params.embedded.engine_on_host &&
+                   it->second.adapter->config().engine_placement != wanted.engine_placement) {
+            *err = -EINVAL;
+            *msg = "adapter " + params.adapter + " exists with " +
+                   (wanted.engine_placement == fw::EnginePlacement::host
+                        ? "engine threads: engine=inline and engine=service need an adapter of their own"
+                        : "its dataplane on the host's threads: give engine=inline or engine=service");
+            return nullptr;
         }
         AdapterEntry& entry = it->second;
         if (params.pf >= entry.adapter->num_functions() || params.pf >= 32) {
@@ -277,7 +289,7 @@ std::unique_ptr<PciFunction> embedded_attach(const PciAttachParams& params, int*
         } else {
             entry.set_attached(key, true);
             fn = std::make_unique<EmbeddedPciFunction>(params.adapter, key, entry.adapter->function(params.pf),
-                                                       entry.adapter->control());
+                                                       *entry.adapter);
         }
         if (!fn) {
             if (entry.unused())

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,14 @@ public:
 
     /* The adapter's back door; nullptr where the backend has none. */
     virtual AdapterControl* control() = 0;
+
+    /* Whether the host's threads run the adapter's dataplane, a pass at a
+     * time (an embedded adapter's engine=inline or engine=service): then
+     * adapter_pass() runs one on the calling thread, for the function's
+     * port group, and says whether it did anything. Hardware, and the
+     * daemon's adapter, run on their own. */
+    virtual bool engine_on_host() const { return false; }
+    virtual bool adapter_pass() { return false; }
 
     const std::string& name() const { return name_; }
 
@@ -140,6 +149,9 @@ struct EmbeddedConfig {
     uint32_t link_up_delay_ms = 5; /* autonegotiation time */
     uint32_t engine_threads = 1;   /* 1 up to the adapter's port groups */
     std::vector<uint32_t> engine_cpus; /* CPU of each engine thread; empty: any */
+    /* Whether the host's threads run the dataplane (PciFunction::adapter_pass);
+     * unset: a new adapter's engine threads do, a joined one's as it has. */
+    std::optional<bool> engine_on_host;
 };
 
 struct PciAttachParams {

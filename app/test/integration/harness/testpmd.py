@@ -446,13 +446,13 @@ class TapRig:
     namespace, also when the test failed."""
 
     def __init__(self, nports=1, app_args=(), kernel_mtu=9700, build=None, timeout=30, eal_extra=(),
-                 vdev_extra=""):
+                 vdev_extra="", lcores="0-1"):
         tag = unique_tag()
         self.ifname = [f"cnt{tag}p{p}"[:15] for p in range(nports)]
         self.vdevs = tap_vdevs(self.ifname, extra=vdev_extra)
         # small rings: a dozen queues of the default 1024 would empty the pool
         self.app_args, self.kernel_mtu = ["--rxd=256", "--txd=256"] + list(app_args), kernel_mtu
-        self.build, self.timeout, self.eal_extra = build, timeout, list(eal_extra)
+        self.build, self.timeout, self.eal_extra, self.lcores = build, timeout, list(eal_extra), lcores
         self.ns = None
         self.tp = None
 
@@ -460,7 +460,7 @@ class TapRig:
         try:
             self.ns = Netns()
             self.tp = TestPmd(self.vdevs, app_args=self.app_args, build=self.build, timeout=self.timeout,
-                              eal_extra=self.eal_extra)
+                              eal_extra=self.eal_extra, lcores=self.lcores)
             self.tp.start()
             for ifname in self.ifname:
                 wait_for_iface(ifname)
