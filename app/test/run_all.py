@@ -23,15 +23,16 @@ SCALAR_EAL = {"CNA_TESTPMD_EAL_EXTRA": "--force-max-simd-bitwidth=64"}
 # The integration suites the ASan+UBSan build runs again: those that feed
 # the parsers untrusted input (devargs, packets from the kernel, the
 # firmware image, VF and daemon messages, verbs from unmodified
-# applications, faults) and those that run the threads (engines, interrupt
-# thread, secondaries, killed clients, link flaps under load). The others
+# applications, faults) and those that run the threads (engines, passes on
+# lcores and service cores, interrupt thread, secondaries, killed clients,
+# link flaps under load). The others
 # (guests, installation and packaging, examples, figures, the soak's
 # repetition of the control paths these cover) run once, in the regular
 # pass; the fuzz targets and the TSan units cover their parsers and threads.
 SANITIZED_SUITES = ["test_foundation", "test_error_paths", "test_fw_files", "test_classification",
                     "test_l2_acceptance", "test_l2_acceptance_ops", "test_l2_acceptance_tx", "test_flow",
                     "test_sriov", "test_daemon", "test_multiprocess", "test_stress", "test_verbs_provider",
-                    "test_rdma_pingpong"]
+                    "test_rdma_pingpong", "test_engine_placement"]
 
 
 def run_unit(build, label, env_extra):
