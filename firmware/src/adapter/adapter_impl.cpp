@@ -138,6 +138,11 @@ bool AdapterImpl::Dataplane::poll()
 bool AdapterImpl::Dataplane::host_pass()
 {
     pass_wanted.store(true, std::memory_order_release);
+    /* A store then a load on each side (the request, then the lock; the
+     * unlock, then the request): without a full fence either load may be
+     * served before the other side's store, the requester seeing the lock
+     * held and the holder no request. A failed try_lock is a plain load. */
+    std::atomic_thread_fence(std::memory_order_seq_cst);
     bool work = false;
     for (;;) {
         /* The slowpath waiting for the lock goes first: the request stays
@@ -146,10 +151,11 @@ bool AdapterImpl::Dataplane::host_pass()
             return work;
         std::unique_lock hold(pass, std::try_to_lock);
         if (!hold.owns_lock())
-            return work; /* the holder (a host thread, the slowpath) passes for us */
+            return work; /* a host thread holding it passes for us; the slowpath leaves it to the next call */
         while (pass_wanted.exchange(false, std::memory_order_acq_rel))
             work |= adapter_.poll_dataplane(*this);
         hold.unlock();
+        std::atomic_thread_fence(std::memory_order_seq_cst);
         /* A request made after the last exchange, whose thread found the
          * lock still taken, is ours to serve. */
         if (!pass_wanted.load(std::memory_order_acquire))

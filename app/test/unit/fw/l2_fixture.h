@@ -30,11 +30,12 @@ inline void bring_up_l2(FakeDriver& drv, uint16_t rx_queues = 1, uint16_t accept
 /* A one-port adapter on a loopback wire with its PF brought up for traffic. */
 class L2PortTest : public ::testing::Test {
 protected:
-    void bring_up(const char* adapter_name)
+    void bring_up(const char* adapter_name, EnginePlacement placement = EnginePlacement::threads)
     {
         AdapterConfig config;
         config.name = adapter_name;
         config.link_up_delay_ms = 0;
+        config.engine_placement = placement;
         adapter = Adapter::create(config, nullptr);
         ASSERT_NE(adapter, nullptr);
         drv = std::make_unique<FakeDriver>(*adapter, 0);

@@ -2,13 +2,24 @@
  * Several engine threads: one per port group at most, each named and
  * pinnable, every group carrying traffic at once, and the slowpath holding
  * the other threads between passes without losing or damaging a frame.
+ *
+ * And the dataplane on the host's threads (EnginePlacement::host): nothing
+ * is sent but in a DeviceFunction::engine_pass, a pass serves its function's
+ * port group only, concurrent passes neither lose nor repeat a frame (a
+ * caller finding another in the pass leaves it its work), and the slowpath
+ * keeps its engine thread.
  */
 #include <gtest/gtest.h>
 
+#include <pthread.h>
+#include <sched.h>
+
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "fake_driver.h"
 #include "l2_fixture.h"
@@ -161,6 +172,410 @@ TEST_F(TwoGroups, SlowpathHoldsTheOtherThreadWithoutLosingAFrame)
     EXPECT_GE(ramrods, 20);
     EXPECT_EQ(drv[3]->vport_stats(0).rx_bcast_pkts, rounds * 16u);
     EXPECT_EQ(drv[3]->rx_queue_stats(0).drops, 0u);
+}
+
+/* ---- The dataplane on the host's threads ---- */
+
+AdapterConfig host_config(const char* name, Wire wire, uint32_t ports)
+{
+    AdapterConfig config = config_of(name, wire, ports, 1);
+    config.engine_placement = EnginePlacement::host;
+    return config;
+}
+
+/* A broadcast frame numbered `seq` (its last four bytes). */
+std::vector<uint8_t> numbered_frame(uint32_t seq)
+{
+    std::vector<uint8_t> f = eth_frame(BCAST, PEER_MAC, 0x88b5, 46 + seq % 64);
+    for (int i = 0; i < 4; i++)
+        f[f.size() - 4 + i] = static_cast<uint8_t>(seq >> (24 - 8 * i));
+    return f;
+}
+
+/* What is wrong with `got` as frames first..first+count-1, in order
+ * (empty: nothing). */
+std::string check_numbered(const std::vector<FakeDriver::RxFrame>& got, uint32_t first, uint32_t count)
+{
+    if (got.size() != count)
+        return std::to_string(got.size()) + " of " + std::to_string(count) + " frames from " +
+               std::to_string(first) + " arrived";
+    for (uint32_t i = 0; i < count; i++)
+        if (got[i].data != numbered_frame(first + i))
+            return "frame " + std::to_string(first + i) + " differs (lost, repeated or reordered)";
+    return "";
+}
+
+TEST(HostPlacement, CreateRefusesEngineThreads)
+{
+    std::string error;
+    /* Two loopback ports are two groups: two engine threads would do. */
+    AdapterConfig config = host_config("hp", Wire::loopback, 2);
+    config.engine_threads = 2;
+    EXPECT_EQ(Adapter::create(config, &error), nullptr);
+    EXPECT_NE(error.find("engine_threads"), std::string::npos) << error;
+    config.engine_threads = 0;
+    error.clear();
+    EXPECT_EQ(Adapter::create(config, &error), nullptr);
+    EXPECT_FALSE(error.empty());
+    /* One is the slowpath's, whatever the number of groups. */
+    EXPECT_NE(Adapter::create(host_config("hp", Wire::loopback, 4), nullptr), nullptr);
+    config.engine_threads = 2;
+    config.engine_placement = EnginePlacement::threads;
+    EXPECT_NE(Adapter::create(config, nullptr), nullptr);
+}
+
+TEST(HostPlacement, OnlyTheSlowpathHasAThread)
+{
+    /* Two groups: engine threads would be cna-hostthr and cna1-hostthr. */
+    auto adapter = Adapter::create(host_config("hostthr", Wire::loopback, 2), nullptr);
+    ASSERT_NE(adapter, nullptr);
+    EXPECT_GE(thread_cpu_seconds("cna-hostthr"), 0);
+    EXPECT_EQ(thread_cpu_seconds("cna1-hostthr"), -1);
+    EXPECT_EQ(adapter->set_engine_affinity(0, 0), 0);
+    EXPECT_EQ(adapter->set_engine_affinity(0, -1), 0);
+    EXPECT_EQ(adapter->set_engine_affinity(1, 0), -EINVAL);
+}
+
+/* The slowpath (MFW mailbox, SPQ ramrods, link) needs no pass: nobody calls
+ * engine_pass here. */
+TEST(HostPlacement, SlowpathRunsWithoutPasses)
+{
+    auto adapter = Adapter::create(host_config("hostslow", Wire::loopback, 1), nullptr);
+    ASSERT_NE(adapter, nullptr);
+    FakeDriver drv(*adapter, 0);
+    ASSERT_NO_FATAL_FAILURE(bring_up_l2(drv)); /* load, PF_START, INIT_PHY, vport and queue ramrods */
+    ASSERT_TRUE(wait_link(drv));
+    const uint8_t mac[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
+    for (int i = 0; i < 20; i++) {
+        ASSERT_EQ(drv.filter(FilterOpcode::add, FilterType::mac, 0, mac), FwReturn::ok) << i;
+        ASSERT_EQ(drv.filter(FilterOpcode::remove, FilterType::mac, 0, mac), FwReturn::ok) << i;
+    }
+    EXPECT_FALSE(drv.eqe_timed_out());
+}
+
+/* A one-port loopback adapter whose dataplane the test's threads run. */
+class HostLoopback : public L2PortTest {
+protected:
+    void SetUp() override { bring_up("hostloop", EnginePlacement::host); }
+};
+
+TEST_F(HostLoopback, TxWaitsForAPassAndOnePassDeliversIt)
+{
+    DeviceFunction& fn = drv->fn();
+    EXPECT_FALSE(fn.engine_pass()) << "a pass with nothing to do";
+    constexpr uint32_t N = 8;
+    for (uint32_t i = 0; i < N; i++)
+        drv->send(0, numbered_frame(i));
+    /* No engine thread serves the doorbells. */
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_TRUE(drv->rx_poll(0).empty());
+    EXPECT_EQ(drv->tx_free(0), 64u - N) << "the adapter consumed Tx BDs without a pass";
+    EXPECT_EQ(drv->vport_stats(0).tx_bcast_pkts, 0u);
+    /* One pass: sent, looped back, completed, status blocks written. */
+    EXPECT_TRUE(fn.engine_pass());
+    EXPECT_EQ(check_numbered(drv->rx_poll(0), 0, N), "");
+    EXPECT_EQ(drv->tx_free(0), 64u);
+    EXPECT_EQ(drv->vport_stats(0).tx_bcast_pkts, N);
+    EXPECT_EQ(drv->vport_stats(0).rx_bcast_pkts, N);
+    EXPECT_FALSE(fn.engine_pass()) << "idle again";
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_TRUE(drv->rx_poll(0).empty()) << "a frame delivered twice";
+    /* And again: still nothing without a pass. */
+    drv->send(0, numbered_frame(N));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_TRUE(drv->rx_poll(0).empty());
+    EXPECT_TRUE(fn.engine_pass());
+    EXPECT_EQ(check_numbered(drv->rx_poll(0), N, 1), "");
+}
+
+TEST(HostPlacement, EnginePassIsFalseWithEngineThreads)
+{
+    auto adapter = Adapter::create(config_of("threadspass", Wire::loopback, 1, 1), nullptr);
+    ASSERT_NE(adapter, nullptr);
+    FakeDriver drv(*adapter, 0);
+    ASSERT_NO_FATAL_FAILURE(bring_up_l2(drv));
+    ASSERT_TRUE(wait_link(drv));
+    EXPECT_FALSE(drv.fn().engine_pass());
+    /* Frames waiting or not: the engine thread sends them, never the caller. */
+    for (uint32_t round = 0; round < 50; round++) {
+        for (uint32_t i = 0; i < 8; i++)
+            drv.send(0, numbered_frame(round * 8 + i));
+        EXPECT_FALSE(drv.fn().engine_pass()) << "round " << round;
+        ASSERT_EQ(check_numbered(drv.rx_wait(0, 8, std::chrono::seconds(2)), round * 8, 8), "") << "round " << round;
+    }
+}
+
+/* A cable pair (one port group), PF n on port n, and for the four-port
+ * variant a second pair (another group) on ports 2 and 3. */
+class HostCable : public ::testing::Test {
+protected:
+    void bring_up(uint32_t ports)
+    {
+        adapter = Adapter::create(host_config("hostcable", Wire::cable, ports), nullptr);
+        ASSERT_NE(adapter, nullptr);
+        for (uint32_t pf = 0; pf < ports; pf++) {
+            drv.push_back(std::make_unique<FakeDriver>(*adapter, pf));
+            ASSERT_NO_FATAL_FAILURE(bring_up_l2(*drv.back()));
+        }
+        for (auto& d : drv)
+            ASSERT_TRUE(wait_link(*d));
+    }
+
+    std::unique_ptr<Adapter> adapter;
+    std::vector<std::unique_ptr<FakeDriver>> drv;
+};
+
+TEST_F(HostCable, APassServesItsFunctionsGroupOnly)
+{
+    ASSERT_NO_FATAL_FAILURE(bring_up(4));
+    /* PF 2 (group 1) sends to PF 3: passes of group 0 do not send it. */
+    drv[2]->send(0, numbered_frame(7));
+    EXPECT_FALSE(drv[0]->fn().engine_pass());
+    EXPECT_FALSE(drv[1]->fn().engine_pass());
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_TRUE(drv[3]->rx_poll(0).empty());
+    /* A pass on the partner's function (the same group) does. */
+    EXPECT_TRUE(drv[3]->fn().engine_pass());
+    EXPECT_EQ(check_numbered(drv[3]->rx_poll(0), 7, 1), "");
+    /* And the other way, in group 0, from PF 1's pass for PF 0's frame. */
+    drv[0]->send(0, numbered_frame(8));
+    EXPECT_FALSE(drv[2]->fn().engine_pass());
+    EXPECT_FALSE(drv[3]->fn().engine_pass());
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_TRUE(drv[1]->rx_poll(0).empty());
+    EXPECT_TRUE(drv[1]->fn().engine_pass());
+    EXPECT_EQ(check_numbered(drv[1]->rx_poll(0), 8, 1), "");
+}
+
+/* Two host threads passing without pause, one on each PF's function, while
+ * the test rings PF 0's doorbells: each frame reaches PF 1 once, in order. */
+TEST_F(HostCable, ConcurrentPassesDeliverEveryFrameOnce)
+{
+    ASSERT_NO_FATAL_FAILURE(bring_up(2));
+    std::atomic<bool> stop{false};
+    std::atomic<uint64_t> worked[2] = {0, 0};
+    std::vector<std::thread> passers;
+    for (uint32_t t = 0; t < 2; t++)
+        passers.emplace_back([&, t] {
+            while (!stop.load(std::memory_order_relaxed))
+                if (drv[t]->fn().engine_pass())
+                    worked[t]++;
+        });
+    constexpr uint32_t ROUNDS = 500, BURST = 16;
+    std::string error;
+    uint32_t round = 0;
+    for (; round < ROUNDS && error.empty(); round++) {
+        for (uint32_t i = 0; i < BURST; i++)
+            drv[0]->send(0, numbered_frame(round * BURST + i));
+        error = check_numbered(drv[1]->rx_wait(0, BURST, std::chrono::seconds(2)), round * BURST, BURST);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const std::size_t extra = drv[1]->rx_poll(0).size();
+    stop = true;
+    for (auto& t : passers)
+        t.join();
+    EXPECT_EQ(error, "") << "round " << round - 1;
+    EXPECT_EQ(extra, 0u) << "frames delivered more than once";
+    EXPECT_EQ(drv[0]->vport_stats(0).tx_bcast_pkts, ROUNDS * BURST);
+    EXPECT_EQ(drv[1]->vport_stats(0).rx_bcast_pkts, ROUNDS * BURST);
+    EXPECT_EQ(drv[1]->rx_queue_stats(0).drops, 0u);
+    EXPECT_GT(worked[0] + worked[1], 0u);
+}
+
+/* Two threads meeting at each wait() (a spinning barrier: a thread
+ * blocked in the kernel would wake too late to overlap the other's pass). */
+class SpinBarrier {
+public:
+    void wait()
+    {
+        const uint32_t phase = phase_.load(std::memory_order_acquire);
+        if (arrived_.fetch_add(1, std::memory_order_acq_rel) == 1) {
+            arrived_.store(0, std::memory_order_relaxed);
+            phase_.store(phase + 1, std::memory_order_release);
+            return;
+        }
+        while (phase_.load(std::memory_order_acquire) == phase)
+            std::this_thread::yield();
+    }
+
+private:
+    std::atomic<uint32_t> arrived_{0};
+    std::atomic<uint32_t> phase_{0};
+};
+
+/* Pins `t` to the `n`th CPU this process may use, if it may use more than
+ * one (two threads meant to overlap, the scheduler not putting them on one
+ * CPU). */
+void pin_to_nth_cpu(std::thread& t, int n)
+{
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0 || CPU_COUNT(&allowed) < 2)
+        return;
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+        if (CPU_ISSET(cpu, &allowed) && n-- == 0) {
+            cpu_set_t one;
+            CPU_ZERO(&one);
+            CPU_SET(cpu, &one);
+            pthread_setaffinity_np(t.native_handle(), sizeof(one), &one);
+            return;
+        }
+    }
+}
+
+/* Each of two threads rings its PF's doorbell and asks for one pass, then
+ * waits for its partner's burst without passing again. A thread that finds
+ * the other in the pass leaves it the request, and that one passes again: no
+ * burst is left behind, or the partner waiting for it never gets it (the
+ * threads go in lockstep, so no later pass rescues it). In each round one
+ * thread rings first and passes at once, with a long burst; the other rings
+ * while that pass runs, likely after it looked at the other's queue, and
+ * then asks for its pass. The request and the holder's last look at it are a
+ * store then a load on each side (the flag then the lock word, the lock word
+ * then the flag): without a full fence between them on both sides, the two
+ * can miss each other (a failed try_lock is a plain load). */
+TEST_F(HostCable, APassLeftToTheHolderIsNotLost)
+{
+    ASSERT_NO_FATAL_FAILURE(bring_up(2));
+    constexpr uint32_t LONG_BURST = 32, SHORT_BURST = 8;
+    /* Rounds for 3 s (a lost request is a narrow race), and on until the
+     * hand-over happened at least once, 10 s at most. */
+    const auto start = std::chrono::steady_clock::now();
+    SpinBarrier sync;
+    std::atomic<uint32_t> sync_jitter{0};
+    std::atomic<bool> failed{false};
+    std::atomic<bool> enough{false};
+    std::atomic<uint32_t> handoffs{0};
+    std::string errors[2];
+    uint32_t rounds = 0;
+    uint64_t frames_sent[2] = {0, 0};
+    /* Frame numbers: round r's long burst from r * 64, its short one from
+     * r * 64 + 32; bigger frames in the long one (a longer pass). */
+    auto burst = [](uint32_t r, bool early) {
+        std::vector<std::vector<uint8_t>> frames;
+        for (uint32_t i = 0; i < (early ? LONG_BURST : SHORT_BURST); i++) {
+            const uint32_t seq = r * 64 + (early ? 0 : LONG_BURST) + i;
+            std::vector<uint8_t> f = eth_frame(BCAST, PEER_MAC, 0x88b5, early ? 1400 : 46 + i);
+            for (int b = 0; b < 4; b++)
+                f[f.size() - 4 + b] = static_cast<uint8_t>(seq >> (24 - 8 * b));
+            frames.push_back(std::move(f));
+        }
+        return frames;
+    };
+    auto side = [&](uint32_t me) {
+        FakeDriver& own = *drv[me];
+        for (uint32_t r = 0;; r++) {
+            const bool early = r % 2 == me;
+            const auto mine = burst(r, early);
+            const auto theirs = burst(r, !early);
+            sync.wait(); /* both out of the last round's passes */
+            if (failed || enough)
+                break; /* both threads see the same: set before the barrier */
+            if (early)
+                for (const auto& f : mine)
+                    own.send(0, f);
+            sync.wait();
+            if (!early) {
+                for (const auto& f : mine)
+                    own.send(0, f);
+                /* The request at a different point of the other's pass
+                 * each round, its end included. */
+                for (uint32_t spin = (r * 7919u) % 16384u; spin != 0; spin--)
+                    (void)sync_jitter.load(std::memory_order_relaxed);
+            }
+            const bool worked = own.fn().engine_pass();
+            if (!early && !worked)
+                handoffs++; /* the other thread's pass sent them, or is to */
+            frames_sent[me] += mine.size();
+            const auto got = own.rx_wait(0, theirs.size(), std::chrono::seconds(2));
+            std::string error;
+            if (got.size() != theirs.size())
+                error = std::to_string(got.size()) + " of the partner's " + std::to_string(theirs.size()) +
+                        " frames arrived";
+            for (std::size_t i = 0; error.empty() && i < got.size(); i++)
+                if (got[i].data != theirs[i])
+                    error = "frame " + std::to_string(i) + " differs";
+            if (!error.empty()) {
+                errors[me] = "round " + std::to_string(r) + (early ? " (rang first): " : " (rang second): ") + error;
+                failed = true;
+            }
+            if (me == 0) {
+                rounds = r + 1;
+                const auto elapsed = std::chrono::steady_clock::now() - start;
+                if ((elapsed > std::chrono::seconds(3) && handoffs > 0) || elapsed > std::chrono::seconds(10))
+                    enough = true;
+            }
+        }
+    };
+    std::thread sides[2] = {std::thread(side, 0), std::thread(side, 1)};
+    pin_to_nth_cpu(sides[0], 0);
+    pin_to_nth_cpu(sides[1], 1);
+    for (auto& t : sides)
+        t.join();
+    EXPECT_EQ(errors[0], "");
+    EXPECT_EQ(errors[1], "");
+    /* The hand-over happened (else the test proved nothing), as it does
+     * with the two threads on two CPUs. */
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0 && CPU_COUNT(&allowed) >= 2) {
+        EXPECT_GT(handoffs.load(), 0u) << "in " << rounds << " rounds";
+    }
+    /* Nothing left over or repeated. */
+    EXPECT_FALSE(drv[0]->fn().engine_pass());
+    for (uint32_t pf = 0; pf < 2; pf++) {
+        EXPECT_TRUE(drv[pf]->rx_poll(0).empty()) << "PF " << pf;
+        EXPECT_EQ(drv[pf]->vport_stats(0).tx_bcast_pkts, frames_sent[pf]) << "PF " << pf;
+        EXPECT_EQ(drv[pf ^ 1]->vport_stats(0).rx_bcast_pkts, frames_sent[pf]) << "PF " << pf;
+    }
+    RecordProperty("rounds", static_cast<int>(rounds));
+    RecordProperty("handoffs", static_cast<int>(handoffs.load()));
+}
+
+/* Ramrods while host threads pass and carry traffic: the slowpath takes
+ * the group's pass lock between two passes (a pass finding it waiting
+ * leaves it the request) and no frame is lost or damaged. */
+TEST_F(HostCable, SlowpathRunsBetweenHostPasses)
+{
+    /* Traffic in group 0 (PF 0 to PF 1), ramrods on PF 2 (group 1): the
+     * slowpath holds every group's pass lock whichever PF it serves. */
+    ASSERT_NO_FATAL_FAILURE(bring_up(4));
+    std::atomic<bool> done{false};
+    std::atomic<bool> give_up{false};
+    std::atomic<bool> stop_passing{false};
+    std::atomic<int> ramrods{0};
+    std::thread passer([&] {
+        while (!stop_passing.load(std::memory_order_relaxed))
+            drv[1]->fn().engine_pass();
+    });
+    std::string traffic;
+    uint32_t sent = 0;
+    std::thread carrier([&] {
+        constexpr uint32_t BURST = 16;
+        while (traffic.empty() && !give_up && (sent < 300 * BURST || ramrods < 20)) {
+            for (uint32_t i = 0; i < BURST; i++)
+                drv[0]->send(0, numbered_frame(sent + i));
+            drv[0]->fn().engine_pass();
+            traffic = check_numbered(drv[1]->rx_wait(0, BURST, std::chrono::seconds(2)), sent, BURST);
+            sent += BURST;
+        }
+        done = true;
+    });
+    const uint8_t mac[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
+    std::string slowpath;
+    while (!done && slowpath.empty()) {
+        if (drv[2]->filter(FilterOpcode::add, FilterType::mac, 0, mac) != FwReturn::ok ||
+            drv[2]->filter(FilterOpcode::remove, FilterType::mac, 0, mac) != FwReturn::ok)
+            slowpath = "a filter ramrod failed after " + std::to_string(ramrods) + " ramrods";
+        ramrods += 2;
+    }
+    give_up = true;
+    carrier.join();
+    stop_passing = true;
+    passer.join();
+    EXPECT_EQ(slowpath, "");
+    EXPECT_EQ(traffic, "");
+    EXPECT_GE(ramrods, 20);
+    EXPECT_EQ(drv[1]->vport_stats(0).rx_bcast_pkts, sent);
+    EXPECT_EQ(drv[1]->rx_queue_stats(0).drops, 0u);
 }
 
 } // namespace

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * net_cna's devargs parser (pmd/net/cna_devargs.cpp), without EAL: what
+ * each value of engine= gives, and the combinations refused with it.
+ */
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <string>
+
+#include "cna_devargs.h"
+
+namespace cna::net {
+namespace {
+
+/* Parses `args` for net_cna0: the return code, the values in *d and the
+ * message in *error. */
+int parse(const char* args, Devargs* d, std::string* error)
+{
+    error->clear();
+    return parse_devargs("net_cna0", args, d, error);
+}
+
+TEST(Devargs, EngineDefaultsToThreadsNotGiven)
+{
+    Devargs d;
+    std::string error;
+    ASSERT_EQ(parse(nullptr, &d, &error), 0) << error;
+    EXPECT_EQ(d.engine, EnginePlacement::threads);
+    EXPECT_FALSE(d.engine_given);
+    ASSERT_EQ(parse("adapter=a,ports=2,port=1", &d, &error), 0) << error;
+    EXPECT_EQ(d.engine, EnginePlacement::threads);
+    EXPECT_FALSE(d.engine_given);
+    EXPECT_EQ(d.engine_threads, 1u);
+}
+
+TEST(Devargs, EngineValues)
+{
+    struct Case {
+        const char* args;
+        EnginePlacement engine;
+    };
+    for (const Case& c : {Case{"engine=threads", EnginePlacement::threads},
+                          Case{"engine=inline", EnginePlacement::inline_},
+                          Case{"engine=service", EnginePlacement::service},
+                          Case{"adapter=a,ports=2,wire=cable,port=1,engine=inline", EnginePlacement::inline_},
+                          Case{"engine=service,adapter=b", EnginePlacement::service}}) {
+        Devargs d;
+        std::string error;
+        ASSERT_EQ(parse(c.args, &d, &error), 0) << c.args << ": " << error;
+        EXPECT_EQ(d.engine, c.engine) << c.args;
+        EXPECT_TRUE(d.engine_given) << c.args;
+        EXPECT_EQ(d.engine_threads, 1u) << c.args;
+    }
+}
+
+TEST(Devargs, EngineBadValueNamesTheChoices)
+{
+    for (const char* args : {"engine=bogus", "engine=", "engine=Inline", "engine=thread", "engine=inline_",
+                             "engine=services", "engine=1"}) {
+        Devargs d;
+        std::string error;
+        EXPECT_EQ(parse(args, &d, &error), -EINVAL) << args;
+        EXPECT_NE(error.find("threads, inline or service"), std::string::npos) << args << ": " << error;
+        EXPECT_NE(error.find("engine"), std::string::npos) << args << ": " << error;
+    }
+    /* The key alone (no '='). */
+    Devargs d;
+    std::string error;
+    EXPECT_EQ(parse("engine", &d, &error), -EINVAL);
+    EXPECT_FALSE(error.empty());
+}
+
+TEST(Devargs, EngineOnHostRefusedWithDaemon)
+{
+    for (const char* args : {"engine=inline,daemon=/run/cna/a.sock,pf=0", "daemon=/run/cna/a.sock,engine=service",
+                             "daemon=/run/cna/a.sock,pf=1,engine=inline"}) {
+        Devargs d;
+        std::string error;
+        EXPECT_EQ(parse(args, &d, &error), -EINVAL) << args;
+        EXPECT_NE(error.find("'engine'"), std::string::npos) << args << ": " << error;
+        EXPECT_NE(error.find("'daemon'"), std::string::npos) << args << ": " << error;
+    }
+    /* engine=threads is what a daemon does anyway. */
+    Devargs d;
+    std::string error;
+    ASSERT_EQ(parse("daemon=/run/cna/a.sock,pf=0,engine=threads", &d, &error), 0) << error;
+    EXPECT_EQ(d.engine, EnginePlacement::threads);
+    EXPECT_TRUE(d.engine_given);
+    EXPECT_EQ(d.daemon, "/run/cna/a.sock");
+}
+
+TEST(Devargs, EngineOnHostRefusesEngineThreads)
+{
+    for (const char* args : {"engine=service,engine_threads=2", "engine_threads=2,engine=inline",
+                             "ports=4,engine=inline,engine_threads=4", "engine=service,engine_threads=3"}) {
+        Devargs d;
+        std::string error;
+        EXPECT_EQ(parse(args, &d, &error), -EINVAL) << args;
+        EXPECT_NE(error.find("engine_threads"), std::string::npos) << args << ": " << error;
+    }
+    /* One thread (the slowpath's), given or not, and its CPU. */
+    for (const char* args : {"engine=inline,engine_threads=1", "engine=service,engine_threads=1,engine_cpu=0",
+                             "engine=inline,engine_cpu=[1]"}) {
+        Devargs d;
+        std::string error;
+        EXPECT_EQ(parse(args, &d, &error), 0) << args << ": " << error;
+        EXPECT_EQ(d.engine_threads, 1u) << args;
+    }
+    /* With engine threads, several stay allowed. */
+    Devargs d;
+    std::string error;
+    ASSERT_EQ(parse("ports=2,engine=threads,engine_threads=2", &d, &error), 0) << error;
+    EXPECT_EQ(d.engine_threads, 2u);
+    EXPECT_EQ(d.engine, EnginePlacement::threads);
+}
+
+TEST(Devargs, EngineIsADocumentedKey)
+{
+    EXPECT_NE(std::string(CNA_DEVARGS_PARAM_STRING).find("engine=<threads|inline|service>"), std::string::npos);
+    Devargs d;
+    std::string error;
+    EXPECT_EQ(parse("engine_placement=inline", &d, &error), -EINVAL);
+    EXPECT_NE(error.find("engine=<threads|inline|service>"), std::string::npos) << error;
+}
+
+TEST(Devargs, EngineIsNotAVfKey)
+{
+    /* A VF's port runs on its PF's adapter: the placement is the PF's. */
+    Devargs d;
+    std::string error;
+    EXPECT_EQ(parse_vf_devargs("net_cna_vf0", "adapter=a,port=0,vf=0,engine=inline", &d, &error), -EINVAL);
+    EXPECT_NE(error.find("'engine'"), std::string::npos) << error;
+    error.clear();
+    ASSERT_EQ(parse_vf_devargs("net_cna_vf0", "adapter=a,port=0,vf=0", &d, &error), 0) << error;
+    EXPECT_EQ(d.engine, EnginePlacement::threads);
+    EXPECT_FALSE(d.engine_given);
+}
+
+} // namespace
+} // namespace cna::net
