@@ -137,29 +137,24 @@ bool AdapterImpl::Dataplane::poll()
 
 bool AdapterImpl::Dataplane::host_pass()
 {
-    pass_wanted.store(true, std::memory_order_release);
-    /* A store then a load on each side (the request, then the lock; the
-     * unlock, then the request): without a full fence either load may be
-     * served before the other side's store, the requester seeing the lock
-     * held and the holder no request. A failed try_lock is a plain load. */
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (host_passes.fetch_or(PASS_WANTED | PASS_RUNNING, std::memory_order_acq_rel) & PASS_RUNNING)
+        return false; /* the thread running the group's passes honours the request */
     bool work = false;
     for (;;) {
-        /* The slowpath waiting for the lock goes first: the request stays
-         * for the next pass after it. */
-        if (adapter_.slowpath_waiting_.load(std::memory_order_acquire))
+        /* The slowpath (or an IOMMU unmap) has the group, or is about to:
+         * the request stays for the next call after it. */
+        std::unique_lock hold(pass, std::defer_lock);
+        if (adapter_.slowpath_waiting_.load(std::memory_order_acquire) || !hold.try_lock()) {
+            host_passes.fetch_and(~PASS_RUNNING, std::memory_order_acq_rel);
             return work;
-        std::unique_lock hold(pass, std::try_to_lock);
-        if (!hold.owns_lock())
-            return work; /* a host thread holding it passes for us; the slowpath leaves it to the next call */
-        while (pass_wanted.exchange(false, std::memory_order_acq_rel))
-            work |= adapter_.poll_dataplane(*this);
+        }
+        host_passes.fetch_and(~PASS_WANTED, std::memory_order_acq_rel);
+        work |= adapter_.poll_dataplane(*this);
         hold.unlock();
-        std::atomic_thread_fence(std::memory_order_seq_cst);
-        /* A request made after the last exchange, whose thread found the
-         * lock still taken, is ours to serve. */
-        if (!pass_wanted.load(std::memory_order_acquire))
+        uint32_t running = PASS_RUNNING;
+        if (host_passes.compare_exchange_strong(running, 0, std::memory_order_acq_rel))
             return work;
+        /* A request came during the pass: its thread left it to us. */
     }
 }
 

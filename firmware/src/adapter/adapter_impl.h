@@ -102,10 +102,13 @@ private:
          * takes the others' to run between two of their passes, and an
          * IOMMU unmap takes each in turn to wait out the DMA in flight. */
         std::mutex pass;
-        /* Set by a host thread that wants a pass: whoever holds the pass
-         * lock passes again while it is set, so the request of a thread
-         * that found the lock taken is never lost. */
-        std::atomic<bool> pass_wanted{false};
+        /* Host passes (EnginePlacement::host): RUNNING while a host thread
+         * runs the group's passes, WANTED while a pass is asked for. One
+         * atomic, read-modify-written by every side: a thread that finds
+         * RUNNING leaves its request (WANTED) to that thread, which clears
+         * RUNNING only where no request came during its pass. */
+        static constexpr uint32_t PASS_RUNNING = 1, PASS_WANTED = 2;
+        std::atomic<uint32_t> host_passes{0};
 
     private:
         bool poll() override;
