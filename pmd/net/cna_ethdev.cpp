@@ -297,8 +297,9 @@ void vport_teardown(EthPort* port)
     port->vport_started = false;
 }
 
-/* The queues learn whose passes their bursts give (engine=inline). */
-bool engine_inline(rte_eth_dev* dev)
+/* The queues learn whose passes their bursts give (engine=inline); whether
+ * there is one. */
+bool bind_inline_adapter(rte_eth_dev* dev)
 {
     osal::PciFunction* adapter = inline_adapter(port_of(dev));
     for (uint16_t q = 0; q < dev->data->nb_rx_queues; q++)
@@ -359,7 +360,7 @@ int dev_start(rte_eth_dev* dev)
     if (rc == 0 && !is_vf(port))
         rc = set_link(port, true); /* a VF's link is its PF's */
     if (rc == 0) {
-        select_fastpath(dev, engine_inline(dev));
+        select_fastpath(dev, bind_inline_adapter(dev));
         engine_service_check(port);
         mp_primary_rxtx(dev, true);
     }

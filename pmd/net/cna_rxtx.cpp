@@ -142,22 +142,27 @@ void select_fastpath(rte_eth_dev* dev, bool inline_engine)
     PMD_LOG(INFO, port_of(dev), "Rx burst: %s, Tx burst: %s", rx_burst_mode_name(dev), tx_burst_mode_name(dev));
 }
 
+namespace {
+
+const char* burst_mode_name(bool scalar, bool inline_engine)
+{
+    static constexpr const char* NAMES[2][2] = {{"Vector AVX2", "Vector AVX2, inline engine"},
+                                                {"Scalar", "Scalar, inline engine"}};
+    return NAMES[scalar][inline_engine];
+}
+
+} // namespace
+
 const char* rx_burst_mode_name(const rte_eth_dev* dev)
 {
     const Burst plain = plain_burst(dev->rx_pkt_burst);
-    const bool scalar = plain == recv_pkts || plain == recv_pkts_offload;
-    if (plain != dev->rx_pkt_burst)
-        return scalar ? "Scalar, inline engine" : "Vector AVX2, inline engine";
-    return scalar ? "Scalar" : "Vector AVX2";
+    return burst_mode_name(plain == recv_pkts || plain == recv_pkts_offload, plain != dev->rx_pkt_burst);
 }
 
 const char* tx_burst_mode_name(const rte_eth_dev* dev)
 {
     const Burst plain = plain_burst(dev->tx_pkt_burst);
-    const bool scalar = plain == xmit_pkts;
-    if (plain != dev->tx_pkt_burst)
-        return scalar ? "Scalar, inline engine" : "Vector AVX2, inline engine";
-    return scalar ? "Scalar" : "Vector AVX2";
+    return burst_mode_name(plain == xmit_pkts, plain != dev->tx_pkt_burst);
 }
 
 /* Checks what the adapter cannot do for a packet before tx_burst sees it. */

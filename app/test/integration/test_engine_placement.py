@@ -14,16 +14,17 @@ from harness.rdma import EAL, BridgedHosts, example, perf_rows
 from harness.testpmd import TapRig, TestPmd, forward_stats, frame, run_testpmd_once
 
 CABLED = ["net_cna0,ports=2,wire=cable,engine={engine}", "net_cna1,adapter=net_cna0,port=1"]
-# engine=service: lcore 1 is the service core (CPU 0, beside the main
-# lcore, which only reads commands), lcore 2 forwards on CPU 1.
-SERVICE_LCORES = "0@0,1@0,2@1"
-SERVICE_CORE = ["-s", "0x2"]
 
 
-def testpmd(engine, vdevs, app_args=(), **kw):
-    if engine == "service":
-        return TestPmd(vdevs, app_args=app_args, lcores=SERVICE_LCORES, eal_extra=SERVICE_CORE, **kw)
-    return TestPmd(vdevs, app_args=app_args, **kw)
+def lcores_for(engine):
+    """testpmd's lcores for a placement: with engine=service, lcore 1 is the
+    service core (CPU 0, beside the main lcore, which only reads commands)
+    and lcore 2 forwards on CPU 1."""
+    return {"lcores": "0@0,1@0,2@1", "eal_extra": ["-s", "0x2"]} if engine == "service" else {}
+
+
+def testpmd(engine, vdevs):
+    return TestPmd(vdevs, **lcores_for(engine))
 
 
 class Forwarding:
@@ -68,8 +69,7 @@ class Forwarding:
 
     @unittest.skipUnless(os.geteuid() == 0 and os.path.exists("/dev/net/tun"), "needs root and /dev/net/tun")
     def test_tap_wires_carry_the_kernels_frames_through_testpmd(self):
-        kw = {"lcores": SERVICE_LCORES, "eal_extra": SERVICE_CORE} if self.engine == "service" else {}
-        with TapRig(2, vdev_extra=f",engine={self.engine}", **kw) as rig:
+        with TapRig(2, vdev_extra=f",engine={self.engine}", **lcores_for(self.engine)) as rig:
             rig.tp.wait_link_up(0)
             rig.tp.wait_link_up(1)
             rig.tp.cmd("set fwd io")

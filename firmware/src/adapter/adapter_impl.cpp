@@ -76,8 +76,7 @@ AdapterImpl::AdapterImpl(const AdapterConfig& config)
      * MFW takes its own from the configuration). */
     for (Fault fault : {Fault::fw_assert, Fault::lose_ramrod, Fault::dma_fault})
         inject(fault, config.faults & static_cast<uint32_t>(fault));
-    const bool host = config.engine_placement == EnginePlacement::host;
-    const uint32_t num_dataplanes = host ? port_groups(config) : config.engine_threads;
+    const uint32_t num_dataplanes = host_passes() ? port_groups(config) : config.engine_threads;
     for (uint32_t t = 0; t < num_dataplanes; t++)
         dataplanes_.push_back(std::make_unique<Dataplane>(*this, t));
     for (uint32_t port = 0; port < config.ports; port++) {
@@ -93,7 +92,7 @@ AdapterImpl::AdapterImpl(const AdapterConfig& config)
         nig_.port(port).bind_receiver(sw);
         nig_.port(port).bind_switch(sw);
     }
-    if (host) {
+    if (host_passes()) {
         slowpath_engine_ = std::make_unique<SlowpathEngine>(*this);
         log(LogLevel::info, "%s: powered on, %u port(s), %u PF(s), %s wire, the host's threads run the dataplane",
             config.name.c_str(), config.ports, pfs, wire_name(config.wire));
@@ -170,7 +169,7 @@ AdapterImpl::SlowpathEngine::SlowpathEngine(AdapterImpl& adapter)
 
 int AdapterImpl::set_engine_affinity(uint32_t engine, int cpu)
 {
-    if (slowpath_engine_)
+    if (host_passes())
         return engine == 0 ? slowpath_engine_->engine().set_affinity(cpu) : -EINVAL;
     if (engine >= dataplanes_.size())
         return -EINVAL;
@@ -179,7 +178,7 @@ int AdapterImpl::set_engine_affinity(uint32_t engine, int cpu)
 
 bool AdapterImpl::pass(uint32_t port)
 {
-    return config_.engine_placement == EnginePlacement::host && dataplane_of_port_[port]->host_pass();
+    return host_passes() && dataplane_of_port_[port]->host_pass();
 }
 
 bool AdapterImpl::powered_on() const
@@ -258,7 +257,7 @@ bool AdapterImpl::poll_slowpath()
      * other threads finish their passes. */
     slowpath_waiting_.store(true, std::memory_order_relaxed);
     std::array<std::unique_lock<std::mutex>, hsi::MAX_PORTS> held;
-    for (std::size_t t = slowpath_engine_ ? 0 : 1; t < dataplanes_.size(); t++)
+    for (std::size_t t = host_passes() ? 0 : 1; t < dataplanes_.size(); t++)
         held[t] = std::unique_lock(dataplanes_[t]->pass);
     slowpath_waiting_.store(false, std::memory_order_relaxed);
     std::lock_guard lock(slowpath_);

@@ -145,6 +145,8 @@ private:
     /* The PF's RoCE: what its QPs send, onto the PF's port. */
     bool poll_roce(PfFirmware& pf, Dataplane& dp);
     bool slowpath_pending() const;
+    /* EnginePlacement::host: the host's threads run the dataplanes. */
+    bool host_passes() const { return config_.engine_placement == EnginePlacement::host; }
     /* ServingEngines */
     void wait_passes() override;
     bool pass(uint32_t port) override;
