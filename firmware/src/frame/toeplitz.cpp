@@ -30,12 +30,4 @@ Toeplitz::Toeplitz(const uint8_t (&key)[KEY_BYTES])
     }
 }
 
-uint32_t Toeplitz::hash(const uint8_t* input, std::size_t len) const
-{
-    uint32_t h = 0;
-    for (std::size_t i = 0; i < len && i < MAX_HASH_INPUT; i++)
-        h ^= table_[i][input[i]];
-    return h;
-}
-
 } // namespace cna::fw

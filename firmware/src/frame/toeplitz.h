@@ -18,7 +18,17 @@ public:
     static constexpr std::size_t MAX_HASH_INPUT = 36;
 
     explicit Toeplitz(const uint8_t (&key)[KEY_BYTES]);
-    uint32_t hash(const uint8_t* input, std::size_t len) const;
+    /* The hash's share of n input bytes that stand at input position at
+     * on: an input is hashed in pieces (addresses, then ports) where the
+     * frame has them, each share XORed in, without gathering it first.
+     * Inline, n constant where it is called: one unrolled lookup per byte. */
+    uint32_t hash_at(std::size_t at, const uint8_t* bytes, std::size_t n) const
+    {
+        uint32_t h = 0;
+        for (std::size_t i = 0; i < n; i++)
+            h ^= table_[at + i][bytes[i]];
+        return h;
+    }
 
 private:
     std::array<std::array<uint32_t, 256>, MAX_HASH_INPUT> table_;

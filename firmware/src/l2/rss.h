@@ -17,6 +17,27 @@ struct RssResult {
     uint32_t hash = 0;
 };
 
-RssResult rss_hash(const Rss& rss, const uint8_t* frame, const FrameLayout& layout);
+/* The hash type the frame qualifies for among the enabled ones. */
+hsi::eth::RssHashType rss_hash_type(uint16_t enabled, const FrameLayout& layout);
+
+/* Inline: every frame of an RSS vport is hashed. The input is the source
+ * and destination addresses, then the ports for the L4 types, read where
+ * the frame has them. */
+inline RssResult rss_hash(const Rss& rss, const uint8_t* frame, const FrameLayout& layout)
+{
+    using hsi::eth::RssHashType;
+    RssResult result;
+    result.type = rss_hash_type(rss.hash_types, layout);
+    if (result.type == RssHashType::none || !rss.toeplitz)
+        return result;
+    const uint8_t* ip = frame + layout.l2_len;
+    const Toeplitz& t = *rss.toeplitz;
+    constexpr std::size_t V4 = 8, V6 = 32; /* address bytes */
+    bool v4 = layout.l3 == L3::ipv4;
+    result.hash = v4 ? t.hash_at(0, ip + 12, V4) : t.hash_at(0, ip + 8, V6);
+    if (result.type != RssHashType::ipv4 && result.type != RssHashType::ipv6)
+        result.hash ^= t.hash_at(v4 ? V4 : V6, frame + layout.l4_off, 4);
+    return result;
+}
 
 } // namespace cna::fw

@@ -39,10 +39,9 @@ void RxEngine::receive(std::span<FunctionFirmware* const> functions, const Frame
 [[gnu::flatten]] void RxEngine::receive_vport(FunctionFirmware& pf, uint32_t vport_id, const FrameBurst& burst)
 {
     Vport& vport = pf.l2().vports[vport_id];
-    RxCursor* plain = plain_queue(pf, vport, vport_id);
-    Dma& dma = pf.hw().dma();
+    const bool lane = takes_lane(pf, vport, vport_id);
     for (uint32_t i = 0; i < burst.count;) {
-        if (plain != nullptr && (i = deliver_plain(vport, *plain, dma, burst, i)) == burst.count)
+        if (lane && (i = deliver_lane(pf, vport, vport_id, burst, i)) == burst.count)
             break;
         const WireFrame& f = burst.frames[i++];
         if (f.parsed)
@@ -54,16 +53,31 @@ void RxEngine::receive(std::span<FunctionFirmware* const> functions, const Frame
     close_cursors(pf);
 }
 
-RxEngine::RxCursor* RxEngine::plain_queue(FunctionFirmware& pf, const Vport& vport, uint32_t vport_id)
+bool RxEngine::takes_lane(FunctionFirmware& pf, const Vport& vport, uint32_t vport_id)
 {
-    if (!pf.flows().empty(vport_id) || vport.rss.enabled || vport.vlan_strip || vport.port_vlan != 0 ||
-        vport.rx_queues == 0)
-        return nullptr;
-    uint32_t queue_id = receiving(pf, vport_id, std::countr_zero(vport.rx_queues));
-    if (queue_id == NO_QUEUE)
+    /* What the lane leaves out of classify() and steer(): flow rules,
+     * a port VLAN (no untagged frame is the VF's), several MAC filters
+     * when only matched or only unmatched frames are accepted (with no
+     * filter at all none matches: no 48-bit address equals WALK_FILTERS). */
+    const uint16_t ucast = vport.rx_accept & (accept::UCAST_MATCHED | accept::UCAST_UNMATCHED);
+    const bool either = ucast == (accept::UCAST_MATCHED | accept::UCAST_UNMATCHED);
+    return pf.flows().empty(vport_id) && vport.port_vlan == 0 && ucast != 0 &&
+           (either || vport.sole_mac != Vport::WALK_FILTERS || vport.filters.empty()) &&
+           (vport.rss.enabled || vport.rx_queues != 0);
+}
+
+RxEngine::RxCursor* RxEngine::lane_cursor(FunctionFirmware& pf, uint32_t vport_id, uint32_t queue_id)
+{
+    const uint32_t bit = 1u << queue_id;
+    if (lane_queues_ & bit) [[likely]]
+        return &cursors_[queue_id];
+    if (receiving(pf, vport_id, queue_id) == NO_QUEUE)
         return nullptr;
     RxCursor& c = cursor(pf, queue_id);
-    return c.bds != nullptr && c.cqes != nullptr ? &c : nullptr;
+    if (c.bds == nullptr || c.cqes == nullptr)
+        return nullptr;
+    lane_queues_ |= bit;
+    return &c;
 }
 
 namespace {
@@ -97,47 +111,53 @@ void copy_frame(uint8_t* dst, const uint8_t* src, uint32_t len)
 
 } // namespace
 
-uint32_t RxEngine::deliver_plain(Vport& vport, RxCursor& c, Dma& dma, const FrameBurst& burst, uint32_t first)
+uint32_t RxEngine::deliver_lane(FunctionFirmware& pf, Vport& vport, uint32_t vport_id, const FrameBurst& burst,
+                                uint32_t first)
 {
-    /* classify() for the frames this lane takes, with what a burst cannot
-     * change decided once: unicast, untagged (no VLAN filter applies),
-     * within the MTU and one buffer. A frame matches when it carries the
-     * vport's one MAC filter; with no filter at all none does (no 48-bit
-     * address equals WALK_FILTERS). Several filters need the walk, unless
-     * matched and unmatched frames are both accepted. */
+    /* classify() and steer() for the frames most bursts are made of, with
+     * what a burst cannot change decided once: unicast, untagged (no VLAN
+     * filter applies), within the MTU, one buffer, a queue with room. */
     const uint16_t ucast = vport.rx_accept & (accept::UCAST_MATCHED | accept::UCAST_UNMATCHED);
-    const bool either = ucast == (accept::UCAST_MATCHED | accept::UCAST_UNMATCHED);
-    if (ucast == 0 || (!either && vport.sole_mac == Vport::WALK_FILTERS && !vport.filters.empty()))
-        return first;
     const uint64_t mac = vport.sole_mac;
-    const uint32_t max_len = std::min<uint32_t>(c.bd_max_bytes, max_frame_len(vport.mtu, 0));
+    const uint32_t max_len = max_frame_len(vport.mtu, 0);
     const bool rx_csum = vport.rx_csum;
+    const Rss& rss = vport.rss;
+    const uint32_t first_queue = std::countr_zero(vport.rx_queues);
+    Dma& dma = pf.hw().dma();
 
-    uint32_t end = first + std::min({burst.count - first, c.bds_posted, c.cqes_free});
-    uint16_t bd_cons = c.bd_cons;
-    uint16_t cqe_prod = c.cqe_prod;
     uint64_t bytes = 0;
+    uint32_t placed = 0;
     uint32_t i = first;
-    for (; i < end; i++) {
+    for (; i < burst.count; i++) {
         const WireFrame& f = burst.frames[i];
-        if (f.len > CACHE_LINE && i + 1 < end) /* the next frame is most likely long too */
+        if (f.len > CACHE_LINE && i + 1 < burst.count) /* the next frame is most likely long too */
             prefetch_body(burst.frames[i + 1]);
         if (!f.parsed || f.len > max_len || f.layout.vlan_tags != 0 || (f.data[0] & 1) != 0 ||
             !(ucast & (mac_key(f.data) == mac ? accept::UCAST_MATCHED : accept::UCAST_UNMATCHED)))
             break;
-        if (!write_buffer(dma, c.bds + (bd_cons & c.bd_mask) * sizeof(RxBd), f.data, f.len)) [[unlikely]] {
+        Steering s;
+        uint32_t queue_id = first_queue;
+        if (rss.enabled) {
+            RssResult result = rss_hash(rss, f.data, f.layout);
+            s.hash = result.hash;
+            s.hash_type = static_cast<uint8_t>(result.type);
+            queue_id = rss.reta[result.hash % rss::RETA_SIZE];
+        }
+        RxCursor* c = lane_cursor(pf, vport_id, queue_id);
+        if (c == nullptr || f.len > c->bd_max_bytes || c->bds_posted == 0 || c->cqes_free == 0)
+            break;
+        if (!write_buffer(dma, c->bds + (c->bd_cons & c->bd_mask) * sizeof(RxBd), f.data, f.len)) [[unlikely]] {
             counter_add(vport.stats->rx_error_pkts, 1); /* DMA fault raised; the buffer stays posted */
             continue;
         }
-        write_completion(*reinterpret_cast<RxCqe*>(c.cqes + (cqe_prod & c.cqe_mask) * sizeof(RxCqe)), f.data, f.len,
-                         f.layout, 1, c.bd_max_bytes, rx_csum);
-        bd_cons++;
-        cqe_prod++;
+        auto& cqe = *reinterpret_cast<RxCqe*>(c->cqes + (c->cqe_prod & c->cqe_mask) * sizeof(RxCqe));
+        write_completion(cqe, f.data, f.len, f.layout, 1, c->bd_max_bytes, rx_csum);
+        stamp_steering(cqe, s);
+        consume(*c, 1, 1, f.len);
         bytes += f.len;
+        placed++;
     }
-    uint16_t placed = static_cast<uint16_t>(cqe_prod - c.cqe_prod);
     vport_tally_.add(Destination::unicast, bytes, placed);
-    consume(c, placed, placed, bytes);
     return i;
 }
 
@@ -279,6 +299,7 @@ void RxEngine::refuse_producers(FunctionFirmware& pf, RxCursor& c, RxProdData pr
 
 void RxEngine::close_cursors(FunctionFirmware& pf)
 {
+    lane_queues_ = 0;
     for (; open_queues_ != 0; open_queues_ &= open_queues_ - 1) {
         RxCursor& c = cursors_[std::countr_zero(open_queues_)];
         if (c.tally.pkts == 0)
@@ -365,14 +386,7 @@ bool RxEngine::place(FunctionFirmware& pf, Vport& vport, RxCursor& c, const Wire
         cqe.vlan_tag = layout.vlan_tci;
         cqe.pars_flags |= pars::VLAN_STRIPPED;
     }
-    if (s.marked) [[unlikely]] {
-        cqe.flow_mark = s.mark; /* in the RSS hash's place */
-        cqe.pars_flags |= pars::FLOW_MARK;
-    } else if (s.hash_type != 0) {
-        cqe.rss_hash = s.hash;
-        cqe.rss_hash_type = s.hash_type;
-        cqe.pars_flags |= pars::RSS_HASH_VALID;
-    }
+    stamp_steering(cqe, s);
     if (c.cqes == nullptr && !dma.write(c.q->cqes, cqe_offset, &staged, sizeof(staged)))
         return dma_fault();
     consume(c, nbds, 1, len);
@@ -388,6 +402,18 @@ void RxEngine::write_completion(RxCqe& cqe, const uint8_t* frame, uint32_t len, 
     cqe.pkt_len = static_cast<uint16_t>(len);
     cqe.len_on_first_bd = static_cast<uint16_t>(std::min(len, bd_max_bytes));
     cqe.pars_flags = parsing_flags(frame, layout, validate_checksums);
+}
+
+void RxEngine::stamp_steering(RxCqe& cqe, const Steering& s)
+{
+    if (s.marked) [[unlikely]] {
+        cqe.flow_mark = s.mark; /* in the RSS hash's place */
+        cqe.pars_flags |= pars::FLOW_MARK;
+    } else if (s.hash_type != 0) {
+        cqe.rss_hash = s.hash;
+        cqe.rss_hash_type = s.hash_type;
+        cqe.pars_flags |= pars::RSS_HASH_VALID;
+    }
 }
 
 void RxEngine::consume(RxCursor& c, uint32_t nbds, uint32_t frames, uint64_t bytes)

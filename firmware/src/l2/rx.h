@@ -65,17 +65,21 @@ private:
 
     /* One vport's share of a burst, and its statistics and SB updates. */
     void receive_vport(FunctionFirmware& pf, uint32_t vport_id, const FrameBurst& burst);
-    /* The cursor of the vport's first queue when every frame the vport
-     * accepts goes there as it is (no flow rules, RSS, VLAN stripping or
-     * port VLAN) and its rings are mapped whole; else nullptr. */
-    RxCursor* plain_queue(FunctionFirmware& pf, const Vport& vport, uint32_t vport_id);
-    /* The frames most bursts are made of, into the plain queue, from the
-     * burst's frame `first` on: accepted, one buffer each, while the rings
-     * have room. The outcome deliver() would have, with what cannot change
-     * within a burst decided once and the cursor worked on in registers.
-     * Returns the index of the first frame deliver() must take (the
+    /* Whether the vport's frames may take the lane: no flow rules or port
+     * VLAN, and its unicast acceptance decided by one compare. */
+    static bool takes_lane(FunctionFirmware& pf, const Vport& vport, uint32_t vport_id);
+    /* The frames most bursts are made of, from the burst's frame `first`
+     * on: unicast, untagged, accepted, one buffer each, into the vport's
+     * first queue or the one RSS picks while it has room. The outcome
+     * deliver() would have, with what cannot change within a burst decided
+     * once. Returns the index of the first frame deliver() must take (the
      * burst's count when none). */
-    uint32_t deliver_plain(Vport& vport, RxCursor& c, Dma& dma, const FrameBurst& burst, uint32_t first);
+    uint32_t deliver_lane(FunctionFirmware& pf, Vport& vport, uint32_t vport_id, const FrameBurst& burst,
+                          uint32_t first);
+    /* The cursor of a queue the lane may fill (a started queue of the
+     * vport, its rings mapped whole), opened at its first frame; nullptr
+     * when deliver() must take the frame. */
+    RxCursor* lane_cursor(FunctionFirmware& pf, uint32_t vport_id, uint32_t queue_id);
     void deliver(FunctionFirmware& pf, Vport& vport, uint32_t vport_id, const WireFrame& f);
     /* queue_id if it is a started Rx queue of the vport, else NO_QUEUE. */
     static uint32_t receiving(FunctionFirmware& pf, uint32_t vport_id, uint32_t queue_id);
@@ -97,6 +101,8 @@ private:
      * the copy's wide loads, once per frame.) */
     static void write_completion(hsi::eth::RxCqe& cqe, const uint8_t* frame, uint32_t len, const FrameLayout& layout,
                                  uint32_t nbds, uint32_t bd_max_bytes, bool validate_checksums);
+    /* What steering adds to a frame's CQE: its flow mark or RSS hash. */
+    static void stamp_steering(hsi::eth::RxCqe& cqe, const Steering& s);
     /* `frames` frames, `bytes` long in all, took nbds buffers and one CQE each. */
     static void consume(RxCursor& c, uint32_t nbds, uint32_t frames, uint64_t bytes);
     RxCursor& cursor(FunctionFirmware& pf, uint32_t queue_id);
@@ -111,6 +117,7 @@ private:
     DestinationTally vport_tally_;
     std::array<RxCursor, hsi::MAX_QUEUES_PER_PF> cursors_{};
     uint32_t open_queues_ = 0;
+    uint32_t lane_queues_ = 0; /* the open queues lane_cursor() found fit */
     static_assert(hsi::MAX_QUEUES_PER_PF <= 32, "open_queues_ has a bit per queue");
     /* A frame with its VLAN tag stripped, as placed in host memory. */
     alignas(64) uint8_t stripped_[16384];
