@@ -2,21 +2,13 @@
  *
  * Hand-written rather than taken from a library: the adapter links no DPDK
  * (rte_raw_cksum is the host's), and neither zlib nor ISA-L has the
- * Internet checksum. Sums are kept in the machine's byte order and only
- * the folded 16 bits are swapped where a big-endian value is wanted: a
- * one's-complement sum is the same in either order, byte-swapped (RFC 1071
- * section 2(B)).
+ * Internet checksum.
  */
 #include "frame/checksum.h"
-
-#include <bit>
-#include <cstring>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
-
-#include "base/bytes.h"
 
 namespace cna::fw {
 namespace {
@@ -24,39 +16,33 @@ namespace {
 /* Offset of the checksum field inside the L4 header. */
 uint32_t l4_csum_offset(const FrameLayout& layout) { return layout.l4 == L4::tcp ? 16 : 6; }
 
-/* 64-bit words, each split into its 32-bit halves so that no carry is
- * lost: two adds per 8 bytes, 2^32 words before the sum could overflow. */
+} // namespace
+
+/* 64-bit words added with their carries (add, add-with-carry), four to a
+ * step; the 128-bit sum cannot overflow for any buffer. */
 uint64_t native_sum_scalar(const uint8_t* data, std::size_t len)
 {
-    uint64_t sum = 0;
-    for (; len >= 8; data += 8, len -= 8) {
+    using Wide = unsigned __int128;
+    auto word = [](const uint8_t* p) {
         uint64_t w;
-        std::memcpy(&w, data, 8);
-        sum += (w & 0xffffffff) + (w >> 32);
-    }
-    if (len >= 4) {
-        uint32_t w;
-        std::memcpy(&w, data, 4);
-        sum += w;
-        data += 4;
-        len -= 4;
-    }
-    if (len >= 2) {
-        uint16_t w;
-        std::memcpy(&w, data, 2);
-        sum += w;
-        data += 2;
-        len -= 2;
-    }
-    if (len != 0)
-        sum += uint16_t{data[0]} << (std::endian::native == std::endian::little ? 0 : 8);
-    return sum;
+        std::memcpy(&w, p, 8);
+        return w;
+    };
+    Wide sum = 0;
+    for (; len >= 32; data += 32, len -= 32)
+        sum += Wide{word(data)} + word(data + 8) + word(data + 16) + word(data + 24);
+    uint64_t low = static_cast<uint64_t>(sum), high = static_cast<uint64_t>(sum >> 64);
+    uint64_t folded = low + high;
+    folded += folded < low; /* end-around carry */
+    return (folded & 0xffffffff) + (folded >> 32) + native_sum(data, len);
 }
 
+namespace {
+
 #if defined(__x86_64__)
-/* A long frame's payload, 32 bytes a step: each 32-bit lane's two 16-bit
- * words added into lanes of their own, which 2^16 steps cannot overflow;
- * the scalar sum takes the tail. */
+/* 32 bytes a step: each 32-bit lane's two 16-bit words added into lanes of
+ * their own, which 2^16 steps cannot overflow; the scalar sum takes the
+ * tail. */
 [[gnu::target("avx2")]] uint64_t native_sum_avx2(const uint8_t* data, std::size_t len)
 {
     constexpr std::size_t STEP = 32;
@@ -77,73 +63,39 @@ uint64_t native_sum_scalar(const uint8_t* data, std::size_t len)
         for (uint32_t lane : lanes)
             sum += lane;
     }
-    return sum + native_sum_scalar(data, len);
+    return sum + native_sum(data, len);
 }
 
-/* Short buffers (a small frame's payload, a header) never pay for the
- * vector unit's set-up. */
-constexpr std::size_t VECTOR_FROM = 128;
-const bool have_avx2 = __builtin_cpu_supports("avx2");
 #endif
-
-/* Every byte of [data, data + len) summed as the machine's 16-bit words,
- * not folded. */
-uint64_t native_sum(const uint8_t* data, std::size_t len)
-{
-#if defined(__x86_64__)
-    if (len >= VECTOR_FROM && have_avx2)
-        return native_sum_avx2(data, len);
-#endif
-    return native_sum_scalar(data, len);
-}
-
-uint16_t fold(uint64_t sum)
-{
-    sum = (sum & 0xffffffff) + (sum >> 32);
-    sum = (sum & 0xffff) + (sum >> 16);
-    sum = (sum & 0xffff) + (sum >> 16);
-    return static_cast<uint16_t>((sum & 0xffff) + (sum >> 16));
-}
-
-/* The TCP/UDP pseudo header, in the machine's order: addresses, protocol
- * and L4 length (two big-endian 16-bit words, stored and read back). */
-uint64_t pseudo_header_sum(const uint8_t* frame, const FrameLayout& layout)
-{
-    const uint8_t* ip = frame + layout.l2_len;
-    uint8_t tail[4] = {0, layout.l4 == L4::tcp ? IPPROTO_TCP_ : IPPROTO_UDP_};
-    store_be16(tail + 2, static_cast<uint16_t>(layout.l3_end - layout.l4_off));
-    uint32_t tail_word;
-    std::memcpy(&tail_word, tail, 4);
-    return native_sum(ip + (layout.l3 == L3::ipv4 ? 12 : 8), layout.l3 == L3::ipv4 ? 8 : 32) + tail_word;
-}
-
-uint16_t l4_native_sum(const uint8_t* frame, const FrameLayout& layout)
-{
-    return fold(pseudo_header_sum(frame, layout) +
-                native_sum(frame + layout.l4_off, layout.l3_end - layout.l4_off));
-}
 
 } // namespace
 
+#if defined(__x86_64__)
+uint64_t (*const native_sum_vector)(const uint8_t*, std::size_t) =
+    __builtin_cpu_supports("avx2") ? native_sum_avx2 : nullptr;
+#else
+uint64_t (*const native_sum_vector)(const uint8_t*, std::size_t) = nullptr;
+#endif
+
+uint64_t native_sum_long(const uint8_t* data, std::size_t len)
+{
+    return native_sum_vector != nullptr ? native_sum_vector(data, len) : native_sum_scalar(data, len);
+}
+
 uint64_t csum_add(uint64_t sum, const uint8_t* data, std::size_t len)
 {
-    uint16_t folded = fold(native_sum(data, len));
+    uint16_t folded = csum_native_fold(native_sum(data, len));
     return sum + (std::endian::native == std::endian::little ? __builtin_bswap16(folded) : folded);
 }
 
-uint16_t csum_fold(uint64_t sum) { return static_cast<uint16_t>(~fold(sum)); }
+uint16_t csum_fold(uint64_t sum) { return static_cast<uint16_t>(~csum_native_fold(sum)); }
 
 void ipv4_insert_checksum(uint8_t* frame, const FrameLayout& layout)
 {
     uint8_t* ip = frame + layout.l2_len;
     store_be16(ip + 10, 0);
-    uint16_t csum = static_cast<uint16_t>(~fold(native_sum(ip, layout.l3_len)));
+    uint16_t csum = static_cast<uint16_t>(~csum_native_fold(native_sum(ip, layout.l3_len)));
     std::memcpy(ip + 10, &csum, 2); /* the machine's order, as summed */
-}
-
-uint64_t ipv4_options_sum(const uint8_t* ip, uint32_t header_len)
-{
-    return native_sum(ip + 20, header_len - 20);
 }
 
 void l4_insert_checksum(uint8_t* frame, const FrameLayout& layout)
@@ -154,11 +106,6 @@ void l4_insert_checksum(uint8_t* frame, const FrameLayout& layout)
     if (csum == 0 && layout.l4 == L4::udp)
         csum = 0xffff; /* zero means "no checksum" for UDP */
     std::memcpy(field, &csum, 2); /* the machine's order, as summed */
-}
-
-bool l4_checksum_ok(const uint8_t* frame, const FrameLayout& layout)
-{
-    return l4_native_sum(frame, layout) == 0xffff;
 }
 
 } // namespace cna::fw

@@ -1,12 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Internet checksums (RFC 1071) for the Tx offloads and Rx validation.
+ *
+ * Sums are kept in the machine's byte order and only a folded result is
+ * swapped where a big-endian value is wanted: a one's-complement sum is the
+ * same in either order, byte-swapped (RFC 1071 section 2(B)). Every
+ * received frame is checked, most of them short: the sums of up to a cache
+ * line are inline, longer ones a call (vectorised where the CPU can).
  */
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 
+#include "base/bytes.h"
 #include "frame/frame.h"
 
 namespace cna::fw {
@@ -15,13 +23,64 @@ namespace cna::fw {
 uint64_t csum_add(uint64_t sum, const uint8_t* data, std::size_t len);
 uint16_t csum_fold(uint64_t sum);
 
+/* Every byte of [data, data + len) summed as the machine's 16-bit words,
+ * not folded: below 2^48 (2^33 for a buffer under 64 KiB), so that sums
+ * may be added without losing a carry. */
+uint64_t native_sum_long(const uint8_t* data, std::size_t len);
+/* The two ways native_sum_long() takes, the second where the CPU has AVX2
+ * (nullptr where it has not); declared for the tests, which check both. */
+uint64_t native_sum_scalar(const uint8_t* data, std::size_t len);
+extern uint64_t (*const native_sum_vector)(const uint8_t* data, std::size_t len);
+inline uint64_t native_sum(const uint8_t* data, std::size_t len)
+{
+    constexpr std::size_t INLINE_UP_TO = 64;
+    if (len > INLINE_UP_TO)
+        return native_sum_long(data, len);
+    /* 64-bit words with their carries: an add and an add-with-carry each. */
+    using Wide = unsigned __int128;
+    Wide sum = 0;
+    for (const uint8_t* end = data + (len & ~std::size_t{7}); data != end; data += 8) {
+        uint64_t w;
+        std::memcpy(&w, data, 8);
+        sum += w;
+    }
+    uint64_t tail = 0;
+    if (len & 4) {
+        uint32_t w;
+        std::memcpy(&w, data, 4);
+        tail += w;
+        data += 4;
+    }
+    if (len & 2) {
+        uint16_t w;
+        std::memcpy(&w, data, 2);
+        tail += w;
+        data += 2;
+    }
+    if (len & 1)
+        tail += uint16_t{data[0]} << (std::endian::native == std::endian::little ? 0 : 8);
+    /* A carry out of 64 bits is worth 1, as 2^64 is modulo 2^16 - 1. */
+    const uint64_t low = static_cast<uint64_t>(sum);
+    return (low >> 32) + (low & 0xffffffff) + static_cast<uint64_t>(sum >> 64) + tail;
+}
+
+/* A native sum folded to 16 bits, the carries wrapped around (0xffff for
+ * a buffer that holds its own valid checksum): each half added to the
+ * other by a rotation, the carry landing in the upper half. */
+inline uint16_t csum_native_fold(uint64_t sum)
+{
+    auto rotate64 = [](uint64_t x) { return x << 32 | x >> 32; };
+    auto rotate32 = [](uint32_t x) { return x << 16 | x >> 16; };
+    uint64_t s64 = sum + rotate64(sum);
+    uint32_t s32 = static_cast<uint32_t>(s64 >> 32);
+    s32 += rotate32(s32);
+    return static_cast<uint16_t>(s32 >> 16);
+}
+
 /* IPv4 header checksum. */
 void ipv4_insert_checksum(uint8_t* frame, const FrameLayout& layout);
-/* Inline: every received IPv4 frame is checked. The header is whole 32-bit
- * words (IHL), and a valid one sums to all ones in either byte order, so
- * its native words are added without csum_add's tail handling and byte
- * swap: the 20 bytes every header has as three loads, options apart. */
-uint64_t ipv4_options_sum(const uint8_t* ip, uint32_t header_len);
+/* The header is whole 32-bit words (IHL): the 20 bytes every header has
+ * as three loads, options apart. */
 inline bool ipv4_checksum_ok(const uint8_t* frame, const FrameLayout& layout)
 {
     const uint8_t* ip = frame + layout.l2_len;
@@ -32,11 +91,27 @@ inline bool ipv4_checksum_ok(const uint8_t* frame, const FrameLayout& layout)
     std::memcpy(&c, ip + 16, 4);
     uint64_t sum = (a & 0xffffffff) + (a >> 32) + (b & 0xffffffff) + (b >> 32) + c;
     if (layout.l3_len > 20) [[unlikely]]
-        sum += ipv4_options_sum(ip, layout.l3_len);
-    sum = (sum & 0xffffffff) + (sum >> 32);
-    sum = (sum & 0xffff) + (sum >> 16);
-    sum = (sum & 0xffff) + (sum >> 16);
-    return ((sum & 0xffff) + (sum >> 16)) == 0xffff;
+        sum += native_sum(ip + 20, layout.l3_len - 20u);
+    return csum_native_fold(sum) == 0xffff;
+}
+
+/* The TCP/UDP checksum's sum, in the machine's order: the pseudo header
+ * (addresses, then protocol and L4 length as two big-endian 16-bit words)
+ * and the segment. An IPv4 header without options ends with the addresses,
+ * so that they and the segment are summed as one run. */
+inline uint16_t l4_native_sum(const uint8_t* frame, const FrameLayout& layout)
+{
+    const uint8_t* ip = frame + layout.l2_len;
+    const uint32_t l4_bytes = layout.l3_end - layout.l4_off;
+    uint8_t tail[4] = {0, layout.l4 == L4::tcp ? IPPROTO_TCP_ : IPPROTO_UDP_};
+    store_be16(tail + 2, static_cast<uint16_t>(l4_bytes));
+    uint32_t tail_word;
+    std::memcpy(&tail_word, tail, 4);
+    constexpr uint32_t V4_ADDRS = 12, V6_ADDRS = 8; /* offsets in the IP header */
+    if (layout.l3 == L3::ipv4 && layout.l4_off == layout.l2_len + 20)
+        return csum_native_fold(native_sum(ip + V4_ADDRS, 8 + l4_bytes) + tail_word);
+    uint64_t addresses = layout.l3 == L3::ipv4 ? native_sum(ip + V4_ADDRS, 8) : native_sum(ip + V6_ADDRS, 32);
+    return csum_native_fold(addresses + tail_word + native_sum(frame + layout.l4_off, l4_bytes));
 }
 
 /* TCP/UDP checksum over the pseudo header and [l4_off, l3_end). */
@@ -47,6 +122,9 @@ inline bool l4_checksum_present(const uint8_t* frame, const FrameLayout& layout)
     return !(layout.l4 == L4::udp && layout.l3 == L3::ipv4 && frame[layout.l4_off + 6] == 0 &&
              frame[layout.l4_off + 7] == 0);
 }
-bool l4_checksum_ok(const uint8_t* frame, const FrameLayout& layout);
+inline bool l4_checksum_ok(const uint8_t* frame, const FrameLayout& layout)
+{
+    return l4_native_sum(frame, layout) == 0xffff;
+}
 
 } // namespace cna::fw

@@ -18,7 +18,28 @@ struct RssResult {
 };
 
 /* The hash type the frame qualifies for among the enabled ones. */
-hsi::eth::RssHashType rss_hash_type(uint16_t enabled, const FrameLayout& layout);
+inline hsi::eth::RssHashType rss_hash_type(uint16_t enabled, const FrameLayout& layout)
+{
+    using namespace hsi::eth;
+    const bool tcp = layout.l4 == L4::tcp && !layout.fragment;
+    const bool udp = layout.l4 == L4::udp && !layout.fragment;
+    if (layout.l3 == L3::ipv4) {
+        if (tcp && (enabled & rss::TCP_IPV4))
+            return RssHashType::tcp_ipv4;
+        if (udp && (enabled & rss::UDP_IPV4))
+            return RssHashType::udp_ipv4;
+        if (enabled & rss::IPV4)
+            return RssHashType::ipv4;
+    } else if (layout.l3 == L3::ipv6) {
+        if (tcp && (enabled & rss::TCP_IPV6))
+            return RssHashType::tcp_ipv6;
+        if (udp && (enabled & rss::UDP_IPV6))
+            return RssHashType::udp_ipv6;
+        if (enabled & rss::IPV6)
+            return RssHashType::ipv6;
+    }
+    return RssHashType::none;
+}
 
 /* Inline: every frame of an RSS vport is hashed. The input is the source
  * and destination addresses, then the ports for the L4 types, read where

@@ -7,6 +7,7 @@
  */
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -38,6 +39,8 @@ std::vector<uint8_t> random_bytes(std::size_t len, uint32_t seed)
     return v;
 }
 
+static_assert(std::endian::native == std::endian::little, "expect_native() swaps");
+
 /* csum_fold of a complete sum is its complement; 0 and 0xffff are the
  * same number in one's complement, so compare what fold gives for both. */
 void expect_sum(const uint8_t* data, std::size_t len)
@@ -65,6 +68,29 @@ TEST(Checksum, LongBuffersOfAllOnesDoNotOverflow)
         expect_sum(ones.data(), len);
     std::vector<uint8_t> bytes = random_bytes(3 << 20, 2);
     expect_sum(bytes.data() + 1, bytes.size() - 1);
+}
+
+/* A sum native_sum_long() gives, folded, against the reference's
+ * big-endian one: the same number byte-swapped (on this little-endian
+ * machine), 0 and 0xffff being one number. */
+void expect_native(uint64_t native, const uint8_t* data, std::size_t len, const char* which)
+{
+    uint16_t got = __builtin_bswap16(csum_native_fold(native));
+    uint16_t expected = reference_sum(data, len);
+    EXPECT_TRUE(got == expected || (got == 0 && expected == 0xffff) || (got == 0xffff && expected == 0))
+        << which << ", length " << len << ": " << std::hex << got << " vs " << expected;
+}
+
+TEST(Checksum, BothLongSumsAsRfc1071)
+{
+    std::vector<uint8_t> bytes = random_bytes(4096, 4);
+    for (std::size_t align = 0; align < 4; align++)
+        for (std::size_t len = 65; len + align <= bytes.size(); len += 37) {
+            const uint8_t* data = bytes.data() + align;
+            expect_native(native_sum_scalar(data, len), data, len, "scalar");
+            if (native_sum_vector != nullptr)
+                expect_native(native_sum_vector(data, len), data, len, "vector");
+        }
 }
 
 TEST(Checksum, PiecesAddUpToTheWhole)
