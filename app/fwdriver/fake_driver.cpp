@@ -448,7 +448,7 @@ void FakeDriver::tx_fill_ring(uint16_t queue, const TxBd& bd)
         t.bds.at<TxBd>()[slot] = bd;
 }
 
-void FakeDriver::send(uint16_t queue, const std::vector<uint8_t>& frame, const TxOptions& o)
+void FakeDriver::stage(uint16_t queue, const std::vector<uint8_t>& frame, const TxOptions& o, std::vector<TxBd>& bds)
 {
     TxRing& t = tx_[queue];
     /* Each packet's data goes to a fresh area of the queue's buffer space. */
@@ -456,7 +456,7 @@ void FakeDriver::send(uint16_t queue, const std::vector<uint8_t>& frame, const T
     if (cursor + frame.size() > t.buffers.len)
         cursor = 0;
     std::memcpy(t.buffers.va + cursor, frame.data(), frame.size());
-    std::vector<TxBd> bds;
+    std::size_t first = bds.size();
     std::size_t per_bd = (frame.size() + o.nbds - 1) / o.nbds;
     for (std::size_t off = 0; off < frame.size(); off += per_bd) {
         TxBd bd{};
@@ -464,11 +464,25 @@ void FakeDriver::send(uint16_t queue, const std::vector<uint8_t>& frame, const T
         bd.nbytes = static_cast<uint16_t>(std::min(per_bd, frame.size() - off));
         bds.push_back(bd);
     }
-    bds[0].flags = txbd::START | o.flags;
-    bds[0].nbds = static_cast<uint8_t>(bds.size());
-    bds[0].vlan = o.vlan;
-    bds[0].mss = o.mss;
+    bds[first].flags = txbd::START | o.flags;
+    bds[first].nbds = static_cast<uint8_t>(bds.size() - first);
+    bds[first].vlan = o.vlan;
+    bds[first].mss = o.mss;
     cursor += (frame.size() + 63) & ~std::size_t{63};
+}
+
+void FakeDriver::send(uint16_t queue, const std::vector<uint8_t>& frame, const TxOptions& o)
+{
+    std::vector<TxBd> bds;
+    stage(queue, frame, o, bds);
+    send_bds(queue, bds);
+}
+
+void FakeDriver::send_burst(uint16_t queue, const std::vector<std::vector<uint8_t>>& frames)
+{
+    std::vector<TxBd> bds;
+    for (const auto& frame : frames)
+        stage(queue, frame, TxOptions{}, bds);
     send_bds(queue, bds);
 }
 

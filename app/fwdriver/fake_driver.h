@@ -122,6 +122,8 @@ public:
     /* Queues one packet and rings the doorbell. */
     void send(uint16_t queue, const std::vector<uint8_t>& frame, const TxOptions& options);
     void send(uint16_t queue, const std::vector<uint8_t>& frame) { send(queue, frame, TxOptions{}); }
+    /* Queues the packets and rings the doorbell once: one Tx burst. */
+    void send_burst(uint16_t queue, const std::vector<std::vector<uint8_t>>& frames);
     /* Writes raw BDs and rings the doorbell. */
     void send_bds(uint16_t queue, const std::vector<hsi::eth::TxBd>& bds);
     bool wait_tx_done(uint16_t queue);
@@ -254,6 +256,8 @@ private:
         __atomic_store_n(reinterpret_cast<volatile uint32_t*>(at), value, __ATOMIC_RELEASE);
     }
     static uint16_t observe(const volatile uint16_t* index) { return __atomic_load_n(index, __ATOMIC_ACQUIRE); }
+    /* The packet into the queue's buffer space, its BDs appended to bds. */
+    void stage(uint16_t queue, const std::vector<uint8_t>& frame, const TxOptions& o, std::vector<hsi::eth::TxBd>& bds);
     void ring_tx_doorbell(const TxRing& t) { ring_doorbell(fn_, t.cid, t.prod); }
 
     Adapter& adapter_;

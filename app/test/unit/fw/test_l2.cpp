@@ -6,6 +6,7 @@
 
 #include <thread>
 
+#include "base/bytes.h"
 #include "fake_driver.h"
 #include "l2_fixture.h"
 
@@ -350,6 +351,70 @@ TEST(L2, RssSpreadsFlowsByTheIndirectionTable)
     for (int n : got)
         used += n > 0;
     EXPECT_GE(used, 3) << "32 flows spread over the queues";
+}
+
+/* One burst of flows back to back, repeated and interleaved, TCP and UDP
+ * with the same addresses and ports, and frames the RSS of a burst does
+ * not remember (an IPv4 header with options, a fragment): every CQE has
+ * its own frame's hash and type. */
+TEST(L2, RssOfABurstIsEachFramesOwn)
+{
+    auto adapter = make();
+    FakeDriver drv(*adapter, 0);
+    bring_up_l2(drv, 4);
+    ASSERT_TRUE(wait_link(drv));
+    VportUpdateRamrodData up{};
+    up.update_flags = vport_update::UPDATE_RSS;
+    up.rss_enable = 1;
+    up.rss_hash_types = rss::IPV4 | rss::TCP_IPV4 | rss::UDP_IPV4;
+    uint8_t key[40];
+    for (int i = 0; i < 40; i++)
+        key[i] = static_cast<uint8_t>(0x3b + i * 29);
+    std::memcpy(up.rss_key, key, sizeof(key));
+    for (uint32_t i = 0; i < rss::RETA_SIZE; i++)
+        up.rss_reta[i] = static_cast<uint16_t>(i % 4);
+    ASSERT_EQ(drv.eth(EthCmd::vport_update, &up, sizeof(up)), FwReturn::ok);
+
+    auto tcp = [&](uint32_t flow) { return tcp4_frame(OWN_MAC, PEER_MAC, 0x0a000001 + flow, 0x0a0000fe, 4000, 80, 32); };
+    auto udp = [&](uint32_t flow) { return udp4_frame(OWN_MAC, PEER_MAC, 0x0a000001 + flow, 0x0a0000fe, 4000, 80, 32); };
+    auto with_options = [](std::vector<uint8_t> f) {
+        /* A 4-byte option (NOPs): IHL 6, the addresses no longer next to the ports. */
+        f.insert(f.begin() + 34, {1, 1, 1, 1});
+        f[14] = 0x46;
+        store_be16(&f[16], static_cast<uint16_t>(load_be16(&f[16]) + 4));
+        return f;
+    };
+    auto fragment = [](std::vector<uint8_t> f) {
+        f[20] = 0x20; /* more fragments */
+        return f;
+    };
+    std::vector<std::vector<uint8_t>> burst = {tcp(1), tcp(1), tcp(1), tcp(2), tcp(1), udp(1), tcp(1),
+                                               with_options(tcp(3)), tcp(3), fragment(tcp(3)), tcp(3), udp(2)};
+    drv.send_burst(0, burst);
+    ASSERT_TRUE(drv.wait_tx_done(0));
+
+    std::vector<FakeDriver::RxFrame> got;
+    ASSERT_TRUE(wait_until([&] {
+        for (uint16_t q = 0; q < 4; q++)
+            for (auto& frame : drv.rx_poll(q))
+                got.push_back(frame);
+        return got.size() == burst.size();
+    }));
+    for (const FakeDriver::RxFrame& r : got) {
+        /* The input as RSS takes it from the frame received:
+         * the addresses, then the ports after the IP header. */
+        const std::vector<uint8_t>& f = r.data;
+        const uint32_t ihl = (f[14] & 0x0f) * 4u;
+        const bool fragmented = (load_be16(&f[20]) & 0x3fff) != 0;
+        uint8_t input[12];
+        std::memcpy(input, &f[26], 8);
+        std::memcpy(input + 8, &f[14 + ihl], 4);
+        const RssHashType type = fragmented ? RssHashType::ipv4
+                                 : f[23] == 6 ? RssHashType::tcp_ipv4
+                                              : RssHashType::udp_ipv4;
+        EXPECT_EQ(r.cqe.rss_hash_type, static_cast<uint8_t>(type));
+        EXPECT_EQ(r.cqe.rss_hash, toeplitz(key, input, type == RssHashType::ipv4 ? 8 : 12));
+    }
 }
 
 TEST(L2, InactiveVportNeitherSendsNorReceives)
