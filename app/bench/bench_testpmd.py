@@ -22,16 +22,20 @@ class BenchError(Exception):
 
 APP_ARGS = ["-i", "--forward-mode=io", "--burst=32", "--nb-cores=1", "--rxd=1024", "--txd=1024",
             "--total-num-mbufs=16384"]
+# Two forwarding lcores, one per CPU, each with a queue of each port
+# (testpmd's main lcore beside the first, idle at the prompt).
+TWO_LCORES = "0@0,1@0,2@1"
+TWO_LCORE_APP_ARGS = [a for a in APP_ARGS if a != "--nb-cores=1"] + ["--nb-cores=2", "--rxq=2", "--txq=2"]
 
 
 class Session:
     """One interactive testpmd."""
 
-    def __init__(self, eal, vdevs, timeout=30):
+    def __init__(self, eal, vdevs, timeout=30, app_args=APP_ARGS):
         args = list(eal)
         for v in vdevs:
             args += ["--vdev", v]
-        self.spawn([TESTPMD] + args + ["--"] + APP_ARGS, timeout)
+        self.spawn([TESTPMD] + args + ["--"] + list(app_args), timeout)
 
     def spawn(self, argv, timeout):
         """Runs argv, which ends at testpmd's prompt within `timeout` s."""

@@ -6,7 +6,11 @@ lcore, --no-huge, the same EAL options for every configuration. Each
 configuration is two ports forwarding into each other; a fresh testpmd is
 started for every (configuration, frame size). After a warm-up, the Rx
 counters of both ports are read at the edges of several windows; each window
-gives one aggregate Rx rate, and the table shows median, min and max.
+gives one aggregate Rx rate, and the table shows median, min and max. Under
+the table, the comparisons with as many busy cores on each side: net_cna
+inline against memif (one core each), and net_cna with its engine thread
+against memif on two forwarding lcores with two queues per port (`memif 2
+lcores`, two cores each).
 
 Two processes: after the table, testpmd pairs with one port each, the
 ports connected across the processes (net_cna through cna-adapterd's two
@@ -78,12 +82,13 @@ ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "app", "test", "integration"))
 from harness.testpmd import TestPmdError, pmd_path  # noqa: E402
 from harness.verbs import VerbsHosts  # noqa: E402
-from bench_testpmd import (APP_ARGS, FWD_CPU, MAIN_CPU, TESTPMD, BenchError, Run, Session, all_rates,  # noqa: E402
+from bench_testpmd import (APP_ARGS, FWD_CPU, MAIN_CPU, TESTPMD, TWO_LCORE_APP_ARGS, TWO_LCORES, BenchError, Run, Session, all_rates,  # noqa: E402
                            core_latency, last_lines, wait_links_up, window_rate, window_rates)
 from guest_rows import run_vm  # noqa: E402
 
 SIZES = (64, 1518)
 FWD_LCORES = "0-1"
+MEMIF_TWO_LCORES = "memif 2 lcores"
 
 
 class Config:
@@ -95,12 +100,21 @@ class Config:
     the first bursts) or generate traffic themselves.
     """
 
-    def __init__(self, name, vdevs, tx_first=True, attach=None, note=""):
+    def __init__(self, name, vdevs, tx_first=True, attach=None, note="", two_lcores=False):
         self.name = name
         self.vdevs = vdevs
         self.tx_first = tx_first
         self.attach = attach or (lambda tmp: [])
         self.note = note
+        # Two forwarding lcores with two queues per port (bench_testpmd's
+        # TWO_LCORES) instead of one.
+        self.two_lcores = two_lcores
+
+    def eal(self, pmd):
+        return eal_args(pmd, TWO_LCORES if self.two_lcores else None)
+
+    def app_args(self):
+        return TWO_LCORE_APP_ARGS if self.two_lcores else APP_ARGS
 
 
 def configurations(engine_devarg):
@@ -111,6 +125,10 @@ def configurations(engine_devarg):
         # core, as memif's.
         Config("net_cna inline", lambda size, tmp: ["net_cna0,adapter=b,ports=2,wire=cable,engine=inline",
                                                     "net_cna1,adapter=b,port=1"]),
+        # Two busy cores, both forwarding: two queues per port, each lcore
+        # passing the adapter for its own.
+        Config("net_cna inline 2 lcores", lambda size, tmp: ["net_cna0,adapter=c,ports=2,wire=cable,engine=inline",
+                                                             "net_cna1,adapter=c,port=1"], two_lcores=True),
         # net_null's Rx synthesises frames of its own `size` devarg on every
         # call: there is nothing to inject, so plain `start`.
         Config("net_null x2", lambda size, tmp: [f"net_null0,size={size}", f"net_null1,size={size}"],
@@ -121,6 +139,11 @@ def configurations(engine_devarg):
         Config("memif", lambda size, tmp: [
             f"net_memif0,role=server,socket={tmp}/memif.sock,socket-abstract=no",
             f"net_memif1,role=client,socket={tmp}/memif.sock,socket-abstract=no"]),
+        # Two busy cores each: memif on two forwarding lcores against
+        # net_cna's one and its engine thread (the first row).
+        Config(MEMIF_TWO_LCORES, lambda size, tmp: [
+            f"net_memif0,role=server,socket={tmp}/memif2l.sock,socket-abstract=no",
+            f"net_memif1,role=client,socket={tmp}/memif2l.sock,socket-abstract=no"], two_lcores=True),
         # net_vhost creates its socket only when testpmd configures the port,
         # after every --vdev was probed; virtio-user, which connects at probe,
         # is therefore attached afterwards.
@@ -131,9 +154,10 @@ def configurations(engine_devarg):
     ]
 
 
-def eal_args(pmd):
+def eal_args(pmd, lcores=None):
     # Loading net_cna in every configuration keeps the EAL options identical.
-    return ["-l", FWD_LCORES, "--no-huge", "-m", "512", "--no-pci", "--no-shconf", "-d", pmd]
+    cores = ["--lcores", lcores] if lcores else ["-l", FWD_LCORES]
+    return cores + ["--no-huge", "-m", "512", "--no-pci", "--no-shconf", "-d", pmd]
 
 
 def start_forwarding(session, config, size, tmp, args):
@@ -156,9 +180,9 @@ def start_forwarding(session, config, size, tmp, args):
     time.sleep(args.warmup)
 
 
-def measure(eal, config, size, tmp, args):
+def measure(pmd, config, size, tmp, args):
     """Aggregate Rx rates (packets/s) of the windows of one run."""
-    session = Session(eal, config.vdevs(size, tmp))
+    session = Session(config.eal(pmd), config.vdevs(size, tmp), app_args=config.app_args())
     try:
         start_forwarding(session, config, size, tmp, args)
         return window_rates([session], args)
@@ -206,9 +230,9 @@ def cpu_mhz():
         return None
 
 
-def measure_run(eal, config, size, tmp, args):
+def measure_run(pmd, config, size, tmp, args):
     before = core_latency(args)
-    rates = measure(eal, config, size, tmp, args)
+    rates = measure(pmd, config, size, tmp, args)
     return Run(rates, before, core_latency(args))
 
 
@@ -216,6 +240,7 @@ def run_throughput(args, pmd):
     eal = eal_args(pmd)
     devarg = engine_devarg(pmd)
     print("testpmd: " + " ".join([TESTPMD] + eal + ["--vdev ..."] + ["--"] + APP_ARGS))
+    print(f"{MEMIF_TWO_LCORES}: --lcores {TWO_LCORES} ... -- " + " ".join(TWO_LCORE_APP_ARGS))
     print(f"windows: {args.windows} x {args.window:g} s after {args.warmup:g} s warm-up, "
           f"in each of {args.runs} fresh testpmd run(s) per row; median, min and max over all of them")
     configs = configurations(devarg)
@@ -229,7 +254,7 @@ def run_throughput(args, pmd):
                     # Several processes, not only several windows: net_cna's
                     # rate depends on how the engine and the forwarding lcore
                     # fall into step, which is settled once per process.
-                    results[(config.name, size)] = [measure_run(eal, config, size, tmp, args)
+                    results[(config.name, size)] = [measure_run(pmd, config, size, tmp, args)
                                                     for _ in range(args.runs)]
                 except BenchError as e:
                     results[(config.name, size)] = str(e)
@@ -420,6 +445,17 @@ def print_table(configs, results, args):
                                    for run in runs)
             print(f"{config.name:<22}{size:>6}{med / 1e6:>9.2f}{min(r) / 1e6:>8.2f}{max(r) / 1e6:>8.2f}"
                   f"{ratio:>8}{cyc:>18}  {per_process}")
+    # The comparisons with as many busy cores on both sides.
+    for name, peer, cores in (("net_cna inline", "memif", "one core each"),
+                              ("net_cna", MEMIF_TWO_LCORES, "two cores each (net_cna: forwarding lcore and engine thread)"),
+                              ("net_cna inline 2 lcores", MEMIF_TWO_LCORES, "two cores each, both forwarding")):
+        ratios = []
+        for size in SIZES:
+            ours, theirs = results.get((name, size)), results.get((peer, size))
+            if isinstance(ours, list) and isinstance(theirs, list):
+                ratios.append(f"{size} B {statistics.median(all_rates(ours)) / statistics.median(all_rates(theirs)):.2f}")
+        if ratios:
+            print(f"{cores}: {name}/{peer}: " + ", ".join(ratios))
     notes = [f"{c.name}: {c.note}" for c in configs if c.note]
     print(f"start: tx_first {args.tx_first} ({args.tx_first} x 32 packets injected per port) except "
           + "; ".join(notes))
