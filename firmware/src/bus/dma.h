@@ -48,6 +48,13 @@ public:
         return va;
     }
 
+    /* The host memory of an access to come, for a prefetch: as map(), but
+     * a miss is no fault (the access itself will tell). */
+    const uint8_t* peek(uint64_t iova, std::size_t len)
+    {
+        return pglue_.master_enabled() ? iommu_.translate(iova, len) : nullptr;
+    }
+
     bool read(uint64_t iova, void* dst, std::size_t len)
     {
         const uint8_t* src = map(iova, len);

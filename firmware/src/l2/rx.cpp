@@ -184,6 +184,7 @@ uint32_t RxEngine::deliver_lane(FunctionFirmware& pf, Vport& vport, uint32_t vpo
         RxCursor* c = lane_cursor(pf, vport_id, queue_id);
         if (c == nullptr || f.len > c->bd_max_bytes || c->bds_posted == 0 || c->cqes_free == 0)
             break;
+        prefetch_buffer(dma, *c, RX_PREFETCH_AHEAD);
         if (!write_buffer(dma, c->bds + (c->bd_cons & c->bd_mask) * sizeof(RxBd), f.data, f.len)) [[unlikely]] {
             counter_add(vport.stats->rx_error_pkts, 1); /* DMA fault raised; the buffer stays posted */
             continue;
@@ -347,6 +348,16 @@ void RxEngine::close_cursors(FunctionFirmware& pf)
         c.tally.flush(*c.q->stats);
         pf.update_sb_index(c.q->sb_id, c.q->sb_pi, c.cqe_prod);
     }
+}
+
+void RxEngine::prefetch_buffer(Dma& dma, const RxCursor& c, uint32_t ahead)
+{
+    if (c.bds_posted <= ahead)
+        return;
+    RxBd posted;
+    std::memcpy(&posted, c.bds + ((c.bd_cons + ahead) & c.bd_mask) * sizeof(RxBd), sizeof(posted));
+    if (const uint8_t* buffer = dma.peek(from_regpair(posted.addr), 1))
+        __builtin_prefetch(buffer, 1);
 }
 
 bool RxEngine::write_buffer(Dma& dma, const uint8_t* bd, const uint8_t* frame, uint32_t len)

@@ -90,6 +90,11 @@ private:
     /* The frame into the queue's next posted buffer(s), from bd_cons on;
      * false on a DMA fault. One buffer is the case to make fast. */
     static bool write_buffer(Dma& dma, const uint8_t* bd, const uint8_t* frame, uint32_t len);
+    /* The first line of the buffer `ahead` posted buffers on, asked for
+     * (to be written) while this frame is placed: the host's buffers are
+     * seldom in cache (or its TLB), and the line is read for ownership. */
+    static constexpr uint32_t RX_PREFETCH_AHEAD = 4;
+    static void prefetch_buffer(Dma& dma, const RxCursor& c, uint32_t ahead);
     static bool write_buffers(Dma& dma, RxCursor& c, const uint8_t* frame, uint32_t len, uint32_t nbds);
     /* The frame's protocols, and its checksums' results if the vport
      * validates them (a driver that reports none asks for none: the

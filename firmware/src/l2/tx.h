@@ -45,6 +45,8 @@ private:
      * that one busy queue cannot starve the others. */
     static constexpr uint32_t BD_BATCH = 64;
     static constexpr uint32_t BD_BUDGET = 512;
+    /* How far ahead the lane asks for a frame's headers. */
+    static constexpr uint32_t PREFETCH_AHEAD = 4;
     /* Room in front of a gathered packet for an inserted VLAN tag. */
     static constexpr uint32_t HEADROOM = 4;
     static constexpr uint32_t MAX_PACKET = 256 * 1024;
