@@ -282,19 +282,23 @@ bool AdapterImpl::poll_dataplane(Dataplane& dp)
                 work = true;
             }
         }
+        /* One reading of the clock for every PF's timers: a pass may be a
+         * post's or a poll's (engine=inline), and the clock costs as much as
+         * a small message's work. */
+        uint64_t now = 0;
         for (PfFirmware* pf : dp.pfs)
             if (pf->roce().active())
-                work |= poll_roce(*pf, dp);
+                work |= poll_roce(*pf, dp, now != 0 ? now : (now = monotonic_ns()));
     }
     flush_status_blocks(functions); /* whatever else changed them (TAP) */
     return work;
 }
 
-bool AdapterImpl::poll_roce(PfFirmware& pf, Dataplane& dp)
+bool AdapterImpl::poll_roce(PfFirmware& pf, Dataplane& dp, uint64_t now_ns)
 {
     FrameBurst& out = dp.roce_out;
     out.clear();
-    const bool work = pf.roce().poll(monotonic_ns(), out);
+    const bool work = pf.roce().poll(now_ns, out);
     if (out.count != 0)
         nig_.port(pf.hw().port_id()).transmit(out);
     return work;

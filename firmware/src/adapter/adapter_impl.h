@@ -143,7 +143,7 @@ private:
      * frames the wire delivers to the group's Rx at once). */
     bool poll_dataplane(Dataplane& dp);
     /* The PF's RoCE: what its QPs send, onto the PF's port. */
-    bool poll_roce(PfFirmware& pf, Dataplane& dp);
+    bool poll_roce(PfFirmware& pf, Dataplane& dp, uint64_t now_ns);
     bool slowpath_pending() const;
     /* EnginePlacement::host: the host's threads run the dataplanes. */
     bool host_passes() const { return config_.engine_placement == EnginePlacement::host; }
