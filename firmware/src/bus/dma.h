@@ -48,11 +48,13 @@ public:
         return va;
     }
 
-    /* The host memory of an access to come, for a prefetch: as map(), but
-     * a miss is no fault (the access itself will tell). */
-    const uint8_t* peek(uint64_t iova, std::size_t len)
+    /* Asks for the cache line of an access to come (its translation will
+     * tell whether it may be made): a hint, as cheap as the last range's
+     * bounds. */
+    void prefetch(uint64_t iova, bool for_write) const
     {
-        return pglue_.master_enabled() ? iommu_.translate(iova, len) : nullptr;
+        if (const uint8_t* va = iommu_.prefetch_hint(iova))
+            for_write ? __builtin_prefetch(va, 1) : __builtin_prefetch(va, 0);
     }
 
     bool read(uint64_t iova, void* dst, std::size_t len)

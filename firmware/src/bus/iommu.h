@@ -43,6 +43,13 @@ public:
         }
         return lookup_slow(iova, len);
     }
+    /* Where iova was in the range the last translation hit, for a prefetch
+     * only: no generation check, so possibly stale, which a prefetch (it
+     * never faults) may be. nullptr outside that range. */
+    const uint8_t* prefetch_hint(uint64_t iova) const
+    {
+        return last_.covers(iova, 1) ? last_.va + (iova - last_.iova) : nullptr;
+    }
     /* A host thread's access (DMAE, under the slowpath lock): a copy out of
      * or into [iova, iova + len) under the table's lock, so that no unmap
      * completes while it runs; false if no range covers it. The engine's

@@ -122,8 +122,7 @@ uint32_t TxEngine::transmit_plain(Vport& vport, TxQueue& q, Dma& dma, uint32_t i
         /* The headers of a frame a few BDs on asked for while this one is
          * parsed: the host's buffers are seldom in cache (or its TLB). */
         if (i + PREFETCH_AHEAD < count)
-            if (const uint8_t* ahead = dma.peek(from_regpair(bds_[i + PREFETCH_AHEAD].addr), 1))
-                __builtin_prefetch(ahead);
+            dma.prefetch(from_regpair(bds_[i + PREFETCH_AHEAD].addr), false);
         uint32_t len = bd.nbytes;
         const uint8_t* frame = dma.map(from_regpair(bd.addr), len);
         if (frame == nullptr) [[unlikely]] {
