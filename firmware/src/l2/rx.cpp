@@ -356,8 +356,7 @@ void RxEngine::prefetch_buffer(Dma& dma, const RxCursor& c, uint32_t ahead)
         return;
     RxBd posted;
     std::memcpy(&posted, c.bds + ((c.bd_cons + ahead) & c.bd_mask) * sizeof(RxBd), sizeof(posted));
-    if (const uint8_t* buffer = dma.peek(from_regpair(posted.addr), 1))
-        __builtin_prefetch(buffer, 1);
+    dma.prefetch(from_regpair(posted.addr), true);
 }
 
 bool RxEngine::write_buffer(Dma& dma, const uint8_t* bd, const uint8_t* frame, uint32_t len)
