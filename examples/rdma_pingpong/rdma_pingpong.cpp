@@ -114,8 +114,10 @@ bool Pingpong::open()
     std::memset(ep_.buf(), FILL, 2 * o_.size);
     if (!post_recvs(o_.rx_depth))
         return false;
-    if (o_.events)
-        cna_rdma_req_notify_cq(ep_.cq(), 0);
+    if (o_.events && cna_rdma_req_notify_cq(ep_.cq(), 0) != 0) {
+        std::fprintf(stderr, "Couldn't request CQ notification\n");
+        return false;
+    }
     me_.qpn = ep_.qpn();
     me_.psn = ep_.psn();
     if (o_.gid_index >= 0 && !ep_.query_gid(o_.gid_index, &me_.gid))

@@ -164,6 +164,12 @@ int rx_intr_setup(rte_eth_dev* dev)
     rx_intr_release(dev);
     if (!dev->data->dev_conf.intr_conf.rxq)
         return 0;
+    if (port->devargs.engine == EnginePlacement::inline_) {
+        /* No thread would move the frames an interrupt waits for. */
+        PMD_LOG(ERR, port, "no Rx queue interrupts with engine=inline: the adapter runs only in the lcores' polls "
+                           "(engine=threads or engine=service)");
+        return -ENOTSUP;
+    }
     if (port->pci->msix_count() == 0) {
         PMD_LOG(ERR, port, "no Rx queue interrupts: the function has no MSI-X (a VF in a VM runs in poll mode)");
         return -ENOTSUP;

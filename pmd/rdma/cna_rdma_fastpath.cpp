@@ -8,6 +8,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "cna_rdma_log.h"
 #include "cna_rdma_objects.h"
 
 namespace cna::rdma {
@@ -296,6 +297,12 @@ int cna_rdma_poll_cq(ibv_cq* ibv, int num_entries, ibv_wc* wc)
 int cna_rdma_req_notify_cq(ibv_cq* ibv, int solicited_only)
 {
     auto* cq = reinterpret_cast<Cq*>(ibv);
+    if (cq->dev->inline_adapter != nullptr) {
+        /* Nothing would complete the work the event waits for. */
+        RDMA_LOG(ERR, cq->dev, "no completion events with engine=inline: the adapter runs only in post_send and "
+                               "poll_cq (engine=threads or engine=service)");
+        return EOPNOTSUPP;
+    }
     osal::publish(cq->db_arm, hsi::rdma::cq_arm::make(++cq->arm_seq, solicited_only != 0));
     return 0;
 }

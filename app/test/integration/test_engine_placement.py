@@ -102,6 +102,17 @@ class Rdma(unittest.TestCase):
                                             client_vdev=",engine=inline")
             self.assertIn("iters", client)
 
+    def test_completion_events_are_refused_inline(self):
+        """An application that would sleep on a completion channel: nothing
+        would run the adapter while it sleeps, so arming the CQ fails, said
+        in the log, and the example stops."""
+        with BridgedHosts() as hosts:
+            server = hosts.host("s", 0, ["-p", hosts.tcp_port(), "-e"], vdev_extra=",engine=inline")
+            out, _ = server.communicate(timeout=60)
+            self.assertNotEqual(server.returncode, 0, out)
+            self.assertIn("no completion events with engine=inline", out)
+            self.assertIn("Couldn't request CQ notification", out)
+
     def cable(self, engine, eal_lcores, args):
         tag = f"ep{os.getpid()}{engine}"
         argv = [example("rdma_perf"), *eal_lcores, *EAL, "--file-prefix", tag,

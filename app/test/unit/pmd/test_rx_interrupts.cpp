@@ -102,6 +102,30 @@ TEST_P(RxInterrupts, ArmingAfterArrivalFiresAtOnce)
     EXPECT_EQ(receive(0, 3), 3u);
 }
 
+/* engine=inline moves frames only in the lcores' polls, which an
+ * interrupt-mode application stops making: its start is refused, the port
+ * left stopped, every mbuf back in the pool. */
+TEST(RxInterruptsInline, AreRefused)
+{
+    const std::string name = "net_cna_intr_inline";
+    ASSERT_EQ(rte_vdev_init(name.c_str(), "engine=inline"), 0);
+    uint16_t port;
+    ASSERT_EQ(rte_eth_dev_get_port_by_name(name.c_str(), &port), 0);
+    constexpr unsigned POOL = 2048;
+    rte_mempool* pool = rte_pktmbuf_pool_create("intr_inline_pool", POOL, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+    ASSERT_NE(pool, nullptr);
+    rte_eth_conf conf{};
+    conf.intr_conf.rxq = 1;
+    ASSERT_EQ(rte_eth_dev_configure(port, 1, 1, &conf), 0);
+    ASSERT_EQ(rte_eth_rx_queue_setup(port, 0, 512, 0, nullptr, pool), 0);
+    ASSERT_EQ(rte_eth_tx_queue_setup(port, 0, 512, 0, nullptr), 0);
+    EXPECT_EQ(rte_eth_dev_start(port), -ENOTSUP);
+    EXPECT_EQ(rte_eth_dev_close(port), 0);
+    EXPECT_EQ(rte_mempool_avail_count(pool), POOL);
+    rte_mempool_free(pool);
+    EXPECT_EQ(rte_vdev_uninit(name.c_str()), 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(PfAndVf, RxInterrupts, ::testing::Values(Function::pf, Function::vf),
                          [](const ::testing::TestParamInfo<Function>& info) {
                              return info.param == Function::pf ? "Pf" : "Vf";
