@@ -271,9 +271,14 @@ uint32_t bitwise_crc32(const std::vector<uint8_t>& data)
 
 TEST(RoceIcrc, EveryPayloadLengthMatchesTheDefinition)
 {
-    /* Short packets are taken in one piece, long ones in two: both must be
-     * the CRC of the masked packet. */
-    for (uint32_t payload : {0u, 4u, 100u, 188u, 192u, 196u, 200u, 1000u, 4096u}) {
+    /* Short packets are taken in one piece (lengthened with zeros), long
+     * ones in two: all must be the CRC of the masked packet. */
+    std::vector<uint32_t> payloads;
+    for (uint32_t payload = 0; payload <= 300; payload++)
+        payloads.push_back(payload);
+    for (uint32_t payload : {1000u, 4096u})
+        payloads.push_back(payload);
+    for (uint32_t payload : payloads) {
         auto f = build(path_v4(), Bth{.opcode = op::SEND_ONLY, .dest_qp = 0x41, .psn = 7}, payload);
         const uint32_t ip = 14, udp = 34, bth = 42;
         std::vector<uint8_t> masked(8 + f.size() - ICRC_LEN - ip, 0xff);
