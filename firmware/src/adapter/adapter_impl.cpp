@@ -88,7 +88,8 @@ AdapterImpl::AdapterImpl(const AdapterConfig& config)
             dp.functions.add(pf);
         for (PfFirmware* pf : pfs_on_port_[port])
             roce_on_port_[port].push_back(&pf->roce());
-        PortSwitch& sw = dp.port_switch[port].emplace(dp.rx, roce_on_port_[port], functions_on_port_[port], storms_);
+        PortSwitch& sw =
+            dp.port_switch[port].emplace(dp.rx, roce_on_port_[port], functions_on_port_[port], storms_, dp.clock);
         nig_.port(port).bind_receiver(sw);
         nig_.port(port).bind_switch(sw);
     }
@@ -271,6 +272,7 @@ bool AdapterImpl::poll_slowpath()
 
 bool AdapterImpl::poll_dataplane(Dataplane& dp)
 {
+    dp.clock.begin();
     bool work = nig_.poll_taps(dp.ports);
     const std::span<FunctionFirmware* const> functions = dp.functions.view();
     if (storms_.running()) {
@@ -282,23 +284,20 @@ bool AdapterImpl::poll_dataplane(Dataplane& dp)
                 work = true;
             }
         }
-        /* One reading of the clock for every PF's timers: a pass may be a
-         * post's or a poll's (engine=inline), and the clock costs as much as
-         * a small message's work. */
-        uint64_t now = 0;
         for (PfFirmware* pf : dp.pfs)
             if (pf->roce().active())
-                work |= poll_roce(*pf, dp, now != 0 ? now : (now = monotonic_ns()));
+                work |= poll_roce(*pf, dp);
     }
     flush_status_blocks(functions); /* whatever else changed them (TAP) */
+    dp.clock.end();
     return work;
 }
 
-bool AdapterImpl::poll_roce(PfFirmware& pf, Dataplane& dp, uint64_t now_ns)
+bool AdapterImpl::poll_roce(PfFirmware& pf, Dataplane& dp)
 {
     FrameBurst& out = dp.roce_out;
     out.clear();
-    const bool work = pf.roce().poll(now_ns, out);
+    const bool work = pf.roce().poll(dp.clock.now(), out);
     if (out.count != 0)
         nig_.port(pf.hw().port_id()).transmit(out);
     return work;

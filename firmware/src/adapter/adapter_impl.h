@@ -97,6 +97,7 @@ private:
         TxEngine tx;
         RxEngine rx;
         FrameBurst roce_out; /* the RoCE frames a PF sends in a pass */
+        PassClock clock;     /* the time of the pass, for its ports' switches too */
         std::array<std::optional<PortSwitch>, hsi::MAX_PORTS> port_switch;
         /* Held by the thread for the length of a pass: thread 0's slowpath
          * takes the others' to run between two of their passes, and an
@@ -143,7 +144,7 @@ private:
      * frames the wire delivers to the group's Rx at once). */
     bool poll_dataplane(Dataplane& dp);
     /* The PF's RoCE: what its QPs send, onto the PF's port. */
-    bool poll_roce(PfFirmware& pf, Dataplane& dp, uint64_t now_ns);
+    bool poll_roce(PfFirmware& pf, Dataplane& dp);
     bool slowpath_pending() const;
     /* EnginePlacement::host: the host's threads run the dataplanes. */
     bool host_passes() const { return config_.engine_placement == EnginePlacement::host; }

@@ -23,12 +23,11 @@ void PortSwitch::receive(const FrameBurst& burst)
         rx_.receive(functions_.view(), burst);
         return;
     }
-    uint64_t now = 0; /* read at the burst's first RoCE packet */
     l2_.clear();
     for (uint32_t i = 0; i < burst.count; i++) {
         const WireFrame& f = burst.frames[i];
         if (roce::RoceFirmware* owner = roce_owner(f)) {
-            owner->receive(f, now != 0 ? now : (now = monotonic_ns()));
+            owner->receive(f, clock_.now());
             continue;
         }
         if (roce::Neighbours::is_neighbour_protocol(f))

@@ -6,6 +6,7 @@
 
 #include <span>
 
+#include "base/clock.h"
 #include "frame/frame_burst.h"
 #include "l2/rx.h"
 #include "wire/port.h"
@@ -26,8 +27,9 @@ class RoceFirmware;
  * without leaving the adapter. */
 class PortSwitch final : public FrameReceiver, public LocalSwitch {
 public:
-    PortSwitch(RxEngine& rx, std::span<roce::RoceFirmware* const> roce, const FunctionList& functions, const Storms& storms)
-        : rx_(rx), roce_(roce), functions_(functions), storms_(storms)
+    PortSwitch(RxEngine& rx, std::span<roce::RoceFirmware* const> roce, const FunctionList& functions, const Storms& storms,
+               PassClock& clock)
+        : rx_(rx), roce_(roce), functions_(functions), storms_(storms), clock_(clock)
     {
     }
     void receive(const FrameBurst& burst) override;
@@ -46,6 +48,7 @@ private:
     const std::span<roce::RoceFirmware* const> roce_; /* of the port's PFs */
     const FunctionList& functions_;
     const Storms& storms_;
+    PassClock& clock_; /* the port group's dataplane's */
     FrameBurst l2_;    /* a burst's L2 frames, when some were RoCE */
     FrameBurst local_; /* a sent burst's frames for the port's functions */
 };
