@@ -7,6 +7,7 @@ ThreadSanitizer build, when given. Ends with one line `N passed, N failed`.
 import argparse
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -74,6 +75,35 @@ class TimedResult(unittest.TextTestResult):
         self.module_seconds[module] = self.module_seconds.get(module, 0.0) + time.monotonic() - self._t0
 
 
+def leftover_processes(build):
+    """Processes still running that name the build directory on their
+    command line (a daemon, an example, testpmd with the PMD, a guest's
+    vm_run): what a suite started and did not stop. Not this process or
+    its ancestors."""
+    build = os.path.realpath(build).encode()
+    ours = set()
+    pid = os.getpid()
+    while pid > 1:
+        ours.add(pid)
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                pid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except OSError:
+            break
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) in ours:
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if any(build in arg for arg in argv):
+            found[int(entry)] = b" ".join(argv).decode(errors="replace").strip()
+    return found
+
+
 def run_integration(build, label, env_extra, modules=None):
     os.environ.update(env_extra)
     os.environ["CNA_BUILD"] = build
@@ -86,6 +116,15 @@ def run_integration(build, label, env_extra, modules=None):
     print(f"[{label}] integration: the slowest modules: " +
           ", ".join(f"{m} {t:.0f} s" for m, t in sorted(result.module_seconds.items(), key=lambda e: -e[1])[:8]))
     failed = len(result.failures) + len(result.errors)
+    # Each left-behind process is a failure, and is killed: it would skew
+    # the next suite and outlive the run.
+    for pid, argv in leftover_processes(build).items():
+        print(f"[{label}] integration: left running by the suite: {pid} {argv[:200]}")
+        failed += 1
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
     # A class skipped in its setUpClass is one skip, of no test run.
     skipped_runs = sum(isinstance(test, unittest.TestCase) for test, _ in result.skipped)
     passed = result.testsRun - failed - skipped_runs

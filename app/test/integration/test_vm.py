@@ -41,6 +41,7 @@ DEBUG = "pmd.net.cna*:debug"
 # The module's adapter (a TAP wire in a namespace, a host process on
 # HOST_VF) and its guest on GUEST_VF, beside a plain ivshmem device.
 RIG = GUEST = None
+# What setUpModule started, closed by tearDownModule.
 _module = contextlib.ExitStack()
 
 
@@ -59,24 +60,26 @@ def prelude():
 
 
 def setUpModule():
-    global RIG, GUEST
+    global RIG, GUEST, _module
     why = unavailable()
     if why is not None:
         if os.environ.get("CI"):
             raise RuntimeError(f"the VM tests cannot run: {why}; CI is set, where that is a failure, not a skip")
         raise unittest.SkipTest(f"the VM tests cannot run: {why}")
-    with _module:
-        plain = _module.enter_context(tempfile.NamedTemporaryFile(prefix="cna-plain-ivshmem-"))
+    # Closed here if the set-up fails; else handed to tearDownModule (the
+    # stack pop_all() returns holds the callbacks: it must be kept).
+    with contextlib.ExitStack() as stack:
+        plain = stack.enter_context(tempfile.NamedTemporaryFile(prefix="cna-plain-ivshmem-"))
         plain.truncate(1 << 20)
         plain.flush()
         qemu_args = ["-object", f"memory-backend-file,id=plain,size=1M,mem-path={plain.name},share=on",
                      "-device", f"ivshmem-plain,memdev=plain,addr={PLAIN_SLOT:#x}"]
-        RIG = _module.enter_context(Rig(vfs=3, vf_list=(HOST_VF,), tap=True))
-        GUEST = _module.enter_context(GuestTestPmd(RIG.daemon.socket, vf=GUEST_VF, allow=(VF_PCI, PLAIN_PCI),
-                                                   bind=None, prelude=prelude(), qemu_args=qemu_args,
-                                                   log_level=DEBUG))
-        _module.callback(GUEST.quit)
-        _module.pop_all()  # kept until tearDownModule
+        RIG = stack.enter_context(Rig(vfs=3, vf_list=(HOST_VF,), tap=True))
+        GUEST = stack.enter_context(GuestTestPmd(RIG.daemon.socket, vf=GUEST_VF, allow=(VF_PCI, PLAIN_PCI),
+                                                 bind=None, prelude=prelude(), qemu_args=qemu_args,
+                                                 log_level=DEBUG))
+        stack.callback(GUEST.quit)
+        _module = stack.pop_all()
 
 
 def tearDownModule():
