@@ -11,6 +11,7 @@
 
 #include "cna_ethdev_ops.h"
 #include "cna_log.h"
+#include "cna_rdma_port.h"
 #include "cna_rxtx.h"
 #include "ecore_l2_api.h"
 
@@ -164,7 +165,7 @@ int rx_intr_setup(rte_eth_dev* dev)
     rx_intr_release(dev);
     if (!dev->data->dev_conf.intr_conf.rxq)
         return 0;
-    if (port->devargs.engine == EnginePlacement::inline_) {
+    if (inline_adapter(port) != nullptr) { /* engine=inline, asked for or joined */
         /* No thread would move the frames an interrupt waits for. */
         PMD_LOG(ERR, port, "no Rx queue interrupts with engine=inline: the adapter runs only in the lcores' polls "
                            "(engine=threads or engine=service)");

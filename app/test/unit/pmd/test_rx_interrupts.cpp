@@ -104,26 +104,36 @@ TEST_P(RxInterrupts, ArmingAfterArrivalFiresAtOnce)
 
 /* engine=inline moves frames only in the lcores' polls, which an
  * interrupt-mode application stops making: its start is refused, the port
- * left stopped, every mbuf back in the pool. */
-TEST(RxInterruptsInline, AreRefused)
+ * left stopped, every mbuf back in the pool. So for a port that joins such
+ * an adapter without saying engine= (it takes the adapter as it is). */
+void expect_start_refused(const std::string& name)
 {
-    const std::string name = "net_cna_intr_inline";
-    ASSERT_EQ(rte_vdev_init(name.c_str(), "engine=inline"), 0);
     uint16_t port;
     ASSERT_EQ(rte_eth_dev_get_port_by_name(name.c_str(), &port), 0);
     constexpr unsigned POOL = 2048;
-    rte_mempool* pool = rte_pktmbuf_pool_create("intr_inline_pool", POOL, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+    rte_mempool* pool = rte_pktmbuf_pool_create((name + "_pool").c_str(), POOL, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
     ASSERT_NE(pool, nullptr);
     rte_eth_conf conf{};
     conf.intr_conf.rxq = 1;
     ASSERT_EQ(rte_eth_dev_configure(port, 1, 1, &conf), 0);
     ASSERT_EQ(rte_eth_rx_queue_setup(port, 0, 512, 0, nullptr, pool), 0);
     ASSERT_EQ(rte_eth_tx_queue_setup(port, 0, 512, 0, nullptr), 0);
-    EXPECT_EQ(rte_eth_dev_start(port), -ENOTSUP);
+    EXPECT_EQ(rte_eth_dev_start(port), -ENOTSUP) << name;
     EXPECT_EQ(rte_eth_dev_close(port), 0);
     EXPECT_EQ(rte_mempool_avail_count(pool), POOL);
     rte_mempool_free(pool);
-    EXPECT_EQ(rte_vdev_uninit(name.c_str()), 0);
+}
+
+TEST(RxInterruptsInline, AreRefused)
+{
+    const std::string first = "net_cna_intr_inline";
+    const std::string joined = "net_cna_intr_joined";
+    ASSERT_EQ(rte_vdev_init(first.c_str(), "engine=inline,ports=2"), 0);
+    ASSERT_EQ(rte_vdev_init(joined.c_str(), ("adapter=" + first + ",port=1").c_str()), 0);
+    EXPECT_NO_FATAL_FAILURE(expect_start_refused(joined));
+    EXPECT_NO_FATAL_FAILURE(expect_start_refused(first));
+    EXPECT_EQ(rte_vdev_uninit(joined.c_str()), 0);
+    EXPECT_EQ(rte_vdev_uninit(first.c_str()), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(PfAndVf, RxInterrupts, ::testing::Values(Function::pf, Function::vf),
