@@ -328,23 +328,22 @@ protected:
 TEST_F(HostCable, APassServesItsFunctionsGroupOnly)
 {
     ASSERT_NO_FATAL_FAILURE(bring_up(4));
-    /* PF 2 (group 1) sends to PF 3: passes of group 0 do not send it. */
-    drv[2]->send(0, numbered_frame(7));
-    EXPECT_FALSE(drv[0]->fn().engine_pass());
-    EXPECT_FALSE(drv[1]->fn().engine_pass());
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    EXPECT_TRUE(drv[3]->rx_poll(0).empty());
-    /* A pass on the partner's function (the same group) does. */
-    EXPECT_TRUE(drv[3]->fn().engine_pass());
-    EXPECT_EQ(check_numbered(drv[3]->rx_poll(0), 7, 1), "");
-    /* And the other way, in group 0, from PF 1's pass for PF 0's frame. */
-    drv[0]->send(0, numbered_frame(8));
-    EXPECT_FALSE(drv[2]->fn().engine_pass());
-    EXPECT_FALSE(drv[3]->fn().engine_pass());
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    EXPECT_TRUE(drv[1]->rx_poll(0).empty());
-    EXPECT_TRUE(drv[1]->fn().engine_pass());
-    EXPECT_EQ(check_numbered(drv[1]->rx_poll(0), 8, 1), "");
+    /* PF 2 (group 1) sends to PF 3: passes of group 0 do not send it, a
+     * pass on the partner's function (the same group) does; and the other
+     * way, in group 0, PF 0 to PF 1. */
+    struct Case {
+        int sender, partner, others[2];
+        uint32_t number;
+    };
+    for (const Case& c : {Case{2, 3, {0, 1}, 7}, Case{0, 1, {2, 3}, 8}}) {
+        drv[c.sender]->send(0, numbered_frame(c.number));
+        for (int other : c.others)
+            EXPECT_FALSE(drv[other]->fn().engine_pass()) << "PF " << other;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        EXPECT_TRUE(drv[c.partner]->rx_poll(0).empty());
+        EXPECT_TRUE(drv[c.partner]->fn().engine_pass());
+        EXPECT_EQ(check_numbered(drv[c.partner]->rx_poll(0), c.number, 1), "");
+    }
 }
 
 /* Two host threads passing without pause, one on each PF's function, while

@@ -300,23 +300,32 @@ uint32_t toeplitz(const uint8_t* key, const uint8_t* input, size_t len)
     return result;
 }
 
+/* RSS over RSS_QUEUES queues for IPv4 and TCP/UDP over it, entry i of the
+ * indirection table naming queue i % RSS_QUEUES; the key's byte i is
+ * first + i * step, written to key. */
+constexpr uint32_t RSS_QUEUES = 4;
+void enable_rss(FakeDriver& drv, uint8_t (&key)[40], uint8_t first, uint8_t step)
+{
+    VportUpdateRamrodData up{};
+    up.update_flags = vport_update::UPDATE_RSS;
+    up.rss_enable = 1;
+    up.rss_hash_types = rss::IPV4 | rss::TCP_IPV4 | rss::UDP_IPV4;
+    for (int i = 0; i < 40; i++)
+        key[i] = static_cast<uint8_t>(first + i * step);
+    std::memcpy(up.rss_key, key, sizeof(key));
+    for (uint32_t i = 0; i < rss::RETA_SIZE; i++)
+        up.rss_reta[i] = static_cast<uint16_t>(i % RSS_QUEUES);
+    ASSERT_EQ(drv.eth(EthCmd::vport_update, &up, sizeof(up)), FwReturn::ok);
+}
+
 TEST(L2, RssSpreadsFlowsByTheIndirectionTable)
 {
     auto adapter = make();
     FakeDriver drv(*adapter, 0);
     bring_up_l2(drv, 4);
     ASSERT_TRUE(wait_link(drv));
-    VportUpdateRamrodData up{};
-    up.update_flags = vport_update::UPDATE_RSS;
-    up.rss_enable = 1;
-    up.rss_hash_types = rss::IPV4 | rss::TCP_IPV4 | rss::UDP_IPV4;
     uint8_t key[40];
-    for (int i = 0; i < 40; i++)
-        key[i] = static_cast<uint8_t>(0x6d + i * 13);
-    std::memcpy(up.rss_key, key, sizeof(key));
-    for (uint32_t i = 0; i < rss::RETA_SIZE; i++)
-        up.rss_reta[i] = static_cast<uint16_t>(i % 4);
-    ASSERT_EQ(drv.eth(EthCmd::vport_update, &up, sizeof(up)), FwReturn::ok);
+    ASSERT_NO_FATAL_FAILURE(enable_rss(drv, key, 0x6d, 13));
 
     std::array<int, 4> expected{};
     for (int flow = 0; flow < 32; flow++) {
@@ -327,7 +336,7 @@ TEST(L2, RssSpreadsFlowsByTheIndirectionTable)
         std::memcpy(input, &f[26], 8);
         std::memcpy(input + 8, &f[34], 4);
         uint32_t hash = toeplitz(key, input, 12);
-        expected[up.rss_reta[hash % 128]]++;
+        expected[hash % rss::RETA_SIZE % RSS_QUEUES]++; /* the indirection table enable_rss() wrote */
         drv.send(0, f);
     }
     ASSERT_TRUE(drv.wait_tx_done(0));
@@ -363,17 +372,8 @@ TEST(L2, RssOfABurstIsEachFramesOwn)
     FakeDriver drv(*adapter, 0);
     bring_up_l2(drv, 4);
     ASSERT_TRUE(wait_link(drv));
-    VportUpdateRamrodData up{};
-    up.update_flags = vport_update::UPDATE_RSS;
-    up.rss_enable = 1;
-    up.rss_hash_types = rss::IPV4 | rss::TCP_IPV4 | rss::UDP_IPV4;
     uint8_t key[40];
-    for (int i = 0; i < 40; i++)
-        key[i] = static_cast<uint8_t>(0x3b + i * 29);
-    std::memcpy(up.rss_key, key, sizeof(key));
-    for (uint32_t i = 0; i < rss::RETA_SIZE; i++)
-        up.rss_reta[i] = static_cast<uint16_t>(i % 4);
-    ASSERT_EQ(drv.eth(EthCmd::vport_update, &up, sizeof(up)), FwReturn::ok);
+    ASSERT_NO_FATAL_FAILURE(enable_rss(drv, key, 0x3b, 29));
 
     auto tcp = [&](uint32_t flow) { return tcp4_frame(OWN_MAC, PEER_MAC, 0x0a000001 + flow, 0x0a0000fe, 4000, 80, 32); };
     auto udp = [&](uint32_t flow) { return udp4_frame(OWN_MAC, PEER_MAC, 0x0a000001 + flow, 0x0a0000fe, 4000, 80, 32); };

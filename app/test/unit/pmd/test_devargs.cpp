@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <initializer_list>
 #include <string>
 
 #include "cna_devargs.h"
@@ -18,6 +19,16 @@ int parse(const char* args, Devargs* d, std::string* error)
 {
     error->clear();
     return parse_devargs("net_cna0", args, d, error);
+}
+
+/* `args` refused (-EINVAL), the message saying each of `said`. */
+void expect_refused(const char* args, std::initializer_list<const char*> said)
+{
+    Devargs d;
+    std::string error;
+    EXPECT_EQ(parse(args, &d, &error), -EINVAL) << args;
+    for (const char* words : said)
+        EXPECT_NE(error.find(words), std::string::npos) << args << ": " << error;
 }
 
 TEST(Devargs, EngineDefaultsToThreadsNotGiven)
@@ -57,11 +68,7 @@ TEST(Devargs, EngineBadValueNamesTheChoices)
 {
     for (const char* args : {"engine=bogus", "engine=", "engine=Inline", "engine=thread", "engine=inline_",
                              "engine=services", "engine=1"}) {
-        Devargs d;
-        std::string error;
-        EXPECT_EQ(parse(args, &d, &error), -EINVAL) << args;
-        EXPECT_NE(error.find("threads, inline or service"), std::string::npos) << args << ": " << error;
-        EXPECT_NE(error.find("engine"), std::string::npos) << args << ": " << error;
+        expect_refused(args, {"threads, inline or service", "engine"});
     }
     /* The key alone (no '='). */
     Devargs d;
@@ -74,11 +81,7 @@ TEST(Devargs, EngineOnHostRefusedWithDaemon)
 {
     for (const char* args : {"engine=inline,daemon=/run/cna/a.sock,pf=0", "daemon=/run/cna/a.sock,engine=service",
                              "daemon=/run/cna/a.sock,pf=1,engine=inline"}) {
-        Devargs d;
-        std::string error;
-        EXPECT_EQ(parse(args, &d, &error), -EINVAL) << args;
-        EXPECT_NE(error.find("'engine'"), std::string::npos) << args << ": " << error;
-        EXPECT_NE(error.find("'daemon'"), std::string::npos) << args << ": " << error;
+        expect_refused(args, {"'engine'", "'daemon'"});
     }
     /* engine=threads is what a daemon does anyway. */
     Devargs d;
@@ -93,10 +96,7 @@ TEST(Devargs, EngineOnHostRefusesEngineThreads)
 {
     for (const char* args : {"engine=service,engine_threads=2", "engine_threads=2,engine=inline",
                              "ports=4,engine=inline,engine_threads=4", "engine=service,engine_threads=3"}) {
-        Devargs d;
-        std::string error;
-        EXPECT_EQ(parse(args, &d, &error), -EINVAL) << args;
-        EXPECT_NE(error.find("engine_threads"), std::string::npos) << args << ": " << error;
+        expect_refused(args, {"engine_threads"});
     }
     /* One thread (the slowpath's), given or not, and its CPU. */
     for (const char* args : {"engine=inline,engine_threads=1", "engine=service,engine_threads=1,engine_cpu=0",
