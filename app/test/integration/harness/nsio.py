@@ -13,6 +13,8 @@ and prints {"captured": [[ifname, hexframe], ...]} on stdout: frames the
 kernel received on those interfaces (its own transmissions left out, VLAN
 tags the kernel took off put back), in arrival order. Frames are raw bytes, so bad checksums and odd sizes go out as
 built; the kernel side of a TAP interface neither computes nor checks them.
+Each step is logged on stderr with the seconds since start, so a caller
+that gives up on it can say where it stood.
 """
 import json
 import select
@@ -30,6 +32,13 @@ TP_STATUS_VLAN_TPID_VALID = 0x40
 AUXDATA = struct.Struct("=IIIHHHH")  # struct tpacket_auxdata
 
 
+START = time.monotonic()
+
+
+def step(what):
+    print(f"nsio {time.monotonic() - START:.3f} s: {what}", file=sys.stderr, flush=True)
+
+
 def recv_frame(s):
     """One frame with its 802.1Q tag put back: the kernel strips the tag on
     receive and reports it beside the data (PACKET_AUXDATA), as libpcap does."""
@@ -45,6 +54,7 @@ def recv_frame(s):
 
 def main():
     req = json.load(sys.stdin)
+    step("request read")
     capture = list(dict.fromkeys(req.get("capture", [])))
     sends = req.get("send", [])
     socks = {}
@@ -56,12 +66,14 @@ def main():
         s.setsockopt(SOL_PACKET, PACKET_AUXDATA, 1)
         s.bind((ifname, 0))
         socks[ifname] = s
+    step(f"{len(socks)} sockets bound")
     gap = req.get("gap", 0)
     for ifname, frame in sends:
         socks[ifname].send(bytes.fromhex(frame))
         if gap:
             time.sleep(gap)
 
+    step(f"{len(sends)} frames sent")
     captured = []
     expect = req.get("expect")
     linger = req.get("linger", 0.2)
@@ -84,6 +96,7 @@ def main():
                 continue
             captured.append([ifname, data.hex()])
             last = time.monotonic()
+    step(f"{len(captured)} frames captured")
     json.dump({"captured": captured}, sys.stdout)
 
 

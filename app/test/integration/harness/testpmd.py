@@ -355,6 +355,16 @@ def sh(*argv, check=True, timeout=20, input=None):
     return proc
 
 
+def machine_snapshot():
+    """The load and the busiest threads, for a report of something that
+    took far longer than it should."""
+    with open("/proc/loadavg") as f:
+        load = f.read().strip()
+    ps = subprocess.run(["ps", "-eLo", "pid,tid,psr,pcpu,stat,wchan:20,comm", "--sort=-pcpu"],
+                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True).stdout
+    return f"load average {load}\n" + "\n".join(ps.splitlines()[:16])
+
+
 def unique_tag():
     """Short, unique per process and call: TAP names have at most 15 characters."""
     return f"{os.getpid() % 100000}x{next(_unique)}"
@@ -412,7 +422,12 @@ class Netns:
         kernel receives on `capture`; returns [(ifname, bytes)] in order."""
         req = {"send": [[i, bytes(f).hex()] for i, f in send], "capture": list(capture),
                "expect": expect, "timeout": timeout, "linger": linger, "gap": gap}
-        out = self.run(PYTHON, NSIO, input=json.dumps(req), timeout=timeout + 30).stdout
+        try:
+            out = self.run(PYTHON, NSIO, input=json.dumps(req), timeout=timeout + 60).stdout
+        except subprocess.TimeoutExpired as e:
+            steps = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else e.stderr or ""
+            raise TestPmdError(f"nsio.py did not finish in {e.timeout} s; its steps:\n{steps}\n"
+                               f"the machine then:\n{machine_snapshot()}") from None
         return [(i, bytes.fromhex(h)) for i, h in json.loads(out)["captured"]]
 
     def delete(self):
