@@ -185,6 +185,13 @@ struct ResponderState {
     static constexpr uint32_t MAX_RESPONSES = 2 * hsi::rdma::MAX_RD_ATOMIC + 2;
     std::array<Response, MAX_RESPONSES> out{};
     uint32_t out_head = 0, out_tail = 0;
+    /* New requests the owed ACK covers, whether one came since the last
+     * poll, and whether every one of them left nothing for the host to see
+     * but memory (WRITEs without immediate): Responder::poll holds such an
+     * ACK back while they keep coming. */
+    uint32_t requests_unacked = 0;
+    bool request_since_poll = false;
+    bool ack_may_wait = true;
     std::array<AtomicReplay, hsi::rdma::MAX_RD_ATOMIC> atomics{};
     uint32_t atomic_next = 0;
 };

@@ -5,6 +5,7 @@
 #include <array>
 #include <atomic>
 #include <cstring>
+#include <utility>
 
 #include "bus/dma.h"
 #include "function/function.h"
@@ -223,6 +224,9 @@ Responder::Verdict Responder::acknowledge(Qp& qp, Request& req)
         r.epsn = psn_add(r.epsn, 1);
         r.in_progress = after(req.bth.opcode);
         owe_ack(qp, syndrome::ack(), req.bth.psn);
+        r.requests_unacked++;
+        r.request_since_poll = true;
+        r.ack_may_wait = r.ack_may_wait && (req.flags & (opf::WRITE | opf::IMMDT)) == opf::WRITE;
     }
     return Verdict::done;
 }
@@ -271,6 +275,7 @@ void Responder::on_duplicate(Qp& qp, const Request& req)
     const uint32_t psn = req.bth.psn;
     if (req.flags & (opf::SEND | opf::WRITE)) {
         owe_ack(qp, syndrome::ack(), psn_add(r.epsn, PSN_MASK)); /* epsn - 1 */
+        r.ack_may_wait = false; /* the requester is retransmitting: it waits already */
         return;
     }
     if (req.flags & opf::READ) {
@@ -469,6 +474,12 @@ uint32_t Responder::reads_owed(const Qp& qp) const
 bool Responder::poll(Qp& qp, FrameBurst& out)
 {
     ResponderState& r = qp.resp;
+    const bool arriving = std::exchange(r.request_since_poll, false);
+    if (arriving && r.ack_may_wait && r.requests_unacked < ACK_HOLD && r.out_tail - r.out_head == 1) {
+        const Response& only = r.out[r.out_head % ResponderState::MAX_RESPONSES];
+        if (only.kind == Response::Kind::ack && only.syndrome == syndrome::ack())
+            return false;
+    }
     bool work = false;
     while (r.out_head != r.out_tail && !out.full()) {
         Response& resp = r.out[r.out_head % ResponderState::MAX_RESPONSES];
@@ -483,6 +494,8 @@ bool Responder::poll(Qp& qp, FrameBurst& out)
         } else {
             send_ack(qp, resp, bth, out);
             r.out_head++;
+            r.requests_unacked = 0;
+            r.ack_may_wait = true;
         }
         work = true;
     }

@@ -5,7 +5,14 @@
  * receive it needs), then executed (placed into a receive buffer or a
  * memory region, a READ accepted, an atomic done) and acknowledged. What
  * the requester is owed (ACKs, coalesced; NAKs; READ responses; atomic
- * ACKs) goes out in order by the next poll. A duplicate is acknowledged
+ * ACKs) goes out in order by the next poll, but for an ACK of WRITEs
+ * while more keep coming: held back one poll at a time, up to ACK_HOLD
+ * requests, so that a requester posting one WRITE per pass gets one ACK
+ * for many (the transport lets an ACK cover every PSN before it). A poll
+ * that finds no new request sends it, and an ACK covering a request the
+ * host saw complete (a SEND's or an immediate's receive) is never held:
+ * the host may act on that completion at once (exit, destroy the QP), and
+ * the requester must not wait for its ACK meanwhile. A duplicate is acknowledged
  * again, a duplicate READ answered again, a duplicate atomic answered from
  * the replay cache without executing it twice.
  *
@@ -50,6 +57,8 @@ public:
                      uint32_t len);
     /* Sends what the QP owes, in order, while the burst has room. */
     bool poll(Qp& qp, FrameBurst& out);
+    /* The most new requests an ACK is held back for. */
+    static constexpr uint32_t ACK_HOLD = 16;
 
 private:
     /* What a step makes of a request: on to the next step, or what the

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <memory>
 #include <numeric>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "fake_rdma.h"
+#include "roce/responder.h"
 
 /* WQEs are written as designated initializers naming only what each
  * operation uses: the rest is zero on purpose. */
@@ -27,6 +29,7 @@ namespace {
 
 using namespace hsi;
 using namespace hsi::rdma;
+using roce::Responder;
 
 constexpr uint16_t QP = 3;
 constexpr uint16_t CQ = 0;
@@ -54,13 +57,16 @@ struct Side {
 
 class RoceEngine : public ::testing::Test {
 protected:
-    void SetUp() override
+    void SetUp() override { set_up(EnginePlacement::threads); }
+
+    void set_up(EnginePlacement placement)
     {
         AdapterConfig config;
         config.name = "roce";
         config.ports = 2;
         config.wire = Wire::cable;
         config.link_up_delay_ms = 0;
+        config.engine_placement = placement;
         adapter = Adapter::create(config, nullptr);
         ASSERT_NE(adapter, nullptr);
         a = std::make_unique<Side>(*adapter, 0);
@@ -542,6 +548,68 @@ TEST_F(RoceEngine, ADmaFaultIsAQpFatalEventNotACrash)
         return fatal;
     }));
     EXPECT_NE(a->drv.attn_status() & attn::DMA_FAULT, 0u);
+}
+
+/* The dataplane on the host's threads: each pass is the test's. */
+class RoceHostPasses : public RoceEngine {
+protected:
+    void SetUp() override { set_up(EnginePlacement::host); }
+
+    uint64_t packets_received(Side& s)
+    {
+        return s.drv.rd(reg::STORM_RAM_BASE + iro::roce_stats(s.drv.pf()) + offsetof(RoceStats, rx_packets));
+    }
+};
+
+/* A requester posting one WRITE per pass (engine=inline's post_send):
+ * the responder holds its ACK back while requests keep coming, up to
+ * Responder::ACK_HOLD of them, and a pass that brings none sends it; a
+ * SEND's ACK is never held. */
+TEST_F(RoceHostPasses, AcksOfWritesCoalesceWhileTheyKeepComing)
+{
+    connect();
+    constexpr uint32_t WRITES = 2 * Responder::ACK_HOLD + 8;
+    for (uint32_t i = 0; i < WRITES; i++) {
+        a->buf.va[i] = static_cast<uint8_t>(i + 1);
+        const bool last = i + 1 == WRITES;
+        a->rdma.post_send(QP,
+                          SqWqe{.wr_id = i, .opcode = uint8_t(SqOpcode::rdma_write),
+                                .flags = uint8_t(last ? sq_wqe::SIGNALED : 0), .length = 1, .rkey = b->key,
+                                .remote_addr = b->va(i)},
+                          {a->sge(i, 1)});
+        ASSERT_TRUE(a->drv.fn().engine_pass()) << "WRITE " << i;
+        EXPECT_EQ(b->buf.va[i], i + 1) << "placed in the pass that sent it";
+    }
+    EXPECT_EQ(packets_received(*a), 2u) << "one ACK per ACK_HOLD requests while they keep coming";
+    EXPECT_TRUE(a->rdma.poll_cq(CQ).empty()) << "the last WRITEs are not acknowledged yet";
+    a->drv.fn().engine_pass();
+    EXPECT_EQ(packets_received(*a), 3u) << "a pass without a new request sends the held ACK";
+    auto tx = a->rdma.poll_cq(CQ);
+    ASSERT_EQ(tx.size(), 1u);
+    EXPECT_EQ(tx[0].wr_id, WRITES - 1);
+    EXPECT_EQ(tx[0].status, uint8_t(CqeStatus::success));
+    EXPECT_EQ(b->rdma.responder_context(QP).msn, WRITES);
+
+    /* A SEND's receive completes on the host, which may act on it at
+     * once: its ACK goes in the same pass, also right behind a WRITE. */
+    for (uint64_t id : {100u, 101u}) {
+        const uint64_t acks = packets_received(*a);
+        b->rdma.post_recv(QP, id, {b->sge(BUF / 2, 64)});
+        a->rdma.post_send(QP, SqWqe{.wr_id = WRITES, .opcode = uint8_t(SqOpcode::rdma_write), .length = 1,
+                                    .rkey = b->key, .remote_addr = b->va(0)},
+                          {a->sge(0, 1)});
+        a->rdma.post_send(QP, SqWqe{.wr_id = id, .opcode = uint8_t(SqOpcode::send), .flags = sq_wqe::SIGNALED,
+                                    .length = 8},
+                          {a->sge(0, 8)});
+        ASSERT_TRUE(a->drv.fn().engine_pass());
+        EXPECT_EQ(packets_received(*a), acks + 1) << "one ACK, for the WRITE and the SEND";
+        auto rx = b->rdma.poll_cq(CQ);
+        ASSERT_EQ(rx.size(), 1u);
+        EXPECT_EQ(rx[0].wr_id, id);
+        tx = a->rdma.poll_cq(CQ);
+        ASSERT_EQ(tx.size(), 1u) << "the SEND completed in its pass";
+        EXPECT_EQ(tx[0].wr_id, id);
+    }
 }
 
 TEST_F(RoceEngine, L2OnTheSamePortsCarriesOn)
