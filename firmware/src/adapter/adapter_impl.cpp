@@ -137,25 +137,13 @@ bool AdapterImpl::Dataplane::poll()
 
 bool AdapterImpl::Dataplane::host_pass()
 {
-    if (host_passes.fetch_or(PASS_WANTED | PASS_RUNNING, std::memory_order_acq_rel) & PASS_RUNNING)
-        return false; /* the thread running the group's passes honours the request */
+    if (!host_gate.enter())
+        return false; /* the runner, or the next call after the hold, serves the request */
     bool work = false;
-    for (;;) {
-        /* The slowpath (or an IOMMU unmap) has the group, or is about to:
-         * the request stays for the next call after it. */
-        std::unique_lock hold(pass, std::defer_lock);
-        if (adapter_.slowpath_waiting_.load(std::memory_order_acquire) || !hold.try_lock()) {
-            host_passes.fetch_and(~PASS_RUNNING, std::memory_order_acq_rel);
-            return work;
-        }
-        host_passes.fetch_and(~PASS_WANTED, std::memory_order_acq_rel);
+    do
         work |= adapter_.poll_dataplane(*this);
-        hold.unlock();
-        uint32_t running = PASS_RUNNING;
-        if (host_passes.compare_exchange_strong(running, 0, std::memory_order_acq_rel))
-            return work;
-        /* A request came during the pass: its thread left it to us. */
-    }
+    while (!host_gate.done()); /* a request came during the pass: its thread left it to us */
+    return work;
 }
 
 std::span<pollfd> AdapterImpl::Dataplane::wake_fds()
@@ -230,7 +218,7 @@ bool AdapterImpl::wire_tap(uint32_t port, const std::string& ifname, std::string
 void AdapterImpl::wait_passes()
 {
     for (auto& dp : dataplanes_)
-        std::lock_guard wait(dp->pass);
+        std::lock_guard wait(*dp);
 }
 
 bool AdapterImpl::slowpath_pending() const
@@ -257,9 +245,9 @@ bool AdapterImpl::poll_slowpath()
      * for it (GRC accesses) only while the slowpath runs, not while the
      * other threads finish their passes. */
     slowpath_waiting_.store(true, std::memory_order_relaxed);
-    std::array<std::unique_lock<std::mutex>, hsi::MAX_PORTS> held;
+    std::array<std::unique_lock<Dataplane>, hsi::MAX_PORTS> held;
     for (std::size_t t = host_passes() ? 0 : 1; t < dataplanes_.size(); t++)
-        held[t] = std::unique_lock(dataplanes_[t]->pass);
+        held[t] = std::unique_lock(*dataplanes_[t]);
     slowpath_waiting_.store(false, std::memory_order_relaxed);
     std::lock_guard lock(slowpath_);
     run_slowpath();
@@ -362,12 +350,12 @@ public:
     explicit Quiesce(AdapterImpl& adapter)
     {
         for (std::size_t t = 0; t < adapter.dataplanes_.size(); t++)
-            held_[t] = std::unique_lock(adapter.dataplanes_[t]->pass);
+            held_[t] = std::unique_lock(*adapter.dataplanes_[t]);
         slowpath_ = std::unique_lock(adapter.slowpath_);
     }
 
 private:
-    std::array<std::unique_lock<std::mutex>, hsi::MAX_PORTS> held_;
+    std::array<std::unique_lock<Dataplane>, hsi::MAX_PORTS> held_;
     std::unique_lock<std::mutex> slowpath_;
 };
 

@@ -31,6 +31,7 @@
 #include "cna_fw/adapter.h"
 #include "base/clock.h"
 #include "base/engine.h"
+#include "base/host_pass_gate.h"
 #include "iov/pf_iov.h"
 #include "l2/rx.h"
 #include "l2/tx.h"
@@ -99,17 +100,24 @@ private:
         FrameBurst roce_out; /* the RoCE frames a PF sends in a pass */
         PassClock clock;     /* the time of the pass, for its ports' switches too */
         std::array<std::optional<PortSwitch>, hsi::MAX_PORTS> port_switch;
-        /* Held by the thread for the length of a pass: thread 0's slowpath
-         * takes the others' to run between two of their passes, and an
-         * IOMMU unmap takes each in turn to wait out the DMA in flight. */
+        /* Held by the engine thread for the length of a pass. */
         std::mutex pass;
-        /* Host passes (EnginePlacement::host): RUNNING while a host thread
-         * runs the group's passes, WANTED while a pass is asked for. One
-         * atomic, read-modify-written by every side: a thread that finds
-         * RUNNING leaves its request (WANTED) to that thread, which clears
-         * RUNNING only where no request came during its pass. */
-        static constexpr uint32_t PASS_RUNNING = 1, PASS_WANTED = 2;
-        std::atomic<uint32_t> host_passes{0};
+        /* Who runs the passes when the host's threads do. */
+        HostPassGate host_gate;
+        /* Holds the group's passes off (BasicLockable), the engine
+         * thread's and the host's: thread 0's slowpath runs between two of
+         * them, an IOMMU unmap waits out the DMA in flight. The mutex also
+         * makes the holders take turns. */
+        void lock()
+        {
+            pass.lock();
+            host_gate.hold();
+        }
+        void unlock()
+        {
+            host_gate.release();
+            pass.unlock();
+        }
 
     private:
         bool poll() override;
