@@ -4,6 +4,7 @@
  */
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <thread>
 
 #include "base/bytes.h"
@@ -318,13 +319,44 @@ void enable_rss(FakeDriver& drv, uint8_t (&key)[40], uint8_t first, uint8_t step
     ASSERT_EQ(drv.eth(EthCmd::vport_update, &up, sizeof(up)), FwReturn::ok);
 }
 
-TEST(L2, RssSpreadsFlowsByTheIndirectionTable)
+/* The hash and type RSS gives an IPv4 frame as received, the reference
+ * way: the addresses, then the ports after the IP header (none for a
+ * fragment). */
+struct ReferenceRss {
+    uint32_t hash;
+    RssHashType type;
+};
+ReferenceRss reference_rss(const uint8_t (&key)[40], const std::vector<uint8_t>& f)
 {
-    auto adapter = make();
-    FakeDriver drv(*adapter, 0);
-    bring_up_l2(drv, 4);
-    ASSERT_TRUE(wait_link(drv));
+    const uint32_t ihl = (f[14] & 0x0f) * 4u;
+    const bool fragmented = (load_be16(&f[20]) & 0x3fff) != 0;
+    uint8_t input[12];
+    std::memcpy(input, &f[26], 8);
+    std::memcpy(input + 8, &f[14 + ihl], 4);
+    const RssHashType type = fragmented ? RssHashType::ipv4 : f[23] == 6 ? RssHashType::tcp_ipv4 : RssHashType::udp_ipv4;
+    return {toeplitz(key, input, type == RssHashType::ipv4 ? 8 : 12), type};
+}
+
+/* PF 0 with RSS_QUEUES Rx queues, its link up; each test enables RSS
+ * with a key of its own. */
+class L2Rss : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        adapter = make();
+        drv = std::make_unique<FakeDriver>(*adapter, 0);
+        bring_up_l2(*drv, RSS_QUEUES);
+        ASSERT_TRUE(wait_link(*drv));
+    }
+
+    std::unique_ptr<Adapter> adapter;
+    std::unique_ptr<FakeDriver> drv;
     uint8_t key[40];
+};
+
+TEST_F(L2Rss, SpreadsFlowsByTheIndirectionTable)
+{
+    FakeDriver& drv = *this->drv;
     ASSERT_NO_FATAL_FAILURE(enable_rss(drv, key, 0x6d, 13));
 
     std::array<int, 4> expected{};
@@ -332,11 +364,8 @@ TEST(L2, RssSpreadsFlowsByTheIndirectionTable)
         uint32_t sip = 0x0a000001 + flow, dip = 0x0a0000fe;
         uint16_t sport = static_cast<uint16_t>(40000 + flow * 7), dport = 80;
         auto f = tcp4_frame(OWN_MAC, PEER_MAC, sip, dip, sport, dport, 32);
-        uint8_t input[12];
-        std::memcpy(input, &f[26], 8);
-        std::memcpy(input + 8, &f[34], 4);
-        uint32_t hash = toeplitz(key, input, 12);
-        expected[hash % rss::RETA_SIZE % RSS_QUEUES]++; /* the indirection table enable_rss() wrote */
+        /* the indirection table enable_rss() wrote */
+        expected[reference_rss(key, f).hash % rss::RETA_SIZE % RSS_QUEUES]++;
         drv.send(0, f);
     }
     ASSERT_TRUE(drv.wait_tx_done(0));
@@ -347,10 +376,7 @@ TEST(L2, RssSpreadsFlowsByTheIndirectionTable)
                 got[q]++;
                 EXPECT_TRUE(frame.cqe.pars_flags & pars::RSS_HASH_VALID);
                 EXPECT_EQ(frame.cqe.rss_hash_type, static_cast<uint8_t>(RssHashType::tcp_ipv4));
-                uint8_t input[12];
-                std::memcpy(input, &frame.data[26], 8);
-                std::memcpy(input + 8, &frame.data[34], 4);
-                EXPECT_EQ(frame.cqe.rss_hash, toeplitz(key, input, 12));
+                EXPECT_EQ(frame.cqe.rss_hash, reference_rss(key, frame.data).hash);
                 EXPECT_EQ(frame.cqe.rss_hash % 4, q);
             }
         return got[0] + got[1] + got[2] + got[3] == 32;
@@ -366,13 +392,9 @@ TEST(L2, RssSpreadsFlowsByTheIndirectionTable)
  * with the same addresses and ports, and frames the RSS of a burst does
  * not remember (an IPv4 header with options, a fragment): every CQE has
  * its own frame's hash and type. */
-TEST(L2, RssOfABurstIsEachFramesOwn)
+TEST_F(L2Rss, OfABurstIsEachFramesOwn)
 {
-    auto adapter = make();
-    FakeDriver drv(*adapter, 0);
-    bring_up_l2(drv, 4);
-    ASSERT_TRUE(wait_link(drv));
-    uint8_t key[40];
+    FakeDriver& drv = *this->drv;
     ASSERT_NO_FATAL_FAILURE(enable_rss(drv, key, 0x3b, 29));
 
     auto tcp = [&](uint32_t flow) { return tcp4_frame(OWN_MAC, PEER_MAC, 0x0a000001 + flow, 0x0a0000fe, 4000, 80, 32); };
@@ -401,19 +423,9 @@ TEST(L2, RssOfABurstIsEachFramesOwn)
         return got.size() == burst.size();
     }));
     for (const FakeDriver::RxFrame& r : got) {
-        /* The input as RSS takes it from the frame received:
-         * the addresses, then the ports after the IP header. */
-        const std::vector<uint8_t>& f = r.data;
-        const uint32_t ihl = (f[14] & 0x0f) * 4u;
-        const bool fragmented = (load_be16(&f[20]) & 0x3fff) != 0;
-        uint8_t input[12];
-        std::memcpy(input, &f[26], 8);
-        std::memcpy(input + 8, &f[14 + ihl], 4);
-        const RssHashType type = fragmented ? RssHashType::ipv4
-                                 : f[23] == 6 ? RssHashType::tcp_ipv4
-                                              : RssHashType::udp_ipv4;
-        EXPECT_EQ(r.cqe.rss_hash_type, static_cast<uint8_t>(type));
-        EXPECT_EQ(r.cqe.rss_hash, toeplitz(key, input, type == RssHashType::ipv4 ? 8 : 12));
+        const ReferenceRss want = reference_rss(key, r.data);
+        EXPECT_EQ(r.cqe.rss_hash_type, static_cast<uint8_t>(want.type));
+        EXPECT_EQ(r.cqe.rss_hash, want.hash);
     }
 }
 
