@@ -12,9 +12,9 @@
  * that finds no new request sends it, and an ACK covering a request the
  * host saw complete (a SEND's or an immediate's receive) is never held:
  * the host may act on that completion at once (exit, destroy the QP), and
- * the requester must not wait for its ACK meanwhile. A duplicate is acknowledged
- * again, a duplicate READ answered again, a duplicate atomic answered from
- * the replay cache without executing it twice.
+ * the requester must not wait for its ACK meanwhile. A duplicate is
+ * acknowledged again, a duplicate READ answered again, a duplicate atomic
+ * answered from the replay cache without executing it twice.
  *
  * Datagrams to a UD QP: the Q_Key checked, then placed with their GRH
  * into the QP's next receive. Nothing is acknowledged: a datagram no
