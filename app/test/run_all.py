@@ -5,6 +5,7 @@ when given, for the ASan+UBSan build; the unit suites again on the
 ThreadSanitizer build, when given. Ends with one line `N passed, N failed`.
 """
 import argparse
+import faulthandler
 import os
 import re
 import signal
@@ -57,19 +58,77 @@ def run_unit(build, label, env_extra):
     return passed, failed
 
 
+# No test takes this long (the slowest, guests' and perftest's, take a few
+# minutes): one that does is stuck, and is ended with a report rather than
+# left to run into CI's time limit with the rest of the run.
+TEST_LIMIT = float(os.environ.get("CNA_TEST_LIMIT", "900"))
+# What a stuck test's clean-up may take after its processes were killed.
+CLEANUP_LIMIT = 120.0
+
+
+class TestTimeLimit(Exception):
+    pass
+
+
+def parent_of(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[1])
+
+
+def descendants():
+    """The pids of every process this one started, directly or not."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                parents[int(entry)] = parent_of(entry)
+            except (OSError, IndexError, ValueError):
+                pass
+    found, frontier = set(), {os.getpid()}
+    while frontier:
+        frontier = {pid for pid, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
 class TimedResult(unittest.TextTestResult):
-    """Keeps each module's seconds (its tests', setUpClass's aside)."""
+    """Keeps each module's seconds (its tests', setUpClass's aside), and ends
+    a test still running after TEST_LIMIT: a report of the machine (what
+    runs, what the kernel holds up), its processes killed, TestTimeLimit
+    raised in it; if its clean-up does not end either, the run."""
 
     def __init__(self, *args, **kw):
         super().__init__(*args, **kw)
         self.module_seconds = {}
         self._t0 = 0.0
+        self._test = None
+        signal.signal(signal.SIGALRM, self._over_time)
 
     def startTest(self, test):
         self._t0 = time.monotonic()
+        self._test = test
+        signal.setitimer(signal.ITIMER_REAL, TEST_LIMIT)
         super().startTest(test)
 
+    def _over_time(self, signum, frame):
+        from harness.testpmd import machine_snapshot
+        seconds = time.monotonic() - self._t0
+        print(f"\n{self._test.id()} still runs after {seconds:.0f} s; the machine:\n{machine_snapshot()}\n"
+              "where the test stands:", flush=True)
+        faulthandler.dump_traceback(sys.stdout, all_threads=False)
+        if seconds > TEST_LIMIT + CLEANUP_LIMIT / 2:
+            print("its clean-up did not end either: the run ends here", flush=True)
+            os._exit(1)
+        for pid in descendants():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        signal.setitimer(signal.ITIMER_REAL, CLEANUP_LIMIT)
+        raise TestTimeLimit(f"still running after {TEST_LIMIT:.0f} s: its processes were killed")
+
     def stopTest(self, test):
+        signal.setitimer(signal.ITIMER_REAL, 0)
         super().stopTest(test)
         module = type(test).__module__
         self.module_seconds[module] = self.module_seconds.get(module, 0.0) + time.monotonic() - self._t0
@@ -86,8 +145,7 @@ def leftover_processes(build):
     while pid > 1:
         ours.add(pid)
         try:
-            with open(f"/proc/{pid}/stat") as f:
-                pid = int(f.read().rsplit(")", 1)[1].split()[1])
+            pid = parent_of(pid)
         except OSError:
             break
     found = {}

@@ -25,7 +25,8 @@ import time
 import pexpect
 
 from harness.daemon import adapterctl
-from harness.testpmd import PROMPT, TestPmd, TestPmdError, _interleaved, build_dir, pmd_path, unique_tag
+from harness.testpmd import (PROMPT, SANITIZER_ENV, TestPmd, TestPmdError, _interleaved, build_dir, pmd_path,
+                             tool_env, unique_tag)
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "app", "vm"))
@@ -40,10 +41,6 @@ VF_PCI = "0000:00:10.0"
 # 40 s more, depending on what else the two host CPUs run.
 START_TIMEOUT = 240
 CMD_TIMEOUT = 60
-# The sanitizer runtimes the suite preloads into the host's testpmd: the
-# guest's testpmd loads the same instrumented PMD, so it gets them too (the
-# guest's command starts with a clean environment).
-SANITIZER_ENV = ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS")
 
 
 def unavailable():
@@ -111,6 +108,9 @@ def testpmd_argv(allow, app_args, log_level="pmd.net.cna*:info", eal_extra=(), b
     eal = (["-l", "0-1", "--iova-mode=pa"] + [a for dev in allow for a in ("-a", dev)]
            + ["-d", pmd_path(build), f"--log-level={log_level}"]
            + os.environ.get("CNA_TESTPMD_EAL_EXTRA", "").split() + list(eal_extra))
+    # the guest's testpmd loads the same instrumented PMD, so it gets the
+    # host's sanitizer runtimes too (the guest's command starts with a clean
+    # environment)
     sanitizers = [f"{k}={os.environ[k]}" for k in SANITIZER_ENV if os.environ.get(k)]
     return ["env"] + sanitizers + ["dpdk-testpmd"] + eal + ["--", "--total-num-mbufs=8192"] + list(app_args)
 
@@ -145,7 +145,7 @@ class GuestTestPmd(TestPmd):
                      "--log", self.log, "--timeout", "1800"] + [f"--qemu-arg={a}" for a in qemu_args]
         self.argv += ["--", "sh", "-c", self.script]
         # vm_run, cna-vm and QEMU are no testpmd: not under the sanitizers
-        self.env = {k: v for k, v in os.environ.items() if k not in SANITIZER_ENV}
+        self.env = tool_env()
         self.child = None
         self.startup_output = ""
         self.file_prefix = None

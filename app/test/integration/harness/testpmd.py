@@ -346,23 +346,49 @@ PYTHON = "/usr/bin/python3"  # Debian's python (scapy, pexpect) also inside name
 _unique = itertools.count(1)
 
 
+# The sanitizer runtimes the suite preloads for the code under test
+# (testpmd with the PMD, the examples, the daemon): the system's tools the
+# harness runs (ip, sysctl, ps, its own Python helpers) are not under test.
+SANITIZER_ENV = ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS")
+
+
+def tool_env():
+    """The environment for a tool of the system: the caller's, without the
+    sanitizer runtimes."""
+    return {k: v for k, v in os.environ.items() if k not in SANITIZER_ENV}
+
+
 def sh(*argv, check=True, timeout=20, input=None):
-    """Run a command; on failure raise with its output."""
+    """Run a tool of the system; on failure raise with its output."""
     proc = subprocess.run(argv, input=input, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True, timeout=timeout)
+                          text=True, timeout=timeout, env=tool_env())
     if check and proc.returncode != 0:
         raise TestPmdError(f"{' '.join(argv)} failed ({proc.returncode}):\n{proc.stdout}{proc.stderr}")
     return proc
 
 
 def machine_snapshot():
-    """The load and the busiest threads, for a report of something that
-    took far longer than it should."""
+    """The load, the busiest threads, the kernel stacks of threads that
+    cannot be interrupted (state D: what a kill would not end) and what the
+    kernel last logged, for a report of something that took far longer than
+    it should."""
     with open("/proc/loadavg") as f:
         load = f.read().strip()
     ps = subprocess.run(["ps", "-eLo", "pid,tid,psr,pcpu,stat,wchan:20,comm", "--sort=-pcpu"],
-                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True).stdout
-    return f"load average {load}\n" + "\n".join(ps.splitlines()[:16])
+                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=10,
+                        env=tool_env()).stdout.splitlines()
+    report = [f"load average {load}", *ps[:16]]
+    for line in ps[1:]:
+        fields = line.split()
+        if len(fields) > 4 and fields[4].startswith("D"):
+            try:
+                with open(f"/proc/{fields[0]}/task/{fields[1]}/stack") as f:
+                    report += [f"kernel stack of {fields[1]} ({fields[-1]}):", f.read().rstrip()]
+            except OSError:
+                pass
+    dmesg = subprocess.run(["dmesg", "--level=err,warn"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, timeout=10, env=tool_env()).stdout.splitlines()
+    return "\n".join(report + ["the kernel's last warnings:", *dmesg[-12:]])
 
 
 def unique_tag():
