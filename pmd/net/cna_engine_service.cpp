@@ -23,8 +23,11 @@ namespace {
 
 int32_t run_pass(void* userdata)
 {
-    /* -EAGAIN: nothing was done, which service statistics count as idle. */
-    return static_cast<osal::PciFunction*>(userdata)->adapter_pass() ? 0 : -EAGAIN;
+    /* -EAGAIN: nothing was done, which service statistics count as idle.
+     * The service core only lends its time: the lcores' doorbells ask for
+     * passes of their own. */
+    auto* adapter = static_cast<osal::PciFunction*>(userdata);
+    return adapter->adapter_pass(osal::PciFunction::PassCause::idle) ? 0 : -EAGAIN;
 }
 
 /* Whether a service core is mapped to the service. */

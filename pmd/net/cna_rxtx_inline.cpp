@@ -8,9 +8,11 @@
  * plain ones stay as they are for the other placements and for hardware.
  *
  * Threading: a pass is per port group (a cable pair, or a port), never
- * waits, and never runs twice at once: an lcore that finds the group's
- * pass taken leaves its request to the lcore in it, which passes again.
- * Lcores polling ports of different groups pass in parallel.
+ * waits, and never runs twice at once: an lcore that rang a doorbell and
+ * finds the group's pass taken leaves its request to the lcore in it,
+ * which passes again; an idle poll that finds it taken leaves nothing, the
+ * pass running doing its work. Lcores polling ports of different groups
+ * pass in parallel.
  */
 #include "cna_rxtx.h"
 
@@ -23,7 +25,7 @@ template <Burst RECV>
 uint16_t recv_inline(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts)
 {
     const uint16_t nb = RECV(rx_queue, rx_pkts, nb_pkts);
-    if (nb != 0 || !static_cast<RxQueue*>(rx_queue)->inline_adapter->adapter_pass())
+    if (nb != 0 || !static_cast<RxQueue*>(rx_queue)->inline_adapter->adapter_pass(osal::PciFunction::PassCause::idle))
         return nb;
     return RECV(rx_queue, rx_pkts, nb_pkts);
 }
@@ -32,7 +34,7 @@ template <Burst XMIT>
 uint16_t xmit_inline(void* tx_queue, rte_mbuf** tx_pkts, uint16_t nb_pkts)
 {
     const uint16_t nb = XMIT(tx_queue, tx_pkts, nb_pkts);
-    static_cast<TxQueue*>(tx_queue)->inline_adapter->adapter_pass();
+    static_cast<TxQueue*>(tx_queue)->inline_adapter->adapter_pass(osal::PciFunction::PassCause::doorbell);
     return nb;
 }
 

@@ -214,7 +214,7 @@ int cna_rdma_post_send(ibv_qp* ibv, ibv_send_wr* wr, ibv_send_wr** bad_wr)
         qp->sq_prod = prod;
         osal::publish(qp->sq_db, prod);
         if (osal::PciFunction* adapter = qp->dev->inline_adapter)
-            adapter->adapter_pass(); /* engine=inline: the doorbell served now */
+            adapter->adapter_pass(osal::PciFunction::PassCause::doorbell); /* engine=inline: served now */
     }
     if (rc != 0)
         *bad_wr = wr;
@@ -289,7 +289,8 @@ int cna_rdma_poll_cq(ibv_cq* ibv, int num_entries, ibv_wc* wc)
     }
     n += take_ready(cq, wc + n, num_entries - n);
     /* engine=inline: an empty poll gives the adapter a pass, and looks again. */
-    if (n == 0 && cq->dev->inline_adapter != nullptr && cq->dev->inline_adapter->adapter_pass())
+    if (n == 0 && cq->dev->inline_adapter != nullptr &&
+        cq->dev->inline_adapter->adapter_pass(osal::PciFunction::PassCause::idle))
         n = take_ready(cq, wc, num_entries);
     return n;
 }

@@ -72,6 +72,11 @@ enum class LogLevel { err = 0, warning = 1, notice = 2, info = 3, debug = 4 };
 using LogSink = std::function<void(LogLevel, const std::string&)>;
 void set_log_sink(LogSink sink);
 
+/* Why a host thread gives the adapter a pass (DeviceFunction::engine_pass):
+ * it rang a doorbell, which must be served, or it found nothing to do
+ * (an idle poll) and lends its time. */
+enum class PassCause { doorbell, idle };
+
 /* Device side of one PCI function. Thread-safe: any host thread may access
  * BAR0 and the IOMMU while the engine runs. */
 class DeviceFunction {
@@ -120,11 +125,12 @@ public:
     virtual uint32_t vf_id() const = 0;
     /* With EnginePlacement::host, one pass of the dataplane serving this
      * function's port group on the calling thread: the Tx its doorbells
-     * asked for, what its wire delivered, its RoCE. It never waits: a
-     * thread that finds another in the group's pass leaves its work to
-     * that one, which passes again. Whether anything was done (always
-     * false with engine threads). */
-    virtual bool engine_pass() = 0;
+     * asked for, what its wire delivered, its RoCE. It never waits: after
+     * a doorbell, a thread that finds another in the group's pass leaves
+     * its work to that one, which passes again; an idle thread finds that
+     * pass doing its work already and leaves nothing. Whether anything was
+     * done (always false with engine threads). */
+    virtual bool engine_pass(PassCause cause) = 0;
 };
 
 class Adapter {

@@ -135,10 +135,12 @@ bool AdapterImpl::Dataplane::poll()
     return adapter_.poll_dataplane(*this);
 }
 
-bool AdapterImpl::Dataplane::host_pass()
+bool AdapterImpl::Dataplane::host_pass(PassCause cause)
 {
-    if (!host_gate.enter())
-        return false; /* the runner, or the next call after the hold, serves the request */
+    /* After a doorbell: the runner, or the next call after the hold, serves
+     * the request. Idle: the runner's pass does what this one would. */
+    if (!(cause == PassCause::doorbell ? host_gate.enter() : host_gate.enter_if_free()))
+        return false;
     bool work = false;
     do
         work |= adapter_.poll_dataplane(*this);
@@ -165,9 +167,9 @@ int AdapterImpl::set_engine_affinity(uint32_t engine, int cpu)
     return dataplanes_[engine]->engine().set_affinity(cpu);
 }
 
-bool AdapterImpl::pass(uint32_t port)
+bool AdapterImpl::pass(uint32_t port, PassCause cause)
 {
-    return host_passes() && dataplane_of_port_[port]->host_pass();
+    return host_passes() && dataplane_of_port_[port]->host_pass(cause);
 }
 
 bool AdapterImpl::powered_on() const

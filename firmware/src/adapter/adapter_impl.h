@@ -90,7 +90,7 @@ private:
         void stop() { engine_.reset(); }
         Engine& engine() { return *engine_; }
         /* A pass on the calling host thread (EnginePlacement::host). */
-        bool host_pass();
+        bool host_pass(PassCause cause);
 
         uint32_t ports = 0; /* bit per port */
         std::vector<PfFirmware*> pfs;
@@ -158,7 +158,7 @@ private:
     bool host_passes() const { return config_.engine_placement == EnginePlacement::host; }
     /* ServingEngines */
     void wait_passes() override;
-    bool pass(uint32_t port) override;
+    bool pass(uint32_t port, PassCause cause) override;
     /* Writes every changed status block of the given functions and tells
      * the IGU (CAU coalescing: once per Tx poll that sent frames, and once
      * per pass). */

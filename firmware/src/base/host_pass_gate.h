@@ -6,6 +6,10 @@
  * slowpath, or an IOMMU unmap waiting out the DMA in flight) leaves it to
  * the next call after the hold.
  *
+ * A thread that only has time to lend (an idle poll) leaves no request:
+ * the pass running does what its own would, and a runner that passed again
+ * for every idle poll of another thread would do nothing else.
+ *
  * One atomic word. A caller read-modify-writes it once, and a runner once
  * more after a pass with no request behind it: two locked instructions a
  * pass where a lock and a request word took five. Each read-modify-write
@@ -36,6 +40,17 @@ public:
                                              std::memory_order_relaxed))
                 return !busy;
         }
+    }
+
+    /* A host thread lends its time: true when it is the runner (as with
+     * enter()); false, leaving no request, when a pass runs or is held. */
+    bool enter_if_free()
+    {
+        uint32_t v = state_.load(std::memory_order_relaxed);
+        while ((v & (RUNNING | HELD)) == 0)
+            if (state_.compare_exchange_weak(v, RUNNING, std::memory_order_acq_rel, std::memory_order_relaxed))
+                return true;
+        return false;
     }
 
     /* The runner after a pass: true when it may go (no request came during

@@ -59,7 +59,7 @@ public:
      * IOMMU invalidation waits for. */
     virtual void wait_passes() = 0;
     /* DeviceFunction::engine_pass for a function of `port`. */
-    virtual bool pass(uint32_t port) = 0;
+    virtual bool pass(uint32_t port, PassCause cause) = 0;
 
 protected:
     ~ServingEngines() = default;
@@ -93,7 +93,7 @@ public:
     uint32_t port_id() const override { return port_; }
     bool is_vf() const override { return channel_ != nullptr; }
     uint32_t vf_id() const override { return vf_; }
-    bool engine_pass() override { return engines_.pass(port_); }
+    bool engine_pass(PassCause cause) override { return engines_.pass(port_, cause); }
 
     /* Engine: the producer last rung on a connection's doorbell. Inline:
      * every engine pass reads one per started queue. */

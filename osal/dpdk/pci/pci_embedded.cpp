@@ -157,7 +157,10 @@ public:
     int dma_unmap(uint64_t iova, std::size_t len) override { return df_.dma_unmap(iova, len); }
     AdapterControl* control() override { return &control_; }
     bool engine_on_host() const override { return engine_on_host_; }
-    bool adapter_pass() override { return df_.engine_pass(); }
+    bool adapter_pass(PassCause cause) override
+    {
+        return df_.engine_pass(cause == PassCause::doorbell ? fw::PassCause::doorbell : fw::PassCause::idle);
+    }
 
 protected:
     uint32_t bar0_read(uint32_t offset) override { return df_.bar0_read(offset); }

@@ -80,10 +80,13 @@ public:
     /* Whether the host's threads run the adapter's dataplane, a pass at a
      * time (an embedded adapter's engine=inline or engine=service): then
      * adapter_pass() runs one on the calling thread, for the function's
-     * port group, and says whether it did anything. Hardware, and the
+     * port group, and says whether it did anything. After a doorbell, a
+     * pass already running on another thread passes again for it; an idle
+     * thread's call does nothing while one runs. Hardware, and the
      * daemon's adapter, run on their own. */
+    enum class PassCause { doorbell, idle };
     virtual bool engine_on_host() const { return false; }
-    virtual bool adapter_pass() { return false; }
+    virtual bool adapter_pass(PassCause) { return false; }
 
     const std::string& name() const { return name_; }
 

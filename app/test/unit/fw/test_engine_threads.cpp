@@ -262,7 +262,7 @@ protected:
 TEST_F(HostLoopback, TxWaitsForAPassAndOnePassDeliversIt)
 {
     DeviceFunction& fn = drv->fn();
-    EXPECT_FALSE(fn.engine_pass()) << "a pass with nothing to do";
+    EXPECT_FALSE(fn.engine_pass(PassCause::doorbell)) << "a pass with nothing to do";
     constexpr uint32_t N = 8;
     for (uint32_t i = 0; i < N; i++)
         drv->send(0, numbered_frame(i));
@@ -272,19 +272,19 @@ TEST_F(HostLoopback, TxWaitsForAPassAndOnePassDeliversIt)
     EXPECT_EQ(drv->tx_free(0), 64u - N) << "the adapter consumed Tx BDs without a pass";
     EXPECT_EQ(drv->vport_stats(0).tx_bcast_pkts, 0u);
     /* One pass: sent, looped back, completed, status blocks written. */
-    EXPECT_TRUE(fn.engine_pass());
+    EXPECT_TRUE(fn.engine_pass(PassCause::doorbell));
     EXPECT_EQ(check_numbered(drv->rx_poll(0), 0, N), "");
     EXPECT_EQ(drv->tx_free(0), 64u);
     EXPECT_EQ(drv->vport_stats(0).tx_bcast_pkts, N);
     EXPECT_EQ(drv->vport_stats(0).rx_bcast_pkts, N);
-    EXPECT_FALSE(fn.engine_pass()) << "idle again";
+    EXPECT_FALSE(fn.engine_pass(PassCause::doorbell)) << "idle again";
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     EXPECT_TRUE(drv->rx_poll(0).empty()) << "a frame delivered twice";
     /* And again: still nothing without a pass. */
     drv->send(0, numbered_frame(N));
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     EXPECT_TRUE(drv->rx_poll(0).empty());
-    EXPECT_TRUE(fn.engine_pass());
+    EXPECT_TRUE(fn.engine_pass(PassCause::doorbell));
     EXPECT_EQ(check_numbered(drv->rx_poll(0), N, 1), "");
 }
 
@@ -295,12 +295,12 @@ TEST(HostPlacement, EnginePassIsFalseWithEngineThreads)
     FakeDriver drv(*adapter, 0);
     ASSERT_NO_FATAL_FAILURE(bring_up_l2(drv));
     ASSERT_TRUE(wait_link(drv));
-    EXPECT_FALSE(drv.fn().engine_pass());
+    EXPECT_FALSE(drv.fn().engine_pass(PassCause::doorbell));
     /* Frames waiting or not: the engine thread sends them, never the caller. */
     for (uint32_t round = 0; round < 50; round++) {
         for (uint32_t i = 0; i < 8; i++)
             drv.send(0, numbered_frame(round * 8 + i));
-        EXPECT_FALSE(drv.fn().engine_pass()) << "round " << round;
+        EXPECT_FALSE(drv.fn().engine_pass(PassCause::doorbell)) << "round " << round;
         ASSERT_EQ(check_numbered(drv.rx_wait(0, 8, std::chrono::seconds(2)), round * 8, 8), "") << "round " << round;
     }
 }
@@ -338,10 +338,10 @@ TEST_F(HostCable, APassServesItsFunctionsGroupOnly)
     for (const Case& c : {Case{2, 3, {0, 1}, 7}, Case{0, 1, {2, 3}, 8}}) {
         drv[c.sender]->send(0, numbered_frame(c.number));
         for (int other : c.others)
-            EXPECT_FALSE(drv[other]->fn().engine_pass()) << "PF " << other;
+            EXPECT_FALSE(drv[other]->fn().engine_pass(PassCause::doorbell)) << "PF " << other;
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
         EXPECT_TRUE(drv[c.partner]->rx_poll(0).empty());
-        EXPECT_TRUE(drv[c.partner]->fn().engine_pass());
+        EXPECT_TRUE(drv[c.partner]->fn().engine_pass(PassCause::doorbell));
         EXPECT_EQ(check_numbered(drv[c.partner]->rx_poll(0), c.number, 1), "");
     }
 }
@@ -357,7 +357,7 @@ TEST_F(HostCable, ConcurrentPassesDeliverEveryFrameOnce)
     for (uint32_t t = 0; t < 2; t++)
         passers.emplace_back([&, t] {
             while (!stop.load(std::memory_order_relaxed))
-                if (drv[t]->fn().engine_pass())
+                if (drv[t]->fn().engine_pass(PassCause::doorbell))
                     worked[t]++;
         });
     constexpr uint32_t ROUNDS = 500, BURST = 16;
@@ -481,7 +481,7 @@ TEST_F(HostCable, APassLeftToTheHolderIsNotLost)
                 for (uint32_t spin = (r * 7919u) % 16384u; spin != 0; spin--)
                     (void)sync_jitter.load(std::memory_order_relaxed);
             }
-            const bool worked = own.fn().engine_pass();
+            const bool worked = own.fn().engine_pass(PassCause::doorbell);
             if (!early && !worked)
                 handoffs++; /* the other thread's pass sent them, or is to */
             frames_sent[me] += mine.size();
@@ -519,7 +519,7 @@ TEST_F(HostCable, APassLeftToTheHolderIsNotLost)
         EXPECT_GT(handoffs.load(), 0u) << "in " << rounds << " rounds";
     }
     /* Nothing left over or repeated. */
-    EXPECT_FALSE(drv[0]->fn().engine_pass());
+    EXPECT_FALSE(drv[0]->fn().engine_pass(PassCause::doorbell));
     for (uint32_t pf = 0; pf < 2; pf++) {
         EXPECT_TRUE(drv[pf]->rx_poll(0).empty()) << "PF " << pf;
         EXPECT_EQ(drv[pf]->vport_stats(0).tx_bcast_pkts, frames_sent[pf]) << "PF " << pf;
@@ -543,7 +543,7 @@ TEST_F(HostCable, SlowpathRunsBetweenHostPasses)
     std::atomic<int> ramrods{0};
     std::thread passer([&] {
         while (!stop_passing.load(std::memory_order_relaxed))
-            drv[1]->fn().engine_pass();
+            drv[1]->fn().engine_pass(PassCause::idle);
     });
     std::string traffic;
     uint32_t sent = 0;
@@ -552,7 +552,7 @@ TEST_F(HostCable, SlowpathRunsBetweenHostPasses)
         while (traffic.empty() && !give_up && (sent < 300 * BURST || ramrods < 20)) {
             for (uint32_t i = 0; i < BURST; i++)
                 drv[0]->send(0, numbered_frame(sent + i));
-            drv[0]->fn().engine_pass();
+            drv[0]->fn().engine_pass(PassCause::doorbell);
             traffic = check_numbered(drv[1]->rx_wait(0, BURST, std::chrono::seconds(2)), sent, BURST);
             sent += BURST;
         }

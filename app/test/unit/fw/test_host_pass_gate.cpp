@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The gate of host passes on its own: one runner, a request left while it
- * runs makes it pass again, a hold waits out the running pass and keeps
- * the requests made meanwhile for the call after it; and, on two threads
- * ringing doorbells without pause, no request is ever left unserved.
+ * runs makes it pass again (an idle caller's leaves none), a hold waits out
+ * the running pass and keeps the requests made meanwhile for the call after
+ * it; and, on two threads ringing doorbells without pause, no request is
+ * ever left unserved.
  */
 #include <gtest/gtest.h>
 
@@ -28,6 +29,26 @@ TEST(HostPassGate, OneRunsAndARequestMadeMeanwhileIsPassedAgain)
     EXPECT_FALSE(gate.done()) << "the runner passes again for it";
     EXPECT_TRUE(gate.done()) << "two requests, one pass served both";
     EXPECT_TRUE(gate.enter()) << "idle again";
+    EXPECT_TRUE(gate.done());
+}
+
+TEST(HostPassGate, AnIdleCallRunsOnlyWhenFreeAndLeavesNoRequest)
+{
+    HostPassGate gate;
+    ASSERT_TRUE(gate.enter_if_free()) << "free: the idle caller runs";
+    EXPECT_FALSE(gate.enter_if_free()) << "running: nothing for an idle caller to do";
+    EXPECT_TRUE(gate.done()) << "and nothing left to the runner";
+    ASSERT_TRUE(gate.enter());
+    EXPECT_FALSE(gate.enter_if_free());
+    EXPECT_FALSE(gate.enter()) << "a doorbell's request";
+    EXPECT_FALSE(gate.done()) << "is kept";
+    EXPECT_TRUE(gate.done());
+
+    gate.hold();
+    EXPECT_FALSE(gate.enter_if_free()) << "held: no pass";
+    EXPECT_FALSE(gate.enter()) << "a doorbell during the hold";
+    gate.release();
+    EXPECT_TRUE(gate.enter_if_free()) << "the next call, idle or not, runs and serves it";
     EXPECT_TRUE(gate.done());
 }
 

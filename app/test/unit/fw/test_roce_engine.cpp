@@ -577,12 +577,12 @@ TEST_F(RoceHostPasses, AcksOfWritesCoalesceWhileTheyKeepComing)
                                 .flags = uint8_t(last ? sq_wqe::SIGNALED : 0), .length = 1, .rkey = b->key,
                                 .remote_addr = b->va(i)},
                           {a->sge(i, 1)});
-        ASSERT_TRUE(a->drv.fn().engine_pass()) << "WRITE " << i;
+        ASSERT_TRUE(a->drv.fn().engine_pass(PassCause::doorbell)) << "WRITE " << i;
         EXPECT_EQ(b->buf.va[i], i + 1) << "placed in the pass that sent it";
     }
     EXPECT_EQ(packets_received(*a), 2u) << "one ACK per ACK_HOLD requests while they keep coming";
     EXPECT_TRUE(a->rdma.poll_cq(CQ).empty()) << "the last WRITEs are not acknowledged yet";
-    a->drv.fn().engine_pass();
+    a->drv.fn().engine_pass(PassCause::doorbell);
     EXPECT_EQ(packets_received(*a), 3u) << "a pass without a new request sends the held ACK";
     auto tx = a->rdma.poll_cq(CQ);
     ASSERT_EQ(tx.size(), 1u);
@@ -601,7 +601,7 @@ TEST_F(RoceHostPasses, AcksOfWritesCoalesceWhileTheyKeepComing)
         a->rdma.post_send(QP, SqWqe{.wr_id = id, .opcode = uint8_t(SqOpcode::send), .flags = sq_wqe::SIGNALED,
                                     .length = 8},
                           {a->sge(0, 8)});
-        ASSERT_TRUE(a->drv.fn().engine_pass());
+        ASSERT_TRUE(a->drv.fn().engine_pass(PassCause::doorbell));
         EXPECT_EQ(packets_received(*a), acks + 1) << "one ACK, for the WRITE and the SEND";
         auto rx = b->rdma.poll_cq(CQ);
         ASSERT_EQ(rx.size(), 1u);
