@@ -23,9 +23,13 @@ class BenchError(Exception):
 APP_ARGS = ["-i", "--forward-mode=io", "--burst=32", "--nb-cores=1", "--rxd=1024", "--txd=1024",
             "--total-num-mbufs=16384"]
 # Two forwarding lcores, one per CPU, each with a queue of each port
-# (testpmd's main lcore beside the first, idle at the prompt).
+# (testpmd's main lcore beside the first, idle at the prompt). The first
+# bursts are of many flows (a source address each): one flow would reach
+# one Rx queue of a port that steers by RSS, and one lcore would forward
+# everything while the other polled empty queues.
 TWO_LCORES = "0@0,1@0,2@1"
-TWO_LCORE_APP_ARGS = [a for a in APP_ARGS if a != "--nb-cores=1"] + ["--nb-cores=2", "--rxq=2", "--txq=2"]
+TWO_LCORE_APP_ARGS = ([a for a in APP_ARGS if a != "--nb-cores=1"] +
+                      ["--nb-cores=2", "--rxq=2", "--txq=2", "--txonly-multi-flow"])
 
 
 class Session:
