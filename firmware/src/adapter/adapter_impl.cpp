@@ -88,8 +88,7 @@ AdapterImpl::AdapterImpl(const AdapterConfig& config)
             dp.functions.add(pf);
         for (PfFirmware* pf : pfs_on_port_[port])
             roce_on_port_[port].push_back(&pf->roce());
-        PortSwitch& sw =
-            dp.port_switch[port].emplace(dp.rx, roce_on_port_[port], functions_on_port_[port], storms_, dp.clock);
+        PortSwitch& sw = dp.port_switch[port].emplace(roce_on_port_[port], functions_on_port_[port], storms_, dp.clock);
         nig_.port(port).bind_receiver(sw);
         nig_.port(port).bind_switch(sw);
     }
@@ -263,7 +262,7 @@ bool AdapterImpl::poll_slowpath()
 bool AdapterImpl::poll_dataplane(Dataplane& dp)
 {
     dp.clock.begin();
-    bool work = nig_.poll_taps(dp.ports);
+    bool work = nig_.poll_taps(dp.ports, dp.rx);
     const std::span<FunctionFirmware* const> functions = dp.functions.view();
     if (storms_.running()) {
         for (FunctionFirmware* fn : functions) {
@@ -289,7 +288,7 @@ bool AdapterImpl::poll_roce(PfFirmware& pf, Dataplane& dp)
     out.clear();
     const bool work = pf.roce().poll(dp.clock.now(), out);
     if (out.count != 0)
-        nig_.port(pf.hw().port_id()).transmit(out);
+        nig_.port(pf.hw().port_id()).transmit(out, dp.rx);
     return work;
 }
 

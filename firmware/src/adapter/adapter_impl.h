@@ -95,8 +95,8 @@ private:
         uint32_t ports = 0; /* bit per port */
         std::vector<PfFirmware*> pfs;
         FunctionList functions; /* the PFs and their VFs: L2 Tx and status blocks */
-        TxEngine tx;
         RxEngine rx;
+        TxEngine tx{rx};
         FrameBurst roce_out; /* the RoCE frames a PF sends in a pass */
         PassClock clock;     /* the time of the pass, for its ports' switches too */
         std::array<std::optional<PortSwitch>, hsi::MAX_PORTS> port_switch;

@@ -286,7 +286,7 @@ void TxEngine::flush(Port& port)
 {
     if (burst_.count == 0)
         return;
-    port.transmit(burst_, sender_);
+    port.transmit(burst_, rx_, sender_);
     burst_.clear();
 }
 

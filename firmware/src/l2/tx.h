@@ -22,10 +22,14 @@ namespace cna::fw {
 
 class Dma;
 class Port;
+class RxEngine;
 struct FrameLayout;
 
 class TxEngine {
 public:
+    /* What it sends is delivered on rx, the Rx engine of the same passes. */
+    explicit TxEngine(RxEngine& rx) : rx_(rx) {}
+
     /* Returns the number of BDs consumed. Inline: every engine pass walks
      * the started queues, and most passes find no doorbell rung. */
     uint32_t poll(FunctionFirmware& pf, Port& port)
@@ -96,6 +100,7 @@ private:
      * filters, or it carries a VLAN tag the VF may not use. */
     static bool spoofed(const Vport& vport, const uint8_t* frame, uint32_t len);
 
+    RxEngine& rx_;
     hsi::eth::TxBd bds_[BD_BATCH];
     FrameBurst burst_;
     const FunctionFirmware* sender_ = nullptr; /* whose queue is being polled: the port may switch its frames */

@@ -14,13 +14,13 @@
 
 namespace cna::fw {
 
-void PortSwitch::receive(const FrameBurst& burst)
+void PortSwitch::receive(const FrameBurst& burst, RxEngine& rx)
 {
     if (!storms_.running())
         return;
     const bool roce = std::any_of(roce_.begin(), roce_.end(), [](roce::RoceFirmware* r) { return r->active(); });
     if (!roce) {
-        rx_.receive(functions_.view(), burst);
+        rx.receive(functions_.view(), burst);
         return;
     }
     l2_.clear();
@@ -37,7 +37,7 @@ void PortSwitch::receive(const FrameBurst& burst)
         l2_.push(f);
     }
     if (l2_.count != 0)
-        rx_.receive(functions_.view(), l2_);
+        rx.receive(functions_.view(), l2_);
 }
 
 roce::RoceFirmware* PortSwitch::roce_owner(const WireFrame& f) const
@@ -50,7 +50,8 @@ roce::RoceFirmware* PortSwitch::roce_owner(const WireFrame& f) const
     return nullptr;
 }
 
-const FrameBurst& PortSwitch::switch_frames(const FrameBurst& sent, const void* source, FrameBurst& uplink)
+const FrameBurst& PortSwitch::switch_frames(const FrameBurst& sent, const void* source, FrameBurst& uplink,
+                                            RxEngine& rx)
 {
     /* Most bursts have nothing for the port's functions: they go to the
      * wire as they are. */
@@ -79,7 +80,7 @@ const FrameBurst& PortSwitch::switch_frames(const FrameBurst& sent, const void* 
         }
     }
     if (storms_.running())
-        rx_.receive(functions_.view(), local_, static_cast<const FunctionFirmware*>(source));
+        rx.receive(functions_.view(), local_, static_cast<const FunctionFirmware*>(source));
     return uplink;
 }
 

@@ -19,21 +19,22 @@ namespace roce {
 class RoceFirmware;
 }
 
-/* A port bound to the Rx engine of the thread that animates it: the frames
- * its wire delivers go to the functions on the port while the storms run —
- * RoCEv2 to the RoCE firmware of the PF whose RDMA MAC they are sent to, the
- * rest to L2. Once a PF of the port has VFs, it is also the port's switch
+/* What a port does with the frames its wire delivers, on the Rx engine of
+ * the pass that delivers them: they go to the functions on the port while
+ * the storms run — RoCEv2 to the RoCE firmware of the PF whose RDMA MAC
+ * they are sent to, the rest to L2. Once a PF of the port has VFs, it is also the port's switch
  * (a VEB): frames a function sends to another function of the port reach it
  * without leaving the adapter. */
 class PortSwitch final : public FrameReceiver, public LocalSwitch {
 public:
-    PortSwitch(RxEngine& rx, std::span<roce::RoceFirmware* const> roce, const FunctionList& functions, const Storms& storms,
+    PortSwitch(std::span<roce::RoceFirmware* const> roce, const FunctionList& functions, const Storms& storms,
                PassClock& clock)
-        : rx_(rx), roce_(roce), functions_(functions), storms_(storms), clock_(clock)
+        : roce_(roce), functions_(functions), storms_(storms), clock_(clock)
     {
     }
-    void receive(const FrameBurst& burst) override;
-    const FrameBurst& switch_frames(const FrameBurst& sent, const void* source, FrameBurst& uplink) override;
+    void receive(const FrameBurst& burst, RxEngine& rx) override;
+    const FrameBurst& switch_frames(const FrameBurst& sent, const void* source, FrameBurst& uplink,
+                                    RxEngine& rx) override;
 
 private:
     /* The RoCE firmware a RoCEv2 frame is for, nullptr for L2. */
@@ -44,7 +45,6 @@ private:
     /* Whether some of the frame goes to the port's functions. */
     bool switched(const WireFrame& f, const void* source) const;
 
-    RxEngine& rx_;
     const std::span<roce::RoceFirmware* const> roce_; /* of the port's PFs */
     const FunctionList& functions_;
     const Storms& storms_;

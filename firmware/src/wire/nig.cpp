@@ -56,14 +56,14 @@ bool Nig::attach_tap(uint32_t port, const std::string& ifname, std::string* erro
     return true;
 }
 
-bool Nig::receive_taps(uint32_t port_mask)
+bool Nig::receive_taps(uint32_t port_mask, RxEngine& rx)
 {
     bool work = false;
     uint32_t count = tap_count_.load(std::memory_order_acquire);
     for (uint32_t i = 0; i < count; i++) {
         if (!(port_mask & (1u << tap_ports_[i]->id())) || tap_pollfds_[i].fd < 0)
             continue;
-        int frames = taps_[i]->receive(*tap_ports_[i]);
+        int frames = taps_[i]->receive(*tap_ports_[i], rx);
         if (frames < 0) {
             /* Deleted under us (its namespace went away, say): ppoll would
              * report it forever, and nothing will come from it again. To

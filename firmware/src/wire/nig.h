@@ -36,11 +36,12 @@ public:
      * false with a message in *error when it cannot be opened. */
     bool attach_tap(uint32_t port, const std::string& ifname, std::string* error);
     /* Engine thread: frames the kernel sent on the TAPs of the ports in
-     * port_mask (the ports that thread animates); true if any. Inline up to
-     * the count: most adapters have no TAP at all. */
-    bool poll_taps(uint32_t port_mask)
+     * port_mask (the ports that thread animates), delivered on the pass's
+     * Rx engine; true if any. Inline up to the count: most adapters have no
+     * TAP at all. */
+    bool poll_taps(uint32_t port_mask, RxEngine& rx)
     {
-        return tap_count_.load(std::memory_order_acquire) != 0 && receive_taps(port_mask);
+        return tap_count_.load(std::memory_order_acquire) != 0 && receive_taps(port_mask, rx);
     }
     /* Engine thread: the fds of the TAPs of the ports in port_mask, copied
      * into fds, for the idle back-off to wake on. */
@@ -53,7 +54,7 @@ public:
     }
 
 private:
-    bool receive_taps(uint32_t port_mask);
+    bool receive_taps(uint32_t port_mask, RxEngine& rx);
 
     std::atomic<uint32_t> port_mode_{0};
     std::vector<std::unique_ptr<Port>> ports_;

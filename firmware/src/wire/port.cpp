@@ -21,16 +21,16 @@ void Port::attach_tap(TapWire& tap)
     tap_.store(&tap, std::memory_order_release);
 }
 
-void Port::transmit(const FrameBurst& burst, const void* source)
+void Port::transmit(const FrameBurst& burst, RxEngine& rx, const void* source)
 {
     if (source == nullptr || !switching.load(std::memory_order_relaxed))
-        return to_wire(burst);
-    const FrameBurst& wire = switch_->switch_frames(burst, source, uplink_);
+        return to_wire(burst, rx);
+    const FrameBurst& wire = switch_->switch_frames(burst, source, uplink_, rx);
     if (wire.count != 0)
-        to_wire(wire);
+        to_wire(wire, rx);
 }
 
-void Port::to_wire(const FrameBurst& sent)
+void Port::to_wire(const FrameBurst& sent, RxEngine& rx)
 {
     if (!link_up.load(std::memory_order_relaxed) || !nig_tx_enable.load(std::memory_order_relaxed))
         return;
@@ -39,7 +39,7 @@ void Port::to_wire(const FrameBurst& sent)
     const uint32_t loss = loss_ppm_.load(std::memory_order_acquire);
     const FrameBurst& burst = loss == 0 ? sent : lose_datagrams(sent, loss);
     if (mac_loopback.load(std::memory_order_relaxed))
-        return deliver(burst);
+        return deliver(burst, rx);
     if (TapWire* t = tap()) {
         for (uint32_t i = 0; i < burst.count; i++)
             if (!t->send(burst.frames[i].data, burst.frames[i].len))
@@ -47,16 +47,16 @@ void Port::to_wire(const FrameBurst& sent)
         return;
     }
     if (wire_peer_ != nullptr)
-        wire_peer_->deliver(burst);
+        wire_peer_->deliver(burst, rx);
 }
 
-void Port::deliver(const FrameBurst& burst)
+void Port::deliver(const FrameBurst& burst, RxEngine& rx)
 {
     if (!link_up.load(std::memory_order_relaxed) || !nig_rx_enable.load(std::memory_order_relaxed))
         return;
     add(rx_frames_, burst.count);
     add(rx_bytes_, burst.bytes);
-    receiver_->receive(burst);
+    receiver_->receive(burst, rx);
 }
 
 void Port::count_rx_error()

@@ -18,14 +18,16 @@
 namespace cna::fw {
 
 class Port;
+class RxEngine;
 class TapWire;
 
-/* Where a port hands the frames its wire delivers: the storms' Rx on the
- * engine thread that animates the port. Every frame of the burst comes
- * parsed: the receiver never parses again. */
+/* Where a port hands the frames its wire delivers: the storms' Rx, on the
+ * Rx engine of the pass that delivers them (the wire carries it along, as
+ * it does the frames). Every frame of the burst comes parsed: the
+ * receiver never parses again. */
 class FrameReceiver {
 public:
-    virtual void receive(const FrameBurst& burst) = 0;
+    virtual void receive(const FrameBurst& burst, RxEngine& rx) = 0;
 
 protected:
     ~FrameReceiver() = default;
@@ -37,7 +39,8 @@ protected:
  * Engine thread of the port. */
 class LocalSwitch {
 public:
-    virtual const FrameBurst& switch_frames(const FrameBurst& sent, const void* source, FrameBurst& uplink) = 0;
+    virtual const FrameBurst& switch_frames(const FrameBurst& sent, const void* source, FrameBurst& uplink,
+                                            RxEngine& rx) = 0;
 
 protected:
     ~LocalSwitch() = default;
@@ -62,12 +65,13 @@ public:
     Port* wire_peer() const { return wire_peer_; }
     TapWire* tap() const { return tap_.load(std::memory_order_acquire); }
 
-    /* Engine thread: put frames on the wire. `source`, the function that
-     * sends them, has them switched to the port's other functions as they
-     * are addressed (nullptr: all go on the wire). */
-    void transmit(const FrameBurst& burst, const void* source = nullptr);
+    /* Engine thread: put frames on the wire, for the receivers to take on
+     * the pass's Rx engine rx. `source`, the function that sends them, has
+     * them switched to the port's other functions as they are addressed
+     * (nullptr: all go on the wire). */
+    void transmit(const FrameBurst& burst, RxEngine& rx, const void* source = nullptr);
     /* Engine thread: frames arrive from the wire, or one the MAC rejects. */
-    void deliver(const FrameBurst& burst);
+    void deliver(const FrameBurst& burst, RxEngine& rx);
     void count_rx_error();
 
     /* NIG registers of the port (host threads through BAR0). */
@@ -90,7 +94,7 @@ public:
     void count_link_change() { link_changes_.fetch_add(1, std::memory_order_relaxed); }
 
 private:
-    void to_wire(const FrameBurst& sent);
+    void to_wire(const FrameBurst& sent, RxEngine& rx);
     /* The burst without the datagrams the wire loses this time. */
     const FrameBurst& lose_datagrams(const FrameBurst& burst, uint32_t per_million);
 

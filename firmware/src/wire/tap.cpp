@@ -57,15 +57,15 @@ bool TapWire::send(const uint8_t* frame, uint32_t len)
     return ::write(fd_, frame, len) == static_cast<ssize_t>(len);
 }
 
-void TapWire::deliver_one(Port& port, uint32_t len)
+void TapWire::deliver_one(Port& port, uint32_t len, RxEngine& rx)
 {
     /* One at a time: every read reuses frame_. */
     burst_.clear();
     burst_.add(frame_, len);
-    port.deliver(burst_);
+    port.deliver(burst_, rx);
 }
 
-int TapWire::receive(Port& port)
+int TapWire::receive(Port& port, RxEngine& rx)
 {
     int frames = 0;
     for (; frames < static_cast<int>(RX_BATCH); frames++) {
@@ -78,7 +78,7 @@ int TapWire::receive(Port& port)
         if (n < static_cast<ssize_t>(ETH_HLEN) || n > static_cast<ssize_t>(MAX_FRAME))
             port.count_rx_error();
         else
-            deliver_one(port, static_cast<uint32_t>(n));
+            deliver_one(port, static_cast<uint32_t>(n), rx);
     }
     return frames;
 }

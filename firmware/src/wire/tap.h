@@ -19,6 +19,7 @@
 namespace cna::fw {
 
 class Port;
+class RxEngine;
 
 class TapWire {
 public:
@@ -48,13 +49,14 @@ public:
      * dropped (the interface's queue is full, or it is gone). */
     bool send(const uint8_t* frame, uint32_t len);
     /* Engine thread: up to RX_BATCH frames the kernel sent, each delivered
-     * to the port or counted there as an Rx error. The number of frames
-     * read, or -errno when the interface is gone. */
-    int receive(Port& port);
+     * to the port (on the pass's Rx engine) or counted there as an Rx
+     * error. The number of frames read, or -errno when the interface is
+     * gone. */
+    int receive(Port& port, RxEngine& rx);
 
 private:
     TapWire(std::string name, int fd) : name_(std::move(name)), fd_(fd) {}
-    void deliver_one(Port& port, uint32_t len);
+    void deliver_one(Port& port, uint32_t len, RxEngine& rx);
 
     const std::string name_;
     const int fd_;
