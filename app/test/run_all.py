@@ -102,11 +102,13 @@ class TimedResult(unittest.TextTestResult):
         self.module_seconds = {}
         self._t0 = 0.0
         self._test = None
+        self._killed = False  # the test's processes were killed: its clean-up runs
         signal.signal(signal.SIGALRM, self._over_time)
 
     def startTest(self, test):
         self._t0 = time.monotonic()
         self._test = test
+        self._killed = False
         signal.setitimer(signal.ITIMER_REAL, TEST_LIMIT)
         super().startTest(test)
 
@@ -116,7 +118,7 @@ class TimedResult(unittest.TextTestResult):
         print(f"\n{self._test.id()} still runs after {seconds:.0f} s; the machine:\n{machine_snapshot()}\n"
               "where the test stands:", flush=True)
         faulthandler.dump_traceback(sys.stdout, all_threads=False)
-        if seconds > TEST_LIMIT + CLEANUP_LIMIT / 2:
+        if self._killed:
             print("its clean-up did not end either: the run ends here", flush=True)
             os._exit(1)
         for pid in descendants():
@@ -124,6 +126,7 @@ class TimedResult(unittest.TextTestResult):
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
+        self._killed = True
         signal.setitimer(signal.ITIMER_REAL, CLEANUP_LIMIT)
         raise TestTimeLimit(f"still running after {TEST_LIMIT:.0f} s: its processes were killed")
 
