@@ -7,12 +7,17 @@
  * looks again. Each wraps the burst function select_fastpath chose; the
  * plain ones stay as they are for the other placements and for hardware.
  *
- * Threading: a pass is per port group (a cable pair, or a port), never
- * waits, and never runs twice at once: an lcore that rang a doorbell and
- * finds the group's pass taken leaves its request to the lcore in it,
- * which passes again; an idle poll that finds it taken leaves nothing, the
- * pass running doing its work. Lcores polling ports of different groups
- * pass in parallel.
+ * Threading: a Tx burst's doorbell is served in a pass of its queue's own
+ * (the queue's BDs, their frames delivered to the Rx queues they are for),
+ * so lcores sending on different queues, of one port or of two, pass in
+ * parallel; an Rx queue takes one pass's frames at a time, each pass
+ * claiming it for a burst. The port group's pass (its wires' TAP frames,
+ * its RoCE, and the Tx of queues whose own pass has not run) is one
+ * lcore's at a time and never waits: an idle poll that finds it taken
+ * leaves nothing, the pass running doing its work. A doorbell whose frames
+ * need the group's pass (RoCE on the group, a VF switch, a TAP wire) is
+ * left to it as an idle poll's work is not: the lcore in it passes again.
+ * Lcores polling ports of different groups pass in parallel.
  */
 #include "cna_rxtx.h"
 
@@ -34,7 +39,8 @@ template <Burst XMIT>
 uint16_t xmit_inline(void* tx_queue, rte_mbuf** tx_pkts, uint16_t nb_pkts)
 {
     const uint16_t nb = XMIT(tx_queue, tx_pkts, nb_pkts);
-    static_cast<TxQueue*>(tx_queue)->inline_adapter->adapter_pass(osal::PciFunction::PassCause::doorbell);
+    const TxQueue* txq = static_cast<TxQueue*>(tx_queue);
+    txq->inline_adapter->adapter_doorbell(txq->doorbell_addr);
     return nb;
 }
 

@@ -131,6 +131,13 @@ public:
      * pass doing its work already and leaves nothing. Whether anything was
      * done (always false with engine threads). */
     virtual bool engine_pass(PassCause cause) = 0;
+    /* With EnginePlacement::host, the doorbell the host wrote at `offset`
+     * of the doorbell BAR served on the calling thread, as a device model
+     * serves the MMIO write it trapped: an L2 Tx queue's in a pass of its
+     * own, beside the passes other threads run on the group's other
+     * queues, where its frames need nothing the group's pass keeps to
+     * itself; else, and for any other doorbell, as engine_pass(doorbell). */
+    virtual bool doorbell_pass(uint32_t offset) = 0;
 };
 
 class Adapter {

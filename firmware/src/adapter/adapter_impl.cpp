@@ -113,7 +113,26 @@ AdapterImpl::~AdapterImpl()
         dp->stop();
 }
 
-AdapterImpl::Dataplane::Dataplane(AdapterImpl& adapter, uint32_t index) : adapter_(adapter), index_(index) {}
+AdapterImpl::Dataplane::Dataplane(AdapterImpl& adapter, uint32_t index)
+    : rx(0, adapter.host_passes()), adapter_(adapter), index_(index)
+{
+    if (!adapter.host_passes())
+        return;
+    for (uint32_t slot = 1; slot < PASS_SLOTS; slot++) {
+        queue_engines[slot] = std::make_unique<QueuePassEngines>(slot);
+        give_slot(slot);
+    }
+}
+
+uint32_t AdapterImpl::Dataplane::take_slot()
+{
+    uint32_t free = free_slots_.load(std::memory_order_relaxed);
+    while (free != 0)
+        if (free_slots_.compare_exchange_weak(free, free & (free - 1), std::memory_order_acquire,
+                                              std::memory_order_relaxed))
+            return std::countr_zero(free);
+    return 0;
+}
 
 void AdapterImpl::Dataplane::start()
 {
@@ -169,6 +188,47 @@ int AdapterImpl::set_engine_affinity(uint32_t engine, int cpu)
 bool AdapterImpl::pass(uint32_t port, PassCause cause)
 {
     return host_passes() && dataplane_of_port_[port]->host_pass(cause);
+}
+
+bool AdapterImpl::tx_doorbell(uint32_t pf, uint32_t cid)
+{
+    if (!host_passes())
+        return false;
+    PfFirmware& fw = *pf_firmware_[pf];
+    Dataplane& dp = *dataplane_of_port_[fw.hw().port_id()];
+    if (dp.host_gate.join()) {
+        uint32_t index = 0, slot = 0;
+        const bool beside = serves_beside(dp, fw, cid, index) && (slot = dp.take_slot()) != 0;
+        if (beside) {
+            Dataplane::QueuePassEngines& engines = *dp.queue_engines[slot];
+            const bool work = engines.tx.serve(fw, index, nig_.port(fw.hw().port_id())) != 0;
+            flush_status_blocks(dp.functions.view());
+            dp.give_slot(slot);
+            dp.host_gate.leave();
+            return work;
+        }
+        dp.host_gate.leave();
+    }
+    return dp.host_pass(PassCause::doorbell);
+}
+
+bool AdapterImpl::serves_beside(const Dataplane& dp, PfFirmware& pf, uint32_t cid, uint32_t& index)
+{
+    if (!storms_.running() || !pf.started())
+        return false;
+    const Port& port = nig_.port(pf.hw().port_id());
+    if (port.switching.load(std::memory_order_relaxed) || port.tap() != nullptr || port.loses())
+        return false;
+    if (std::any_of(dp.pfs.begin(), dp.pfs.end(), [](PfFirmware* p) { return p->roce().active(); }))
+        return false;
+    for (uint32_t queues = pf.l2().started_txqs; queues != 0; queues &= queues - 1) {
+        const TxQueue& q = pf.l2().txqs[std::countr_zero(queues)];
+        if (q.cid == cid) {
+            index = std::countr_zero(queues);
+            return !pf.l2().vports[q.vport].tx_policy;
+        }
+    }
+    return false;
 }
 
 bool AdapterImpl::powered_on() const
@@ -415,8 +475,11 @@ void AdapterImpl::inject(Fault fault, bool on)
 
 void AdapterImpl::set_roce_loss(uint32_t port, uint32_t per_million)
 {
-    if (port < nig_.port_count())
-        nig_.port(port).lose(roce::UDP_PORT, std::min<uint32_t>(per_million, 1'000'000));
+    if (port >= nig_.port_count())
+        return;
+    /* Between two passes: a lossy wire's state is one pass's at a time. */
+    std::lock_guard hold(*dataplane_of_port_[port]);
+    nig_.port(port).lose(roce::UDP_PORT, std::min<uint32_t>(per_million, 1'000'000));
 }
 
 std::unique_ptr<Adapter> Adapter::create(const AdapterConfig& config, std::string* error)

@@ -14,9 +14,13 @@
  *
  * With EnginePlacement::host there is a dataplane per port group and no
  * thread runs it: the host's threads do, a pass at a time
- * (DeviceFunction::engine_pass), and the pass lock makes each group's pass
- * one thread's at a time as an engine thread's is. The slowpath has engine
- * thread 0 to itself, holding every group's pass lock while it runs.
+ * (DeviceFunction::engine_pass), and the pass gate makes each group's pass
+ * one thread's at a time as an engine thread's is. A Tx doorbell's queue
+ * pass (DeviceFunction::doorbell_pass) runs beside it on engines of its
+ * own: each Tx queue is one pass's at a time, each Rx queue one writer's
+ * at a time (its claim), and what they share (counters, status blocks)
+ * takes atomic adds and the CAU's lock. The slowpath has engine thread 0
+ * to itself, holding every group's passes off while it runs.
  */
 #pragma once
 
@@ -97,6 +101,18 @@ private:
         FunctionList functions; /* the PFs and their VFs: L2 Tx and status blocks */
         RxEngine rx;
         TxEngine tx{rx};
+        /* Host passes: the engines of the queue passes that run beside the
+         * group's (pass slots 1 on; slot 0 is rx and tx above). */
+        struct QueuePassEngines {
+            explicit QueuePassEngines(uint32_t slot) : rx(slot, true) {}
+            RxEngine rx;
+            TxEngine tx{rx};
+        };
+        std::array<std::unique_ptr<QueuePassEngines>, PASS_SLOTS> queue_engines;
+        /* A free slot's engines, taken (0 when none is free: the caller
+         * leaves its doorbell to the group's pass), and given back. */
+        uint32_t take_slot();
+        void give_slot(uint32_t slot) { free_slots_.fetch_or(1u << slot, std::memory_order_release); }
         FrameBurst roce_out; /* the RoCE frames a PF sends in a pass */
         PassClock clock;     /* the time of the pass, for its ports' switches too */
         std::array<std::optional<PortSwitch>, hsi::MAX_PORTS> port_switch;
@@ -125,6 +141,7 @@ private:
 
         AdapterImpl& adapter_;
         const uint32_t index_;
+        std::atomic<uint32_t> free_slots_{0}; /* bit per slot of queue_engines */
         std::array<pollfd, hsi::MAX_PORTS> wake_fds_{};
         std::unique_ptr<Engine> engine_;
     };
@@ -159,6 +176,14 @@ private:
     /* ServingEngines */
     void wait_passes() override;
     bool pass(uint32_t port, PassCause cause) override;
+    bool tx_doorbell(uint32_t pf, uint32_t cid) override;
+    /* A Tx doorbell's queue pass: whether one may serve the PF's queue
+     * with doorbell cid (its index in `index`) beside the group's pass.
+     * It may when its frames need nothing the group's pass keeps to
+     * itself: no RoCE on the group (its QPs and timers), no switching
+     * between the port's functions, no TAP wire, no loss on the wire, no
+     * VF Tx policy. Passes held off, so that none of it changes. */
+    bool serves_beside(const Dataplane& dp, PfFirmware& pf, uint32_t cid, uint32_t& index);
     /* Writes every changed status block of the given functions and tells
      * the IGU (CAU coalescing: once per Tx poll that sent frames, and once
      * per pass). */

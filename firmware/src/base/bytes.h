@@ -43,12 +43,12 @@ inline void store_be64(uint8_t* p, uint64_t v)
     store_be32(p + 4, static_cast<uint32_t>(v));
 }
 
-/* A 64-bit counter the engine alone writes and host threads read: one
- * single-copy-atomic store per update, never a torn value. */
+/* A 64-bit counter the engines write and host threads read: an atomic
+ * add, since passes that run at once (engine=inline's queue passes) count
+ * into one vport's counters; never a torn value. */
 inline void counter_add(uint64_t& counter, uint64_t delta)
 {
-    std::atomic_ref<uint64_t> ref(counter);
-    ref.store(ref.load(std::memory_order_relaxed) + delta, std::memory_order_relaxed);
+    std::atomic_ref<uint64_t>(counter).fetch_add(delta, std::memory_order_relaxed);
 }
 
 } // namespace cna::fw

@@ -4,6 +4,9 @@
  * raises the DMA-fault attention; nothing is ever dereferenced untranslated.
  * Inline: the fastpath makes several accesses per frame, and a call per
  * access cost more than the translation that hits the IOMMU's cache.
+ *
+ * A Dma is one engine's view of the function's DMA, with its own
+ * translation cache: engines that run at once each use their own.
  */
 #pragma once
 
@@ -37,12 +40,12 @@ public:
     Dma(Iommu& iommu, BusMaster& master) : iommu_(iommu), pglue_(master) {}
 
     /* Host memory backing [iova, iova + len), or nullptr (fault reported, or
-     * the function is not master-enabled). Engine thread only. */
+     * the function is not master-enabled). The view's engine only. */
     uint8_t* map(uint64_t iova, std::size_t len)
     {
         if (!pglue_.master_enabled())
             return nullptr;
-        uint8_t* va = iommu_.translate(iova, len);
+        uint8_t* va = iommu_.translate(cache_, iova, len);
         if (va == nullptr)
             pglue_.dma_fault(iova, len);
         return va;
@@ -53,7 +56,7 @@ public:
      * bounds. */
     void prefetch(uint64_t iova, bool for_write) const
     {
-        if (const uint8_t* va = iommu_.prefetch_hint(iova))
+        if (const uint8_t* va = Iommu::prefetch_hint(cache_, iova))
             for_write ? __builtin_prefetch(va, 1) : __builtin_prefetch(va, 0);
     }
 
@@ -116,11 +119,12 @@ private:
     void refresh(DmaRing& ring)
     {
         ring.generation = iommu_.generation();
-        ring.va = iommu_.translate(ring.iova, ring.bytes);
+        ring.va = iommu_.translate(cache_, ring.iova, ring.bytes);
     }
 
     Iommu& iommu_;
     BusMaster& pglue_;
+    Iommu::TranslationCache cache_;
 };
 
 } // namespace cna::fw

@@ -42,16 +42,13 @@ void Iommu::set_blocked(bool on)
     generation_.fetch_add(1, std::memory_order_release);
 }
 
-uint8_t* Iommu::lookup_slow(uint64_t iova, std::size_t len)
+uint8_t* Iommu::lookup_slow(TranslationCache& cache, uint64_t iova, std::size_t len)
 {
     /* The generation is read before the table: a change racing with this
      * lookup leaves the cache tagged stale, so it is flushed next time. */
     uint64_t generation = generation_.load(std::memory_order_acquire);
-    if (cache_generation_ != generation) {
-        std::fill(std::begin(cache_), std::end(cache_), Range{});
-        last_ = Range{};
-        cache_generation_ = generation;
-    }
+    if (cache.generation != generation)
+        cache = TranslationCache{.generation = generation};
     if (blocked_.load(std::memory_order_relaxed))
         return nullptr;
     std::lock_guard lock(mutex_);
@@ -59,9 +56,9 @@ uint8_t* Iommu::lookup_slow(uint64_t iova, std::size_t len)
     if (!found)
         return nullptr;
     const Range& r = *found;
-    cache_[cache_next_] = r;
-    last_ = r;
-    cache_next_ = (cache_next_ + 1) % CACHE_WAYS;
+    cache.ways[cache.next] = r;
+    cache.last = r;
+    cache.next = (cache.next + 1) % TranslationCache::WAYS;
     return r.va + (iova - r.iova);
 }
 

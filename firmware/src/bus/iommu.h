@@ -5,6 +5,8 @@
  * Host threads map and unmap under a mutex; the engine translates through a
  * small cache of recently hit ranges validated by a generation counter, so
  * the fastpath costs one atomic load and a compare when the cache hits.
+ * The cache is the translating engine's (TranslationCache): passes that run
+ * at once on one function's queues each have their own.
  */
 #pragma once
 
@@ -23,32 +25,53 @@ public:
     int map(uint64_t iova, void* va, std::size_t len);
     /* Removes every range inside [iova, iova + len); -ENOENT if none. */
     int unmap(uint64_t iova, std::size_t len);
+    struct Range {
+        uint64_t iova;
+        uint64_t len;
+        uint8_t* va;
+        /* No range wraps (map() refuses), so an address below iova is
+         * at least len past it modulo 2^64: one compare for both ends. */
+        bool covers(uint64_t a, std::size_t n) const
+        {
+            uint64_t off = a - iova;
+            return off < len && n <= len - off;
+        }
+    };
+    /* An engine's recently hit ranges: valid while generation is the
+     * IOMMU's. One thread uses a cache at a time. */
+    struct TranslationCache {
+        static constexpr unsigned WAYS = 4;
+        uint64_t generation = 0;
+        Range ways[WAYS]{};
+        unsigned next = 0;
+        Range last{}; /* a copy of the entry hit last; empty (len 0) covers nothing */
+    };
+
     /* Host address of [iova, iova + len) if one range covers all of it, or
      * ranges that follow each other in IOVA and host memory alike, else
-     * nullptr. Engine threads only, one at a time: the PF's own, or thread 0
-     * while the slowpath holds it (the cache is not shared). Inline up to
+     * nullptr. Engine threads, each through its own cache. Inline up to
      * the cache: every DMA access of the fastpath translates. */
-    uint8_t* translate(uint64_t iova, std::size_t len)
+    uint8_t* translate(TranslationCache& cache, uint64_t iova, std::size_t len)
     {
-        if (cache_generation_ == generation_.load(std::memory_order_acquire)) {
+        if (cache.generation == generation_.load(std::memory_order_acquire)) {
             /* The range hit last first: a burst's buffers share one. */
-            if (last_.covers(iova, len))
-                return last_.va + (iova - last_.iova);
-            for (const Range& r : cache_) {
+            if (cache.last.covers(iova, len))
+                return cache.last.va + (iova - cache.last.iova);
+            for (const Range& r : cache.ways) {
                 if (r.va != nullptr && r.covers(iova, len)) {
-                    last_ = r;
+                    cache.last = r;
                     return r.va + (iova - r.iova);
                 }
             }
         }
-        return lookup_slow(iova, len);
+        return lookup_slow(cache, iova, len);
     }
-    /* Where iova was in the range the last translation hit, for a prefetch
-     * only: no generation check, so possibly stale, which a prefetch (it
-     * never faults) may be. nullptr outside that range. */
-    const uint8_t* prefetch_hint(uint64_t iova) const
+    /* Where iova was in the range the cache hit last, for a prefetch only:
+     * no generation check, so possibly stale, which a prefetch (it never
+     * faults) may be. nullptr outside that range. */
+    static const uint8_t* prefetch_hint(const TranslationCache& cache, uint64_t iova)
     {
-        return last_.covers(iova, 1) ? last_.va + (iova - last_.iova) : nullptr;
+        return cache.last.covers(iova, 1) ? cache.last.va + (iova - cache.last.iova) : nullptr;
     }
     /* A host thread's access (DMAE, under the slowpath lock): a copy out of
      * or into [iova, iova + len) under the table's lock, so that no unmap
@@ -64,21 +87,7 @@ public:
     void set_blocked(bool on);
 
 private:
-    struct Range {
-        uint64_t iova;
-        uint64_t len;
-        uint8_t* va;
-        /* No range wraps (map() refuses), so an address below iova is
-         * at least len past it modulo 2^64: one compare for both ends. */
-        bool covers(uint64_t a, std::size_t n) const
-        {
-            uint64_t off = a - iova;
-            return off < len && n <= len - off;
-        }
-    };
-    static constexpr unsigned CACHE_WAYS = 4;
-
-    uint8_t* lookup_slow(uint64_t iova, std::size_t len);
+    uint8_t* lookup_slow(TranslationCache& cache, uint64_t iova, std::size_t len);
     /* The range, or run of ranges, covering [iova, iova + len), mutex_
      * held. */
     std::optional<Range> find(uint64_t iova, std::size_t len) const;
@@ -87,12 +96,6 @@ private:
     std::vector<Range> ranges_; /* sorted by iova, disjoint */
     std::atomic<uint64_t> generation_{1};
     std::atomic<bool> blocked_{false}; /* set before the generation changes: a cache is stale first */
-
-    /* Engine-side cache: valid while cache_generation_ == generation_. */
-    uint64_t cache_generation_ = 0;
-    Range cache_[CACHE_WAYS]{};
-    unsigned cache_next_ = 0;
-    Range last_{}; /* a copy of the entry hit last; empty (len 0) covers nothing */
 };
 
 } // namespace cna::fw

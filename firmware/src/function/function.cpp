@@ -52,6 +52,15 @@ int FunctionHw::dma_unmap(uint64_t iova, std::size_t len)
     return rc;
 }
 
+bool FunctionHw::doorbell_pass(uint32_t offset)
+{
+    /* An L2 connection's doorbell is its cid's DB_STRIDE slot; a VF's Tx
+     * goes through its port's switch, the group pass's. */
+    if (channel_ == nullptr && offset % hsi::DB_STRIDE == 0 && offset < doorbells_size_)
+        return engines_.tx_doorbell(pf_, offset / hsi::DB_STRIDE);
+    return engines_.pass(port_, PassCause::doorbell);
+}
+
 uint32_t FunctionHw::bar0_read(uint32_t offset)
 {
     if (channel_ != nullptr)

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "cna_fw/adapter.h"
 #include "hsi_common.h"
@@ -60,12 +61,20 @@ public:
     virtual void wait_passes() = 0;
     /* DeviceFunction::engine_pass for a function of `port`. */
     virtual bool pass(uint32_t port, PassCause cause) = 0;
+    /* DeviceFunction::doorbell_pass for PF `pf`'s doorbell of cid. */
+    virtual bool tx_doorbell(uint32_t pf, uint32_t cid) = 0;
 
 protected:
     ~ServingEngines() = default;
 };
 
 inline constexpr uint32_t REG_ALL_ONES = 0xffffffff; /* what an unanswered read returns */
+
+/* Passes that may run at once on one function's queues: slot 0 is the port
+ * group's own (an engine thread's, or a host thread's), the others queue
+ * passes beside it (engine=inline's Tx doorbells). Each has its own view
+ * of the function's DMA. */
+inline constexpr uint32_t PASS_SLOTS = 4;
 
 class FunctionHw final : public DeviceFunction {
 public:
@@ -94,6 +103,7 @@ public:
     bool is_vf() const override { return channel_ != nullptr; }
     uint32_t vf_id() const override { return vf_; }
     bool engine_pass(PassCause cause) override { return engines_.pass(port_, cause); }
+    bool doorbell_pass(uint32_t offset) override;
 
     /* Engine: the producer last rung on a connection's doorbell. Inline:
      * every engine pass reads one per started queue. */
@@ -130,11 +140,17 @@ public:
     Iommu& iommu() { return iommu_; }
     Attention& attention() { return attention_; }
     Pglue& pglue() { return pglue_; }
-    Dma& dma() { return dma_; }
+    /* The view of the pass in `slot` (slot 0 also the slowpath's). */
+    Dma& dma(uint32_t slot = 0) { return dma_[slot]; }
     Cau& cau() { return cau_; }
     Igu& igu() { return igu_; }
 
 private:
+    template <std::size_t... SLOT>
+    std::array<Dma, PASS_SLOTS> dma_views(std::index_sequence<SLOT...>)
+    {
+        return {(static_cast<void>(SLOT), Dma{iommu_, pglue_})...};
+    }
     /* Whether a register answers at a BAR0 offset. */
     static bool decodes(uint32_t offset);
     /* A VF's reduced BAR0. */
@@ -160,8 +176,9 @@ private:
     Msix msix_;
     Attention attention_{cau_};
     Pglue pglue_{"pf" + std::to_string(pf_) + (channel_ != nullptr ? " vf" + std::to_string(vf_) : ""), attention_};
-    Dma dma_{iommu_, pglue_};
-    Cau cau_{dma_};
+    std::array<Dma, PASS_SLOTS> dma_ = dma_views(std::make_index_sequence<PASS_SLOTS>{});
+    Dma cau_dma_{iommu_, pglue_}; /* the CAU's own: any pass may flush it */
+    Cau cau_{cau_dma_};
     Igu igu_{cau_, msix_};
 };
 

@@ -48,11 +48,14 @@ void Cau::bump_pi(uint32_t sb, uint32_t pi)
 {
     if (sb >= SB_COUNT || pi >= hsi::PIS_PER_SB)
         return;
-    set_pi(sb, pi, static_cast<uint16_t>(sbs_[sb].shadow.pi_array[pi] + 1));
+    lock();
+    change_pi(sb, pi, static_cast<uint16_t>(sbs_[sb].shadow.pi_array[pi] + 1));
+    unlock();
 }
 
 void Cau::reset()
 {
+    lock();
     for (Sb& sb : sbs_) {
         sb.addr_lo.store(0);
         sb.addr_hi.store(0);
@@ -60,14 +63,17 @@ void Cau::reset()
         sb.shadow = hsi::StatusBlock{};
         sb.dirty = false;
     }
-    dirty_count_ = 0;
+    dirty_count_.store(0, std::memory_order_relaxed);
+    unlock();
 }
 
 void Cau::flush(Igu& igu)
 {
     /* A write-back that faults raises an attention: the slowpath delivers
      * it, which dirties the slowpath SB again. */
-    for (uint32_t i = 0; i < dirty_count_; i++) {
+    lock();
+    const uint32_t dirty = dirty_count_.load(std::memory_order_relaxed);
+    for (uint32_t i = 0; i < dirty; i++) {
         uint32_t id = dirty_list_[i];
         Sb& sb = sbs_[id];
         sb.dirty = false;
@@ -89,7 +95,8 @@ void Cau::flush(Igu& igu)
             .store(sb.shadow.prod_index, std::memory_order_release);
         igu.producer_updated(id, sb.shadow.prod_index);
     }
-    dirty_count_ = 0;
+    dirty_count_.store(0, std::memory_order_relaxed);
+    unlock();
 }
 
 } // namespace cna::fw

@@ -5,6 +5,10 @@
  * changed SB gets its prod_index bumped and is DMA-written whole (several
  * index changes in one write: the coalescing of the CAU), after which the
  * IGU learns the new producer.
+ *
+ * Passes that run at once (engine=inline's queue passes) change and flush
+ * one function's SBs, each its own queues' indices: a spinlock per CAU
+ * makes every change and write-back whole. It is held for a few stores.
  */
 #pragma once
 
@@ -12,6 +16,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "base/backoff.h"
 #include "hsi_common.h"
 
 namespace cna::fw {
@@ -31,22 +36,20 @@ public:
     /* The MSI-X vector ecore bound to the SB, or -1 while it is not valid. */
     int vector(uint32_t sb) const;
 
-    /* Engine thread: change a protocol index; takes effect at flush().
-     * Inline: every queue a burst reaches moves its index. */
+    /* Engine: change a protocol index; takes effect at flush(). Inline:
+     * every queue a burst reaches moves its index. */
     void set_pi(uint32_t sb, uint32_t pi, uint16_t value)
     {
         if (sb >= SB_COUNT || pi >= hsi::PIS_PER_SB)
             return;
-        sbs_[sb].shadow.pi_array[pi] = value;
-        if (!sbs_[sb].dirty) {
-            sbs_[sb].dirty = true;
-            dirty_list_[dirty_count_++] = static_cast<uint8_t>(sb);
-        }
+        lock();
+        change_pi(sb, pi, value);
+        unlock();
     }
     void bump_pi(uint32_t sb, uint32_t pi);
-    /* Engine thread: write back every changed SB and tell the IGU. */
+    /* Engine: write back every changed SB and tell the IGU. */
     void flush(Igu& igu);
-    bool dirty() const { return dirty_count_ != 0; }
+    bool dirty() const { return dirty_count_.load(std::memory_order_relaxed) != 0; }
     /* Function level reset, with the engine held: no SB configured. */
     void reset();
 
@@ -57,10 +60,30 @@ private:
         bool dirty = false;
     };
 
+    void lock()
+    {
+        while (lock_.test_and_set(std::memory_order_acquire))
+            while (lock_.test(std::memory_order_relaxed))
+                cpu_relax();
+    }
+    void unlock() { lock_.clear(std::memory_order_release); }
+    /* lock_ held. */
+    void change_pi(uint32_t sb, uint32_t pi, uint16_t value)
+    {
+        sbs_[sb].shadow.pi_array[pi] = value;
+        if (!sbs_[sb].dirty) {
+            sbs_[sb].dirty = true;
+            const uint32_t n = dirty_count_.load(std::memory_order_relaxed);
+            dirty_list_[n] = static_cast<uint8_t>(sb);
+            dirty_count_.store(n + 1, std::memory_order_relaxed);
+        }
+    }
+
     Dma& dma_;
+    std::atomic_flag lock_;
     std::array<Sb, SB_COUNT> sbs_;
     std::array<uint8_t, SB_COUNT> dirty_list_{};
-    uint32_t dirty_count_ = 0;
+    std::atomic<uint32_t> dirty_count_{0}; /* written under lock_; dirty() reads it without */
 };
 
 } // namespace cna::fw

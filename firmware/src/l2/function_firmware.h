@@ -9,8 +9,8 @@
  *
  * Ramrods run on engine thread 0 with the slowpath lock held and every
  * other engine thread between two passes; the fastpath reads l2() on the
- * function's own engine thread without a lock (the pass locks order the
- * two).
+ * function's own engine thread, or the host threads' passes, without a
+ * lock (the pass locks and the host pass gate order the two).
  */
 #pragma once
 
@@ -20,6 +20,7 @@
 #include <cstring>
 #include <span>
 
+#include "base/host_pass_gate.h"
 #include "hsi_common.h"
 #include "hsi_eth.h"
 #include "hsi_iov.h"
@@ -70,6 +71,12 @@ public:
      * driver asked of a queue. */
     virtual void queue_error(hsi::QueueKind kind, uint32_t queue, hsi::QueueError why) = 0;
 
+    /* Who serves a queue while passes run at once (engine=inline's queue
+     * passes beside the port group's): an Rx queue's one writer holds its
+     * claim (RxEngine's cursor), a Tx queue's one pass its gate. */
+    std::atomic<bool>& rx_claim(uint32_t queue) { return rx_claims_[queue]; }
+    HostPassGate& tx_gate(uint32_t queue) { return tx_gates_[queue]; }
+
     /* L2 ramrods on the function's objects (eth_ramrods.cpp); ids are the
      * function's own, checked against its grant. */
     hsi::FwReturn vport_start(const hsi::eth::VportStartRamrodData& d);
@@ -110,6 +117,8 @@ protected:
     L2State l2_;
     FilterTable filters_{l2_, grant_};
     FlowTable flows_;
+    std::array<std::atomic<bool>, hsi::MAX_QUEUES_PER_PF> rx_claims_{};
+    std::array<HostPassGate, hsi::MAX_QUEUES_PER_PF> tx_gates_;
 };
 
 } // namespace cna::fw

@@ -6,6 +6,7 @@
 #include <bit>
 #include <cstring>
 
+#include "base/backoff.h"
 #include "base/clock.h"
 #include "l2/classify.h"
 #include "l2/function_firmware.h"
@@ -161,7 +162,7 @@ uint32_t RxEngine::deliver_lane(FunctionFirmware& pf, Vport& vport, uint32_t vpo
     const Rss& rss = vport.rss;
     BurstRss hash(rss);
     const uint32_t first_queue = std::countr_zero(vport.rx_queues);
-    Dma& dma = pf.hw().dma();
+    Dma& dma = pf.hw().dma(slot_);
 
     uint64_t bytes = 0;
     uint32_t placed = 0;
@@ -293,9 +294,11 @@ RxEngine::RxCursor& RxEngine::cursor(FunctionFirmware& pf, uint32_t queue_id)
     RxCursor& c = cursors_[queue_id];
     if (open_queues_ & (1u << queue_id))
         return c;
+    if (concurrent_)
+        claim(pf, queue_id);
     open_queues_ |= 1u << queue_id;
     RxQueue& q = pf.l2().rxqs[queue_id];
-    Dma& dma = pf.hw().dma();
+    Dma& dma = pf.hw().dma(slot_);
     c.q = &q;
     c.id = queue_id;
     c.bds = dma.map_ring(q.bds);
@@ -307,6 +310,18 @@ RxEngine::RxCursor& RxEngine::cursor(FunctionFirmware& pf, uint32_t queue_id)
     c.bd_max_bytes = q.bd_max_bytes;
     read_producers(pf, c);
     return c;
+}
+
+void RxEngine::claim(FunctionFirmware& pf, uint32_t queue_id)
+{
+    std::atomic<bool>& claim = pf.rx_claim(queue_id);
+    if (!claim.exchange(true, std::memory_order_acquire)) [[likely]]
+        return;
+    close_cursors(pf);
+    do
+        while (claim.load(std::memory_order_relaxed))
+            cpu_relax();
+    while (claim.exchange(true, std::memory_order_acquire));
 }
 
 void RxEngine::read_producers(FunctionFirmware& pf, RxCursor& c)
@@ -341,12 +356,14 @@ void RxEngine::close_cursors(FunctionFirmware& pf)
     lane_queues_ = 0;
     for (; open_queues_ != 0; open_queues_ &= open_queues_ - 1) {
         RxCursor& c = cursors_[std::countr_zero(open_queues_)];
-        if (c.tally.pkts == 0)
-            continue;
-        c.q->bd_cons = c.bd_cons;
-        c.q->cqe_prod = c.cqe_prod;
-        c.tally.flush(*c.q->stats);
-        pf.update_sb_index(c.q->sb_id, c.q->sb_pi, c.cqe_prod);
+        if (c.tally.pkts != 0) {
+            c.q->bd_cons = c.bd_cons;
+            c.q->cqe_prod = c.cqe_prod;
+            c.tally.flush(*c.q->stats);
+            pf.update_sb_index(c.q->sb_id, c.q->sb_pi, c.cqe_prod);
+        }
+        if (concurrent_)
+            pf.rx_claim(c.id).store(false, std::memory_order_release);
     }
 }
 
@@ -415,7 +432,7 @@ bool RxEngine::place(FunctionFirmware& pf, Vport& vport, RxCursor& c, const Wire
         counter_add(vport.stats->rx_error_pkts, 1); /* DMA fault raised; buffers stay posted */
         return false;
     };
-    Dma& dma = pf.hw().dma();
+    Dma& dma = pf.hw().dma(slot_);
     bool ok = nbds == 1 && c.bds != nullptr
                   ? write_buffer(dma, c.bds + (c.bd_cons & c.bd_mask) * sizeof(RxBd), frame, len)
                   : write_buffers(dma, c, frame, len, nbds);

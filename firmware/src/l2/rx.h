@@ -5,7 +5,9 @@
  * DMA-written into the queue's posted buffers and completed with an RxCqe.
  * Statistics and the SB index of each queue that received frames are
  * updated once per burst; the SB reaches the host at the next CAU flush.
- * Engine thread only; no locks, no allocation.
+ * No allocation. An engine serves one pass at a time; where passes run at
+ * once (engine=inline) each has its own engine, and each claims the Rx
+ * queues it writes for as long as it has them open.
  */
 #pragma once
 
@@ -32,6 +34,12 @@ struct Vport;
 
 class RxEngine {
 public:
+    /* slot: the pass slot whose DMA views it uses (FunctionHw::dma);
+     * concurrent: whether passes run at once, so that queues are claimed. */
+    RxEngine(uint32_t slot, bool concurrent) : slot_(slot), concurrent_(concurrent) {}
+    uint32_t slot() const { return slot_; }
+    bool concurrent() const { return concurrent_; }
+
     /* Every function's active vports take the burst, but except's (the
      * sender of frames the port switched locally). */
     void receive(std::span<FunctionFirmware* const> functions, const FrameBurst& burst,
@@ -111,6 +119,10 @@ private:
     /* `frames` frames, `bytes` long in all, took nbds buffers and one CQE each. */
     static void consume(RxCursor& c, uint32_t nbds, uint32_t frames, uint64_t bytes);
     RxCursor& cursor(FunctionFirmware& pf, uint32_t queue_id);
+    /* The queue's claim, waited for with none of the engine's own held (no
+     * two passes wait for each other): what the burst placed in the queues
+     * it has open is completed first. */
+    void claim(FunctionFirmware& pf, uint32_t queue_id);
     static void read_producers(FunctionFirmware& pf, RxCursor& c);
     /* The malicious-driver check: BD producer more than the ring ahead, or
      * CQE consumer ahead of the producer. */
@@ -118,6 +130,8 @@ private:
     /* Ring indices, statistics and SB index of every queue the burst opened. */
     void close_cursors(FunctionFirmware& pf);
 
+    const uint32_t slot_;
+    const bool concurrent_;
     /* What the vport being served received. */
     DestinationTally vport_tally_;
     std::array<RxCursor, hsi::MAX_QUEUES_PER_PF> cursors_{};

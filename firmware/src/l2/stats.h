@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Counting frames in the statistics the storms keep in storm RAM. The
  * fastpath tallies a burst in registers and adds the tally to storm RAM
- * once: each counter update is a single-copy-atomic store (host threads
- * read them), too dear to pay several times per frame.
+ * once: each counter update is an atomic add (host threads read them, and
+ * passes that run at once may add to one vport's), too dear to pay several
+ * times per frame.
  */
 #pragma once
 

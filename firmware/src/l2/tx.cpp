@@ -21,7 +21,7 @@ using namespace hsi::eth;
 
 bool TxEngine::fetch_bds(FunctionFirmware& pf, TxQueue& q, uint16_t index, uint32_t count)
 {
-    Dma& dma = pf.hw().dma();
+    Dma& dma = pf.hw().dma(rx_.slot());
     uint32_t first = index & q.bd_mask;
     uint32_t run = std::min(count, uint32_t{q.bd_mask} + 1 - first);
     return dma.read(q.bds, first * sizeof(TxBd), bds_, run * sizeof(TxBd)) &&
@@ -31,7 +31,9 @@ bool TxEngine::fetch_bds(FunctionFirmware& pf, TxQueue& q, uint16_t index, uint3
 [[gnu::flatten]] uint32_t TxEngine::poll_queue(FunctionFirmware& pf, TxQueue& q, uint16_t prod, Port& port)
 {
     sender_ = &pf;
-    uint16_t start = q.bd_cons;
+    const uint16_t start = q.bd_cons;
+    if (prod == start)
+        return 0;
     if (static_cast<uint16_t>(prod - start) > q.bd_mask + 1u) [[unlikely]] {
         refuse_doorbell(pf, q, prod);
         return 0;
@@ -40,23 +42,26 @@ bool TxEngine::fetch_bds(FunctionFirmware& pf, TxQueue& q, uint16_t index, uint3
     TxRateLimit& rate = vport.tx_rate;
     if (rate.limited() && !rate.refill(monotonic_ns())) [[unlikely]]
         return 0; /* the BDs wait on the ring for credit */
-    Dma& dma = pf.hw().dma();
+    Dma& dma = pf.hw().dma(rx_.slot());
+    /* The consumer in a register, published once (a glance from another
+     * pass, TxEngine::poll, reads it without the queue's gate). */
+    uint16_t cons = start;
     auto skip = [&](uint32_t nbds, QueueError why) {
         refuse(pf, vport.stats->tx_error_pkts, q, why);
-        q.bd_cons = static_cast<uint16_t>(q.bd_cons + nbds);
+        cons = static_cast<uint16_t>(cons + nbds);
     };
-    while (q.bd_cons != prod && static_cast<uint16_t>(q.bd_cons - start) < BD_BUDGET && rate.may_send()) {
-        uint32_t produced = static_cast<uint16_t>(prod - q.bd_cons);
+    while (cons != prod && static_cast<uint16_t>(cons - start) < BD_BUDGET && rate.may_send()) {
+        uint32_t produced = static_cast<uint16_t>(prod - cons);
         uint32_t count = std::min(produced, BD_BATCH);
-        if (!fetch_bds(pf, q, q.bd_cons, count)) {
+        if (!fetch_bds(pf, q, cons, count)) {
             /* The ring itself does not translate: PGLUE raised the fault. */
             drop(vport.stats->tx_error_pkts, q);
-            q.bd_cons = static_cast<uint16_t>(q.bd_cons + produced);
+            cons = static_cast<uint16_t>(cons + produced);
             break;
         }
         for (uint32_t i = 0; i < count && rate.may_send();) {
             uint32_t plain_end = transmit_plain(vport, q, dma, i, count, port);
-            q.bd_cons = static_cast<uint16_t>(q.bd_cons + (plain_end - i));
+            cons = static_cast<uint16_t>(cons + (plain_end - i));
             if ((i = plain_end) == count)
                 break;
             const TxBd& bd = bds_[i];
@@ -68,7 +73,7 @@ bool TxEngine::fetch_bds(FunctionFirmware& pf, TxQueue& q, uint16_t index, uint3
                 i++;
             } else if (i + bd.nbds <= count) [[likely]] {
                 transmit_packet(pf, vport, q, &bds_[i], port);
-                q.bd_cons = static_cast<uint16_t>(q.bd_cons + bd.nbds);
+                cons = static_cast<uint16_t>(cons + bd.nbds);
                 i += bd.nbds;
             } else if (bd.nbds > produced - i) {
                 skip(produced - i, QueueError::insufficient_bds);
@@ -83,10 +88,11 @@ bool TxEngine::fetch_bds(FunctionFirmware& pf, TxQueue& q, uint16_t index, uint3
     QueueTally sent = vport_tally_.total();
     vport_tally_.flush_tx(*vport.stats);
     sent.flush(*q.stats);
-    if (q.bd_cons == start)
+    if (cons == start)
         return 0;
-    pf.update_sb_index(q.sb_id, q.sb_pi, q.bd_cons);
-    return static_cast<uint16_t>(q.bd_cons - start);
+    std::atomic_ref<uint16_t>(q.bd_cons).store(cons, std::memory_order_relaxed);
+    pf.update_sb_index(q.sb_id, q.sb_pi, cons);
+    return static_cast<uint16_t>(cons - start);
 }
 
 void TxEngine::drop(uint64_t& vport_counter, TxQueue& q)
@@ -153,7 +159,7 @@ void TxEngine::transmit_packet(FunctionFirmware& pf, Vport& vport, TxQueue& q, c
     if (len < ETH_HLEN)
         return refuse(pf, vport.stats->tx_error_pkts, q,
                       len == 0 ? QueueError::zero_size_bd : QueueError::packet_too_small);
-    const uint8_t* frame = pf.hw().dma().map(from_regpair(first.addr), len);
+    const uint8_t* frame = pf.hw().dma(rx_.slot()).map(from_regpair(first.addr), len);
     if (frame == nullptr)
         return drop(vport.stats->tx_error_pkts, q); /* PGLUE raised the fault */
     FrameLayout& layout = burst_.next_layout();
@@ -168,7 +174,7 @@ void TxEngine::transmit_offloaded(FunctionFirmware& pf, Vport& vport, TxQueue& q
     const TxBd& first = bds[0];
     uint32_t len = 0;
     QueueError why = QueueError::none;
-    uint8_t* frame = gather(pf.hw().dma(), bds, len, why);
+    uint8_t* frame = gather(pf.hw().dma(rx_.slot()), bds, len, why);
     if (frame == nullptr && why == QueueError::none)
         return drop(vport.stats->tx_error_pkts, q); /* PGLUE raised the fault */
     if (frame != nullptr && len < ETH_HLEN)

@@ -5,8 +5,9 @@
  * checksums, LSO), put it on the port's wire in bursts and report the BD
  * consumer in the queue's SB index once the burst is delivered (the host
  * may then reuse the buffers it points at). A vport under a rate limit
- * sends while it has credit (l2/tx_rate.h). Engine thread only; no locks,
- * no allocation.
+ * sends while it has credit (l2/tx_rate.h). No allocation; one pass at a
+ * time per engine, and where passes run at once each Tx queue is one's
+ * (FunctionFirmware::tx_gate).
  */
 #pragma once
 
@@ -17,12 +18,12 @@
 #include "l2/stats.h"
 #include "frame/frame_burst.h"
 #include "l2/function_firmware.h"
+#include "l2/rx.h"
 
 namespace cna::fw {
 
 class Dma;
 class Port;
-class RxEngine;
 struct FrameLayout;
 
 class TxEngine {
@@ -31,16 +32,42 @@ public:
     explicit TxEngine(RxEngine& rx) : rx_(rx) {}
 
     /* Returns the number of BDs consumed. Inline: every engine pass walks
-     * the started queues, and most passes find no doorbell rung. */
+     * the started queues, and most passes find no doorbell rung. Where
+     * passes run at once, a queue whose own pass runs is left to it. */
     uint32_t poll(FunctionFirmware& pf, Port& port)
     {
         uint32_t consumed = 0;
         for (uint32_t queues = pf.l2().started_txqs; queues != 0; queues &= queues - 1) {
-            TxQueue& q = pf.l2().txqs[std::countr_zero(queues)];
-            uint16_t prod = pf.hw().doorbell_prod(q.cid);
-            if (prod != q.bd_cons)
+            const uint32_t index = std::countr_zero(queues);
+            TxQueue& q = pf.l2().txqs[index];
+            const uint16_t prod = pf.hw().doorbell_prod(q.cid);
+            if (prod == std::atomic_ref<uint16_t>(q.bd_cons).load(std::memory_order_relaxed))
+                continue;
+            if (!rx_.concurrent()) {
                 consumed += poll_queue(pf, q, prod, port);
+            } else if (HostPassGate& gate = pf.tx_gate(index); gate.enter_if_free()) {
+                /* The doorbell read again: another pass may have moved on. */
+                do
+                    consumed += poll_queue(pf, q, pf.hw().doorbell_prod(q.cid), port);
+                while (!gate.done());
+            }
         }
+        return consumed;
+    }
+    /* A queue pass (engine=inline's Tx doorbell, beside the port group's
+     * pass): the queue's BDs up to its doorbell, on the calling thread, or
+     * left to its pass running on another. Returns the BDs consumed. */
+    uint32_t serve(FunctionFirmware& pf, uint32_t index, Port& port)
+    {
+        HostPassGate& gate = pf.tx_gate(index);
+        if (!gate.enter())
+            return 0;
+        TxQueue& q = pf.l2().txqs[index];
+        uint32_t consumed = 0;
+        do
+            for (uint32_t n = 1; n != 0; consumed += n)
+                n = poll_queue(pf, q, pf.hw().doorbell_prod(q.cid), port);
+        while (!gate.done());
         return consumed;
     }
 
@@ -56,7 +83,7 @@ private:
     static constexpr uint32_t MAX_PACKET = 256 * 1024;
     static constexpr uint32_t MAX_SEGMENT = hsi::eth::MAX_MTU + 64;
 
-    /* prod: the queue's doorbell, already seen to differ from its consumer. */
+    /* prod: the queue's doorbell (nothing to do when it is the consumer). */
     uint32_t poll_queue(FunctionFirmware& pf, TxQueue& q, uint16_t prod, Port& port);
     bool fetch_bds(FunctionFirmware& pf, TxQueue& q, uint16_t index, uint32_t count);
     /* The packets most bursts are made of, from bds_[i] on, up to count:

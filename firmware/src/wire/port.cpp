@@ -10,7 +10,7 @@ namespace {
 
 void add(std::atomic<uint64_t>& counter, uint64_t delta)
 {
-    counter.store(counter.load(std::memory_order_relaxed) + delta, std::memory_order_relaxed);
+    counter.fetch_add(delta, std::memory_order_relaxed); /* passes on one port may run at once */
 }
 
 } // namespace

@@ -90,6 +90,9 @@ public:
         loss_ppm_.store(per_million, std::memory_order_release);
     }
 
+    /* Whether the wire loses datagrams (lose()). */
+    bool loses() const { return loss_ppm_.load(std::memory_order_relaxed) != 0; }
+
     PortCounters counters() const;
     void count_link_change() { link_changes_.fetch_add(1, std::memory_order_relaxed); }
 
@@ -104,7 +107,7 @@ private:
     FrameBurst uplink_; /* what the switch left for the wire */
     Port* wire_peer_ = nullptr;
     std::atomic<TapWire*> tap_{nullptr};
-    /* Written by the engine only, read by AdapterControl. */
+    /* Written by the engines, read by AdapterControl. */
     std::atomic<uint64_t> tx_frames_{0}, tx_bytes_{0}, rx_frames_{0}, rx_bytes_{0}, link_changes_{0};
     std::atomic<uint64_t> tx_drops_{0}, rx_errors_{0}, lost_{0};
     std::atomic<uint32_t> loss_ppm_{0};

@@ -161,6 +161,10 @@ public:
     {
         return df_.engine_pass(cause == PassCause::doorbell ? fw::PassCause::doorbell : fw::PassCause::idle);
     }
+    bool adapter_doorbell(const volatile void* doorbell) override
+    {
+        return df_.doorbell_pass(static_cast<uint32_t>(static_cast<const volatile uint8_t*>(doorbell) - doorbells()));
+    }
 
 protected:
     uint32_t bar0_read(uint32_t offset) override { return df_.bar0_read(offset); }

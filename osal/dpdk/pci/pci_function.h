@@ -87,6 +87,12 @@ public:
     enum class PassCause { doorbell, idle };
     virtual bool engine_on_host() const { return false; }
     virtual bool adapter_pass(PassCause) { return false; }
+    /* The doorbell just written at `doorbell` (in doorbells()) served on
+     * the calling thread, as a device model serves the MMIO write it
+     * trapped: an L2 Tx queue's beside the passes other threads run on the
+     * group's other queues where it can be, else as
+     * adapter_pass(doorbell). */
+    virtual bool adapter_doorbell(const volatile void*) { return false; }
 
     const std::string& name() const { return name_; }
 

@@ -6,8 +6,10 @@
  * And the dataplane on the host's threads (EnginePlacement::host): nothing
  * is sent but in a DeviceFunction::engine_pass, a pass serves its function's
  * port group only, concurrent passes neither lose nor repeat a frame (a
- * caller finding another in the pass leaves it its work), and the slowpath
- * keeps its engine thread.
+ * caller finding another in the pass leaves it its work), a Tx doorbell's
+ * queue pass runs beside the group's and other queues' without losing,
+ * repeating or reordering a frame, and the slowpath keeps its engine
+ * thread.
  */
 #include <gtest/gtest.h>
 
@@ -309,13 +311,13 @@ TEST(HostPlacement, EnginePassIsFalseWithEngineThreads)
  * variant a second pair (another group) on ports 2 and 3. */
 class HostCable : public ::testing::Test {
 protected:
-    void bring_up(uint32_t ports)
+    void bring_up(uint32_t ports, const L2Setup& setup = {})
     {
         adapter = Adapter::create(host_config("hostcable", Wire::cable, ports), nullptr);
         ASSERT_NE(adapter, nullptr);
         for (uint32_t pf = 0; pf < ports; pf++) {
             drv.push_back(std::make_unique<FakeDriver>(*adapter, pf));
-            ASSERT_NO_FATAL_FAILURE(bring_up_l2(*drv.back()));
+            ASSERT_EQ(bring_up_l2(*drv.back(), setup), "");
         }
         for (auto& d : drv)
             ASSERT_TRUE(wait_link(*d));
@@ -532,6 +534,78 @@ TEST_F(HostCable, APassLeftToTheHolderIsNotLost)
 /* Ramrods while host threads pass and carry traffic: the slowpath takes
  * the group's pass lock between two passes (a pass finding it waiting
  * leaves it the request) and no frame is lost or damaged. */
+/* Two threads each send on a Tx queue of its own of PF 0 and have its
+ * doorbell served (DeviceFunction::doorbell_pass), in passes that run beside
+ * each other and beside the group's, which a third thread keeps running
+ * (idle passes, which also look at both Tx queues). Both queues' frames go
+ * to PF 1's one Rx queue, which the passes claim in turn. Every frame
+ * arrives once, each queue's in order, and the counters the passes share
+ * add up. */
+TEST_F(HostCable, QueuePassesRunBesideEachOtherAndTheGroupsPass)
+{
+    L2Setup setup;
+    setup.tx_queues = 2;
+    ASSERT_NO_FATAL_FAILURE(bring_up(2, setup));
+    constexpr uint32_t SENDERS = 2, BURST = 8, ROUNDS = 400, SENDER_BIT = 1u << 20;
+    std::atomic<bool> stop{false};
+    std::atomic<uint32_t> received[SENDERS] = {0, 0};
+    std::atomic<uint64_t> served_here{0};
+    std::thread idle([&] {
+        while (!stop.load(std::memory_order_relaxed))
+            drv[1]->fn().engine_pass(PassCause::idle);
+    });
+    std::vector<std::thread> senders;
+    for (uint32_t t = 0; t < SENDERS; t++)
+        senders.emplace_back([&, t] {
+            const uint32_t offset = db_offset(drv[0]->tx_cid(static_cast<uint16_t>(t)));
+            for (uint32_t round = 0; round < ROUNDS && !stop.load(std::memory_order_relaxed); round++) {
+                std::vector<std::vector<uint8_t>> burst;
+                for (uint32_t i = 0; i < BURST; i++)
+                    burst.push_back(numbered_frame(t * SENDER_BIT + round * BURST + i));
+                drv[0]->send_burst(static_cast<uint16_t>(t), burst);
+                if (drv[0]->fn().doorbell_pass(offset))
+                    served_here++;
+                /* The next burst once this one is in: the Rx ring never fills. */
+                const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+                while (received[t].load(std::memory_order_acquire) < (round + 1) * BURST &&
+                       std::chrono::steady_clock::now() < deadline)
+                    std::this_thread::yield();
+            }
+        });
+    std::string error;
+    uint32_t next[SENDERS] = {0, 0};
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (error.empty() && next[0] + next[1] < SENDERS * ROUNDS * BURST &&
+           std::chrono::steady_clock::now() < deadline) {
+        for (const FakeDriver::RxFrame& f : drv[1]->rx_poll(0)) {
+            const std::size_t n = f.data.size();
+            const uint32_t seq =
+                n < 4 ? 0 : uint32_t{f.data[n - 4]} << 24 | f.data[n - 3] << 16 | f.data[n - 2] << 8 | f.data[n - 1];
+            const uint32_t t = seq / SENDER_BIT;
+            if (t >= SENDERS || seq % SENDER_BIT != next[t] || f.data != numbered_frame(seq)) {
+                error = "queue " + std::to_string(t) + ": frame " + std::to_string(seq % SENDER_BIT) + " where " +
+                        std::to_string(t < SENDERS ? next[t] : 0) + " was next (lost, repeated, reordered or damaged)";
+                break;
+            }
+            received[t].store(++next[t], std::memory_order_release);
+        }
+    }
+    stop = true;
+    for (auto& t : senders)
+        t.join();
+    idle.join();
+    EXPECT_EQ(error, "");
+    EXPECT_EQ(next[0], ROUNDS * BURST);
+    EXPECT_EQ(next[1], ROUNDS * BURST);
+    EXPECT_TRUE(drv[1]->rx_poll(0).empty()) << "frames delivered more than once";
+    EXPECT_EQ(drv[0]->vport_stats(0).tx_bcast_pkts, SENDERS * ROUNDS * BURST);
+    EXPECT_EQ(drv[1]->vport_stats(0).rx_bcast_pkts, SENDERS * ROUNDS * BURST);
+    EXPECT_EQ(drv[1]->rx_queue_stats(0).pkts, SENDERS * ROUNDS * BURST);
+    EXPECT_EQ(drv[1]->rx_queue_stats(0).drops, 0u);
+    EXPECT_EQ(adapter->control().port_counters(0).wire_tx_frames, SENDERS * ROUNDS * BURST);
+    EXPECT_GT(served_here.load(), 0u) << "no doorbell was served on its own thread";
+}
+
 TEST_F(HostCable, SlowpathRunsBetweenHostPasses)
 {
     /* Traffic in group 0 (PF 0 to PF 1), ramrods on PF 2 (group 1): the
