@@ -202,7 +202,7 @@ bool AdapterImpl::tx_doorbell(uint32_t pf, uint32_t cid)
         if (beside) {
             Dataplane::QueuePassEngines& engines = *dp.queue_engines[slot];
             const bool work = engines.tx.serve(fw, index, nig_.port(fw.hw().port_id())) != 0;
-            flush_status_blocks(dp.functions.view());
+            flush_status_blocks(dp.functions.view(), slot);
             dp.give_slot(slot);
             dp.host_gate.leave();
             return work;
@@ -352,11 +352,11 @@ bool AdapterImpl::poll_roce(PfFirmware& pf, Dataplane& dp)
     return work;
 }
 
-void AdapterImpl::flush_status_blocks(std::span<FunctionFirmware* const> functions)
+void AdapterImpl::flush_status_blocks(std::span<FunctionFirmware* const> functions, uint32_t slot)
 {
     for (FunctionFirmware* fn : functions)
         if (Cau& cau = fn->hw().cau(); cau.dirty())
-            cau.flush(fn->hw().igu());
+            cau.flush(fn->hw().dma(slot), fn->hw().igu());
 }
 
 void AdapterImpl::vf_created(uint32_t pf, VfFirmware& vf)

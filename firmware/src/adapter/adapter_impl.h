@@ -19,7 +19,7 @@
  * pass (DeviceFunction::doorbell_pass) runs beside it on engines of its
  * own: each Tx queue is one pass's at a time, each Rx queue one writer's
  * at a time (its claim), and what they share (counters, status blocks)
- * takes atomic adds and the CAU's lock. The slowpath has engine thread 0
+ * takes atomic adds and a status block's lock. The slowpath has engine thread 0
  * to itself, holding every group's passes off while it runs.
  */
 #pragma once
@@ -186,8 +186,8 @@ private:
     bool serves_beside(const Dataplane& dp, PfFirmware& pf, uint32_t cid, uint32_t& index);
     /* Writes every changed status block of the given functions and tells
      * the IGU (CAU coalescing: once per Tx poll that sent frames, and once
-     * per pass). */
-    static void flush_status_blocks(std::span<FunctionFirmware* const> functions);
+     * per pass), through the DMA views of pass slot `slot`. */
+    static void flush_status_blocks(std::span<FunctionFirmware* const> functions, uint32_t slot = 0);
     /* Slowpath lock held: the engines serve a PF's new VF. */
     void vf_created(uint32_t pf, VfFirmware& vf);
     /* Slowpath lock held: whether the port's switch runs (its PFs' VFs). */

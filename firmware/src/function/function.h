@@ -177,8 +177,7 @@ private:
     Attention attention_{cau_};
     Pglue pglue_{"pf" + std::to_string(pf_) + (channel_ != nullptr ? " vf" + std::to_string(vf_) : ""), attention_};
     std::array<Dma, PASS_SLOTS> dma_ = dma_views(std::make_index_sequence<PASS_SLOTS>{});
-    Dma cau_dma_{iommu_, pglue_}; /* the CAU's own: any pass may flush it */
-    Cau cau_{cau_dma_};
+    Cau cau_;
     Igu igu_{cau_, msix_};
 };
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "irq/cau.h"
 
+#include <bit>
 #include <cstddef>
 
 #include "irq/igu.h"
@@ -48,55 +49,64 @@ void Cau::bump_pi(uint32_t sb, uint32_t pi)
 {
     if (sb >= SB_COUNT || pi >= hsi::PIS_PER_SB)
         return;
-    lock();
-    change_pi(sb, pi, static_cast<uint16_t>(sbs_[sb].shadow.pi_array[pi] + 1));
-    unlock();
+    Sb& s = sbs_[sb];
+    s.lock();
+    s.shadow.pi_array[pi]++;
+    s.unlock();
+    mark_dirty(sb);
 }
 
 void Cau::reset()
 {
-    lock();
     for (Sb& sb : sbs_) {
+        sb.lock();
         sb.addr_lo.store(0);
         sb.addr_hi.store(0);
         sb.conf.store(0);
         sb.shadow = hsi::StatusBlock{};
-        sb.dirty = false;
+        sb.unlock();
     }
-    dirty_count_.store(0, std::memory_order_relaxed);
-    unlock();
+    for (auto& word : dirty_)
+        word.store(0, std::memory_order_relaxed);
 }
 
-void Cau::flush(Igu& igu)
+void Cau::flush(Dma& dma, Igu& igu)
+{
+    for (uint32_t w = 0; w < dirty_.size(); w++) {
+        if (dirty_[w].load(std::memory_order_relaxed) == 0)
+            continue;
+        for (uint64_t bits = dirty_[w].exchange(0, std::memory_order_acquire); bits != 0; bits &= bits - 1) {
+            const uint32_t id = w * WORD_BITS + static_cast<uint32_t>(std::countr_zero(bits));
+            Sb& sb = sbs_[id];
+            sb.lock();
+            write_back(dma, igu, id);
+            sb.unlock();
+        }
+    }
+}
+
+void Cau::write_back(Dma& dma, Igu& igu, uint32_t id)
 {
     /* A write-back that faults raises an attention: the slowpath delivers
      * it, which dirties the slowpath SB again. */
-    lock();
-    const uint32_t dirty = dirty_count_.load(std::memory_order_relaxed);
-    for (uint32_t i = 0; i < dirty; i++) {
-        uint32_t id = dirty_list_[i];
-        Sb& sb = sbs_[id];
-        sb.dirty = false;
-        if (vector(id) < 0)
-            continue; /* not configured: nothing to write, nobody to tell */
-        sb.shadow.prod_index++;
-        uint64_t addr = uint64_t{sb.addr_hi.load(std::memory_order_acquire)} << 32 |
-                        sb.addr_lo.load(std::memory_order_acquire);
-        uint8_t* host = dma_.map(addr, sizeof(hsi::StatusBlock));
-        if (host == nullptr)
-            continue;
-        /* Indices first, the running index last: a driver that sees the new
-         * prod_index also sees every index it covers. Each index releases
-         * the completions it covers to a driver that polls it alone. */
-        auto* pis = reinterpret_cast<uint16_t*>(host + offsetof(hsi::StatusBlock, pi_array));
-        for (uint32_t pi = 0; pi < hsi::PIS_PER_SB; pi++)
-            std::atomic_ref<uint16_t>(pis[pi]).store(sb.shadow.pi_array[pi], std::memory_order_release);
-        std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(host + offsetof(hsi::StatusBlock, prod_index)))
-            .store(sb.shadow.prod_index, std::memory_order_release);
-        igu.producer_updated(id, sb.shadow.prod_index);
-    }
-    dirty_count_.store(0, std::memory_order_relaxed);
-    unlock();
+    Sb& sb = sbs_[id];
+    if (vector(id) < 0)
+        return; /* not configured: nothing to write, nobody to tell */
+    sb.shadow.prod_index++;
+    uint64_t addr = uint64_t{sb.addr_hi.load(std::memory_order_acquire)} << 32 |
+                    sb.addr_lo.load(std::memory_order_acquire);
+    uint8_t* host = dma.map(addr, sizeof(hsi::StatusBlock));
+    if (host == nullptr)
+        return;
+    /* Indices first, the running index last: a driver that sees the new
+     * prod_index also sees every index it covers. Each index releases
+     * the completions it covers to a driver that polls it alone. */
+    auto* pis = reinterpret_cast<uint16_t*>(host + offsetof(hsi::StatusBlock, pi_array));
+    for (uint32_t pi = 0; pi < hsi::PIS_PER_SB; pi++)
+        std::atomic_ref<uint16_t>(pis[pi]).store(sb.shadow.pi_array[pi], std::memory_order_release);
+    std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(host + offsetof(hsi::StatusBlock, prod_index)))
+        .store(sb.shadow.prod_index, std::memory_order_release);
+    igu.producer_updated(id, sb.shadow.prod_index);
 }
 
 } // namespace cna::fw

@@ -7,8 +7,11 @@
  * IGU learns the new producer.
  *
  * Passes that run at once (engine=inline's queue passes) change and flush
- * one function's SBs, each its own queues' indices: a spinlock per CAU
- * makes every change and write-back whole. It is held for a few stores.
+ * one function's SBs, most often each its own queues' SBs: a spinlock per
+ * SB, held for a few stores, makes every change and write-back whole, and
+ * the changed SBs are bits of an atomic map, so that passes on different
+ * SBs share no lock. A pass writes back through its own view of the
+ * function's DMA.
  */
 #pragma once
 
@@ -28,8 +31,6 @@ inline constexpr uint32_t SB_COUNT = hsi::SP_SB_ID + 1; /* fastpath SBs + the sl
 
 class Cau {
 public:
-    explicit Cau(Dma& dma) : dma_(dma) {}
-
     /* GRC CAU block (host threads). */
     bool read(uint32_t addr, uint32_t& value) const;
     bool write(uint32_t addr, uint32_t value);
@@ -42,48 +43,56 @@ public:
     {
         if (sb >= SB_COUNT || pi >= hsi::PIS_PER_SB)
             return;
-        lock();
-        change_pi(sb, pi, value);
-        unlock();
+        Sb& s = sbs_[sb];
+        s.lock();
+        s.shadow.pi_array[pi] = value;
+        s.unlock();
+        mark_dirty(sb);
     }
     void bump_pi(uint32_t sb, uint32_t pi);
-    /* Engine: write back every changed SB and tell the IGU. */
-    void flush(Igu& igu);
-    bool dirty() const { return dirty_count_.load(std::memory_order_relaxed) != 0; }
+    /* Engine: write back every changed SB through dma (the pass's view)
+     * and tell the IGU. */
+    void flush(Dma& dma, Igu& igu);
+    bool dirty() const
+    {
+        for (const auto& word : dirty_)
+            if (word.load(std::memory_order_relaxed) != 0)
+                return true;
+        return false;
+    }
     /* Function level reset, with the engine held: no SB configured. */
     void reset();
 
 private:
-    struct Sb {
+    static constexpr uint32_t WORD_BITS = 64;
+    struct alignas(64) Sb { /* a line each: passes on different SBs share none */
         std::atomic<uint32_t> addr_lo{0}, addr_hi{0}, conf{0}; /* host-written */
-        hsi::StatusBlock shadow{};                              /* engine-owned */
-        bool dirty = false;
+        hsi::StatusBlock shadow{};                              /* the engines', under lock_ */
+        std::atomic_flag lock_;
+
+        void lock()
+        {
+            while (lock_.test_and_set(std::memory_order_acquire))
+                while (lock_.test(std::memory_order_relaxed))
+                    cpu_relax();
+        }
+        void unlock() { lock_.clear(std::memory_order_release); }
     };
 
-    void lock()
+    /* After the change, under the SB's lock: a flush that takes the bit
+     * first then takes the lock, and so sees the change. */
+    void mark_dirty(uint32_t sb)
     {
-        while (lock_.test_and_set(std::memory_order_acquire))
-            while (lock_.test(std::memory_order_relaxed))
-                cpu_relax();
+        std::atomic<uint64_t>& word = dirty_[sb / WORD_BITS];
+        const uint64_t bit = uint64_t{1} << (sb % WORD_BITS);
+        if (!(word.load(std::memory_order_relaxed) & bit))
+            word.fetch_or(bit, std::memory_order_release);
     }
-    void unlock() { lock_.clear(std::memory_order_release); }
-    /* lock_ held. */
-    void change_pi(uint32_t sb, uint32_t pi, uint16_t value)
-    {
-        sbs_[sb].shadow.pi_array[pi] = value;
-        if (!sbs_[sb].dirty) {
-            sbs_[sb].dirty = true;
-            const uint32_t n = dirty_count_.load(std::memory_order_relaxed);
-            dirty_list_[n] = static_cast<uint8_t>(sb);
-            dirty_count_.store(n + 1, std::memory_order_relaxed);
-        }
-    }
+    /* The SB's indices to the host, and the IGU told; its lock held. */
+    void write_back(Dma& dma, Igu& igu, uint32_t sb);
 
-    Dma& dma_;
-    std::atomic_flag lock_;
     std::array<Sb, SB_COUNT> sbs_;
-    std::array<uint8_t, SB_COUNT> dirty_list_{};
-    std::atomic<uint32_t> dirty_count_{0}; /* written under lock_; dirty() reads it without */
+    std::array<std::atomic<uint64_t>, (SB_COUNT + WORD_BITS - 1) / WORD_BITS> dirty_{};
 };
 
 } // namespace cna::fw

@@ -30,7 +30,7 @@ constexpr uint64_t PBL_IOVA = 0x100000;
 struct Rig {
     Iommu iommu;
     Dma dma{iommu, pglue};
-    Cau cau{dma};
+    Cau cau;
     Attention attention{cau};
     Pglue pglue{"pf0", attention};
     std::vector<uint64_t> pbl = std::vector<uint64_t>(64);
