@@ -118,19 +118,22 @@ AdapterImpl::Dataplane::Dataplane(AdapterImpl& adapter, uint32_t index)
 {
     if (!adapter.host_passes())
         return;
-    for (uint32_t slot = 1; slot < PASS_SLOTS; slot++) {
-        queue_engines[slot] = std::make_unique<QueuePassEngines>(slot);
-        give_slot(slot);
-    }
+    for (uint32_t slot = 1; slot < PASS_SLOTS; slot++)
+        queue_slots[slot].engines = std::make_unique<QueuePassSlot::Engines>(slot);
 }
 
-uint32_t AdapterImpl::Dataplane::take_slot()
+uint32_t AdapterImpl::Dataplane::take_slot(uint32_t cid)
 {
-    uint32_t free = free_slots_.load(std::memory_order_relaxed);
-    while (free != 0)
-        if (free_slots_.compare_exchange_weak(free, free & (free - 1), std::memory_order_acquire,
-                                              std::memory_order_relaxed))
-            return std::countr_zero(free);
+    for (uint32_t i = 0; i < PASS_SLOTS - 1; i++) {
+        const uint32_t slot = 1 + (cid + i) % (PASS_SLOTS - 1);
+        std::atomic<bool>& taken = queue_slots[slot].taken;
+        if (taken.load(std::memory_order_relaxed) || taken.exchange(true, std::memory_order_seq_cst))
+            continue;
+        if (!host_gate.held())
+            return slot;
+        give_slot(slot);
+        return 0;
+    }
     return 0;
 }
 
@@ -196,18 +199,17 @@ bool AdapterImpl::tx_doorbell(uint32_t pf, uint32_t cid)
         return false;
     PfFirmware& fw = *pf_firmware_[pf];
     Dataplane& dp = *dataplane_of_port_[fw.hw().port_id()];
-    if (dp.host_gate.join()) {
-        uint32_t index = 0, slot = 0;
-        const bool beside = serves_beside(dp, fw, cid, index) && (slot = dp.take_slot()) != 0;
+    if (const uint32_t slot = dp.take_slot(cid); slot != 0) {
+        uint32_t index = 0;
+        const bool beside = serves_beside(dp, fw, cid, index);
+        bool work = false;
         if (beside) {
-            Dataplane::QueuePassEngines& engines = *dp.queue_engines[slot];
-            const bool work = engines.tx.serve(fw, index, nig_.port(fw.hw().port_id())) != 0;
+            work = dp.queue_slots[slot].engines->tx.serve(fw, index, nig_.port(fw.hw().port_id())) != 0;
             flush_status_blocks(dp.functions.view(), slot);
-            dp.give_slot(slot);
-            dp.host_gate.leave();
-            return work;
         }
-        dp.host_gate.leave();
+        dp.give_slot(slot);
+        if (beside)
+            return work;
     }
     return dp.host_pass(PassCause::doorbell);
 }

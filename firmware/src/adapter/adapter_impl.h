@@ -16,8 +16,8 @@
  * thread runs it: the host's threads do, a pass at a time
  * (DeviceFunction::engine_pass), and the pass gate makes each group's pass
  * one thread's at a time as an engine thread's is. A Tx doorbell's queue
- * pass (DeviceFunction::doorbell_pass) runs beside it on engines of its
- * own: each Tx queue is one pass's at a time, each Rx queue one writer's
+ * pass (DeviceFunction::doorbell_pass) runs beside it on a slot of its
+ * own, which a hold waits out too: each Tx queue is one pass's at a time, each Rx queue one writer's
  * at a time (its claim), and what they share (counters, status blocks)
  * takes atomic adds and a status block's lock. The slowpath has engine thread 0
  * to itself, holding every group's passes off while it runs.
@@ -101,18 +101,26 @@ private:
         FunctionList functions; /* the PFs and their VFs: L2 Tx and status blocks */
         RxEngine rx;
         TxEngine tx{rx};
-        /* Host passes: the engines of the queue passes that run beside the
-         * group's (pass slots 1 on; slot 0 is rx and tx above). */
-        struct QueuePassEngines {
-            explicit QueuePassEngines(uint32_t slot) : rx(slot, true) {}
-            RxEngine rx;
-            TxEngine tx{rx};
+        /* Host passes: the queue passes that run beside the group's, each
+         * on a slot of its own (pass slots 1 on; slot 0 is rx and tx
+         * above): its engines, and whether a pass has it, on a line of its
+         * own, so that passes on different slots share none. */
+        struct alignas(64) QueuePassSlot {
+            struct Engines {
+                explicit Engines(uint32_t slot) : rx(slot, true) {}
+                RxEngine rx;
+                TxEngine tx{rx};
+            };
+            std::atomic<bool> taken{false};
+            std::unique_ptr<Engines> engines;
         };
-        std::array<std::unique_ptr<QueuePassEngines>, PASS_SLOTS> queue_engines;
-        /* A free slot's engines, taken (0 when none is free: the caller
-         * leaves its doorbell to the group's pass), and given back. */
-        uint32_t take_slot();
-        void give_slot(uint32_t slot) { free_slots_.fetch_or(1u << slot, std::memory_order_release); }
+        std::array<QueuePassSlot, PASS_SLOTS> queue_slots;
+        /* A slot for the pass of the Tx queue with doorbell cid (one of
+         * its own first, so that lcores on different queues meet on none):
+         * taken, unless the passes are held; 0 when none is free or they
+         * are held (the doorbell goes to the group's pass). */
+        uint32_t take_slot(uint32_t cid);
+        void give_slot(uint32_t slot) { queue_slots[slot].taken.store(false, std::memory_order_release); }
         FrameBurst roce_out; /* the RoCE frames a PF sends in a pass */
         PassClock clock;     /* the time of the pass, for its ports' switches too */
         std::array<std::optional<PortSwitch>, hsi::MAX_PORTS> port_switch;
@@ -128,6 +136,9 @@ private:
         {
             pass.lock();
             host_gate.hold();
+            for (const QueuePassSlot& slot : queue_slots)
+                while (slot.taken.load(std::memory_order_seq_cst))
+                    cpu_relax();
         }
         void unlock()
         {
@@ -141,7 +152,6 @@ private:
 
         AdapterImpl& adapter_;
         const uint32_t index_;
-        std::atomic<uint32_t> free_slots_{0}; /* bit per slot of queue_engines */
         std::array<pollfd, hsi::MAX_PORTS> wake_fds_{};
         std::unique_ptr<Engine> engine_;
     };

@@ -10,9 +10,6 @@
  * the pass running does what its own would, and a runner that passed again
  * for every idle poll of another thread would do nothing else.
  *
- * Passes of a queue's own (engine=inline's Tx doorbells) may run beside
- * the runner's: they join and leave, and a hold waits them out too.
- *
  * One atomic word. A caller read-modify-writes it once, and a runner once
  * more after a pass with no request behind it: two locked instructions a
  * pass where a lock and a request word took five. Each read-modify-write
@@ -39,8 +36,8 @@ public:
         for (;;) {
             const bool busy = (v & (RUNNING | HELD)) != 0;
             /* A runner starts with no request pending: its pass serves them. */
-            if (state_.compare_exchange_weak(v, busy ? v | WANTED : (v & ~WANTED) | RUNNING,
-                                             std::memory_order_acq_rel, std::memory_order_relaxed))
+            if (state_.compare_exchange_weak(v, busy ? v | WANTED : RUNNING, std::memory_order_acq_rel,
+                                             std::memory_order_relaxed))
                 return !busy;
         }
     }
@@ -51,8 +48,7 @@ public:
     {
         uint32_t v = state_.load(std::memory_order_relaxed);
         while ((v & (RUNNING | HELD)) == 0)
-            if (state_.compare_exchange_weak(v, (v & ~WANTED) | RUNNING, std::memory_order_acq_rel,
-                                             std::memory_order_relaxed))
+            if (state_.compare_exchange_weak(v, RUNNING, std::memory_order_acq_rel, std::memory_order_relaxed))
                 return true;
         return false;
     }
@@ -62,41 +58,31 @@ public:
      * hold's end); false when it must pass again. */
     bool done()
     {
-        uint32_t v = state_.load(std::memory_order_relaxed);
+        uint32_t v = RUNNING;
         for (;;) {
-            const bool again = (v & (WANTED | HELD)) == WANTED;
-            const uint32_t next = again ? v & ~WANTED : v & ~RUNNING;
+            const uint32_t next = (v & HELD) ? v & ~RUNNING : (v & WANTED) ? RUNNING : 0;
             if (state_.compare_exchange_weak(v, next, std::memory_order_acq_rel, std::memory_order_relaxed))
-                return !again;
+                return next != RUNNING;
         }
     }
 
-    /* A pass beside the runner's, on queues of its own (a Tx queue's, see
-     * FunctionFirmware::tx_gate): any number run at once, the runner's
-     * too. False, and nothing left, while the passes are held. */
-    bool join()
-    {
-        uint32_t v = state_.load(std::memory_order_relaxed);
-        while ((v & HELD) == 0)
-            if (state_.compare_exchange_weak(v, v + BESIDE, std::memory_order_acq_rel, std::memory_order_relaxed))
-                return true;
-        return false;
-    }
-    void leave() { state_.fetch_sub(BESIDE, std::memory_order_acq_rel); }
-
-    /* Holds the passes off, the runner's and those beside it, once the ones
-     * running have ended. One holder at a time: the caller serializes them. */
+    /* Holds the passes off, once the one running has ended. One holder at
+     * a time: the caller serializes them. */
     void hold()
     {
-        state_.fetch_or(HELD, std::memory_order_acq_rel);
-        while (state_.load(std::memory_order_acquire) & (RUNNING | ~(BESIDE - 1)))
+        state_.fetch_or(HELD, std::memory_order_seq_cst);
+        while (state_.load(std::memory_order_acquire) & RUNNING)
             cpu_relax();
     }
     void release() { state_.fetch_and(~HELD, std::memory_order_release); }
+    /* Whether the passes are held: what a pass beside the runner's (a Tx
+     * queue's) looks at after it has made itself seen, the holder looking
+     * for such passes after it set the hold (both sequentially consistent:
+     * one of the two sees the other). */
+    bool held() const { return state_.load(std::memory_order_seq_cst) & HELD; }
 
 private:
-    /* Flags, then the count of passes beside the runner's. */
-    static constexpr uint32_t RUNNING = 1, WANTED = 2, HELD = 4, BESIDE = 8;
+    static constexpr uint32_t RUNNING = 1, WANTED = 2, HELD = 4;
     std::atomic<uint32_t> state_{0};
 };
 
