@@ -60,6 +60,7 @@ TEST_F(StatsReset, ReadersNeverSeeAFigureThePortDidNotCount)
     });
     uint64_t reads = 0, wrong = 0;
     uint64_t first_wrong = 0;
+    std::atomic<uint64_t> reads_done{0}; /* reads, for the timer */
     std::thread reader([&] {
         while (!stop.load(std::memory_order_relaxed)) {
             rte_eth_stats st;
@@ -67,7 +68,7 @@ TEST_F(StatsReset, ReadersNeverSeeAFigureThePortDidNotCount)
                 continue;
             /* Read after the figures: every genuine figure is at most this. */
             const uint64_t bound = sent.load(std::memory_order_acquire) + 32;
-            reads++;
+            reads_done.store(++reads, std::memory_order_relaxed);
             if (st.ipackets > bound || st.opackets > bound || st.q_ipackets[0] > bound ||
                 st.q_opackets[0] > bound || st.ibytes > bound * 128 || st.obytes > bound * 128) {
                 if (wrong++ == 0)
@@ -76,10 +77,17 @@ TEST_F(StatsReset, ReadersNeverSeeAFigureThePortDidNotCount)
         }
     });
 
-    const uint64_t end = rte_get_timer_cycles() + rte_get_timer_hz();
+    /* A second, and on until the resets and the reads have raced the
+     * traffic often enough (a sanitizer's build on a loaded machine resets
+     * slower), but never past 20 s. */
+    const uint64_t start = rte_get_timer_cycles(), hz = rte_get_timer_hz();
     std::thread timer([&] {
-        while (rte_get_timer_cycles() < end)
+        for (;;) {
+            const uint64_t elapsed = rte_get_timer_cycles() - start;
+            if (elapsed >= 20 * hz || (elapsed >= hz && resets.load() > 100 && reads_done.load() > 100))
+                break;
             rte_delay_us_sleep(10000);
+        }
         stop.store(true);
     });
     const uint64_t total = traffic(stop, sent);
