@@ -198,13 +198,14 @@ bool AdapterImpl::tx_doorbell(uint32_t pf, uint32_t cid)
     if (!host_passes())
         return false;
     PfFirmware& fw = *pf_firmware_[pf];
-    Dataplane& dp = *dataplane_of_port_[fw.hw().port_id()];
+    const uint32_t port = fw.hw().port_id();
+    Dataplane& dp = *dataplane_of_port_[port];
     if (const uint32_t slot = dp.take_slot(cid); slot != 0) {
         uint32_t index = 0;
         const bool beside = serves_beside(dp, fw, cid, index);
         bool work = false;
         if (beside) {
-            work = dp.queue_slots[slot].engines->tx.serve(fw, index, nig_.port(fw.hw().port_id())) != 0;
+            work = dp.queue_slots[slot].engines->tx.serve(fw, index, nig_.port(port)) != 0;
             flush_status_blocks(dp.functions.view(), slot);
         }
         dp.give_slot(slot);
@@ -224,9 +225,10 @@ bool AdapterImpl::serves_beside(const Dataplane& dp, PfFirmware& pf, uint32_t ci
     if (std::any_of(dp.pfs.begin(), dp.pfs.end(), [](PfFirmware* p) { return p->roce().active(); }))
         return false;
     for (uint32_t queues = pf.l2().started_txqs; queues != 0; queues &= queues - 1) {
-        const TxQueue& q = pf.l2().txqs[std::countr_zero(queues)];
+        const uint32_t queue = std::countr_zero(queues);
+        const TxQueue& q = pf.l2().txqs[queue];
         if (q.cid == cid) {
-            index = std::countr_zero(queues);
+            index = queue;
             return !pf.l2().vports[q.vport].tx_policy;
         }
     }

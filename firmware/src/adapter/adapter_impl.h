@@ -17,10 +17,11 @@
  * (DeviceFunction::engine_pass), and the pass gate makes each group's pass
  * one thread's at a time as an engine thread's is. A Tx doorbell's queue
  * pass (DeviceFunction::doorbell_pass) runs beside it on a slot of its
- * own, which a hold waits out too: each Tx queue is one pass's at a time, each Rx queue one writer's
- * at a time (its claim), and what they share (counters, status blocks)
- * takes atomic adds and a status block's lock. The slowpath has engine thread 0
- * to itself, holding every group's passes off while it runs.
+ * own, which a hold waits out too: each Tx queue is one pass's at a time,
+ * each Rx queue one writer's at a time (its claim), and what they share
+ * (counters, status blocks) takes atomic adds and a status block's lock.
+ * The slowpath has engine thread 0 to itself, holding every group's
+ * passes off while it runs.
  */
 #pragma once
 

@@ -45,17 +45,6 @@ int Cau::vector(uint32_t sb) const
     return static_cast<int>((conf >> CAU_SB_CONF_VECTOR_SHIFT) & 0xff);
 }
 
-void Cau::bump_pi(uint32_t sb, uint32_t pi)
-{
-    if (sb >= SB_COUNT || pi >= hsi::PIS_PER_SB)
-        return;
-    Sb& s = sbs_[sb];
-    s.lock();
-    s.shadow.pi_array[pi]++;
-    s.unlock();
-    mark_dirty(sb);
-}
-
 void Cau::reset()
 {
     for (Sb& sb : sbs_) {

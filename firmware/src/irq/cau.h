@@ -41,15 +41,12 @@ public:
      * every queue a burst reaches moves its index. */
     void set_pi(uint32_t sb, uint32_t pi, uint16_t value)
     {
-        if (sb >= SB_COUNT || pi >= hsi::PIS_PER_SB)
-            return;
-        Sb& s = sbs_[sb];
-        s.lock();
-        s.shadow.pi_array[pi] = value;
-        s.unlock();
-        mark_dirty(sb);
+        change_pi(sb, pi, [value](uint16_t) { return value; });
     }
-    void bump_pi(uint32_t sb, uint32_t pi);
+    void bump_pi(uint32_t sb, uint32_t pi)
+    {
+        change_pi(sb, pi, [](uint16_t index) { return static_cast<uint16_t>(index + 1); });
+    }
     /* Engine: write back every changed SB through dma (the pass's view)
      * and tell the IGU. */
     void flush(Dma& dma, Igu& igu);
@@ -79,6 +76,19 @@ private:
         void unlock() { lock_.clear(std::memory_order_release); }
     };
 
+    /* A protocol index becomes change(index), under the SB's lock, and
+     * the SB is marked changed. */
+    template <typename Change>
+    void change_pi(uint32_t sb, uint32_t pi, Change change)
+    {
+        if (sb >= SB_COUNT || pi >= hsi::PIS_PER_SB)
+            return;
+        Sb& s = sbs_[sb];
+        s.lock();
+        s.shadow.pi_array[pi] = change(s.shadow.pi_array[pi]);
+        s.unlock();
+        mark_dirty(sb);
+    }
     /* After the change, under the SB's lock: a flush that takes the bit
      * first then takes the lock, and so sees the change. */
     void mark_dirty(uint32_t sb)
