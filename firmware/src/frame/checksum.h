@@ -95,23 +95,56 @@ inline bool ipv4_checksum_ok(const uint8_t* frame, const FrameLayout& layout)
     return csum_native_fold(sum) == 0xffff;
 }
 
+/* Copies [src, src + len) to dst and returns the bytes' native sum, as
+ * native_sum_long() gives it: one pass over a long frame where its copy
+ * into a host buffer and the validation of its checksum took two. */
+uint64_t copy_native_sum(uint8_t* dst, const uint8_t* src, std::size_t len);
+/* Its AVX2 way (nullptr where the CPU has not AVX2), for the tests. */
+extern uint64_t (*const copy_native_sum_vector)(uint8_t* dst, const uint8_t* src, std::size_t len);
+
+/* The TCP/UDP checksum's pseudo header is the addresses, then protocol
+ * and L4 length as two big-endian 16-bit words. An IPv4 header without
+ * options ends with the addresses, so that they and the segment are one
+ * run of the frame, [begin, end); empty (end == 0) where they are not. */
+struct SumRun {
+    uint32_t begin = 0, end = 0;
+};
+inline SumRun l4_sum_run(const FrameLayout& layout)
+{
+    constexpr uint32_t V4_ADDRS = 12; /* offset in the IP header */
+    if (layout.l3 == L3::ipv4 && layout.l4_off == layout.l2_len + 20)
+        return {layout.l2_len + V4_ADDRS, layout.l3_end};
+    return {};
+}
+
+/* The pseudo header's protocol and L4 length, as the machine's word. */
+inline uint32_t l4_pseudo_tail(const FrameLayout& layout)
+{
+    uint8_t tail[4] = {0, layout.l4 == L4::tcp ? IPPROTO_TCP_ : IPPROTO_UDP_};
+    store_be16(tail + 2, static_cast<uint16_t>(layout.l3_end - layout.l4_off));
+    uint32_t word;
+    std::memcpy(&word, tail, 4);
+    return word;
+}
+
+/* The TCP/UDP checksum's sum, in the machine's order, from the native
+ * sum of the frame's run (l4_sum_run). */
+inline uint16_t l4_native_sum_of_run(const FrameLayout& layout, uint64_t run_sum)
+{
+    return csum_native_fold(run_sum + l4_pseudo_tail(layout));
+}
+
 /* The TCP/UDP checksum's sum, in the machine's order: the pseudo header
- * (addresses, then protocol and L4 length as two big-endian 16-bit words)
- * and the segment. An IPv4 header without options ends with the addresses,
- * so that they and the segment are summed as one run. */
+ * and the segment. */
 inline uint16_t l4_native_sum(const uint8_t* frame, const FrameLayout& layout)
 {
-    const uint8_t* ip = frame + layout.l2_len;
-    const uint32_t l4_bytes = layout.l3_end - layout.l4_off;
-    uint8_t tail[4] = {0, layout.l4 == L4::tcp ? IPPROTO_TCP_ : IPPROTO_UDP_};
-    store_be16(tail + 2, static_cast<uint16_t>(l4_bytes));
-    uint32_t tail_word;
-    std::memcpy(&tail_word, tail, 4);
+    if (const SumRun run = l4_sum_run(layout); run.end != 0)
+        return l4_native_sum_of_run(layout, native_sum(frame + run.begin, run.end - run.begin));
     constexpr uint32_t V4_ADDRS = 12, V6_ADDRS = 8; /* offsets in the IP header */
-    if (layout.l3 == L3::ipv4 && layout.l4_off == layout.l2_len + 20)
-        return csum_native_fold(native_sum(ip + V4_ADDRS, 8 + l4_bytes) + tail_word);
+    const uint8_t* ip = frame + layout.l2_len;
     uint64_t addresses = layout.l3 == L3::ipv4 ? native_sum(ip + V4_ADDRS, 8) : native_sum(ip + V6_ADDRS, 32);
-    return csum_native_fold(addresses + tail_word + native_sum(frame + layout.l4_off, l4_bytes));
+    return csum_native_fold(addresses + l4_pseudo_tail(layout) +
+                            native_sum(frame + layout.l4_off, layout.l3_end - layout.l4_off));
 }
 
 /* TCP/UDP checksum over the pseudo header and [l4_off, l3_end). */
@@ -121,10 +154,6 @@ inline bool l4_checksum_present(const uint8_t* frame, const FrameLayout& layout)
 {
     return !(layout.l4 == L4::udp && layout.l3 == L3::ipv4 && frame[layout.l4_off + 6] == 0 &&
              frame[layout.l4_off + 7] == 0);
-}
-inline bool l4_checksum_ok(const uint8_t* frame, const FrameLayout& layout)
-{
-    return l4_native_sum(frame, layout) == 0xffff;
 }
 
 } // namespace cna::fw

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <bit>
 #include <cstring>
+#include <optional>
 
 #include "base/backoff.h"
 #include "base/clock.h"
@@ -110,6 +111,29 @@ void copy_frame(uint8_t* dst, const uint8_t* src, uint32_t len)
     }
 }
 
+/* From this length on, a frame whose TCP/UDP checksum is validated has
+ * the checksum's run summed as it is copied: one pass over its bytes where
+ * the copy and the validation took two (half the engine's time for a
+ * 1518-byte frame). */
+constexpr uint32_t SUM_WHILE_COPYING = 256;
+
+/* copy_frame(), and the native sum of the frame's L4 checksum run when
+ * the copy could take it on the way (else nullopt: the validation sums
+ * the frame itself). */
+std::optional<uint64_t> copy_frame_summing(uint8_t* dst, const WireFrame& f, bool validate_checksums)
+{
+    const FrameLayout& l = f.layout;
+    const SumRun run = l4_sum_run(l);
+    if (!validate_checksums || f.len < SUM_WHILE_COPYING || run.end == 0 || (l.l4 != L4::tcp && l.l4 != L4::udp)) {
+        copy_frame(dst, f.data, f.len);
+        return std::nullopt;
+    }
+    std::memcpy(dst, f.data, run.begin);
+    uint64_t sum = copy_native_sum(dst + run.begin, f.data + run.begin, run.end - run.begin);
+    std::memcpy(dst + run.end, f.data + run.end, f.len - run.end);
+    return sum;
+}
+
 /* RSS over a burst's frames, the last TCP or UDP over IPv4 flow's result
  * remembered: a burst is most often a few flows' frames back to back, and
  * the hash is the costliest step of steering one. The flow is the 12 bytes
@@ -186,12 +210,14 @@ uint32_t RxEngine::deliver_lane(FunctionFirmware& pf, Vport& vport, uint32_t vpo
         if (c == nullptr || f.len > c->bd_max_bytes || c->bds_posted == 0 || c->cqes_free == 0)
             break;
         prefetch_buffer(dma, *c, RX_PREFETCH_AHEAD);
-        if (!write_buffer(dma, c->bds + (c->bd_cons & c->bd_mask) * sizeof(RxBd), f.data, f.len)) [[unlikely]] {
+        uint8_t* buffer = posted_buffer(dma, c->bds + (c->bd_cons & c->bd_mask) * sizeof(RxBd), f.len);
+        if (buffer == nullptr) [[unlikely]] {
             counter_add(vport.stats->rx_error_pkts, 1); /* DMA fault raised; the buffer stays posted */
             continue;
         }
+        std::optional<uint64_t> l4_run_sum = copy_frame_summing(buffer, f, rx_csum);
         auto& cqe = *reinterpret_cast<RxCqe*>(c->cqes + (c->cqe_prod & c->cqe_mask) * sizeof(RxCqe));
-        write_completion(cqe, f.data, f.len, f.layout, 1, c->bd_max_bytes, rx_csum);
+        write_completion(cqe, f.data, f.len, f.layout, 1, c->bd_max_bytes, rx_csum, l4_run_sum);
         stamp_steering(cqe, s);
         consume(*c, 1, 1, f.len);
         bytes += f.len;
@@ -272,7 +298,8 @@ static_assert((static_cast<uint16_t>(L4::tcp) << pars::L4_SHIFT) == pars::L4_TCP
               (static_cast<uint16_t>(L4::udp) << pars::L4_SHIFT) == pars::L4_UDP &&
               (static_cast<uint16_t>(L4::other) << pars::L4_SHIFT) == pars::L4_OTHER);
 
-uint16_t RxEngine::parsing_flags(const uint8_t* frame, const FrameLayout& layout, bool validate_checksums)
+uint16_t RxEngine::parsing_flags(const uint8_t* frame, const FrameLayout& layout, bool validate_checksums,
+                                 std::optional<uint64_t> l4_run_sum)
 {
     uint16_t flags = static_cast<uint16_t>(static_cast<uint16_t>(layout.l3) |
                                            static_cast<uint16_t>(layout.l4) << pars::L4_SHIFT);
@@ -284,8 +311,10 @@ uint16_t RxEngine::parsing_flags(const uint8_t* frame, const FrameLayout& layout
         return flags;
     if (layout.l3 == L3::ipv4)
         flags |= ipv4_checksum_ok(frame, layout) ? pars::IP_CSUM_CHECKED : pars::IP_CSUM_CHECKED | pars::IP_CSUM_BAD;
-    if ((layout.l4 == L4::tcp || layout.l4 == L4::udp) && l4_checksum_present(frame, layout))
-        flags |= l4_checksum_ok(frame, layout) ? pars::L4_CSUM_CHECKED : pars::L4_CSUM_CHECKED | pars::L4_CSUM_BAD;
+    if ((layout.l4 == L4::tcp || layout.l4 == L4::udp) && l4_checksum_present(frame, layout)) {
+        uint16_t sum = l4_run_sum ? l4_native_sum_of_run(layout, *l4_run_sum) : l4_native_sum(frame, layout);
+        flags |= sum == 0xffff ? pars::L4_CSUM_CHECKED : pars::L4_CSUM_CHECKED | pars::L4_CSUM_BAD;
+    }
     return flags;
 }
 
@@ -376,11 +405,16 @@ void RxEngine::prefetch_buffer(Dma& dma, const RxCursor& c, uint32_t ahead)
     dma.prefetch(from_regpair(posted.addr), true);
 }
 
-bool RxEngine::write_buffer(Dma& dma, const uint8_t* bd, const uint8_t* frame, uint32_t len)
+uint8_t* RxEngine::posted_buffer(Dma& dma, const uint8_t* bd, uint32_t len)
 {
     RxBd posted;
     std::memcpy(&posted, bd, sizeof(posted)); /* read once: the host may rewrite it */
-    uint8_t* buffer = dma.map(from_regpair(posted.addr), len);
+    return dma.map(from_regpair(posted.addr), len);
+}
+
+bool RxEngine::write_buffer(Dma& dma, const uint8_t* bd, const uint8_t* frame, uint32_t len)
+{
+    uint8_t* buffer = posted_buffer(dma, bd, len);
     if (buffer == nullptr)
         return false;
     copy_frame(buffer, frame, len);
@@ -459,14 +493,15 @@ bool RxEngine::place(FunctionFirmware& pf, Vport& vport, RxCursor& c, const Wire
 }
 
 void RxEngine::write_completion(RxCqe& cqe, const uint8_t* frame, uint32_t len, const FrameLayout& layout,
-                                uint32_t nbds, uint32_t bd_max_bytes, bool validate_checksums)
+                                uint32_t nbds, uint32_t bd_max_bytes, bool validate_checksums,
+                                std::optional<uint64_t> l4_run_sum)
 {
     cqe = RxCqe{};
     cqe.type = static_cast<uint8_t>(CqeType::regular);
     cqe.bd_num = static_cast<uint8_t>(nbds);
     cqe.pkt_len = static_cast<uint16_t>(len);
     cqe.len_on_first_bd = static_cast<uint16_t>(std::min(len, bd_max_bytes));
-    cqe.pars_flags = parsing_flags(frame, layout, validate_checksums);
+    cqe.pars_flags = parsing_flags(frame, layout, validate_checksums, l4_run_sum);
 }
 
 void RxEngine::stamp_steering(RxCqe& cqe, const Steering& s)

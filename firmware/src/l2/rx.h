@@ -13,6 +13,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 
 #include "hsi_common.h"
@@ -98,6 +99,8 @@ private:
     /* The frame into the queue's next posted buffer(s), from bd_cons on;
      * false on a DMA fault. One buffer is the case to make fast. */
     static bool write_buffer(Dma& dma, const uint8_t* bd, const uint8_t* frame, uint32_t len);
+    /* The posted buffer bd names, mapped for len bytes; nullptr on a DMA fault. */
+    static uint8_t* posted_buffer(Dma& dma, const uint8_t* bd, uint32_t len);
     /* The first line of the buffer `ahead` posted buffers on, asked for
      * (to be written) while this frame is placed: the host's buffers are
      * seldom in cache (or its TLB), and the line is read for ownership. */
@@ -106,14 +109,17 @@ private:
     static bool write_buffers(Dma& dma, RxCursor& c, const uint8_t* frame, uint32_t len, uint32_t nbds);
     /* The frame's protocols, and its checksums' results if the vport
      * validates them (a driver that reports none asks for none: the
-     * common case pays nothing for them). */
-    static uint16_t parsing_flags(const uint8_t* frame, const FrameLayout& layout, bool validate_checksums);
+     * common case pays nothing for them). l4_run_sum: the TCP/UDP
+     * checksum run's sum where the copy took it (see l4_sum_run). */
+    static uint16_t parsing_flags(const uint8_t* frame, const FrameLayout& layout, bool validate_checksums,
+                                  std::optional<uint64_t> l4_run_sum = std::nullopt);
     /* The CQE of a frame placed as it is (steering and stripping add to
      * it), written field by field into cqe: where it is to go when nothing
      * is added. (Built elsewhere and copied, its narrow stores would stall
      * the copy's wide loads, once per frame.) */
     static void write_completion(hsi::eth::RxCqe& cqe, const uint8_t* frame, uint32_t len, const FrameLayout& layout,
-                                 uint32_t nbds, uint32_t bd_max_bytes, bool validate_checksums);
+                                 uint32_t nbds, uint32_t bd_max_bytes, bool validate_checksums,
+                                 std::optional<uint64_t> l4_run_sum = std::nullopt);
     /* What steering adds to a frame's CQE: its flow mark or RSS hash. */
     static void stamp_steering(hsi::eth::RxCqe& cqe, const Steering& s);
     /* `frames` frames, `bytes` long in all, took nbds buffers and one CQE each. */
