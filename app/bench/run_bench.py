@@ -47,7 +47,11 @@ QPs and the adapter's engine thread pinned to CPU 0: RC WRITE, READ and SEND
 bandwidth at 64 B, 4 KiB, 64 KiB and 1 MiB, and one-way latency (half the
 round trip) of 8-byte SENDs and WRITEs, path MTU 4096 (port MTU 9000);
 beside them net_cna's L2 figure of the same run (testpmd io forwarding of
-1518-byte frames, as Gbit/s of frames). Then what the verbs provider
+1518-byte frames, as Gbit/s of frames). Then WRITE's 64 B message rate,
+8 B one-way latency and 64 KiB bandwidth with `engine=inline` (the
+application's lcore runs the adapter's passes: one core) beside the engine
+thread, alternating, medians of three, against the marks for inline. Then
+what the verbs provider
 costs: the same rdma_perf tests built on libibverbs (rdma_perf_verbs) run
 under cna-rdma-run on the same ports and CPUs, alternating with the RDMA
 PMD's own, WRITE 64 KiB bandwidth and SEND and WRITE 8 B latency, medians of
@@ -512,15 +516,18 @@ RDMA_LAT_ROW = re.compile(r"^ (\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(
                           r"\s+([\d.]+)\s+([\d.]+)\s*$", re.M)
 
 
-def rdma_perf(args, options, timeout=120, verbs=False):
+ENGINE_THREAD = f"engine_cpu={MAIN_CPU}"
+
+
+def rdma_perf(args, options, timeout=120, verbs=False, engine=ENGINE_THREAD):
     """rdma_perf --cable with `options`: its output, or BenchError. With
     `verbs`, rdma_perf_verbs (the same tests on libibverbs) under
     cna-rdma-run, on the same two cabled ports through cna's provider, its
-    thread on the same CPU."""
+    thread on the same CPU. `engine`: the adapter's placement devarg(s)."""
     tag = f"cnabench{os.getpid()}"
     name = "rdma_perf_verbs" if verbs else "rdma_perf"
     perf = os.path.join(args.build, "examples", "rdma_perf", name)
-    ports = [f"adapter={tag},ports=2,wire=cable,engine_cpu={MAIN_CPU}", f"adapter={tag},port=1"]
+    ports = [f"adapter={tag},ports=2,wire=cable,{engine}", f"adapter={tag},port=1"]
     if verbs:
         rdma_run = os.path.join(args.build, "pmd", "rdma", "provider", "cna-rdma-run")
         argv = ["taskset", "-c", str(FWD_CPU), rdma_run, perf, "--cable", *options]
@@ -596,6 +603,43 @@ def run_rdma(args, l2_results):
     else:
         print("L2 reference: not measured")
     return write_64k
+
+
+def run_rdma_inline(args, rounds=3):
+    """rdma_perf with engine=inline (the application's lcore runs the
+    adapter's passes: one core) beside the engine thread (two cores), the
+    same tests alternating, medians of `rounds`, with issue 29's marks for
+    inline. False if a row failed."""
+    print()
+    print("RDMA with engine=inline (one core: the app lcore on CPU "
+          f"{FWD_CPU} also runs the adapter) beside the engine thread (pinned to CPU {MAIN_CPU}: two cores), "
+          f"alternating, medians of {rounds}")
+    print(f"{'row':<24}{'threads':>10}{'inline':>10}{'mark (inline)':>16}")
+    # (label, options, regex, group, the mark and whether it is a floor)
+    rows = (("write 64 B Mmsg/s", ["-T", "write", "-s", "64", "-n", "2000000"], RDMA_BW_ROW, 5, 10.0, True),
+            ("write 8 B one-way us", ["-T", "write", "--latency", "-s", "8", "-n", "20000"], RDMA_LAT_ROW, 5, 0.3,
+             False),
+            ("write 64 KiB Gbit/s", ["-T", "write", "-s", "65536", "-n", str(rdma_iterations(65536))], RDMA_BW_ROW,
+             4, 80.0, True))
+    ok = True
+    for label, options, regex, group, mark, floor in rows:
+        figures = {ENGINE_THREAD: [], "engine=inline": []}
+        try:
+            for _ in range(rounds):
+                for engine in figures:
+                    m = regex.search(rdma_perf(args, options, engine=engine))
+                    if not m:
+                        raise BenchError("no result row")
+                    figures[engine].append(float(m.group(group)))
+        except BenchError as e:
+            print(f"{label:<24}  failed: {e}")
+            ok = False
+            continue
+        threads, inline = (statistics.median(f) for f in figures.values())
+        met = inline >= mark if floor else inline <= mark
+        print(f"{label:<24}{threads:>10.2f}{inline:>10.2f}{('>= ' if floor else '<= ') + f'{mark:g}':>11} "
+              f"{'met' if met else 'not met'}")
+    return ok
 
 
 def run_verbs_provider(args, rounds=3):
@@ -822,6 +866,7 @@ def main():
     engine_ok = run_engine(args) if with_engine else True
     write_64k = run_rdma(args, results) if with_rdma else None
     if with_rdma:
+        run_rdma_inline(args)
         run_verbs_provider(args)
         run_perftest_rows(args)
     print(f"load average {os.getloadavg()[0]:.2f} at the end")

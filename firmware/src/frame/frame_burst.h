@@ -24,6 +24,12 @@ struct WireFrame {
     /* false for a runt: layout then describes nothing. */
     bool parsed;
     FrameLayout layout;
+    /* The adapter's own RoCE engine built the frame and computed its ICRC
+     * (join_sealed), and the frame has not left the adapter since: a cable
+     * or loopback between its ports hands over these very bytes, so the
+     * receiving port's RoCE engine has no ICRC to check. Frames from the
+     * host's queues, a TAP or anywhere else are checked. */
+    bool icrc_sealed = false;
 };
 
 struct FrameBurst {
@@ -42,7 +48,14 @@ struct FrameBurst {
         f.data = data;
         f.len = len;
         f.parsed = parsed;
+        f.icrc_sealed = false;
         bytes += len;
+    }
+    /* A RoCE frame the adapter built, its ICRC computed (WireFrame::icrc_sealed). */
+    void join_sealed(const uint8_t* data, uint32_t len)
+    {
+        join(data, len);
+        frames[count - 1].icrc_sealed = true;
     }
     /* A frame of another burst, as it was parsed there. */
     void push(const WireFrame& f)

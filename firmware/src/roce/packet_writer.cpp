@@ -33,7 +33,7 @@ void PacketWriter::end_packet(FrameBurst& out)
     uint8_t* frame = frame_buffer(out);
     finish_frame(frame, building_);
     out.next_layout() = building_;
-    out.join(frame, building_.l3_end);
+    out.join_sealed(frame, building_.l3_end);
     counter_add(stats_.tx_packets, 1);
     counter_add(stats_.tx_bytes, building_.l3_end);
 }

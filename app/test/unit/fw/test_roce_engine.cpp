@@ -18,7 +18,9 @@
 #include <vector>
 
 #include "fake_rdma.h"
+#include "roce/encap.h"
 #include "roce/responder.h"
+#include "roce/transport.h"
 
 /* WQEs are written as designated initializers naming only what each
  * operation uses: the rest is zero on purpose. */
@@ -121,6 +123,12 @@ protected:
         EXPECT_EQ(tx[0].wr_id, id);
         EXPECT_TRUE(std::equal(data.begin(), data.end(), b->buf.va)) << len;
         EXPECT_EQ(b->buf.va[len], 0) << "nothing past the message";
+    }
+
+    /* A RoceStats counter of the side's port, as the storms keep it. */
+    static uint64_t roce_stat(Side& s, std::size_t field)
+    {
+        return s.drv.rd(reg::STORM_RAM_BASE + iro::roce_stats(s.drv.pf()) + field);
     }
 
     std::unique_ptr<Adapter> adapter;
@@ -555,10 +563,7 @@ class RoceHostPasses : public RoceEngine {
 protected:
     void SetUp() override { set_up(EnginePlacement::host); }
 
-    uint64_t packets_received(Side& s)
-    {
-        return s.drv.rd(reg::STORM_RAM_BASE + iro::roce_stats(s.drv.pf()) + offsetof(RoceStats, rx_packets));
-    }
+    uint64_t packets_received(Side& s) { return roce_stat(s, offsetof(RoceStats, rx_packets)); }
 };
 
 /* A requester posting one WRITE per pass (engine=inline's post_send):
@@ -623,6 +628,46 @@ TEST_F(RoceEngine, L2OnTheSamePortsCarriesOn)
     ASSERT_EQ(at_b.size(), 1u);
     EXPECT_EQ(at_b[0].data, f);
     send_and_check(100, 2);
+}
+
+TEST_F(RoceEngine, RoceFramesFromTheHostHaveTheirIcrcChecked)
+{
+    /* The frames a's RoCE engine builds reach b's over the cable unchecked
+     * (they never left the adapter); a RoCE frame a's host sends through
+     * its L2 Tx queue is checked like one from outside: a wrong ICRC is
+     * dropped and counted, a right one is not. */
+    connect();
+    send_and_check(3000, 1);
+    const std::size_t ICRC_ERRORS = offsetof(RoceStats, icrc_errors), RECEIVED = offsetof(RoceStats, rx_packets);
+    EXPECT_EQ(roce_stat(*b, ICRC_ERRORS), 0u);
+    RocePath path{};
+    const auto to = b->rdma.mac(), from = a->rdma.mac();
+    std::memcpy(path.dst_mac, to.data(), 6);
+    std::memcpy(path.src_mac, from.data(), 6);
+    path.vlan_tci = NO_VLAN;
+    path.ip_version = IP_VERSION_4;
+    path.hop_limit = 64;
+    store_be32(path.src_ip + 12, a->rdma.ipv4());
+    store_be32(path.dst_ip + 12, b->rdma.ipv4());
+    constexpr uint32_t PAYLOAD = 16;
+    std::vector<uint8_t> f(roce::encap_len(path) + roce::BTH_LEN + PAYLOAD + roce::ICRC_LEN);
+    FrameLayout l = roce::write_encap(f.data(), path, roce::BTH_LEN + PAYLOAD + roce::ICRC_LEN);
+    roce::write_bth(f.data() + l.l4_off + roce::UDP_HLEN,
+                    roce::Bth{.opcode = roce::op::SEND_ONLY, .dest_qp = 0x3ff, .psn = 1}); /* no such QP */
+    roce::finish_frame(f.data(), l);
+    auto host_sends = [&](const std::vector<uint8_t>& frame) {
+        const uint64_t received = roce_stat(*b, RECEIVED);
+        a->drv.send(0, frame);
+        return wait_until([&] { return roce_stat(*b, RECEIVED) == received + 1; });
+    };
+    std::vector<uint8_t> wrong = f;
+    wrong[l.l3_end - 1] ^= 0x01;
+    ASSERT_TRUE(host_sends(wrong));
+    EXPECT_EQ(roce_stat(*b, ICRC_ERRORS), 1u) << "a wrong ICRC";
+    ASSERT_TRUE(host_sends(f));
+    EXPECT_EQ(roce_stat(*b, ICRC_ERRORS), 1u) << "a right ICRC";
+    send_and_check(3000, 2);
+    EXPECT_EQ(roce_stat(*b, ICRC_ERRORS), 1u);
 }
 
 } // namespace
