@@ -20,6 +20,7 @@
 #include "fake_rdma.h"
 #include "fuzz_input.h"
 #include "roce/encap.h"
+#include "roce/icrc.h"
 #include "roce/transport.h"
 #include "base/log.h"
 
@@ -88,7 +89,7 @@ void roce_packet(Input& in)
     std::vector<uint8_t> frame(roce::encap_len(path) + body.size() + roce::ICRC_LEN);
     FrameLayout l = roce::write_encap(frame.data(), path, static_cast<uint32_t>(body.size() + roce::ICRC_LEN));
     std::memcpy(frame.data() + l.l4_off + roce::UDP_HLEN, body.data(), body.size());
-    roce::finish_frame(frame.data(), l);
+    roce::icrc_insert(frame.data(), l);
     if (flags & 2)
         frame[frame.size() - 1] ^= 0x5a; /* a wrong ICRC */
     rig->a->drv.send(0, frame);

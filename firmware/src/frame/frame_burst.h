@@ -24,12 +24,14 @@ struct WireFrame {
     /* false for a runt: layout then describes nothing. */
     bool parsed;
     FrameLayout layout;
-    /* The adapter's own RoCE engine built the frame and computed its ICRC
-     * (join_sealed), and the frame has not left the adapter since: a cable
-     * or loopback between its ports hands over these very bytes, so the
-     * receiving port's RoCE engine has no ICRC to check. Frames from the
-     * host's queues, a TAP or anywhere else are checked. */
-    bool icrc_sealed = false;
+    /* Where the frame's ICRC is still to be written (nullptr: nowhere).
+     * The adapter's own RoCE engine builds its frames without it
+     * (join_roce): a RoCE engine of the adapter receiving one over a cable
+     * or loopback takes the bytes as they were built, and anywhere else a
+     * frame goes (an L2 queue, a TAP) its ICRC is written first
+     * (roce::write_pending_icrc). Frames from the host's queues, a TAP or
+     * anywhere else have none pending and their ICRC is checked. */
+    uint8_t* pending_icrc = nullptr;
 };
 
 struct FrameBurst {
@@ -48,14 +50,14 @@ struct FrameBurst {
         f.data = data;
         f.len = len;
         f.parsed = parsed;
-        f.icrc_sealed = false;
+        f.pending_icrc = nullptr;
         bytes += len;
     }
-    /* A RoCE frame the adapter built, its ICRC computed (WireFrame::icrc_sealed). */
-    void join_sealed(const uint8_t* data, uint32_t len)
+    /* A RoCE frame the adapter built, its ICRC pending (WireFrame::pending_icrc). */
+    void join_roce(uint8_t* data, uint32_t len, uint8_t* icrc)
     {
         join(data, len);
-        frames[count - 1].icrc_sealed = true;
+        frames[count - 1].pending_icrc = icrc;
     }
     /* A frame of another burst, as it was parsed there. */
     void push(const WireFrame& f)

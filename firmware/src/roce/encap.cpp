@@ -4,7 +4,6 @@
 #include <cstring>
 
 #include "frame/checksum.h"
-#include "roce/icrc.h"
 #include "roce/transport.h"
 
 namespace cna::fw::roce {
@@ -81,11 +80,6 @@ FrameLayout write_encap(uint8_t* frame, const RocePath& path, uint32_t roce_len)
     if (layout.l3 == L3::ipv4)
         ipv4_insert_checksum(frame, layout);
     return layout;
-}
-
-void finish_frame(uint8_t* frame, const FrameLayout& layout)
-{
-    icrc_insert(frame, layout);
 }
 
 bool is_roce(const uint8_t* frame, const FrameLayout& layout)

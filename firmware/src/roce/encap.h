@@ -19,14 +19,12 @@ uint32_t encap_len(const hsi::rdma::RocePath& path);
 
 /* Writes the headers of a frame carrying roce_len bytes of UDP payload
  * (BTH to ICRC inclusive) and returns its layout; the frame is
- * layout.l3_end bytes long. */
+ * layout.l3_end bytes long. Its ICRC (roce/icrc.h) is written once the
+ * BTH and payload are in place. The UDP checksum stays 0 over IPv6 too:
+ * the ICRC covers the packet end to end, zero-checksum UDP tunnels over
+ * IPv6 are allowed (RFC 6935), and RoCEv2 peers send and accept it so
+ * (Linux's rxe does). */
 FrameLayout write_encap(uint8_t* frame, const hsi::rdma::RocePath& path, uint32_t roce_len);
-
-/* After the payload and BTH are in place: the ICRC. The UDP checksum stays
- * 0 over IPv6 too: the ICRC covers the packet end to end, zero-checksum
- * UDP tunnels over IPv6 are allowed (RFC 6935), and RoCEv2 peers send and
- * accept it so (Linux's rxe does). */
-void finish_frame(uint8_t* frame, const FrameLayout& layout);
 
 /* Whether a parsed frame is RoCEv2: UDP to port 4791 in an unfragmented
  * IP packet, an IPv4 header without options, and room for a BTH and an

@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "frame/frame.h"
+#include "frame/frame_burst.h"
 
 namespace cna::fw::roce {
 
@@ -25,6 +26,13 @@ inline bool icrc_ok(const uint8_t* frame, const FrameLayout& layout)
 inline void icrc_insert(uint8_t* frame, const FrameLayout& layout)
 {
     store_le32(frame + layout.l3_end - 4, icrc(frame, layout));
+}
+/* The ICRC of a frame the RoCE engine left it pending in, written before
+ * the frame is seen anywhere but by a RoCE engine of the adapter. */
+inline void write_pending_icrc(const WireFrame& f)
+{
+    if (f.pending_icrc != nullptr) [[unlikely]]
+        store_le32(f.pending_icrc, icrc(f.data, f.layout));
 }
 
 } // namespace cna::fw::roce

@@ -31,9 +31,8 @@ uint8_t* PacketWriter::begin_packet(const RocePath& path, FrameBurst& out, const
 void PacketWriter::end_packet(FrameBurst& out)
 {
     uint8_t* frame = frame_buffer(out);
-    finish_frame(frame, building_);
     out.next_layout() = building_;
-    out.join_sealed(frame, building_.l3_end);
+    out.join_roce(frame, building_.l3_end, frame + building_.l3_end - ICRC_LEN);
     counter_add(stats_.tx_packets, 1);
     counter_add(stats_.tx_bytes, building_.l3_end);
 }

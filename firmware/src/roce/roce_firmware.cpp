@@ -47,7 +47,7 @@ void RoceFirmware::receive(const WireFrame& frame, uint64_t now_ns)
     const FrameLayout& l = frame.layout;
     counter_add(ctx_.stats.rx_packets, 1);
     counter_add(ctx_.stats.rx_bytes, l.l3_end);
-    if (!frame.icrc_sealed && !icrc_ok(frame.data, l)) {
+    if (frame.pending_icrc == nullptr && !icrc_ok(frame.data, l)) {
         counter_add(ctx_.stats.icrc_errors, 1);
         return;
     }

@@ -9,6 +9,7 @@
 #include "l2/classify.h"
 #include "l2/function_firmware.h"
 #include "roce/encap.h"
+#include "roce/icrc.h"
 #include "roce/roce_firmware.h"
 #include "slowpath/storms.h"
 
@@ -20,6 +21,8 @@ void PortSwitch::receive(const FrameBurst& burst, RxEngine& rx)
         return;
     const bool roce = std::any_of(roce_.begin(), roce_.end(), [](roce::RoceFirmware* r) { return r->active(); });
     if (!roce) {
+        for (uint32_t i = 0; i < burst.count; i++)
+            roce::write_pending_icrc(burst.frames[i]); /* another port's RoCE to this one's L2 */
         rx.receive(functions_.view(), burst);
         return;
     }
@@ -34,6 +37,7 @@ void PortSwitch::receive(const FrameBurst& burst, RxEngine& rx)
             for (roce::RoceFirmware* r : roce_)
                 if (r->active())
                     r->neighbour_frame(f);
+        roce::write_pending_icrc(f);
         l2_.push(f);
     }
     if (l2_.count != 0)

@@ -19,6 +19,7 @@
 
 #include "fake_rdma.h"
 #include "roce/encap.h"
+#include "roce/icrc.h"
 #include "roce/responder.h"
 #include "roce/transport.h"
 
@@ -654,7 +655,7 @@ TEST_F(RoceEngine, RoceFramesFromTheHostHaveTheirIcrcChecked)
     FrameLayout l = roce::write_encap(f.data(), path, roce::BTH_LEN + PAYLOAD + roce::ICRC_LEN);
     roce::write_bth(f.data() + l.l4_off + roce::UDP_HLEN,
                     roce::Bth{.opcode = roce::op::SEND_ONLY, .dest_qp = 0x3ff, .psn = 1}); /* no such QP */
-    roce::finish_frame(f.data(), l);
+    roce::icrc_insert(f.data(), l);
     auto host_sends = [&](const std::vector<uint8_t>& frame) {
         const uint64_t received = roce_stat(*b, RECEIVED);
         a->drv.send(0, frame);
@@ -668,6 +669,30 @@ TEST_F(RoceEngine, RoceFramesFromTheHostHaveTheirIcrcChecked)
     EXPECT_EQ(roce_stat(*b, ICRC_ERRORS), 1u) << "a right ICRC";
     send_and_check(3000, 2);
     EXPECT_EQ(roce_stat(*b, ICRC_ERRORS), 1u);
+}
+
+TEST_F(RoceEngine, ItsFramesReachL2WithTheirIcrcWritten)
+{
+    /* A path to a MAC no RoCE engine of the peer port owns (b's vport
+     * takes unmatched unicast): a's frames go to b's L2 queue, and the
+     * ICRC the sender left pending is there when they arrive, as on every
+     * frame seen outside the adapter's RoCE engines. */
+    ASSERT_EQ(a->rdma.create_qp(QP), FwReturn::ok);
+    FakeRdma::Peer elsewhere = b->peer(QP);
+    std::copy(std::begin(PEER_MAC), std::end(PEER_MAC), elsewhere.mac.begin());
+    ASSERT_NE(elsewhere.mac, b->rdma.mac());
+    ASSERT_EQ(a->rdma.connect(QP, elsewhere, {}), FwReturn::ok);
+    const uint32_t len = 300;
+    a->rdma.post_send(QP, SqWqe{.wr_id = 1, .opcode = uint8_t(SqOpcode::send), .flags = sq_wqe::SIGNALED,
+                                .length = len},
+                      {a->sge(0, len)});
+    auto at_b = b->drv.rx_wait(0, 1);
+    ASSERT_GE(at_b.size(), 1u);
+    std::vector<uint8_t>& f = at_b[0].data;
+    FrameLayout l;
+    ASSERT_TRUE(parse_frame(f.data(), static_cast<uint32_t>(f.size()), l));
+    ASSERT_TRUE(roce::is_roce(f.data(), l));
+    EXPECT_TRUE(roce::icrc_ok(f.data(), l));
 }
 
 } // namespace

@@ -201,7 +201,7 @@ std::vector<uint8_t> build(const RocePath& path, const Bth& bth, uint32_t payloa
     write_bth(f.data() + l.l4_off + UDP_HLEN, bth);
     for (uint32_t i = 0; i < payload; i++)
         f[l.l4_off + UDP_HLEN + BTH_LEN + i] = static_cast<uint8_t>(i);
-    finish_frame(f.data(), l);
+    icrc_insert(f.data(), l);
     return f;
 }
 
