@@ -605,6 +605,20 @@ def run_rdma(args, l2_results):
     return write_64k
 
 
+def alternating(args, options, regex, group, rounds, variants):
+    """{variant: [its figure in each round]}: rdma_perf with `options` run
+    under each of `variants` (rdma_perf's keyword arguments, by variant) in
+    turn, `rounds` times; BenchError if a run gave no result row."""
+    figures = {variant: [] for variant in variants}
+    for _ in range(rounds):
+        for variant, kwargs in variants.items():
+            m = regex.search(rdma_perf(args, options, **kwargs))
+            if not m:
+                raise BenchError("no result row")
+            figures[variant].append(float(m.group(group)))
+    return figures
+
+
 def run_rdma_inline(args, rounds=3):
     """rdma_perf with engine=inline (the application's lcore runs the
     adapter's passes: one core) beside the engine thread (two cores), the
@@ -622,20 +636,15 @@ def run_rdma_inline(args, rounds=3):
             ("write 64 KiB Gbit/s", ["-T", "write", "-s", "65536", "-n", str(rdma_iterations(65536))], RDMA_BW_ROW,
              4, 80.0, True))
     ok = True
+    placements = {"threads": {"engine": ENGINE_THREAD}, "inline": {"engine": "engine=inline"}}
     for label, options, regex, group, mark, floor in rows:
-        figures = {ENGINE_THREAD: [], "engine=inline": []}
         try:
-            for _ in range(rounds):
-                for engine in figures:
-                    m = regex.search(rdma_perf(args, options, engine=engine))
-                    if not m:
-                        raise BenchError("no result row")
-                    figures[engine].append(float(m.group(group)))
+            figures = alternating(args, options, regex, group, rounds, placements)
         except BenchError as e:
             print(f"{label:<24}  failed: {e}")
             ok = False
             continue
-        threads, inline = (statistics.median(f) for f in figures.values())
+        threads, inline = statistics.median(figures["threads"]), statistics.median(figures["inline"])
         met = inline >= mark if floor else inline <= mark
         print(f"{label:<24}{threads:>10.2f}{inline:>10.2f}{('>= ' if floor else '<= ') + f'{mark:g}':>11} "
               f"{'met' if met else 'not met'}")
@@ -659,14 +668,8 @@ def run_verbs_provider(args, rounds=3):
              False))
     ok = True
     for label, options, regex, group, bandwidth in rows:
-        figures = {False: [], True: []}
         try:
-            for _ in range(rounds):
-                for verbs in (False, True):
-                    m = regex.search(rdma_perf(args, options, verbs=verbs))
-                    if not m:
-                        raise BenchError("no result row")
-                    figures[verbs].append(float(m.group(group)))
+            figures = alternating(args, options, regex, group, rounds, {False: {"verbs": False}, True: {"verbs": True}})
         except BenchError as e:
             print(f"{label:<24}  failed: {e}")
             ok = False
