@@ -5,6 +5,7 @@
 
 #include "base/crc32.h"
 #include "base/log.h"
+#include "roce/icrc.h"
 #include "roce/transport.h"
 
 namespace cna::fw {
@@ -351,8 +352,15 @@ bool AdapterImpl::poll_roce(PfFirmware& pf, Dataplane& dp)
     FrameBurst& out = dp.roce_out;
     out.clear();
     const bool work = pf.roce().poll(dp.clock.now(), out);
-    if (out.count != 0)
-        nig_.port(pf.hw().port_id()).transmit(out, dp.rx);
+    if (out.count == 0)
+        return work;
+    Port& port = nig_.port(pf.hw().port_id());
+    /* Frames to a TAP leave the adapter: their ICRCs now. (A TAP is
+     * attached only while no PF of the port is loaded.) */
+    if (port.tap() != nullptr)
+        for (uint32_t i = 0; i < out.count; i++)
+            roce::write_pending_icrc(out.frames[i]);
+    port.transmit(out, dp.rx);
     return work;
 }
 

@@ -3,7 +3,6 @@
 
 #include "frame/frame_burst.h"
 #include "base/bytes.h"
-#include "roce/icrc.h"
 #include "wire/tap.h"
 
 namespace cna::fw {
@@ -42,12 +41,9 @@ void Port::to_wire(const FrameBurst& sent, RxEngine& rx)
     if (mac_loopback.load(std::memory_order_relaxed))
         return deliver(burst, rx);
     if (TapWire* t = tap()) {
-        for (uint32_t i = 0; i < burst.count; i++) {
-            const WireFrame& f = burst.frames[i];
-            roce::write_pending_icrc(f); /* the frame leaves the adapter */
-            if (!t->send(f.data, f.len))
+        for (uint32_t i = 0; i < burst.count; i++)
+            if (!t->send(burst.frames[i].data, burst.frames[i].len))
                 add(tx_drops_, 1);
-        }
         return;
     }
     if (wire_peer_ != nullptr)
