@@ -275,7 +275,7 @@ inline constexpr uint32_t flow_counters(uint32_t pf, uint32_t rule)
 }
 /* Per PF: rdma::RoceStats, the RoCE engine's counters of the port. */
 inline constexpr uint32_t ROCE_STATS_BASE = flow_counters(MAX_PFS - 1, FLOW_RULES_PER_PF - 1) + FLOW_COUNTERS_SIZE;
-inline constexpr uint32_t ROCE_STATS_SIZE = 0x80;
+inline constexpr uint32_t ROCE_STATS_SIZE = 0x100;
 inline constexpr uint32_t roce_stats(uint32_t pf) { return ROCE_STATS_BASE + pf * ROCE_STATS_SIZE; }
 } // namespace iro
 static_assert(iro::EQ_CONS_BASE + MAX_PFS * 8 <= GTT_SIZE, "producers must be GTT-mapped");

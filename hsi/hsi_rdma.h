@@ -376,7 +376,18 @@ enum class QpState : uint8_t { reset = 0, init = 1, rtr = 2, rts = 3, sqd = 4, s
  * completes them once sent, and receives from any peer whose Q_Key
  * matches; no ACKs, no retries, a datagram without a receive posted is
  * dropped. */
-enum class QpType : uint8_t { rc = 0, ud = 1 };
+/* gsi: the port's General Services Interface QP (InfiniBand's QP1), for a
+ * connection manager: a datagram QP that receives what is sent to GSI_QPN
+ * and sends as GSI_QPN, with GSI_QKEY both ways (a modify may not change
+ * it); one per PF. What it receives are MADs, MAD_SIZE bytes of base
+ * version MAD_BASE_VERSION: any other datagram to it is dropped and
+ * counted (RoceStats::mads_dropped). */
+enum class QpType : uint8_t { rc = 0, ud = 1, gsi = 2 };
+inline constexpr bool is_datagram(QpType type) { return type != QpType::rc; }
+inline constexpr uint32_t GSI_QPN = 1;
+inline constexpr uint32_t GSI_QKEY = 0x80010000;
+inline constexpr uint32_t MAD_SIZE = 256;
+inline constexpr uint8_t MAD_BASE_VERSION = 1;
 inline constexpr uint32_t QP_STATES = 7;
 
 /* The transitions a modify may ask for (the InfiniBand QP state machine):
@@ -729,6 +740,8 @@ struct RoceStats {
     uint64_t out_of_sequence;   /* requests with a PSN beyond the expected one */
     uint64_t qkey_violations;   /* UD datagrams dropped: their Q_Key is not the QP's */
     uint64_t ud_dropped;        /* UD datagrams dropped: no receive posted */
+    uint64_t mads_dropped;      /* datagrams to the GSI QP dropped: not a MAD */
+    uint64_t reserved[15];
 };
 static_assert(sizeof(RoceStats) == iro::ROCE_STATS_SIZE);
 static_assert(iro::roce_stats(MAX_PFS - 1) + iro::ROCE_STATS_SIZE <= reg::STORM_MICROCODE - reg::STORM_RAM_BASE);

@@ -68,7 +68,7 @@ RdmaQpTransitionCheck rdma_qp_check_transition(RdmaQpType type, RdmaQpState from
     c.allowed = hsi::rdma::qp_transition_allowed(from, to);
     if (!c.allowed)
         return c;
-    const Rule r = type == RdmaQpType::ud ? ud_rule(from, to) : rc_rule(from, to);
+    const Rule r = hsi::rdma::is_datagram(type) ? ud_rule(from, to) : rc_rule(from, to);
     c.missing = r.required & ~attrs;
     c.unexpected = attrs & ~(r.required | r.optional);
     return c;

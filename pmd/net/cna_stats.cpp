@@ -81,6 +81,7 @@ constexpr RoceXstat ROCE_XSTATS[] = {
     {"roce_out_of_sequence_requests", &RoceStats::out_of_sequence},
     {"roce_qkey_violations", &RoceStats::qkey_violations},
     {"roce_ud_dropped", &RoceStats::ud_dropped},
+    {"roce_mads_dropped", &RoceStats::mads_dropped},
 };
 
 /* Driver counter per Rx queue, after the adapter's. */

@@ -16,8 +16,8 @@
  * device's eventfd (cna_rdma_event_fd), which an application can epoll;
  * cna_rdma_get_cq_event then names the CQ.
  *
- * Not here (yet): UC QPs, multicast, memory windows, RDMA CM and the GSI
- * QP, XRC, ODP.
+ * Not here (yet): UC QPs, multicast, memory windows, RDMA CM (the GSI QP
+ * it needs is), XRC, ODP.
  */
 #ifndef CNA_RDMA_H
 #define CNA_RDMA_H
@@ -79,6 +79,13 @@ CNA_RDMA_API int cna_rdma_destroy_srq(struct ibv_srq *srq);
  * in error and moves to SQE, where its later sends flush and receiving
  * goes on; modify it back to RTS. */
 CNA_RDMA_API struct ibv_qp *cna_rdma_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+/* The port's GSI QP (InfiniBand's QP1), for a connection manager: a UD QP
+ * (attr->qp_type IBV_QPT_UD) that receives the datagrams sent to QPN 1 and
+ * sends as QPN 1 (its qp_num), with the GSI Q_Key 0x80010000 whatever the
+ * WR or a modify says. It receives MADs: the adapter drops any other
+ * datagram to it (cna_rdma_port_counters.mads_dropped). One per port:
+ * EBUSY while the port has one. */
+CNA_RDMA_API struct ibv_qp *cna_rdma_create_gsi_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
 CNA_RDMA_API int cna_rdma_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
 CNA_RDMA_API int cna_rdma_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask, struct ibv_qp_init_attr *init);
 CNA_RDMA_API int cna_rdma_destroy_qp(struct ibv_qp *qp);
@@ -136,6 +143,7 @@ struct cna_rdma_port_counters {
     uint64_t out_of_sequence;     /* requests with a PSN beyond the expected one */
     uint64_t qkey_violations;     /* datagrams dropped: a Q_Key not their QP's */
     uint64_t ud_dropped;          /* datagrams dropped: no receive posted */
+    uint64_t mads_dropped;        /* datagrams to the GSI QP dropped: not a MAD */
 };
 CNA_RDMA_API int cna_rdma_query_port_counters(struct cna_rdma_dev *dev, struct cna_rdma_port_counters *counters);
 

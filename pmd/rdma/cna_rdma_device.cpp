@@ -437,6 +437,7 @@ int cna_rdma_query_port_counters(cna_rdma_dev* handle, cna_rdma_port_counters* c
         .out_of_sequence = s.out_of_sequence,
         .qkey_violations = s.qkey_violations,
         .ud_dropped = s.ud_dropped,
+        .mads_dropped = s.mads_dropped,
     };
     return 0;
 }

@@ -238,17 +238,13 @@ int cna_rdma_destroy_srq(ibv_srq* ibv)
 
 /* ---- QPs -------------------------------------------------------------------------- */
 
-ibv_qp* cna_rdma_create_qp(ibv_pd* ibv_pd, ibv_qp_init_attr* attr)
+namespace {
+
+ibv_qp* create_qp(ibv_pd* ibv_pd, ibv_qp_init_attr* attr, bool gsi)
 {
     auto* pd = reinterpret_cast<Pd*>(ibv_pd);
     Device* dev = pd->dev;
     ibv_qp_cap& cap = attr->cap;
-    if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD) {
-        /* A type the device does not have, as verbs say it. */
-        RDMA_LOG(ERR, dev, "create_qp: RC and UD QPs only, not type %d", static_cast<int>(attr->qp_type));
-        errno = EOPNOTSUPP;
-        return nullptr;
-    }
     const char* why = attr->send_cq == nullptr || attr->recv_cq == nullptr ? "send_cq and recv_cq are needed"
                       : cap.max_send_wr == 0 || cap.max_send_wr > hsi::rdma::MAX_WQES ? "max_send_wr out of range"
                       : !attr->srq && (cap.max_recv_wr == 0 || cap.max_recv_wr > hsi::rdma::MAX_WQES)
@@ -269,6 +265,7 @@ ibv_qp* cna_rdma_create_qp(ibv_pd* ibv_pd, ibv_qp_init_attr* attr)
     qp->recv_cq = reinterpret_cast<Cq*>(attr->recv_cq);
     qp->srq = reinterpret_cast<Srq*>(attr->srq);
     qp->ud = attr->qp_type == IBV_QPT_UD;
+    qp->gsi = gsi;
     qp->sq_sig_all = attr->sq_sig_all != 0;
     qp->max_send_sge = std::max(cap.max_send_sge, 1u);
     qp->max_recv_sge = std::max(cap.max_recv_sge, 1u);
@@ -288,7 +285,7 @@ ibv_qp* cna_rdma_create_qp(ibv_pd* ibv_pd, ibv_qp_init_attr* attr)
     qp->rq_mask = rq_size == 0 ? 0 : rq_size - 1;
 
     ecore::RdmaCreateQpParams p;
-    p.type = qp->ud ? ecore::RdmaQpType::ud : ecore::RdmaQpType::rc;
+    p.type = gsi ? ecore::RdmaQpType::gsi : qp->ud ? ecore::RdmaQpType::ud : ecore::RdmaQpType::rc;
     p.pd = pd->id;
     p.dpi = dev->user.dpi;
     p.sq_cq = qp->send_cq->id;
@@ -318,7 +315,7 @@ ibv_qp* cna_rdma_create_qp(ibv_pd* ibv_pd, ibv_qp_init_attr* attr)
     qp->ibv.recv_cq = attr->recv_cq;
     qp->ibv.srq = attr->srq;
     qp->ibv.handle = qp->id;
-    qp->ibv.qp_num = qpn;
+    qp->ibv.qp_num = gsi ? hsi::rdma::GSI_QPN : qpn;
     qp->ibv.state = IBV_QPS_RESET;
     qp->ibv.qp_type = attr->qp_type;
     cap.max_send_wr = sq_size;
@@ -336,6 +333,31 @@ ibv_qp* cna_rdma_create_qp(ibv_pd* ibv_pd, ibv_qp_init_attr* attr)
     }
     dev->objects++;
     return &qp.release()->ibv;
+}
+
+} // namespace
+
+ibv_qp* cna_rdma_create_qp(ibv_pd* ibv_pd, ibv_qp_init_attr* attr)
+{
+    if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD) {
+        /* A type the device does not have, as verbs say it. */
+        RDMA_LOG(ERR, reinterpret_cast<Pd*>(ibv_pd)->dev, "create_qp: RC and UD QPs only, not type %d",
+                 static_cast<int>(attr->qp_type));
+        errno = EOPNOTSUPP;
+        return nullptr;
+    }
+    return create_qp(ibv_pd, attr, false);
+}
+
+ibv_qp* cna_rdma_create_gsi_qp(ibv_pd* ibv_pd, ibv_qp_init_attr* attr)
+{
+    if (attr->qp_type != IBV_QPT_UD) {
+        RDMA_LOG(ERR, reinterpret_cast<Pd*>(ibv_pd)->dev, "create_gsi_qp: the GSI QP is a UD QP, not type %d",
+                 static_cast<int>(attr->qp_type));
+        errno = EINVAL;
+        return nullptr;
+    }
+    return create_qp(ibv_pd, attr, true);
 }
 
 int cna_rdma_modify_qp(ibv_qp* ibv, ibv_qp_attr* attr, int attr_mask)

@@ -17,7 +17,7 @@
 #include <memory>
 #include <vector>
 
-#include "fake_rdma.h"
+#include "rdma_side.h"
 #include "fuzz_input.h"
 #include "roce/encap.h"
 #include "roce/icrc.h"
@@ -37,14 +37,6 @@ constexpr uint32_t UD_QKEY = 0x11111111;
 constexpr std::size_t BUF = 256 * 1024;
 
 using Input = FuzzInput;
-
-struct Side {
-    Side(Adapter& adapter, uint32_t pf) : drv(adapter, pf), rdma(drv) {}
-    FakeDriver drv;
-    FakeRdma rdma;
-    HostMem buf;
-    uint32_t key = 0;
-};
 
 struct Rig {
     std::unique_ptr<Adapter> adapter;
@@ -134,15 +126,12 @@ void datagram(Input& in)
     const uint8_t pick = in.take<uint8_t>();
     to.dest_qpn = pick & 1 ? qpn_of(UD_QP) : in.take<uint32_t>();
     to.qkey = pick & 2 ? UD_QKEY : pick & 4 ? QKEY_USE_QPS : in.take<uint32_t>();
-    const auto a_mac = rig->a->rdma.mac(), b_mac = rig->b->rdma.mac();
-    std::memcpy(to.path.src_mac, a_mac.data(), 6);
-    std::memcpy(to.path.dst_mac, b_mac.data(), 6);
-    to.path.vlan_tci = pick & 8 ? in.take<uint16_t>() : NO_VLAN;
-    to.path.ip_version = pick & 16 ? in.take<uint8_t>() : IP_VERSION_4;
+    to.path = rig->a->path_to(*rig->b);
+    if (pick & 8)
+        to.path.vlan_tci = in.take<uint16_t>();
+    if (pick & 16)
+        to.path.ip_version = in.take<uint8_t>();
     to.path.flow_label = in.take<uint32_t>() & 0x1fffff;
-    to.path.hop_limit = 64;
-    store_be32(to.path.src_ip + 12, rig->a->rdma.ipv4());
-    store_be32(to.path.dst_ip + 12, rig->b->rdma.ipv4());
     const uint32_t off = in.take<uint32_t>() % BUF;
     Sge sge{FakeRdma::va_of(rig->a->buf, off), w.length, in.take<uint8_t>() & 1 ? rig->a->key : in.take<uint32_t>()};
     rig->a->rdma.post_datagram(UD_QP, w, to, {sge});

@@ -40,7 +40,7 @@ struct CounterScale {
 bool counter_invariant()
 {
     unsigned eax, ebx, ecx, edx;
-    if (__get_cpuid_max(0x80000000u, nullptr) < 0x80000007u)
+    if (static_cast<unsigned>(__get_cpuid_max(0x80000000u, nullptr)) < 0x80000007u)
         return false;
     __cpuid(0x80000007u, eax, ebx, ecx, edx);
     return (edx & (1u << 8)) != 0;

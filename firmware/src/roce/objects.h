@@ -242,7 +242,7 @@ struct Qp {
     bool sqd_notify = false;
     uint16_t path_mtu = 0;
     uint32_t dest_qpn = 0;
-    uint32_t qkey = 0;         /* UD */
+    uint32_t qkey = 0;         /* UD; GSI_QKEY for the GSI QP */
     hsi::rdma::RocePath path{};
 
     RequesterState req{};

@@ -32,12 +32,12 @@ bool create_qp_params_ok(const CreateQpRamrodData& d)
 {
     const bool with_srq = d.srq_id != NO_SRQ;
     const auto type = static_cast<QpType>(d.qp_type);
-    const uint32_t sq_header = sizeof(SqWqe) + (type == QpType::ud ? sizeof(UdAddress) : 0);
+    const uint32_t sq_header = sizeof(SqWqe) + (is_datagram(type) ? sizeof(UdAddress) : 0);
     return d.qp_id < MAX_QPS && d.dpi < hsi::MAX_DPIS && d.sq_cq_id < MAX_CQS && d.rq_cq_id < MAX_CQS &&
            (!with_srq || d.srq_id < MAX_SRQS) && ring_size_ok(d.sq_size, MAX_WQES) &&
            (with_srq ? d.rq_size == 0 : ring_size_ok(d.rq_size, MAX_WQES)) && d.max_send_sge <= MAX_SGE &&
            d.max_recv_sge <= MAX_SGE && d.max_inline <= MAX_INLINE && d.sq_wqe_shift <= 3 && d.rq_wqe_shift <= 5 &&
-           (type == QpType::rc || type == QpType::ud) &&
+           (type == QpType::rc || type == QpType::ud || type == QpType::gsi) &&
            (SQ_WQE_UNIT << d.sq_wqe_shift) >=
                sq_header + std::max<uint32_t>(d.max_send_sge * sizeof(Sge), d.max_inline) &&
            (RQ_WQE_UNIT << d.rq_wqe_shift) >= sizeof(RqWqe) + d.max_recv_sge * sizeof(Sge);
@@ -63,7 +63,8 @@ Qp new_qp(const CreateQpRamrodData& d)
           .sq = DmaRing(from_regpair(d.sq_base), sq_bytes(d)),
           .rq = DmaRing(from_regpair(d.rq_base), rq_bytes(d)),
           .sq_mask = d.sq_size - 1u,
-          .rq_mask = d.srq_id != NO_SRQ ? 0 : d.rq_size - 1u};
+          .rq_mask = d.srq_id != NO_SRQ ? 0 : d.rq_size - 1u,
+          .qkey = static_cast<QpType>(d.qp_type) == QpType::gsi ? GSI_QKEY : 0};
     qp.req.sent.assign(d.sq_size, SentWqe{});
     return qp;
 }
@@ -255,7 +256,7 @@ FwReturn RoceFirmware::check_create_qp(const CreateQpRamrodData& d)
         return FwReturn::invalid_param;
     if (d.qp_id >= num_qps_)
         return FwReturn::no_resource;
-    if (ctx_.qps[d.qp_id].exists)
+    if (ctx_.qps[d.qp_id].exists || (static_cast<QpType>(d.qp_type) == QpType::gsi && gsi_qp_ != NO_GSI_QP))
         return FwReturn::bad_state;
     if (!ctx_.cqs[d.sq_cq_id].exists || !ctx_.cqs[d.rq_cq_id].exists || (with_srq && !ctx_.srqs[d.srq_id].exists))
         return FwReturn::not_found;
@@ -270,6 +271,8 @@ FwReturn RoceFirmware::create_qp(const CreateQpRamrodData& d)
     if (FwReturn rc = check_create_qp(d); rc != FwReturn::ok)
         return rc;
     ctx_.qps[d.qp_id] = new_qp(d);
+    if (ctx_.qps[d.qp_id].type == QpType::gsi)
+        gsi_qp_ = d.qp_id;
     ctx_.cqs[d.sq_cq_id].users++;
     ctx_.cqs[d.rq_cq_id].users++;
     if (d.srq_id != NO_SRQ)
@@ -300,10 +303,14 @@ FwReturn RoceFirmware::check_modify(const Qp& qp, const ModifyQpRamrodData& d) c
         if (!path_well_formed(d.path) || (d.path.dst_mac[0] & 1) != 0)
             return FwReturn::invalid_param;
     }
-    if (qp.type == QpType::ud)
-        return (m & ~(qp_modify::QKEY | qp_modify::SQ_PSN | qp_modify::SQD_ASYNC_NOTIFY)) == 0
+    if (is_datagram(qp.type)) {
+        /* A datagram's path and MTU come with each WQE; the GSI QP's Q_Key
+         * is InfiniBand's, which a modify may repeat but not change. */
+        const bool qkey_ok = !(m & qp_modify::QKEY) || qp.type == QpType::ud || d.qkey == GSI_QKEY;
+        return (m & ~(qp_modify::QKEY | qp_modify::SQ_PSN | qp_modify::SQD_ASYNC_NOTIFY)) == 0 && qkey_ok
                    ? FwReturn::ok
-                   : FwReturn::invalid_param; /* a datagram's path and MTU come with each WQE */
+                   : FwReturn::invalid_param;
+    }
     /* What a QP needs to receive, and to send, before it may. */
     const bool has_path = (m & qp_modify::PATH) || qp.path.ip_version != 0;
     const bool has_mtu = (m & qp_modify::PATH_MTU) || qp.path_mtu != 0;
@@ -451,6 +458,8 @@ FwReturn RoceFirmware::destroy_qp(const DestroyQpRamrodData& d)
         ctx_.srqs[qp.srq].users--;
     ctx_.hw.clear_doorbell_slot(qp_db_offset(qp.dpi, qp.id));
     std::erase(live_qps_, qp.id);
+    if (qp.type == QpType::gsi)
+        gsi_qp_ = NO_GSI_QP;
     qp = Qp{};
     return FwReturn::ok;
 }

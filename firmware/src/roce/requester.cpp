@@ -567,7 +567,8 @@ void Requester::send_datagram(Qp& qp, FrameBurst& out)
                   .dest_qp = to.dest_qpn & 0xffffff,
                   .psn = r.next_psn};
     uint8_t* p = packets_.begin_packet(to.path, out, bth, DETH_LEN + (imm ? IMMDT_LEN : 0), wqe.length);
-    write_deth(p + BTH_LEN, Deth{to.qkey & QKEY_USE_QPS ? qp.qkey : to.qkey, qpn_of(qp.id)});
+    const bool gsi = qp.type == QpType::gsi;
+    write_deth(p + BTH_LEN, Deth{gsi || (to.qkey & QKEY_USE_QPS) ? qp.qkey : to.qkey, gsi ? GSI_QPN : qpn_of(qp.id)});
     uint8_t* payload = p + BTH_LEN + DETH_LEN;
     if (imm) {
         std::memcpy(payload, &wqe.imm_data, IMMDT_LEN); /* already in network order */

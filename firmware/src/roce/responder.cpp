@@ -450,7 +450,7 @@ void Responder::complete_receive(Qp& qp, CqeOpcode opcode, uint32_t byte_len, co
     cqe.vendor_error = static_cast<uint8_t>(why);
     cqe.opcode = static_cast<uint8_t>(opcode);
     cqe.flags = static_cast<uint8_t>((recv.from_srq ? cqe::FROM_SRQ : 0) | (bth.solicited ? cqe::SOLICITED : 0) |
-                                     (qp.type == QpType::ud ? cqe::GRH : 0));
+                                     (is_datagram(qp.type) ? cqe::GRH : 0));
     cqe.src_qp = from.src_qp;
     cqe.sl = from.sl;
     if (imm != nullptr) {
@@ -553,6 +553,10 @@ void Responder::on_datagram(Qp& qp, const WireFrame& frame, const Bth& bth, cons
     const Deth deth = read_deth(hdrs);
     if (deth.qkey != qp.qkey) {
         counter_add(ctx_.stats.qkey_violations, 1);
+        return;
+    }
+    if (qp.type == QpType::gsi && (len != MAD_SIZE || payload[0] != MAD_BASE_VERSION)) {
+        counter_add(ctx_.stats.mads_dropped, 1);
         return;
     }
     if (!take_receive(qp)) {

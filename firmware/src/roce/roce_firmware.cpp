@@ -25,7 +25,7 @@ bool RoceFirmware::poll(uint64_t now_ns, FrameBurst& out)
 
 bool RoceFirmware::poll_qp(Qp& qp, uint64_t now_ns, FrameBurst& out)
 {
-    if (qp.type == QpType::ud)
+    if (is_datagram(qp.type))
         return requester_.poll_datagrams(qp, out);
     switch (qp.state) {
     case QpState::rtr: return responder_.poll(qp, out);
@@ -56,7 +56,7 @@ void RoceFirmware::receive(const WireFrame& frame, uint64_t now_ns)
     const uint16_t f = opcode_flags(bth.opcode);
     const uint32_t roce_end = l.l3_end - ICRC_LEN;
     const uint32_t hdr_end = l.l4_off + UDP_HLEN + BTH_LEN + ext_headers_len(f);
-    const uint32_t qp_id = bth.dest_qp - QPN_BASE;
+    const uint32_t qp_id = bth.dest_qp == GSI_QPN ? gsi_qp_ : bth.dest_qp - QPN_BASE;
     if (!(f & opf::VALID) || bth_tver(bth_at) != 0 || hdr_end + bth.pad > roce_end || qp_id >= ctx_.qps.size() ||
         !ctx_.qps[qp_id].exists) {
         counter_add(ctx_.stats.bad_packets, 1);
@@ -69,7 +69,7 @@ void RoceFirmware::receive(const WireFrame& frame, uint64_t now_ns)
     /* A datagram to a connection, or a connection's packet to a UD QP, is
      * no packet of that QP's transport; only the peer a connection is
      * connected to speaks to it. */
-    const bool ud = qp.type == QpType::ud;
+    const bool ud = is_datagram(qp.type);
     if (((f & opf::DETH) != 0) != ud || (!ud && !from_peer(qp, frame))) {
         counter_add(ctx_.stats.bad_packets, 1);
         return;

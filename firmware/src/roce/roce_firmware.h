@@ -120,6 +120,8 @@ private:
     uint32_t num_qps_ = 0;
     uint64_t tid_context_base_ = 0;
     std::vector<uint16_t> live_qps_;  /* ids of the QPs that exist, for the engine's pass */
+    static constexpr uint32_t NO_GSI_QP = UINT32_MAX;
+    uint32_t gsi_qp_ = NO_GSI_QP;      /* the id of the QP GSI_QPN names */
     uint32_t poll_start_ = 0;          /* where the next pass starts in live_qps_: fairness */
     Neighbours neighbours_;
 

@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "fake_rdma.h"
+#include "roce_fixture.h"
 #include "roce/encap.h"
 #include "roce/icrc.h"
 #include "roce/responder.h"
@@ -33,108 +33,6 @@ namespace {
 using namespace hsi;
 using namespace hsi::rdma;
 using roce::Responder;
-
-constexpr uint16_t QP = 3;
-constexpr uint16_t CQ = 0;
-constexpr std::size_t BUF = 256 * 1024;
-
-std::vector<uint8_t> pattern(std::size_t len, uint8_t seed)
-{
-    std::vector<uint8_t> v(len);
-    for (std::size_t i = 0; i < len; i++)
-        v[i] = static_cast<uint8_t>(seed + i * 7 + (i >> 8));
-    return v;
-}
-
-/* One side: its PF's driver, RDMA, a CQ, a QP and a registered buffer. */
-struct Side {
-    Side(Adapter& adapter, uint32_t pf) : drv(adapter, pf), rdma(drv) {}
-    FakeDriver drv;
-    FakeRdma rdma;
-    HostMem buf;
-    uint32_t key = 0;
-    uint64_t va(std::size_t off = 0) const { return FakeRdma::va_of(buf, off); }
-    Sge sge(std::size_t off, uint32_t len) const { return Sge{va(off), len, key}; }
-    FakeRdma::Peer peer(uint16_t qp) { return {rdma.mac(), rdma.ipv4(), qpn_of(qp)}; }
-};
-
-class RoceEngine : public ::testing::Test {
-protected:
-    void SetUp() override { set_up(EnginePlacement::threads); }
-
-    void set_up(EnginePlacement placement)
-    {
-        AdapterConfig config;
-        config.name = "roce";
-        config.ports = 2;
-        config.wire = Wire::cable;
-        config.link_up_delay_ms = 0;
-        config.engine_placement = placement;
-        adapter = Adapter::create(config, nullptr);
-        ASSERT_NE(adapter, nullptr);
-        a = std::make_unique<Side>(*adapter, 0);
-        b = std::make_unique<Side>(*adapter, 1);
-        /* A cable's link comes up once both ends are up. */
-        ASSERT_EQ(bring_up_l2(a->drv, L2Setup{}), "");
-        ASSERT_EQ(bring_up_l2(b->drv, L2Setup{}), "");
-        for (Side* s : {a.get(), b.get()}) {
-            ASSERT_TRUE(wait_link(s->drv));
-            ASSERT_EQ(s->rdma.init(), FwReturn::ok);
-            ASSERT_EQ(s->rdma.create_cq(CQ), FwReturn::ok);
-            s->buf = s->drv.alloc(BUF);
-            FwReturn rc;
-            s->key = s->rdma.reg_mr(1, s->buf, 0, BUF, access::ALL, 1, &rc);
-            ASSERT_EQ(rc, FwReturn::ok);
-        }
-    }
-
-    void connect(FakeRdma::ConnectOptions oa = {}, FakeRdma::ConnectOptions ob = {})
-    {
-        ASSERT_EQ(a->rdma.create_qp(QP), FwReturn::ok);
-        ASSERT_EQ(b->rdma.create_qp(QP), FwReturn::ok);
-        /* Each side's receive PSN is the other's send PSN. */
-        ob.rq_psn = oa.sq_psn;
-        oa.rq_psn = ob.sq_psn;
-        ASSERT_EQ(a->rdma.connect(QP, b->peer(QP), oa), FwReturn::ok);
-        ASSERT_EQ(b->rdma.connect(QP, a->peer(QP), ob), FwReturn::ok);
-    }
-
-    /* One SEND of `len` bytes from a to b: the receive and the send
-     * complete, the bytes arrive. */
-    void send_and_check(uint32_t len, uint64_t id)
-    {
-        auto data = pattern(len, static_cast<uint8_t>(id));
-        std::copy(data.begin(), data.end(), a->buf.va);
-        std::memset(b->buf.va, 0, len + 64);
-        b->rdma.post_recv(QP, 1000 + id, {b->sge(0, BUF / 2)});
-        a->rdma.post_send(QP, SqWqe{.wr_id = id, .opcode = uint8_t(SqOpcode::send), .flags = sq_wqe::SIGNALED,
-                                    .length = len},
-                          {a->sge(0, len)});
-        auto rx = b->rdma.wait_cq(CQ, 1);
-        auto tx = a->rdma.wait_cq(CQ, 1);
-        ASSERT_EQ(rx.size(), 1u) << len;
-        ASSERT_EQ(tx.size(), 1u) << len;
-        EXPECT_EQ(rx[0].status, uint8_t(CqeStatus::success));
-        EXPECT_EQ(rx[0].opcode, uint8_t(CqeOpcode::recv));
-        EXPECT_EQ(rx[0].byte_len, len);
-        EXPECT_EQ(rx[0].wr_id, 1000 + id);
-        EXPECT_EQ(rx[0].flags & cqe::REQUESTER, 0);
-        EXPECT_EQ(tx[0].status, uint8_t(CqeStatus::success));
-        EXPECT_EQ(tx[0].opcode, uint8_t(CqeOpcode::send));
-        EXPECT_EQ(tx[0].wr_id, id);
-        EXPECT_TRUE(std::equal(data.begin(), data.end(), b->buf.va)) << len;
-        EXPECT_EQ(b->buf.va[len], 0) << "nothing past the message";
-    }
-
-    /* A RoceStats counter of the side's port, as the storms keep it. */
-    static uint64_t roce_stat(Side& s, std::size_t field)
-    {
-        return s.drv.rd(reg::STORM_RAM_BASE + iro::roce_stats(s.drv.pf()) + field);
-    }
-
-    std::unique_ptr<Adapter> adapter;
-    std::unique_ptr<Side> a, b;
-};
 
 TEST_F(RoceEngine, SendsAcrossTheMtuBoundaries)
 {
@@ -641,15 +539,7 @@ TEST_F(RoceEngine, RoceFramesFromTheHostHaveTheirIcrcChecked)
     send_and_check(3000, 1);
     const std::size_t ICRC_ERRORS = offsetof(RoceStats, icrc_errors), RECEIVED = offsetof(RoceStats, rx_packets);
     EXPECT_EQ(roce_stat(*b, ICRC_ERRORS), 0u);
-    RocePath path{};
-    const auto to = b->rdma.mac(), from = a->rdma.mac();
-    std::memcpy(path.dst_mac, to.data(), 6);
-    std::memcpy(path.src_mac, from.data(), 6);
-    path.vlan_tci = NO_VLAN;
-    path.ip_version = IP_VERSION_4;
-    path.hop_limit = 64;
-    store_be32(path.src_ip + 12, a->rdma.ipv4());
-    store_be32(path.dst_ip + 12, b->rdma.ipv4());
+    const RocePath path = a->path_to(*b);
     constexpr uint32_t PAYLOAD = 16;
     std::vector<uint8_t> f(roce::encap_len(path) + roce::BTH_LEN + PAYLOAD + roce::ICRC_LEN);
     FrameLayout l = roce::write_encap(f.data(), path, roce::BTH_LEN + PAYLOAD + roce::ICRC_LEN);

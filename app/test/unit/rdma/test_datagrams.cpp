@@ -3,11 +3,13 @@
  * ud_verbs use them: UD QPs on two cabled ports, address handles to each
  * other's GID, datagrams with their GRH and source QP, Q_Keys (the QP's
  * own with the top bit), drops the transport allows and counts, a SEND
- * beyond the MTU stopping only the send queue (SQE) until RTS again.
+ * beyond the MTU stopping only the send queue (SQE) until RTS again; and
+ * each port's GSI QP, a connection manager's QP1.
  */
 #include <arpa/inet.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "verbs_fixture.h"
 
@@ -43,12 +45,12 @@ protected:
         Verbs::TearDown();
     }
 
-    void to_rts(Side& s)
+    void to_rts(Side& s, uint32_t qkey = QKEY)
     {
         ibv_qp_attr attr{};
         attr.qp_state = IBV_QPS_INIT;
         attr.port_num = 1;
-        attr.qkey = QKEY;
+        attr.qkey = qkey;
         ASSERT_EQ(cna_rdma_modify_qp(s.qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY), 0);
         attr = {};
         attr.qp_state = IBV_QPS_RTR;
@@ -288,6 +290,89 @@ TEST_F(Datagrams, WhatADatagramQpRefusesIsVerbs)
     EXPECT_EQ(cna_rdma_create_ah(a.pd, &ah), nullptr);
     EXPECT_EQ(errno, EINVAL);
     EXPECT_EQ(cna_rdma_dealloc_pd(a.pd), EBUSY) << "the PD's address handle";
+}
+
+/* Each side's GSI QP in the place of its UD QP, which stays beside it. */
+class Gsi : public Datagrams {
+protected:
+    static constexpr uint32_t GSI_QKEY = 0x80010000;
+    static constexpr uint32_t MAD = 256;
+
+    void SetUp() override
+    {
+        Datagrams::SetUp();
+        if (HasFatalFailure())
+            return;
+        for (Side* s : {&a, &b}) {
+            ibv_qp* gsi = cna_rdma_create_gsi_qp(s->pd, &init(*s));
+            ASSERT_NE(gsi, nullptr) << strerror(errno);
+            ud[s == &b] = std::exchange(s->qp, gsi);
+            ASSERT_NO_FATAL_FAILURE(to_rts(*s, GSI_QKEY));
+        }
+    }
+
+    void TearDown() override
+    {
+        for (Side* s : {&a, &b}) {
+            if (ibv_qp* own = ud[s == &b]; own != nullptr) {
+                EXPECT_EQ(cna_rdma_destroy_qp(s->qp), 0);
+                s->qp = own;
+            }
+        }
+        Datagrams::TearDown();
+    }
+
+    ibv_qp_init_attr& init(Side& s)
+    {
+        attr = {};
+        attr.send_cq = attr.recv_cq = s.cq;
+        attr.qp_type = IBV_QPT_UD;
+        attr.cap.max_send_wr = attr.cap.max_recv_wr = 16;
+        attr.cap.max_send_sge = attr.cap.max_recv_sge = 1;
+        return attr;
+    }
+
+    ibv_qp* ud[2] = {};
+    ibv_qp_init_attr attr{};
+};
+
+TEST_F(Gsi, OnePerPortAtQpn1)
+{
+    EXPECT_EQ(a.qp->qp_num, 1u);
+    EXPECT_EQ(b.qp->qp_num, 1u);
+    errno = 0;
+    EXPECT_EQ(cna_rdma_create_gsi_qp(a.pd, &init(a)), nullptr);
+    EXPECT_EQ(errno, EBUSY);
+    ibv_qp_init_attr rc = init(a);
+    rc.qp_type = IBV_QPT_RC;
+    EXPECT_EQ(cna_rdma_create_gsi_qp(a.pd, &rc), nullptr);
+    EXPECT_EQ(errno, EINVAL);
+}
+
+TEST_F(Gsi, AMadArrivesFromQpn1AndWhatIsNotAMadIsCounted)
+{
+    auto mad = pattern(MAD, 9);
+    mad[0] = 1; /* base version */
+    std::copy(mad.begin(), mad.end(), a.buf);
+    const uint64_t dropped = counter(b, &cna_rdma_port_counters::mads_dropped);
+    ASSERT_EQ(recv(b, 50, b.buf, GRH + 1024), 0);
+    /* The WR's Q_Key is not the GSI's: the adapter sends the GSI's. */
+    ASSERT_EQ(send(a, ah_to_b, b, 1, a.buf, MAD), 0);
+    auto rx = wait_wc(b, 1);
+    ASSERT_EQ(rx.size(), 1u);
+    EXPECT_EQ(rx[0].status, IBV_WC_SUCCESS);
+    EXPECT_EQ(rx[0].src_qp, 1u);
+    EXPECT_EQ(rx[0].byte_len, GRH + MAD);
+    EXPECT_TRUE(std::equal(mad.begin(), mad.end(), b.buf + GRH));
+    ASSERT_EQ(wait_wc(a, 1).size(), 1u);
+
+    ASSERT_EQ(recv(b, 51, b.buf, GRH + 1024), 0);
+    ASSERT_EQ(send(a, ah_to_b, b, 2, a.buf, MAD / 2), 0);
+    ASSERT_EQ(wait_wc(a, 1).size(), 1u);
+    for (int i = 0; i < 200 && counter(b, &cna_rdma_port_counters::mads_dropped) == dropped; i++)
+        rte_delay_us_sleep(1000);
+    EXPECT_EQ(counter(b, &cna_rdma_port_counters::mads_dropped), dropped + 1);
+    EXPECT_TRUE(wait_wc(b, 1).empty()) << "the receive stays posted";
 }
 
 } // namespace
