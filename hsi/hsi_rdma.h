@@ -375,8 +375,8 @@ enum class QpState : uint8_t { reset = 0, init = 1, rtr = 2, rts = 3, sqd = 4, s
  * SENDs (payload up to the port's IB MTU) to the address each WQE names,
  * completes them once sent, and receives from any peer whose Q_Key
  * matches; no ACKs, no retries, a datagram without a receive posted is
- * dropped. */
-/* gsi: the port's General Services Interface QP (InfiniBand's QP1), for a
+ * dropped.
+ * gsi: the port's General Services Interface QP (InfiniBand's QP1), for a
  * connection manager: a datagram QP that receives what is sent to GSI_QPN
  * and sends as GSI_QPN, with GSI_QKEY both ways (a modify may not change
  * it); one per PF. What it receives are MADs, MAD_SIZE bytes of base

@@ -358,8 +358,7 @@ bool AdapterImpl::poll_roce(PfFirmware& pf, Dataplane& dp)
     /* Frames to a TAP leave the adapter: their ICRCs now. (A TAP is
      * attached only while no PF of the port is loaded.) */
     if (port.tap() != nullptr)
-        for (uint32_t i = 0; i < out.count; i++)
-            roce::write_pending_icrc(out.frames[i]);
+        roce::write_pending_icrcs(out);
     port.transmit(out, dp.rx);
     return work;
 }

@@ -58,12 +58,14 @@ struct FrameBurst {
     {
         join(data, len);
         frames[count - 1].pending_icrc = icrc;
+        icrcs_pending = true;
     }
     /* A frame of another burst, as it was parsed there. */
     void push(const WireFrame& f)
     {
         frames[count++] = f;
         bytes += f.len;
+        icrcs_pending |= f.pending_icrc != nullptr;
     }
     /* A frame nobody has parsed yet (from a TAP, or an LSO segment). */
     void add(const uint8_t* data, uint32_t len) { join(data, len, parse_frame(data, len, next_layout())); }
@@ -71,10 +73,14 @@ struct FrameBurst {
     {
         count = 0;
         bytes = 0;
+        icrcs_pending = false;
     }
 
     uint32_t count = 0;
     uint64_t bytes = 0;
+    /* Whether a frame of the burst may have its ICRC pending: an L2 burst
+     * never has, and is not walked for one. */
+    bool icrcs_pending = false;
     std::array<WireFrame, MAX> frames;
 };
 

@@ -34,5 +34,12 @@ inline void write_pending_icrc(const WireFrame& f)
     if (f.pending_icrc != nullptr) [[unlikely]]
         store_le32(f.pending_icrc, icrc(f.data, f.layout));
 }
+/* Those of every frame of a burst (FrameBurst::icrcs_pending). */
+inline void write_pending_icrcs(const FrameBurst& burst)
+{
+    if (burst.icrcs_pending)
+        for (uint32_t i = 0; i < burst.count; i++)
+            write_pending_icrc(burst.frames[i]);
+}
 
 } // namespace cna::fw::roce

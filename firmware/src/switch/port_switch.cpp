@@ -21,8 +21,7 @@ void PortSwitch::receive(const FrameBurst& burst, RxEngine& rx)
         return;
     const bool roce = std::any_of(roce_.begin(), roce_.end(), [](roce::RoceFirmware* r) { return r->active(); });
     if (!roce) {
-        for (uint32_t i = 0; i < burst.count; i++)
-            roce::write_pending_icrc(burst.frames[i]); /* another port's RoCE to this one's L2 */
+        roce::write_pending_icrcs(burst); /* another port's RoCE to this one's L2 */
         rx.receive(functions_.view(), burst);
         return;
     }

@@ -561,28 +561,45 @@ TEST_F(RoceEngine, RoceFramesFromTheHostHaveTheirIcrcChecked)
     EXPECT_EQ(roce_stat(*b, ICRC_ERRORS), 1u);
 }
 
-TEST_F(RoceEngine, ItsFramesReachL2WithTheirIcrcWritten)
+/* a's RC QP connected to `to`, one SEND: its frame reaches b's L2 queue
+ * (b's vport takes unmatched unicast) with the ICRC the sender left
+ * pending written, as on every frame seen outside the adapter's RoCE
+ * engines. */
+void expect_l2_gets_a_right_icrc(Side& a, Side& b, const FakeRdma::Peer& to)
 {
-    /* A path to a MAC no RoCE engine of the peer port owns (b's vport
-     * takes unmatched unicast): a's frames go to b's L2 queue, and the
-     * ICRC the sender left pending is there when they arrive, as on every
-     * frame seen outside the adapter's RoCE engines. */
-    ASSERT_EQ(a->rdma.create_qp(QP), FwReturn::ok);
-    FakeRdma::Peer elsewhere = b->peer(QP);
-    std::copy(std::begin(PEER_MAC), std::end(PEER_MAC), elsewhere.mac.begin());
-    ASSERT_NE(elsewhere.mac, b->rdma.mac());
-    ASSERT_EQ(a->rdma.connect(QP, elsewhere, {}), FwReturn::ok);
+    ASSERT_EQ(a.rdma.create_qp(QP), FwReturn::ok);
+    ASSERT_EQ(a.rdma.connect(QP, to, {}), FwReturn::ok);
     const uint32_t len = 300;
-    a->rdma.post_send(QP, SqWqe{.wr_id = 1, .opcode = uint8_t(SqOpcode::send), .flags = sq_wqe::SIGNALED,
-                                .length = len},
-                      {a->sge(0, len)});
-    auto at_b = b->drv.rx_wait(0, 1);
+    a.rdma.post_send(QP, SqWqe{.wr_id = 1, .opcode = uint8_t(SqOpcode::send), .flags = sq_wqe::SIGNALED,
+                               .length = len},
+                     {a.sge(0, len)});
+    auto at_b = b.drv.rx_wait(0, 1);
     ASSERT_GE(at_b.size(), 1u);
     std::vector<uint8_t>& f = at_b[0].data;
     FrameLayout l;
     ASSERT_TRUE(parse_frame(f.data(), static_cast<uint32_t>(f.size()), l));
     ASSERT_TRUE(roce::is_roce(f.data(), l));
     EXPECT_TRUE(roce::icrc_ok(f.data(), l));
+}
+
+TEST_F(RoceEngine, ItsFramesReachL2WithTheirIcrcWritten)
+{
+    /* A path to a MAC no RoCE engine of the peer port owns. */
+    FakeRdma::Peer elsewhere = b->peer(QP);
+    std::copy(std::begin(PEER_MAC), std::end(PEER_MAC), elsewhere.mac.begin());
+    ASSERT_NE(elsewhere.mac, b->rdma.mac());
+    expect_l2_gets_a_right_icrc(*a, *b, elsewhere);
+}
+
+TEST_F(RoceEngine, ItsFramesReachAPortWithoutRoceWithTheirIcrcWritten)
+{
+    /* The peer port's RoCE closed (its MR and CQ first): every frame it
+     * receives is L2's. */
+    const FakeRdma::Peer b_roce = b->peer(QP);
+    ASSERT_EQ(b->rdma.dereg_mr(1), FwReturn::ok);
+    ASSERT_EQ(b->rdma.destroy_cq(CQ), FwReturn::ok);
+    ASSERT_EQ(b->rdma.close(), FwReturn::ok);
+    expect_l2_gets_a_right_icrc(*a, *b, b_roce);
 }
 
 } // namespace

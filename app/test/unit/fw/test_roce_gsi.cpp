@@ -34,8 +34,8 @@ protected:
         }
     }
 
-    /* A datagram of `len` bytes from a's GSI QP to b's QPN 1, with a Q_Key
-     * in the WQE that is not the GSI's: the adapter sends the GSI's. */
+    /* `mad` as a datagram from a's GSI QP to b's QPN 1, with a Q_Key in
+     * the WQE that is not the GSI's: the adapter sends the GSI's. */
     void send_from_a(const std::vector<uint8_t>& mad)
     {
         std::copy(mad.begin(), mad.end(), a->buf.va);
