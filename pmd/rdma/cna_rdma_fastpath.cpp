@@ -81,7 +81,9 @@ void take_cqe(Cq* cq, const hsi::rdma::RdmaCqe& c, ibv_wc& w)
     w.vendor_err = c.vendor_error;
     w.byte_len = c.byte_len;
     w.imm_data = c.imm_data;
-    w.qp_num = hsi::rdma::qpn_of(c.qp_id);
+    const std::vector<Qp*>& qps = cq->dev->qps;
+    Qp* qp = c.qp_id < qps.size() ? qps[c.qp_id] : nullptr;
+    w.qp_num = qp != nullptr ? qp->ibv.qp_num : hsi::rdma::qpn_of(c.qp_id); /* the GSI QP's is 1 */
     w.src_qp = c.src_qp;
     w.wc_flags = (c.flags & hsi::rdma::cqe::WITH_IMM ? IBV_WC_WITH_IMM : 0) |
                  (c.flags & hsi::rdma::cqe::GRH ? IBV_WC_GRH : 0);
@@ -89,8 +91,7 @@ void take_cqe(Cq* cq, const hsi::rdma::RdmaCqe& c, ibv_wc& w)
     w.slid = 0;
     w.sl = c.sl;
     w.dlid_path_bits = 0;
-    const std::vector<Qp*>& qps = cq->dev->qps;
-    if (Qp* qp = c.qp_id < qps.size() ? qps[c.qp_id] : nullptr) {
+    if (qp != nullptr) {
         if (c.flags & hsi::rdma::cqe::REQUESTER)
             qp->sq_cons.store(past(qp->sq_cons.load(std::memory_order_relaxed), c.wqe_index),
                               std::memory_order_release);

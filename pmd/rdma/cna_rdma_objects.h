@@ -102,7 +102,6 @@ struct Qp {
     Srq* srq = nullptr;
     uint16_t id = 0;
     bool ud = false;                    /* IBV_QPT_UD: a UdAddress follows each SqWqe */
-    bool gsi = false;                   /* the port's GSI QP (QPN 1), a UD QP */
     bool sq_sig_all = false;
     uint32_t max_send_sge = 0, max_recv_sge = 0, max_inline = 0;
     /* Send queue: post_send's. */

@@ -265,7 +265,6 @@ ibv_qp* create_qp(ibv_pd* ibv_pd, ibv_qp_init_attr* attr, bool gsi)
     qp->recv_cq = reinterpret_cast<Cq*>(attr->recv_cq);
     qp->srq = reinterpret_cast<Srq*>(attr->srq);
     qp->ud = attr->qp_type == IBV_QPT_UD;
-    qp->gsi = gsi;
     qp->sq_sig_all = attr->sq_sig_all != 0;
     qp->max_send_sge = std::max(cap.max_send_sge, 1u);
     qp->max_recv_sge = std::max(cap.max_recv_sge, 1u);

@@ -362,9 +362,12 @@ TEST_F(Gsi, AMadArrivesFromQpn1AndWhatIsNotAMadIsCounted)
     ASSERT_EQ(rx.size(), 1u);
     EXPECT_EQ(rx[0].status, IBV_WC_SUCCESS);
     EXPECT_EQ(rx[0].src_qp, 1u);
+    EXPECT_EQ(rx[0].qp_num, 1u) << "completions name the GSI QP as its qp_num does";
     EXPECT_EQ(rx[0].byte_len, GRH + MAD);
     EXPECT_TRUE(std::equal(mad.begin(), mad.end(), b.buf + GRH));
-    ASSERT_EQ(wait_wc(a, 1).size(), 1u);
+    auto tx = wait_wc(a, 1);
+    ASSERT_EQ(tx.size(), 1u);
+    EXPECT_EQ(tx[0].qp_num, 1u);
 
     ASSERT_EQ(recv(b, 51, b.buf, GRH + 1024), 0);
     ASSERT_EQ(send(a, ah_to_b, b, 2, a.buf, MAD / 2), 0);
