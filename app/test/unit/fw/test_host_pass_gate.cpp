@@ -86,6 +86,10 @@ TEST(HostPassGate, AHoldKeepsTheRequestsForTheCallAfterIt)
         gate.hold();
         held = true;
     });
+    /* Until the hold is set (the thread may be slow to start on a busy
+     * machine: a pass ended before it would be passed again). */
+    while (!gate.held())
+        std::this_thread::yield();
     for (int i = 0; i < 1000 && !held; i++)
         std::this_thread::yield();
     EXPECT_FALSE(held) << "a hold waits out the running pass";
