@@ -18,7 +18,7 @@ CXX=clang++
 command -v ccache >/dev/null && CXX="ccache clang++"
 CXXFLAGS="-std=c++20 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -D_GLIBCXX_ASSERTIONS"
 DPDK_INC=$(pkg-config --cflags-only-I libdpdk | sed 's/-I/-isystem /g')
-INC="-I$ROOT/firmware -I$ROOT/base/ecore -I$ROOT/hsi -I$ROOT/osal/dpdk -I$ROOT/osal/dpdk/os -I$ROOT/osal/dpdk/pci -I$ROOT/transport -I$ROOT/transport/protocol -I$ROOT/transport/client -I$ROOT/firmware/src -I$ROOT/firmware/include -I$ROOT/app/fwdriver -I$ROOT/pmd/net $DPDK_INC -include rte_config.h"
+INC="-I$ROOT/firmware -I$ROOT/base/ecore -I$ROOT/hsi -I$ROOT/osal/dpdk -I$ROOT/osal/dpdk/os -I$ROOT/osal/dpdk/pci -I$ROOT/transport -I$ROOT/transport/protocol -I$ROOT/transport/client -I$ROOT/firmware/src -I$ROOT/firmware/include -I$ROOT/app/fwdriver -I$ROOT/pmd/net -I$ROOT/pmd/rdma/cm $DPDK_INC -include rte_config.h"
 JOBS=$(nproc)
 
 obj() { # obj TAG SOURCE: the object SOURCE compiles to under TAG's flags
@@ -56,11 +56,12 @@ ADAPTER_SRCS=("$ROOT"/firmware/src/*/*.cpp "$ROOT"/app/fwdriver/fake_driver.cpp 
 PARSER_SRCS=("$ROOT/pmd/net/cna_devargs.cpp" "$ROOT/transport/daemon/daemon_options.cpp"
              "$ROOT/transport/daemon/client_session.cpp" "$ROOT/base/ecore/ecore_iov_tlv.cpp"
              "$ROOT/base/ecore/ecore_iov_checks.cpp")
+CM_SRCS=("$ROOT"/pmd/rdma/cm/cm_ip_service.cpp "$ROOT"/pmd/rdma/cm/cm_mad.cpp "$ROOT"/pmd/rdma/cm/cm_manager.cpp)
 TARGETS=(fuzz_init_image fuzz_frame fuzz_devargs fuzz_host_writes fuzz_roce fuzz_daemon fuzz_daemon_config
-         fuzz_vm fuzz_vf_channel fuzz_vf_pf)
+         fuzz_vm fuzz_vf_channel fuzz_vf_pf fuzz_cm)
 rm -rf "$OUT/obj" "$OUT/compile.log"
 TARGET_SRCS=($(for t in "${TARGETS[@]}"; do echo "$ROOT/app/test/fuzz/$t.cpp"; done))
-compile main "$INC" "${ADAPTER_SRCS[@]}" "${PARSER_SRCS[@]}" "${TARGET_SRCS[@]}"
+compile main "$INC" "${ADAPTER_SRCS[@]}" "${PARSER_SRCS[@]}" "${CM_SRCS[@]}" "${TARGET_SRCS[@]}"
 src() { obj main "$1"; }
 main_of() { obj main "$ROOT/app/test/fuzz/$1.cpp"; }
 ADAPTER_OBJS=($(for s in "${ADAPTER_SRCS[@]}"; do src "$s"; done))
@@ -82,6 +83,7 @@ link fuzz_devargs "$(main_of fuzz_devargs)" "$(src "$ROOT/pmd/net/cna_devargs.cp
 link fuzz_daemon_config "$(main_of fuzz_daemon_config)" "$(src "$ROOT/transport/daemon/daemon_options.cpp")"
 link fuzz_vf_channel "$(main_of fuzz_vf_channel)" "$(src "$ROOT/base/ecore/ecore_iov_tlv.cpp")" \
     "$(src "$ROOT/base/ecore/ecore_iov_checks.cpp")" "$(src "$ROOT/osal/dpdk/os/osal_util.cpp")" -- -lz
+link fuzz_cm "$(main_of fuzz_cm)" $(for s in "${CM_SRCS[@]}"; do src "$s"; done)
 link fuzz_host_writes "$(main_of fuzz_host_writes)" "${ADAPTER_OBJS[@]}" -- -lz -lisal -pthread
 link fuzz_roce "$(main_of fuzz_roce)" "${ADAPTER_OBJS[@]}" -- -lz -lisal -pthread
 link fuzz_daemon "$(main_of fuzz_daemon)" "$(src "$ROOT/transport/daemon/client_session.cpp")" \
@@ -116,6 +118,7 @@ seed "$OUT/corpus_daemon_config" "$ROOT"/app/test/fuzz/seeds/daemon_config_*
 seed "$OUT/corpus_vm" "$ROOT"/app/test/fuzz/seeds/vm_*
 seed "$OUT/corpus_vf_channel" "$ROOT"/app/test/fuzz/seeds/vf_channel_*
 seed "$OUT/corpus_vf_pf" "$ROOT"/app/test/fuzz/seeds/vf_pf_*
+seed "$OUT/corpus_cm" "$ROOT"/app/test/fuzz/seeds/cm_*
 
 # One target per CPU at a time; the verdicts in the targets' order.
 rm -f "$OUT"/*.verdict

@@ -60,7 +60,7 @@ struct Area {
 
 void put(Mad& mad, Area a, std::span<const uint8_t> bytes)
 {
-    std::memcpy(mad.data() + a.offset, bytes.data(), std::min<std::size_t>(bytes.size(), a.size));
+    std::copy_n(bytes.begin(), std::min<std::size_t>(bytes.size(), a.size), mad.begin() + a.offset);
 }
 
 std::vector<uint8_t> take(const Mad& mad, Area a, std::size_t size)
