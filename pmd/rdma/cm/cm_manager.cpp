@@ -12,6 +12,8 @@ namespace cna::cm {
 
 namespace {
 
+constexpr uint16_t PERMISSIVE_LID = 0xffff;
+
 constexpr bool waits_for_accept(State s) { return s == State::req_received || s == State::mra_req_sent; }
 
 /* A connection between its REP and its DREQ, or past it, for the stale
@@ -206,6 +208,8 @@ uint32_t Manager::connect(const ConnectParams& p, uint64_t now)
     req.rnr_retry_count = p.rnr_retry_count;
     req.max_cm_retries = config_.max_retries;
     req.srq = p.srq;
+    /* RoCE has no LIDs: the permissive LID, as Linux sends beyond a hop. */
+    req.primary.local_lid = req.primary.remote_lid = PERMISSIVE_LID;
     req.primary.local_gid = p.local_gid;
     req.primary.remote_gid = p.remote_gid;
     req.primary.flow_label = p.flow_label;
@@ -499,10 +503,10 @@ void Manager::on_req(const Gid& from, const Mad& mad, uint64_t now)
         rej_for(from, req.local_comm_id, 0, MessageKind::req, reason, tid);
         counters_.rejected_reqs++;
     };
-    /* A QP of the peer that this side still has a connection with: the
-     * peer lost that connection (it restarted, or missed the DREQ). */
+    /* A QP of the peer's CA that this side still has a connection with:
+     * the peer lost that connection (it restarted, or missed the DREQ). */
     for (auto& [id, c] : connections_) {
-        if (c.peer == from && c.remote_qpn == req.local_qpn && holds_its_qp(c.state)) {
+        if (c.peer_guid == req.local_ca_guid && c.remote_qpn == req.local_qpn && holds_its_qp(c.state)) {
             reject_req(RejReason::stale_connection);
             post(EventType::disconnected, c, nullptr);
             enter_timewait(c, now);
@@ -569,8 +573,10 @@ void Manager::on_rej(const Mad& mad, uint64_t now)
     const Rej rej = parse_rej(mad);
     Connection* c = nullptr;
     if (rej.remote_comm_id != 0) {
+        /* Linux's REJ of a REQ says 0 for its own ID, even after an MRA
+         * that named it. */
         c = find(rej.remote_comm_id);
-        if (c != nullptr && c->remote_id != 0 && c->remote_id != rej.local_comm_id)
+        if (c != nullptr && c->remote_id != 0 && rej.local_comm_id != 0 && c->remote_id != rej.local_comm_id)
             c = nullptr;
     } else { /* the peer gave up on its REQ before it learnt our ID */
         for (auto& [id, candidate] : connections_)

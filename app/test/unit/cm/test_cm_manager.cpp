@@ -32,6 +32,8 @@ TEST_F(CmPair, ReqRepRtuConnectsWithEachSidesOffer)
     EXPECT_EQ(req.local_ca_guid, 0xa0a0a0a0a0a0a0a0u);
     EXPECT_EQ(req.primary.local_gid, port_a.gid());
     EXPECT_EQ(req.primary.remote_gid, port_b.gid());
+    EXPECT_EQ(req.primary.local_lid, 0xffff) << "RoCE: the permissive LID";
+    EXPECT_EQ(req.primary.remote_lid, 0xffff);
     EXPECT_EQ(req.max_cm_retries, 3);
     EXPECT_EQ(req.private_data[2], 3);
     EXPECT_EQ(b.state_of(req_event.id), State::req_received);
@@ -89,6 +91,24 @@ TEST_F(CmPair, TheConsumersRejectCarriesItsPrivateData)
     EXPECT_EQ(a.state_of(active), State::idle);
     b.destroy(req.id, fabric.now);
     EXPECT_EQ(b.connections(), 0u);
+}
+
+TEST_F(CmPair, ARejThatLeavesItsSendersIdZeroIsTakenAfterAnMra)
+{
+    b.listen(SERVICE, 8);
+    const uint32_t active = a.connect(connect_params(SERVICE), fabric.now);
+    deliver();
+    b.send_mra(only_event(b).id, fabric.now);
+    deliver();
+    only_event(a);
+    /* Linux's REJ from REQ_RCVD or MRA_REQ_SENT. */
+    Rej rej;
+    rej.remote_comm_id = active;
+    rej.reason = RejReason::consumer_reject;
+    a.receive(port_b.gid(), format(rej, 1), fabric.now);
+    const Event e = only_event(a);
+    EXPECT_EQ(e.type, EventType::rejected);
+    EXPECT_EQ(a.state_of(active), State::idle);
 }
 
 TEST_F(CmPair, RequestsTheProtocolCannotServeAreRejectedWithTheirReason)
