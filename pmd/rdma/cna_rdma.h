@@ -86,6 +86,9 @@ CNA_RDMA_API struct ibv_qp *cna_rdma_create_qp(struct ibv_pd *pd, struct ibv_qp_
  * datagram to it (cna_rdma_port_counters.mads_dropped). One per port:
  * EBUSY while the port has one. */
 CNA_RDMA_API struct ibv_qp *cna_rdma_create_gsi_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+/* Through the verbs provider, ibv_create_qp of this type (rdma-core's
+ * driver-specific type) makes the GSI QP; libibverbs then sees a UD QP. */
+#define CNA_RDMA_QPT_GSI IBV_QPT_DRIVER
 CNA_RDMA_API int cna_rdma_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
 CNA_RDMA_API int cna_rdma_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask, struct ibv_qp_init_attr *init);
 CNA_RDMA_API int cna_rdma_destroy_qp(struct ibv_qp *qp);

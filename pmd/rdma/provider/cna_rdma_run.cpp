@@ -14,7 +14,8 @@
  *    that refuses every write, so a kernel command libibverbs still tries
  *    fails (ENOSPC, or ENOTTY for an ioctl) instead of pretending.
  * RDMAV_DRIVERS names the provider, LD_PRELOAD adds libcna-comp-channel.so
- * (completion channels), SYSFS_PATH is /sys, and IBV_SHOW_WARNINGS makes
+ * (completion channels), LD_LIBRARY_PATH starts with the folder of cna's
+ * librdmacm.so.1 (RDMA CM without the kernel's rdma_cm), SYSFS_PATH is /sys, and IBV_SHOW_WARNINGS makes
  * libibverbs say when no provider took a device; the kernel's RDMA netlink
  * is refused (a seccomp filter), so that libibverbs reads sysfs even where
  * the kernel has RDMA. Nothing is written outside the namespace's own
@@ -55,6 +56,7 @@ namespace fs = std::filesystem;
 const std::string PROVIDER_FILE = "libcna-rdmav" STRINGIFY(CNA_VERBS_PABI) ".so";
 const std::string PROVIDER_SUFFIX = "-rdmav" STRINGIFY(CNA_VERBS_PABI) ".so";
 constexpr const char* COMP_CHANNEL_FILE = "libcna-comp-channel.so";
+constexpr const char* RDMACM_FILE = "librdmacm.so.1";
 constexpr const char* REFUSING_DEVICE = "/dev/full";
 
 [[noreturn]] void die(const std::string& why)
@@ -66,21 +68,24 @@ constexpr const char* REFUSING_DEVICE = "/dev/full";
 std::string errno_text(const std::string& what) { return what + ": " + std::strerror(errno); }
 
 /* The provider and the channel library: beside this program in the build
- * tree, else where the package installs them. */
-void find_libraries(std::string* provider, std::string* comp_channel)
+ * tree, else where the package installs them; librdmacm's folder (cna's
+ * librdmacm.so.1 alone) likewise. */
+void find_libraries(std::string* provider, std::string* comp_channel, std::string* rdmacm_dir)
 {
     std::error_code ec;
     const fs::path here = fs::read_symlink("/proc/self/exe", ec).parent_path();
     if (!ec && fs::exists(here / PROVIDER_FILE)) {
         *provider = here / PROVIDER_FILE;
         *comp_channel = here / COMP_CHANNEL_FILE;
+        *rdmacm_dir = here.parent_path() / "rdmacm";
     } else {
         *provider = std::string(CNA_PROVIDER_DIR) + "/" + PROVIDER_FILE;
         *comp_channel = CNA_COMP_CHANNEL_LIB;
+        *rdmacm_dir = CNA_RDMACM_DIR;
     }
-    for (const std::string* f : {provider, comp_channel})
-        if (!fs::exists(*f))
-            die(*f + " is missing: build cna (./cna build) or install the ibverbs-provider-cna package");
+    for (const std::string& f : {*provider, *comp_channel, *rdmacm_dir + "/" + RDMACM_FILE})
+        if (!fs::exists(f))
+            die(f + " is missing: build cna (./cna build) or install the ibverbs-provider-cna package");
 }
 
 /* One device per entry of CNA_RDMA_DEVARGS, as the provider reads it. */
@@ -212,8 +217,11 @@ void refuse_rdma_netlink()
         die(errno_text("a seccomp filter for the kernel's RDMA netlink"));
 }
 
-void set_environment(const std::string& provider, const std::string& comp_channel)
+void set_environment(const std::string& provider, const std::string& comp_channel, const std::string& rdmacm_dir)
 {
+    /* First on the path: the command's librdmacm is cna's. */
+    const char* path = std::getenv("LD_LIBRARY_PATH");
+    setenv("LD_LIBRARY_PATH", (rdmacm_dir + (path != nullptr && *path != '\0' ? ":" + std::string(path) : "")).c_str(), 1);
     setenv("SYSFS_PATH", "/sys", 1);
     setenv("RDMAV_DRIVERS", provider.substr(0, provider.size() - PROVIDER_SUFFIX.size()).c_str(), 1);
     /* After what is preloaded already: a sanitizer's runtime must come first. */
@@ -236,8 +244,8 @@ int main(int argc, char** argv)
                      "  runs COMMAND with cna's RDMA devices (one per CNA_RDMA_DEVARGS entry, ';'-separated)\n");
         return 2;
     }
-    std::string provider, comp_channel;
-    find_libraries(&provider, &comp_channel);
+    std::string provider, comp_channel, rdmacm_dir;
+    find_libraries(&provider, &comp_channel, &rdmacm_dir);
     if (geteuid() != 0)
         die("needs root: it makes a mount namespace (and a TAP wire needs CAP_NET_ADMIN)");
     if (unshare(CLONE_NEWNS) != 0)
@@ -249,7 +257,7 @@ int main(int argc, char** argv)
     } catch (const fs::filesystem_error& e) {
         die(e.what());
     }
-    set_environment(provider, comp_channel);
+    set_environment(provider, comp_channel, rdmacm_dir);
     refuse_rdma_netlink();
     execvp(argv[first], argv + first);
     die(errno_text(argv[first]));

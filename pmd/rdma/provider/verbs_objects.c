@@ -297,8 +297,12 @@ static struct ibv_qp *cna_create_qp(struct ibv_pd *ibpd, struct ibv_qp_init_attr
     pmd_attr.send_cq = to_cna_cq(attr->send_cq)->pmd;
     pmd_attr.recv_cq = to_cna_cq(attr->recv_cq)->pmd;
     pmd_attr.srq = attr->srq != NULL ? to_cna_srq(attr->srq)->pmd : NULL;
+    const bool gsi = attr->qp_type == CNA_RDMA_QPT_GSI;
+    if (gsi)
+        pmd_attr.qp_type = IBV_QPT_UD;
     pthread_mutex_lock(&dev->control);
-    qp->pmd = cna_rdma_create_qp(to_cna_pd(ibpd)->pmd, &pmd_attr);
+    qp->pmd = gsi ? cna_rdma_create_gsi_qp(to_cna_pd(ibpd)->pmd, &pmd_attr)
+                  : cna_rdma_create_qp(to_cna_pd(ibpd)->pmd, &pmd_attr);
     if (qp->pmd != NULL)
         list_add_tail(&to_cna_context(ibpd->context)->qps, &qp->entry);
     pthread_mutex_unlock(&dev->control);
@@ -318,7 +322,7 @@ static struct ibv_qp *cna_create_qp(struct ibv_pd *ibpd, struct ibv_qp_init_attr
     ibqp->handle = qp->pmd->handle;
     ibqp->qp_num = qp->pmd->qp_num;
     ibqp->state = IBV_QPS_RESET;
-    ibqp->qp_type = attr->qp_type;
+    ibqp->qp_type = pmd_attr.qp_type;
     pthread_mutex_init(&ibqp->mutex, NULL);
     pthread_cond_init(&ibqp->cond, NULL);
     return ibqp;

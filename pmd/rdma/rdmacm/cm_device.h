@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * One RDMA device's end of connection management: its GSI QP (QP1, made
+ * through the verbs provider as the driver QP type), the MADs it sends to
+ * and receives from other ports' QP1, and the CM state machine they feed.
+ * The device's completion channel is what the CM thread waits on.
+ *
+ * Not thread-safe: the service's lock is held around every call.
+ */
+#pragma once
+
+#include <infiniband/verbs.h>
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "cm_manager.h"
+
+namespace cna::rdmacm {
+
+using cm::Gid;
+
+class CmDevice final : public cm::MadSender {
+public:
+    /* Opens the GSI QP of `verbs`'s port 1; nullptr (errno set) if the
+     * device has none to give, with why on stderr. */
+    static std::unique_ptr<CmDevice> open(ibv_context* verbs, cm::Config config);
+    ~CmDevice() override;
+
+    ibv_context* verbs() const { return verbs_; }
+    cm::Manager& cm() { return *cm_; }
+    uint64_t guid() const { return guid_; }
+    uint16_t mtu() const { return active_mtu_; }
+    int completion_fd() const { return channel_->fd; }
+
+    /* The port's GIDs as they are now (its addresses come and go). */
+    std::vector<Gid> gids() const;
+    std::optional<int> gid_index(const Gid& gid) const;
+
+    /* The address handle to `peer` from local GID `sgid_index`, made on
+     * first use (it resolves the peer's MAC): what MADs and, copied, QPs
+     * use to reach it. Fails with errno. */
+    int learn_route(const Gid& peer, int sgid_index, uint8_t traffic_class);
+    std::optional<ibv_ah_attr> route_to(const Gid& peer) const;
+
+    /* MadSender: to the peer's QP1 through its route (learnt from what it
+     * sent us, or from learn_route). */
+    void send(const Gid& to, const cm::Mad& mad) override;
+
+    /* Takes the completion event, hands every MAD received to the CM
+     * and re-arms; the caller then runs the CM's events. */
+    void on_completion_event(uint64_t now);
+    /* Completions without an event (a send ring that must drain). */
+    void poll(uint64_t now);
+
+    uint64_t mads_received() const { return received_; }
+    uint64_t mads_sent() const { return sent_; }
+    uint64_t mads_unsent() const { return unsent_; }
+
+private:
+    CmDevice() = default;
+    bool set_up(ibv_context* verbs, cm::Config config);
+    bool post_receive(unsigned slot);
+    void take(const ibv_wc& wc, uint64_t now);
+
+    static constexpr unsigned RECEIVES = 64;
+    static constexpr unsigned SENDS = 64;
+    static constexpr unsigned GRH_SIZE = 40;
+    /* What the QP's MR covers. */
+    struct Buffers {
+        std::array<std::array<uint8_t, GRH_SIZE + cm::MAD_SIZE>, RECEIVES> receives;
+        std::array<cm::Mad, SENDS> sends;
+    };
+
+    ibv_context* verbs_ = nullptr;
+    ibv_pd* pd_ = nullptr;
+    ibv_comp_channel* channel_ = nullptr;
+    ibv_cq* cq_ = nullptr;
+    ibv_qp* qp_ = nullptr;
+    ibv_mr* mr_ = nullptr;
+    std::unique_ptr<Buffers> buffers_;
+    std::vector<unsigned> free_sends_;
+    uint64_t guid_ = 0;
+    uint16_t active_mtu_ = 0;
+    struct Route {
+        ibv_ah* ah;
+        ibv_ah_attr attr;
+    };
+    std::map<Gid, Route> routes_;
+    std::unique_ptr<cm::Manager> cm_;
+    uint64_t received_ = 0, sent_ = 0, unsent_ = 0;
+};
+
+} // namespace cna::rdmacm
