@@ -268,12 +268,14 @@ ibv_qp* create_qp(ibv_pd* ibv_pd, ibv_qp_init_attr* attr, bool gsi)
     qp->sq_sig_all = attr->sq_sig_all != 0;
     qp->max_send_sge = std::max(cap.max_send_sge, 1u);
     qp->max_recv_sge = std::max(cap.max_recv_sge, 1u);
-    qp->max_inline = cap.max_inline_data;
     const uint32_t sq_size = pow2_at_least(cap.max_send_wr, hsi::rdma::MIN_WQES);
     const uint32_t rq_size = qp->srq ? 0 : pow2_at_least(cap.max_recv_wr, hsi::rdma::MIN_WQES);
     qp->sq_data = sizeof(hsi::rdma::SqWqe) + (qp->ud ? sizeof(hsi::rdma::UdAddress) : 0);
     qp->sq_shift = slot_shift(hsi::rdma::SQ_WQE_UNIT,
-                              qp->sq_data + std::max<uint32_t>(qp->max_send_sge * sizeof(hsi::rdma::Sge), qp->max_inline));
+                              qp->sq_data + std::max<uint32_t>(qp->max_send_sge * sizeof(hsi::rdma::Sge), cap.max_inline_data));
+    /* Inline data may fill the slot, as on hardware: 16 bytes fit whatever
+     * max_inline_data asked (rdma_xclient asks none and sends inline). */
+    qp->max_inline = std::min<uint32_t>(hsi::rdma::MAX_INLINE, (1u << (qp->sq_shift + 6)) - qp->sq_data);
     qp->rq_shift = slot_shift(hsi::rdma::RQ_WQE_UNIT, sizeof(hsi::rdma::RqWqe) + qp->max_recv_sge * sizeof(hsi::rdma::Sge));
     if (qp->sq.alloc(std::size_t{sq_size} << (qp->sq_shift + 6), "rdma_sq") != 0 ||
         (rq_size != 0 && qp->rq.alloc(std::size_t{rq_size} << (qp->rq_shift + 4), "rdma_rq") != 0)) {
@@ -321,6 +323,7 @@ ibv_qp* create_qp(ibv_pd* ibv_pd, ibv_qp_init_attr* attr, bool gsi)
     cap.max_recv_wr = rq_size;
     cap.max_send_sge = qp->max_send_sge;
     cap.max_recv_sge = qp->max_recv_sge;
+    cap.max_inline_data = qp->max_inline;
     qp->send_cq->users++;
     qp->recv_cq->users++;
     if (qp->srq)
@@ -363,8 +366,9 @@ int cna_rdma_modify_qp(ibv_qp* ibv, ibv_qp_attr* attr, int attr_mask)
 {
     auto* qp = reinterpret_cast<Qp*>(ibv);
     Device* dev = qp->dev;
-    if (!(attr_mask & IBV_QP_STATE))
-        return fail(dev, EINVAL, "modify_qp: IBV_QP_STATE is required");
+    /* Without IBV_QP_STATE the QP stays where it is and takes what that
+     * state allows (RTS to RTS: min_rnr_timer, access flags). */
+    const ibv_qp_state to = attr_mask & IBV_QP_STATE ? attr->qp_state : qp->state.load(std::memory_order_relaxed);
     ecore::RdmaModifyQpParams p;
     int unknown = attr_mask & ~IBV_QP_STATE;
     for (const AttrName& a : ATTRS) {
@@ -378,7 +382,7 @@ int cna_rdma_modify_qp(ibv_qp* ibv, ibv_qp_attr* attr, int attr_mask)
                            "capabilities, rate limit)", unknown);
         return EINVAL;
     }
-    p.new_state = static_cast<ecore::RdmaQpState>(attr->qp_state);
+    p.new_state = static_cast<ecore::RdmaQpState>(to);
     p.cur_state = static_cast<ecore::RdmaQpState>(attr->cur_qp_state);
     p.access = static_cast<uint8_t>((attr->qp_access_flags & IBV_ACCESS_REMOTE_WRITE ? hsi::rdma::access::REMOTE_WRITE : 0) |
                                     (attr->qp_access_flags & IBV_ACCESS_REMOTE_READ ? hsi::rdma::access::REMOTE_READ : 0) |
@@ -413,14 +417,14 @@ int cna_rdma_modify_qp(ibv_qp* ibv, ibv_qp_attr* attr, int attr_mask)
         return -ecore::status_to_errno(st);
     if (attr_mask & IBV_QP_AV)
         qp->ah = attr->ah_attr;
-    if (attr->qp_state == IBV_QPS_RESET) {
+    if (to == IBV_QPS_RESET) {
         /* The rings are empty again: the device forgot them too. */
         qp->sq_prod = qp->rq_prod = 0;
         qp->sq_cons.store(0, std::memory_order_relaxed);
         qp->rq_cons.store(0, std::memory_order_relaxed);
     }
-    qp->state.store(attr->qp_state, std::memory_order_release);
-    qp->ibv.state = attr->qp_state;
+    qp->state.store(to, std::memory_order_release);
+    qp->ibv.state = to;
     return 0;
 }
 

@@ -678,10 +678,12 @@ void Manager::on_dreq(const Gid& from, const Mad& mad, uint64_t now)
         return;
     }
     switch (c->state) {
+    case State::dreq_sent: /* both ends at once: this one wants it over too */
+        send_once(c->peer, format(Drep{c->local_id, c->remote_id, {}}, tid));
+        break;
     case State::rep_sent:
     case State::mra_rep_received:
     case State::established:
-    case State::dreq_sent:
         c->state = State::dreq_received;
         c->deadline.reset();
         c->transaction_id = tid;

@@ -342,7 +342,8 @@ int Service::disconnect(Id* id)
     } else if (state != cm::State::dreq_sent && state != cm::State::timewait) {
         return fail(EINVAL);
     }
-    id->state = IdState::disconnected;
+    if (id->state != IdState::disconnected)
+        id->state = IdState::disconnecting;
     kick();
     return 0;
 }
@@ -396,10 +397,10 @@ void Service::on_cm_event(CmDevice& d, const cm::Event& e)
         id->state = IdState::disconnected;
         post(id, RDMA_CM_EVENT_UNREACHABLE, -ETIMEDOUT);
         break;
-    case cm::EventType::dreq_received:
-    case cm::EventType::disconnected:
+    case cm::EventType::dreq_received: /* the peer ends it: rdma_disconnect answers */
+    case cm::EventType::disconnected:  /* the DREP came, or the DREQ went unanswered */
         error_qp(id);
-        if (id->state != IdState::disconnected || e.type == cm::EventType::disconnected) {
+        if (id->state != IdState::disconnected) {
             id->state = IdState::disconnected;
             post(id, RDMA_CM_EVENT_DISCONNECTED, 0);
         }

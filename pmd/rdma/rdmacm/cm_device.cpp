@@ -4,10 +4,12 @@
  */
 #include "cm_device.h"
 
+#include <arpa/inet.h>
 #include <endian.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "cna_rdma.h"
@@ -38,6 +40,41 @@ std::pair<Gid, Gid> gids_of(const uint8_t* grh)
 }
 
 void complain(const char* what) { std::fprintf(stderr, "cna rdmacm: %s: %s\n", what, std::strerror(errno)); }
+
+const char* attribute_name(const cm::Mad& mad)
+{
+    switch (static_cast<cm::Attribute>(mad[16] << 8 | mad[17])) {
+    case cm::Attribute::req: return "REQ";
+    case cm::Attribute::mra: return "MRA";
+    case cm::Attribute::rej: return "REJ";
+    case cm::Attribute::rep: return "REP";
+    case cm::Attribute::rtu: return "RTU";
+    case cm::Attribute::dreq: return "DREQ";
+    case cm::Attribute::drep: return "DREP";
+    case cm::Attribute::sidr_req: return "SIDR REQ";
+    case cm::Attribute::sidr_rep: return "SIDR REP";
+    default: return "MAD";
+    }
+}
+
+/* CNA_CM_LOG=1: each MAD in and out on stderr, for seeing how a
+ * connection is made (or is not). */
+void log_mad(const char* way, const Gid& peer, const cm::Mad& mad)
+{
+    static const bool on = [] {
+        const char* v = std::getenv("CNA_CM_LOG");
+        return v != nullptr && *v != '\0' && *v != '0';
+    }();
+    if (!on)
+        return;
+    char address[INET6_ADDRSTRLEN];
+    if (peer[10] == 0xff && peer[11] == 0xff)
+        inet_ntop(AF_INET, peer.data() + 12, address, sizeof(address));
+    else
+        inet_ntop(AF_INET6, peer.data(), address, sizeof(address));
+    std::fprintf(stderr, "cna rdmacm: %s %s %s, comm IDs %08x %08x\n", way, attribute_name(mad), address,
+                 cm::sender_comm_id(mad), cm::receiver_comm_id(mad));
+}
 
 } // namespace
 
@@ -229,6 +266,7 @@ void CmDevice::send(const Gid& to, const cm::Mad& mad)
         unsent_++;
         return;
     }
+    log_mad("sent", to, mad);
     sent_++;
 }
 
@@ -248,7 +286,10 @@ void CmDevice::take(const ibv_wc& wc, uint64_t now)
             if (!local || learn_route(source, *local, 0) != 0)
                 complain("a route to a peer that sent a MAD");
         }
-        cm_->receive(source, std::span(bytes + GRH_SIZE, cm::MAD_SIZE), now);
+        cm::Mad mad;
+        std::memcpy(mad.data(), bytes + GRH_SIZE, mad.size());
+        log_mad("received", source, mad);
+        cm_->receive(source, mad, now);
     }
     if (wc.status != IBV_WC_WR_FLUSH_ERR)
         post_receive(slot);

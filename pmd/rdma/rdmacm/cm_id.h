@@ -41,6 +41,7 @@ enum class IdState : uint8_t {
     request_received,  /* a REQ for this new ID: accept or reject */
     accepted,          /* REP sent, waiting for the RTU */
     connected,
+    disconnecting,     /* rdma_disconnect called: DISCONNECTED comes with the DREP */
     disconnected,
 };
 

@@ -98,6 +98,8 @@ int rdma_create_ep(rdma_cm_id** id, rdma_addrinfo* res, ibv_pd* pd, ibv_qp_init_
         rdma_destroy_id(made);
         return fail(err);
     };
+    if (qp_init_attr != nullptr) /* the endpoint's QP is of the type its address info says */
+        qp_init_attr->qp_type = static_cast<ibv_qp_type>(res->ai_qp_type);
     if (res->ai_flags & RAI_PASSIVE) {
         if (rdma_bind_addr(made, res->ai_src_addr) != 0)
             return undo();
