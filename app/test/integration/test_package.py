@@ -148,6 +148,12 @@ class InstalledPackages(unittest.TestCase):
         self.assertRegex(out, r"hca_id:\s+cna0")
         self.assertIn("::ffff:10.2.0.1, RoCE v2", out)
         self.assertIn("state:\t\t\tPORT_ACTIVE (4)", out)
+        # RDMA CM applications get cna's librdmacm under cna-rdma-run, and
+        # only there.
+        rdmacm = "/usr/lib/x86_64-linux-gnu/cna/rdmacm/librdmacm.so.1"
+        self.assertIn(rdmacm, self.files["ibverbs-provider-cna"])
+        self.assertIn(f"librdmacm.so.1 => {rdmacm}", sh("cna-rdma-run", "ldd", "/usr/bin/rping"))
+        self.assertNotIn("/cna/rdmacm/", sh("ldd", "/usr/bin/rping"))
 
     # -- applications --------------------------------------------------------------
     def test_testpmd_finds_net_cna_without_d(self):

@@ -14,6 +14,8 @@ constexpr uint8_t V4_MAPPED[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
 
 bool is_ipv4_mapped(const Gid& gid) { return std::memcmp(gid.data(), V4_MAPPED, sizeof(V4_MAPPED)) == 0; }
 
+bool is_link_local(const Gid& gid) { return gid[0] == 0xfe && (gid[1] & 0xc0) == 0x80; }
+
 int family_of(const sockaddr* addr)
 {
     if (addr == nullptr)

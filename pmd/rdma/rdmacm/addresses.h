@@ -17,6 +17,7 @@ namespace cna::rdmacm {
 using cm::Gid;
 
 bool is_ipv4_mapped(const Gid& gid);
+bool is_link_local(const Gid& gid); /* fe80::/10 */
 /* AF_INET, AF_INET6 (an IPv4-mapped IPv6 address is taken as IPv4), or 0
  * for what is neither. */
 int family_of(const sockaddr* addr);

@@ -401,14 +401,21 @@ int Service::resolve_addr(Id* id, const sockaddr* src, const sockaddr* dst)
     const Gid dgid = gid_of(dst);
     std::memcpy(&id->public_id.route.addr.dst_storage, dst, length_of(dst));
     id->dgid = dgid;
-    /* A device with an address of the destination's family that reaches
-     * it (its route resolves the peer's MAC). */
+    /* A device with an address of the destination's family and scope
+     * (link-local or not) that reaches it (its route resolves the peer's
+     * MAC); an IPv6 address of the other scope only if none does. */
     int err = EADDRNOTAVAIL;
     for (const auto& d : devices_) {
         if (id->device != nullptr && id->device != d.get())
             continue;
         const std::vector<Gid> gids = d->gids();
-        for (std::size_t i = 0; i < gids.size(); i++) {
+        std::vector<std::size_t> candidates;
+        for (bool same_scope : {true, false})
+            for (std::size_t i = 0; i < gids.size(); i++)
+                if (is_link_local(gids[i]) == is_link_local(dgid) || !same_scope)
+                    if (std::find(candidates.begin(), candidates.end(), i) == candidates.end())
+                        candidates.push_back(i);
+        for (std::size_t i : candidates) {
             const Gid& g = gids[i];
             const bool same_family = is_ipv4_mapped(g) == (family == AF_INET) && g != Gid{};
             if (!same_family || (id->device != nullptr && static_cast<int>(i) != id->sgid_index))

@@ -1,0 +1,191 @@
+"""RDMA CM without the kernel: Debian's unmodified rdmacm-utils and perftest
+(-R) on cna's librdmacm.so.1, through cna-rdma-run, between two processes,
+each with its own adapter on a TAP wire, the TAPs bridged. Connections are
+made, used and ended; what crosses the bridge is the InfiniBand CM in MADs
+on QP1 that tshark decodes (the IP CM service's addresses and ports
+included) and whose every ICRC scapy recomputes; and what goes wrong (no
+listener, a peer that never answers) ends as librdmacm says it does."""
+import os
+import re
+import subprocess
+import tempfile
+import time
+import unittest
+
+from scapy.all import rdpcap
+
+from harness.roce_wire import bad_icrcs, roce_frames
+from harness.verbs import CLIENT_IP, SERVER_IP, VerbsHosts
+
+# The kernel's end of the bridge, which answers ARP and nothing on UDP 4791:
+# a peer that never answers a REQ.
+SILENT_IP = "10.0.0.254"
+# Short CM waits for the faults: 4.096 us << 12 (17 ms) plus two packet
+# lifetimes, sent 3 times in all.
+QUICK_CM = {"CNA_CM_RESPONSE_TIMEOUT": "12", "CNA_CM_RETRIES": "2"}
+
+
+def needs_root_and_tun(cls):
+    return unittest.skipUnless(os.geteuid() == 0 and os.path.exists("/dev/net/tun"),
+                               "needs root and /dev/net/tun")(cls)
+
+
+def not_listening_yet(output):
+    """The client was refused as a REQ to no listener is (REJ reason 8):
+    its server had not come up yet."""
+    return re.search(r"REJECTED, error:? 8\b", output) is not None
+
+
+class CmHosts(VerbsHosts):
+    def cm_pair(self, server_argv, client_argv, env=None, attempts=20, devargs=("", "")):
+        """`server_argv`, then `client_argv` until the server listened;
+        their outputs (server's, client's). Raises, with both, if either
+        fails. `devargs`: more of each one's."""
+        server = self.verbs_host("s", server_argv, env=env, devargs_extra=devargs[0])
+        try:
+            for attempt in range(attempts):
+                client = self.verbs_host("c", client_argv, env=env, devargs_extra=devargs[1])
+                out, _ = client.communicate(timeout=self.timeout)
+                if client.returncode == 0 or not not_listening_yet(out) or attempt == attempts - 1:
+                    break
+                time.sleep(0.5)
+        except BaseException:
+            server.kill()
+            server.communicate(timeout=self.timeout)
+            raise
+        try:
+            server_out, _ = server.communicate(timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server_out, _ = server.communicate()
+        if client.returncode != 0 or server.returncode != 0:
+            raise AssertionError(f"{client_argv[0]}: client {client.returncode}, server {server.returncode}\n"
+                                 f"--- server:\n{server_out}\n--- client:\n{out}")
+        return server_out, out
+
+    def client_alone(self, argv, env=None):
+        """`argv` as the client with no server: (returncode, output, seconds)."""
+        start = time.monotonic()
+        client = self.verbs_host("c", argv, env=env)
+        out, _ = client.communicate(timeout=self.timeout)
+        return client.returncode, out, time.monotonic() - start
+
+
+@needs_root_and_tun
+class BetweenTwoProcesses(unittest.TestCase):
+    """rdmacm-utils and perftest -R, both ends on cna."""
+
+    def test_rping_verifies_every_ping(self):
+        with CmHosts() as hosts:
+            server, client = hosts.cm_pair(["rping", "-s", "-a", SERVER_IP, "-v", "-C", "10"],
+                                           ["rping", "-c", "-a", SERVER_IP, "-v", "-C", "10"])
+        pings = re.findall(r"^ping data: rdma-ping-(\d+):", client, re.M)
+        self.assertEqual(pings, [str(i) for i in range(10)], client)
+        self.assertEqual(len(re.findall(r"^server ping data: rdma-ping-\d+:", server, re.M)), 10, server)
+
+    def test_rping_over_ipv6_from_the_global_address(self):
+        """Each port has its link-local GID first: the requester still
+        speaks from its address of the destination's scope."""
+        with CmHosts() as hosts:
+            server, client = hosts.cm_pair(["rping", "-s", "-a", "fd00::1", "-v", "-C", "3"],
+                                           ["rping", "-c", "-a", "fd00::1", "-v", "-C", "3"], env={"CNA_CM_LOG": "1"},
+                                           devargs=(",ipv6=fd00::1/64", ",ipv6=fd00::2/64"))
+        self.assertEqual(len(re.findall(r"^ping data: rdma-ping-\d+:", client, re.M)), 3, client)
+        self.assertIn("received REQ fd00::2,", server)
+        self.assertIn("received DREQ fd00::2,", server)
+
+    def test_ucmatose_makes_ten_connections_and_moves_data_on_each(self):
+        with CmHosts() as hosts:
+            server, client = hosts.cm_pair(["ucmatose", "-c", "10"], ["ucmatose", "-s", SERVER_IP, "-c", "10"])
+        for out in (server, client):
+            self.assertIn("data transfers complete", out)
+            self.assertIn("return status 0", out)
+
+    def test_udaddy_resolves_services_through_sidr(self):
+        with CmHosts() as hosts:
+            server, client = hosts.cm_pair(["udaddy", "-c", "4"], ["udaddy", "-s", SERVER_IP, "-c", "4"])
+        for out in (server, client):
+            self.assertIn("data transfers complete", out)
+            self.assertIn("return status 0", out)
+
+    def test_rdma_server_and_client_on_endpoints(self):
+        """The synchronous API: rdma_getaddrinfo, rdma_create_ep,
+        rdma_get_request, IDs without a channel."""
+        with CmHosts() as hosts:
+            server, client = hosts.cm_pair(["rdma_server"], ["rdma_client", "-s", SERVER_IP])
+        self.assertIn("rdma_server: end 0", server)
+        self.assertIn("rdma_client: end 0", client)
+
+    def test_rdma_xserver_and_xclient_over_rc(self):
+        with CmHosts() as hosts:
+            server, client = hosts.cm_pair(["rdma_xserver", "-c", "r"], ["rdma_xclient", "-s", SERVER_IP, "-c", "r"])
+        self.assertIn("rdma_xserver: end 0", server)
+        self.assertIn("rdma_xclient: end 0", client)
+
+    def test_perftest_connects_through_rdma_cm(self):
+        for tool, extra in (("ib_send_bw", []), ("ib_write_bw", []), ("ib_read_bw", []), ("ib_send_lat", [])):
+            with self.subTest(tool=tool), CmHosts() as hosts:
+                argv = [tool, "-R", "-d", "cna0", "-s", "4096", "-n", "100", *extra]
+                server, client = hosts.cm_pair(argv, [*argv, SERVER_IP])
+                for out in (server, client):
+                    self.assertIn("Data ex. method : rdma_cm", out)
+                self.assertRegex(client, r"(?m)^ 4096\s+100\s+[\d.]+", client)
+
+    def test_the_wire_carries_the_cm_and_its_ip_addresses(self):
+        with CmHosts() as hosts, tempfile.TemporaryDirectory() as tmp:
+            pcap = os.path.join(tmp, "cm.pcapng")
+            hosts.start_capture(pcap)
+            hosts.cm_pair(["rping", "-s", "-a", SERVER_IP, "-C", "2"], ["rping", "-c", "-a", SERVER_IP, "-C", "2"])
+            hosts.stop_capture()
+            fields = subprocess.run(
+                ["tshark", "-r", pcap, "-Y", "infiniband.mad.mgmtclass == 0x07", "-T", "fields", "-E", "separator=|",
+                 "-e", "infiniband.mad.attributeid", "-e", "infiniband.cm.req.ip_cm.sip4",
+                 "-e", "infiniband.cm.req.ip_cm.dip4", "-e", "infiniband.cm.req.serviceid.dport",
+                 "-e", "infiniband.cm.req.ip_cm.sport"],
+                capture_output=True, text=True, check=True).stdout.split("\n")
+            frames = rdpcap(pcap)
+        rows = [f.split("|") for f in fields if f]
+        attributes = {int(r[0], 16) for r in rows}
+        for attribute, name in ((0x10, "REQ"), (0x13, "REP"), (0x14, "RTU"), (0x15, "DREQ"), (0x16, "DREP")):
+            self.assertIn(attribute, attributes, f"no {name} on the wire: {rows}")
+        req = next(r for r in rows if int(r[0], 16) == 0x10)
+        self.assertEqual(req[1:3], [CLIENT_IP, SERVER_IP], "the IP CM header's addresses")
+        self.assertEqual(int(req[3], 0), 7174, "rping's port in the service ID")
+        self.assertNotEqual(int(req[4], 0), 0, "the client's port in the IP CM header")
+        roce = roce_frames(frames)
+        self.assertGreater(len(roce), 10)
+        self.assertEqual(bad_icrcs(roce), [])
+
+
+@needs_root_and_tun
+class Faults(unittest.TestCase):
+    def test_a_port_nobody_listens_on_is_rejected_as_an_invalid_service(self):
+        with CmHosts() as hosts:
+            server = hosts.verbs_host("s", ["rping", "-s", "-a", SERVER_IP, "-p", "7000", "-C", "1"])
+            try:
+                for _ in range(20):
+                    rc, out, _ = hosts.client_alone(["rping", "-c", "-a", SERVER_IP, "-p", "7001", "-C", "1"])
+                    if "REJECTED" in out:
+                        break
+                    time.sleep(0.5)  # the server's adapter is not up yet: no answer at all
+            finally:
+                server.kill()
+                server.communicate()
+        self.assertNotEqual(rc, 0)
+        self.assertRegex(out, r"RDMA_CM_EVENT_REJECTED, error 8\b")
+
+    def test_a_peer_that_never_answers_is_unreachable_after_the_retries(self):
+        with CmHosts() as hosts:
+            hosts.ns.run("ip", "addr", "add", f"{SILENT_IP}/24", "dev", "br0")
+            rc, out, seconds = hosts.client_alone(["rping", "-c", "-a", SILENT_IP, "-C", "1"],
+                                                  env={**QUICK_CM, "CNA_CM_LOG": "1"})
+        self.assertNotEqual(rc, 0)
+        self.assertRegex(out, r"RDMA_CM_EVENT_UNREACHABLE, error -110\b")
+        self.assertEqual(len(re.findall(r"sent REQ " + re.escape(SILENT_IP), out)), 3, "the REQ and 2 retries")
+        # Three waits of 17 ms plus two packet lifetimes (2 x 268 ms), and
+        # the process's start: well under the default's minutes.
+        self.assertLess(seconds, 20)
+
+
+if __name__ == "__main__":
+    unittest.main()
