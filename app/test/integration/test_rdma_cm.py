@@ -75,6 +75,13 @@ class CmHosts(VerbsHosts):
 class BetweenTwoProcesses(unittest.TestCase):
     """rdmacm-utils and perftest -R, both ends on cna."""
 
+    def assert_both_complete(self, server, client):
+        """librdmacm's examples (cmatose, udaddy) end so when every
+        connection moved its data."""
+        for out in (server, client):
+            self.assertIn("data transfers complete", out)
+            self.assertIn("return status 0", out)
+
     def test_rping_verifies_every_ping(self):
         with CmHosts() as hosts:
             server, client = hosts.cm_pair(["rping", "-s", "-a", SERVER_IP, "-v", "-C", "10"],
@@ -96,17 +103,11 @@ class BetweenTwoProcesses(unittest.TestCase):
 
     def test_ucmatose_makes_ten_connections_and_moves_data_on_each(self):
         with CmHosts() as hosts:
-            server, client = hosts.cm_pair(["ucmatose", "-c", "10"], ["ucmatose", "-s", SERVER_IP, "-c", "10"])
-        for out in (server, client):
-            self.assertIn("data transfers complete", out)
-            self.assertIn("return status 0", out)
+            self.assert_both_complete(*hosts.cm_pair(["ucmatose", "-c", "10"], ["ucmatose", "-s", SERVER_IP, "-c", "10"]))
 
     def test_udaddy_resolves_services_through_sidr(self):
         with CmHosts() as hosts:
-            server, client = hosts.cm_pair(["udaddy", "-c", "4"], ["udaddy", "-s", SERVER_IP, "-c", "4"])
-        for out in (server, client):
-            self.assertIn("data transfers complete", out)
-            self.assertIn("return status 0", out)
+            self.assert_both_complete(*hosts.cm_pair(["udaddy", "-c", "4"], ["udaddy", "-s", SERVER_IP, "-c", "4"]))
 
     def test_rdma_server_and_client_on_endpoints(self):
         """The synchronous API: rdma_getaddrinfo, rdma_create_ep,

@@ -63,7 +63,8 @@ void put(Mad& mad, Area a, std::span<const uint8_t> bytes)
     std::copy_n(bytes.begin(), std::min<std::size_t>(bytes.size(), a.size), mad.begin() + a.offset);
 }
 
-std::vector<uint8_t> take(const Mad& mad, Area a, std::size_t size)
+/* The first `size` bytes of the area, or all of it. */
+std::vector<uint8_t> take(const Mad& mad, Area a, std::size_t size = SIZE_MAX)
 {
     return {mad.begin() + a.offset, mad.begin() + a.offset + std::min<std::size_t>(size, a.size)};
 }
@@ -169,6 +170,15 @@ Mad with_header(Attribute attribute, uint64_t transaction_id)
     set(mad, METHOD, MAD_METHOD_SEND);
     set(mad, TRANSACTION_ID, transaction_id);
     set(mad, ATTRIBUTE_ID, static_cast<uint16_t>(attribute));
+    return mad;
+}
+
+/* The header and the two comm IDs every message but REQ and SIDR's starts with. */
+Mad with_comm_ids(Attribute attribute, uint32_t local_comm_id, uint32_t remote_comm_id, uint64_t transaction_id)
+{
+    Mad mad = with_header(attribute, transaction_id);
+    set(mad, LOCAL_COMM_ID, local_comm_id);
+    set(mad, REMOTE_COMM_ID, remote_comm_id);
     return mad;
 }
 
@@ -293,15 +303,13 @@ Req parse_req(const Mad& mad)
     const Path alternate = take_path(mad, req::ALTERNATE_PATH);
     if (alternate.local_lid != 0 || alternate.local_gid != Gid{})
         m.alternate = alternate;
-    m.private_data = take(mad, req::PRIVATE_DATA, REQ_PRIVATE_DATA);
+    m.private_data = take(mad, req::PRIVATE_DATA);
     return m;
 }
 
 Mad format(const Mra& m, uint64_t transaction_id)
 {
-    Mad mad = with_header(Attribute::mra, transaction_id);
-    set(mad, LOCAL_COMM_ID, m.local_comm_id);
-    set(mad, REMOTE_COMM_ID, m.remote_comm_id);
+    Mad mad = with_comm_ids(Attribute::mra, m.local_comm_id, m.remote_comm_id, transaction_id);
     set(mad, mra::MESSAGE, static_cast<uint8_t>(m.message));
     set(mad, mra::SERVICE_TIMEOUT, m.service_timeout);
     put(mad, mra::PRIVATE_DATA, m.private_data);
@@ -315,15 +323,13 @@ Mra parse_mra(const Mad& mad)
     m.remote_comm_id = field<uint32_t>(mad, REMOTE_COMM_ID);
     m.message = field<MessageKind>(mad, mra::MESSAGE);
     m.service_timeout = field<uint8_t>(mad, mra::SERVICE_TIMEOUT);
-    m.private_data = take(mad, mra::PRIVATE_DATA, MRA_PRIVATE_DATA);
+    m.private_data = take(mad, mra::PRIVATE_DATA);
     return m;
 }
 
 Mad format(const Rej& m, uint64_t transaction_id)
 {
-    Mad mad = with_header(Attribute::rej, transaction_id);
-    set(mad, LOCAL_COMM_ID, m.local_comm_id);
-    set(mad, REMOTE_COMM_ID, m.remote_comm_id);
+    Mad mad = with_comm_ids(Attribute::rej, m.local_comm_id, m.remote_comm_id, transaction_id);
     set(mad, rej::MESSAGE, static_cast<uint8_t>(m.message));
     set(mad, rej::ARI_LENGTH, std::min(m.additional_info.size(), REJ_ARI_SIZE));
     set(mad, rej::REASON, static_cast<uint16_t>(m.reason));
@@ -340,15 +346,13 @@ Rej parse_rej(const Mad& mad)
     m.message = field<MessageKind>(mad, rej::MESSAGE);
     m.reason = field<RejReason>(mad, rej::REASON);
     m.additional_info = take(mad, rej::ARI, get(mad, rej::ARI_LENGTH));
-    m.private_data = take(mad, rej::PRIVATE_DATA, REJ_PRIVATE_DATA);
+    m.private_data = take(mad, rej::PRIVATE_DATA);
     return m;
 }
 
 Mad format(const Rep& m, uint64_t transaction_id)
 {
-    Mad mad = with_header(Attribute::rep, transaction_id);
-    set(mad, LOCAL_COMM_ID, m.local_comm_id);
-    set(mad, REMOTE_COMM_ID, m.remote_comm_id);
+    Mad mad = with_comm_ids(Attribute::rep, m.local_comm_id, m.remote_comm_id, transaction_id);
     set(mad, rep::LOCAL_QKEY, m.local_qkey);
     set(mad, rep::LOCAL_QPN, m.local_qpn);
     set(mad, rep::LOCAL_EECN, m.local_eecn);
@@ -382,15 +386,13 @@ Rep parse_rep(const Mad& mad)
     m.rnr_retry_count = field<uint8_t>(mad, rep::RNR_RETRY_COUNT);
     m.srq = get(mad, rep::SRQ) != 0;
     m.local_ca_guid = get(mad, rep::LOCAL_CA_GUID);
-    m.private_data = take(mad, rep::PRIVATE_DATA, REP_PRIVATE_DATA);
+    m.private_data = take(mad, rep::PRIVATE_DATA);
     return m;
 }
 
 Mad format(const Rtu& m, uint64_t transaction_id)
 {
-    Mad mad = with_header(Attribute::rtu, transaction_id);
-    set(mad, LOCAL_COMM_ID, m.local_comm_id);
-    set(mad, REMOTE_COMM_ID, m.remote_comm_id);
+    Mad mad = with_comm_ids(Attribute::rtu, m.local_comm_id, m.remote_comm_id, transaction_id);
     put(mad, rtu::PRIVATE_DATA, m.private_data);
     return mad;
 }
@@ -398,14 +400,12 @@ Mad format(const Rtu& m, uint64_t transaction_id)
 Rtu parse_rtu(const Mad& mad)
 {
     return {field<uint32_t>(mad, LOCAL_COMM_ID), field<uint32_t>(mad, REMOTE_COMM_ID),
-            take(mad, rtu::PRIVATE_DATA, RTU_PRIVATE_DATA)};
+            take(mad, rtu::PRIVATE_DATA)};
 }
 
 Mad format(const Dreq& m, uint64_t transaction_id)
 {
-    Mad mad = with_header(Attribute::dreq, transaction_id);
-    set(mad, LOCAL_COMM_ID, m.local_comm_id);
-    set(mad, REMOTE_COMM_ID, m.remote_comm_id);
+    Mad mad = with_comm_ids(Attribute::dreq, m.local_comm_id, m.remote_comm_id, transaction_id);
     set(mad, dreq::REMOTE_QPN, m.remote_qpn);
     put(mad, dreq::PRIVATE_DATA, m.private_data);
     return mad;
@@ -414,14 +414,12 @@ Mad format(const Dreq& m, uint64_t transaction_id)
 Dreq parse_dreq(const Mad& mad)
 {
     return {field<uint32_t>(mad, LOCAL_COMM_ID), field<uint32_t>(mad, REMOTE_COMM_ID),
-            field<uint32_t>(mad, dreq::REMOTE_QPN), take(mad, dreq::PRIVATE_DATA, DREQ_PRIVATE_DATA)};
+            field<uint32_t>(mad, dreq::REMOTE_QPN), take(mad, dreq::PRIVATE_DATA)};
 }
 
 Mad format(const Drep& m, uint64_t transaction_id)
 {
-    Mad mad = with_header(Attribute::drep, transaction_id);
-    set(mad, LOCAL_COMM_ID, m.local_comm_id);
-    set(mad, REMOTE_COMM_ID, m.remote_comm_id);
+    Mad mad = with_comm_ids(Attribute::drep, m.local_comm_id, m.remote_comm_id, transaction_id);
     put(mad, drep::PRIVATE_DATA, m.private_data);
     return mad;
 }
@@ -429,7 +427,7 @@ Mad format(const Drep& m, uint64_t transaction_id)
 Drep parse_drep(const Mad& mad)
 {
     return {field<uint32_t>(mad, LOCAL_COMM_ID), field<uint32_t>(mad, REMOTE_COMM_ID),
-            take(mad, drep::PRIVATE_DATA, DREP_PRIVATE_DATA)};
+            take(mad, drep::PRIVATE_DATA)};
 }
 
 Mad format(const SidrReq& m, uint64_t transaction_id)
@@ -445,7 +443,7 @@ Mad format(const SidrReq& m, uint64_t transaction_id)
 SidrReq parse_sidr_req(const Mad& mad)
 {
     return {field<uint32_t>(mad, sidr_req::REQUEST_ID), field<uint16_t>(mad, sidr_req::PKEY),
-            get(mad, sidr_req::SERVICE_ID), take(mad, sidr_req::PRIVATE_DATA, SIDR_REQ_PRIVATE_DATA)};
+            get(mad, sidr_req::SERVICE_ID), take(mad, sidr_req::PRIVATE_DATA)};
 }
 
 Mad format(const SidrRep& m, uint64_t transaction_id)
@@ -471,7 +469,7 @@ SidrRep parse_sidr_rep(const Mad& mad)
     m.qpn = field<uint32_t>(mad, sidr_rep::QPN);
     m.service_id = get(mad, sidr_rep::SERVICE_ID);
     m.qkey = field<uint32_t>(mad, sidr_rep::QKEY);
-    m.private_data = take(mad, sidr_rep::PRIVATE_DATA, SIDR_REP_PRIVATE_DATA);
+    m.private_data = take(mad, sidr_rep::PRIVATE_DATA);
     return m;
 }
 

@@ -84,6 +84,17 @@ uint32_t Manager::listen(uint64_t service_id, unsigned backlog)
 
 void Manager::stop_listening(uint32_t listener) { listeners_.erase(listener); }
 
+/* The connection a consumer's call names, if it is in one of the states
+ * the call may be made in: 0, or -EINVAL (no such connection) or -EPROTO
+ * (not now). */
+int Manager::find_in(uint32_t id, std::initializer_list<State> states, Connection** c)
+{
+    *c = find(id);
+    if (*c == nullptr)
+        return -EINVAL;
+    return std::find(states.begin(), states.end(), (*c)->state) != states.end() ? 0 : -EPROTO;
+}
+
 Manager::Connection* Manager::find(uint32_t id)
 {
     auto it = connections_.find(id);
@@ -224,11 +235,9 @@ uint32_t Manager::connect(const ConnectParams& p, uint64_t now)
 
 int Manager::accept(uint32_t id, const AcceptParams& p, uint64_t now)
 {
-    Connection* c = find(id);
-    if (c == nullptr)
-        return -EINVAL;
-    if (!waits_for_accept(c->state))
-        return -EPROTO;
+    Connection* c = nullptr;
+    if (int rc = find_in(id, {State::req_received, State::mra_req_sent}, &c); rc != 0)
+        return rc;
     c->local_qpn = p.qpn;
     Rep rep;
     rep.local_comm_id = c->local_id;
@@ -250,11 +259,9 @@ int Manager::accept(uint32_t id, const AcceptParams& p, uint64_t now)
 
 int Manager::reject(uint32_t id, RejReason reason, const PrivateData& private_data, uint64_t)
 {
-    Connection* c = find(id);
-    if (c == nullptr)
-        return -EINVAL;
-    if (!waits_for_accept(c->state) && c->state != State::rep_received)
-        return -EPROTO;
+    Connection* c = nullptr;
+    if (int rc = find_in(id, {State::req_received, State::mra_req_sent, State::rep_received}, &c); rc != 0)
+        return rc;
     Rej rej;
     rej.local_comm_id = c->local_id;
     rej.remote_comm_id = c->remote_id;
@@ -268,11 +275,9 @@ int Manager::reject(uint32_t id, RejReason reason, const PrivateData& private_da
 
 int Manager::send_mra(uint32_t id, uint64_t now)
 {
-    Connection* c = find(id);
-    if (c == nullptr)
-        return -EINVAL;
-    if (c->state != State::req_received)
-        return -EPROTO;
+    Connection* c = nullptr;
+    if (int rc = find_in(id, {State::req_received}, &c); rc != 0)
+        return rc;
     Mra mra;
     mra.local_comm_id = c->local_id;
     mra.remote_comm_id = c->remote_id;
@@ -285,11 +290,9 @@ int Manager::send_mra(uint32_t id, uint64_t now)
 
 int Manager::send_rtu(uint32_t id, const PrivateData& private_data, uint64_t now)
 {
-    Connection* c = find(id);
-    if (c == nullptr)
-        return -EINVAL;
-    if (c->state != State::rep_received)
-        return -EPROTO;
+    Connection* c = nullptr;
+    if (int rc = find_in(id, {State::rep_received}, &c); rc != 0)
+        return rc;
     c->state = State::established;
     c->transaction_id++;
     send(*c, format(Rtu{c->local_id, c->remote_id, private_data}, c->transaction_id), now, 0, 0);
@@ -310,11 +313,9 @@ int Manager::established(uint32_t id)
 
 int Manager::disconnect(uint32_t id, const PrivateData& private_data, uint64_t now)
 {
-    Connection* c = find(id);
-    if (c == nullptr)
-        return -EINVAL;
-    if (c->state != State::established)
-        return -EPROTO;
+    Connection* c = nullptr;
+    if (int rc = find_in(id, {State::established}, &c); rc != 0)
+        return rc;
     c->state = State::dreq_sent;
     c->transaction_id++;
     send(*c, format(Dreq{c->local_id, c->remote_id, c->remote_qpn, private_data}, c->transaction_id), now,
@@ -324,11 +325,9 @@ int Manager::disconnect(uint32_t id, const PrivateData& private_data, uint64_t n
 
 int Manager::send_drep(uint32_t id, const PrivateData& private_data, uint64_t now)
 {
-    Connection* c = find(id);
-    if (c == nullptr)
-        return -EINVAL;
-    if (c->state != State::dreq_received)
-        return -EPROTO;
+    Connection* c = nullptr;
+    if (int rc = find_in(id, {State::dreq_received}, &c); rc != 0)
+        return rc;
     send_once(c->peer, format(Drep{c->local_id, c->remote_id, private_data}, c->transaction_id));
     enter_timewait(*c, now);
     return 0;
@@ -386,11 +385,9 @@ uint32_t Manager::sidr_request(const SidrRequestParams& p, uint64_t now)
 
 int Manager::sidr_reply(uint32_t id, const SidrReplyParams& p)
 {
-    Connection* c = find(id);
-    if (c == nullptr)
-        return -EINVAL;
-    if (c->state != State::sidr_req_received)
-        return -EPROTO;
+    Connection* c = nullptr;
+    if (int rc = find_in(id, {State::sidr_req_received}, &c); rc != 0)
+        return rc;
     SidrRep rep;
     rep.request_id = c->remote_id;
     rep.status = p.status;

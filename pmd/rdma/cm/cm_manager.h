@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <unordered_map>
@@ -212,6 +213,7 @@ private:
 
     Connection* find(uint32_t id);
     const Connection* find(uint32_t id) const;
+    int find_in(uint32_t id, std::initializer_list<State> states, Connection** c);
     Connection& make_connection(State state, const Gid& peer);
     void release(Connection& c);
     void post(EventType type, const Connection& c, const Mad* mad);

@@ -105,6 +105,19 @@ protected:
         return true;
     }
 
+    /* Fires deadlines, delivering what they send (but what `drop` says),
+     * until `m` has events: those. */
+    std::vector<Event> events_in_time(Manager& m, const std::function<bool(const InFlight&)>& drop)
+    {
+        std::vector<Event> seen;
+        deliver(drop);
+        while (seen.empty() && fire_next_deadline()) {
+            deliver(drop);
+            seen = events(m);
+        }
+        return seen;
+    }
+
     std::vector<Event> events(Manager& m)
     {
         std::vector<Event> all;
@@ -153,6 +166,21 @@ protected:
         p.initiator_depth = 4;
         p.private_data = {9, 8, 7};
         return p;
+    }
+
+    /* A REQ answered with a REP that A took (its RTU not sent): the IDs of
+     * A's and B's ends. */
+    std::pair<uint32_t, uint32_t> replied(uint64_t service_id = 0x1060000 | 7471)
+    {
+        if (listener_ == 0)
+            listener_ = b.listen(service_id, 8);
+        const uint32_t active = a.connect(connect_params(service_id), fabric.now);
+        deliver();
+        const Event req = only_event(b);
+        EXPECT_EQ(b.accept(req.id, accept_params(), fabric.now), 0);
+        deliver();
+        EXPECT_EQ(only_event(a).type, EventType::rep_received);
+        return {active, req.id};
     }
 
     /* A connected pair through REQ, REP and RTU: the IDs of A's and B's ends. */

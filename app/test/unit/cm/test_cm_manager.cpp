@@ -170,12 +170,7 @@ TEST_F(CmPair, AnUnansweredReqIsSentAgainThenTheRequesterGivesUp)
 TEST_F(CmPair, UnreachableIsTheEventOfAnUnansweredReq)
 {
     const uint32_t active = a.connect(connect_params(SERVICE), fabric.now);
-    fabric.in_flight.clear();
-    std::vector<Event> seen;
-    while (seen.empty() && fire_next_deadline()) {
-        fabric.in_flight.clear();
-        seen = events(a);
-    }
+    const std::vector<Event> seen = events_in_time(a, [](const InFlight&) { return true; });
     ASSERT_EQ(seen.size(), 1u);
     EXPECT_EQ(seen[0].type, EventType::unreachable);
     EXPECT_EQ(seen[0].id, active);
@@ -224,36 +219,25 @@ TEST_F(CmPair, ADuplicateReqMakesNoSecondConnectionAndGetsTheMraAgain)
 
 TEST_F(CmPair, ALostRtuIsMadeUpByTheRepSentAgain)
 {
-    b.listen(SERVICE, 8);
-    const uint32_t active = a.connect(connect_params(SERVICE), fabric.now);
-    deliver();
-    const Event req = only_event(b);
-    b.accept(req.id, accept_params(), fabric.now);
-    deliver();
-    only_event(a);
+    const auto [active, passive] = replied();
     a.send_rtu(active, {}, fabric.now);
     deliver([](const InFlight& m) { return m.attribute() == Attribute::rtu; });
-    EXPECT_EQ(b.state_of(req.id), State::rep_sent);
+    EXPECT_EQ(b.state_of(passive), State::rep_sent);
     ASSERT_TRUE(fire_next_deadline());
     deliver();
     EXPECT_EQ(sent_of(Attribute::rep, port_b.gid()), 2u);
     EXPECT_EQ(sent_of(Attribute::rtu, port_a.gid()), 2u) << "the REP again: the RTU again";
     EXPECT_EQ(only_event(b).type, EventType::established);
-    EXPECT_EQ(b.state_of(req.id), State::established);
+    EXPECT_EQ(b.state_of(passive), State::established);
 }
 
 TEST_F(CmPair, TheQpsFirstPacketEstablishesAPassiveSideWithoutItsRtu)
 {
-    b.listen(SERVICE, 8);
-    const uint32_t active = a.connect(connect_params(SERVICE), fabric.now);
-    deliver();
-    const Event req = only_event(b);
-    b.accept(req.id, accept_params(), fabric.now);
-    deliver();
+    const auto [active, passive] = replied();
     a.send_rtu(active, {}, fabric.now);
     fabric.in_flight.clear();
-    EXPECT_EQ(b.established(req.id), 0);
-    EXPECT_EQ(b.state_of(req.id), State::established);
+    EXPECT_EQ(b.established(passive), 0);
+    EXPECT_EQ(b.state_of(passive), State::established);
     EXPECT_FALSE(b.next_deadline()) << "the REP is not sent again";
     EXPECT_EQ(b.established(0x9999), -EINVAL);
 }
@@ -270,12 +254,7 @@ TEST_F(CmPair, RepsNeverAnsweredEndInUnreachableAndARejToThePeer)
     EXPECT_EQ(only_event(a).type, EventType::mra_received);
     b.accept(req.id, accept_params(), fabric.now);
     auto no_reps = [](const InFlight& m) { return m.attribute() == Attribute::rep; };
-    deliver(no_reps);
-    std::vector<Event> seen;
-    while (seen.empty() && fire_next_deadline()) {
-        deliver(no_reps);
-        seen = events(b);
-    }
+    const std::vector<Event> seen = events_in_time(b, no_reps);
     ASSERT_EQ(seen.size(), 1u);
     EXPECT_EQ(seen[0].type, EventType::unreachable);
     EXPECT_EQ(sent_of(Attribute::rep, port_b.gid()), 4u) << "the REQ's max CM retries (3) after the first";
@@ -319,11 +298,7 @@ TEST_F(CmPair, ALostDrepGetsTheDreqAnsweredAgainFromTimewait)
     only_event(b);
     b.send_drep(passive, {}, fabric.now);
     deliver([](const InFlight& m) { return m.attribute() == Attribute::drep; });
-    std::vector<Event> at_a;
-    while (at_a.empty() && fire_next_deadline()) {
-        deliver();
-        at_a = events(a);
-    }
+    const std::vector<Event> at_a = events_in_time(a, {});
     EXPECT_EQ(sent_of(Attribute::dreq, port_a.gid()), 2u);
     EXPECT_EQ(sent_of(Attribute::drep, port_b.gid()), 2u);
     ASSERT_EQ(at_a.size(), 1u);
@@ -351,12 +326,7 @@ TEST_F(CmPair, APeerKilledMidConnectionIsDisconnectedAfterTheDreqRetries)
     (void)passive;
     a.disconnect(active, {}, fabric.now);
     auto dead = [](const InFlight&) { return true; };
-    deliver(dead);
-    std::vector<Event> seen;
-    while (seen.empty() && fire_next_deadline()) {
-        deliver(dead);
-        seen = events(a);
-    }
+    const std::vector<Event> seen = events_in_time(a, dead);
     ASSERT_EQ(seen.size(), 1u);
     EXPECT_EQ(seen[0].type, EventType::disconnected);
     EXPECT_FALSE(seen[0].mad) << "no DREP came";
@@ -458,12 +428,7 @@ TEST_F(CmPair, AnUnansweredSidrReqIsUnreachable)
 {
     b.listen(SERVICE, 8);
     a.sidr_request({SERVICE, port_b.gid(), {}}, fabric.now);
-    deliver([](const InFlight&) { return true; });
-    std::vector<Event> seen;
-    while (seen.empty() && fire_next_deadline()) {
-        deliver([](const InFlight&) { return true; });
-        seen = events(a);
-    }
+    const std::vector<Event> seen = events_in_time(a, [](const InFlight&) { return true; });
     ASSERT_EQ(seen.size(), 1u);
     EXPECT_EQ(seen[0].type, EventType::unreachable);
     EXPECT_EQ(sent_of(Attribute::sidr_req, port_a.gid()), 4u);
