@@ -15,6 +15,7 @@ import unittest
 from scapy.all import rdpcap
 
 from harness.roce_wire import bad_icrcs, roce_frames
+from harness.testpmd import build_dir
 from harness.verbs import CLIENT_IP, SERVER_IP, VerbsHosts
 
 # The kernel's end of the bridge, which answers ARP and nothing on UDP 4791:
@@ -23,6 +24,16 @@ SILENT_IP = "10.0.0.254"
 # Short CM waits for the faults: 4.096 us << 12 (17 ms) plus two packet
 # lifetimes, sent 3 times in all.
 QUICK_CM = {"CNA_CM_RESPONSE_TIMEOUT": "12", "CNA_CM_RETRIES": "2"}
+
+
+def cm_probe():
+    return os.path.join(build_dir(), "app", "test", "tools", "cm_probe")
+
+
+def regular_pass_only(what):
+    """Slow repetitions of paths the sanitized pass covers once already."""
+    if os.environ.get("LD_PRELOAD"):
+        raise unittest.SkipTest(f"the sanitized pass: {what} is the regular pass's")
 
 
 def needs_root_and_tun(cls):
@@ -62,6 +73,16 @@ class CmHosts(VerbsHosts):
             raise AssertionError(f"{client_argv[0]}: client {client.returncode}, server {server.returncode}\n"
                                  f"--- server:\n{server_out}\n--- client:\n{out}")
         return server_out, out
+
+    def probe_server(self, port):
+        """cm_probe serving on SERVER_IP:port, once it listens."""
+        server = self.verbs_host("s", [cm_probe(), "serve", SERVER_IP, str(port)])
+        line = server.stdout.readline()
+        while line and line.strip() != "listening":
+            line = server.stdout.readline()
+        if not line:
+            raise AssertionError(f"cm_probe serve ended: {server.communicate()[0]}")
+        return server
 
     def client_alone(self, argv, env=None):
         """`argv` as the client with no server: (returncode, output, seconds)."""
@@ -124,6 +145,7 @@ class BetweenTwoProcesses(unittest.TestCase):
         self.assertIn("rdma_xclient: end 0", client)
 
     def test_perftest_connects_through_rdma_cm(self):
+        regular_pass_only("perftest")
         for tool, extra in (("ib_send_bw", []), ("ib_write_bw", []), ("ib_read_bw", []), ("ib_send_lat", [])):
             with self.subTest(tool=tool), CmHosts() as hosts:
                 argv = [tool, "-R", "-d", "cna0", "-s", "4096", "-n", "100", *extra]
@@ -159,7 +181,50 @@ class BetweenTwoProcesses(unittest.TestCase):
 
 
 @needs_root_and_tun
+class ManyConnections(unittest.TestCase):
+    def test_a_thousand_connections_made_and_ended_leave_nothing_behind(self):
+        """Each cycle: resolve, a QP, connect, disconnect, destroy. A QP,
+        CQ or MR left behind on either side would run the device out (256
+        QPs, 1,024 CQs and MRs) long before the end; the client's file
+        descriptors are counted."""
+        regular_pass_only("the thousand cycles")
+        with CmHosts(timeout=600) as hosts:
+            server = hosts.probe_server(7500)
+            try:
+                client = hosts.verbs_host("c", [cm_probe(), "cycles", SERVER_IP, "7500", "1000"])
+                out, _ = client.communicate(timeout=hosts.timeout)
+            finally:
+                server.kill()
+                server.communicate()
+        self.assertEqual(client.returncode, 0, out)
+        match = re.search(r"^cycles 1000 fds (\d+) (\d+)$", out, re.M)
+        self.assertIsNotNone(match, out)
+        self.assertEqual(match.group(1), match.group(2), "file descriptors left behind")
+
+
+@needs_root_and_tun
 class Faults(unittest.TestCase):
+    def test_a_peer_killed_mid_connection_is_disconnected_after_the_dreq_retries(self):
+        with CmHosts() as hosts:
+            server = hosts.probe_server(7500)
+            client = hosts.verbs_host("c", [cm_probe(), "hold", SERVER_IP, "7500"], stdin=subprocess.PIPE,
+                                      env={**QUICK_CM, "CNA_CM_LOG": "1"})
+            try:
+                self.assertIn("established", (line.strip() for line in iter(client.stdout.readline, "")))
+            finally:
+                server.kill()
+                server.communicate()
+            client.stdin.write("disconnect\n")
+            client.stdin.flush()
+            out, _ = client.communicate(timeout=hosts.timeout)
+        self.assertEqual(client.returncode, 0, out)
+        self.assertEqual(len(re.findall(r"sent DREQ " + re.escape(SERVER_IP), out)), 3, "the DREQ and 2 retries")
+        seconds = float(re.search(r"disconnected after ([\d.]+) s", out).group(1))
+        # Three waits of 17 ms plus two packet lifetimes (2 x 268 ms).
+        self.assertGreater(seconds, 1.5)
+        self.assertLess(seconds, 5)
+        self.assertIn("flushed 1", out, "the receive posted completes flushed")
+
     def test_a_port_nobody_listens_on_is_rejected_as_an_invalid_service(self):
         with CmHosts() as hosts:
             server = hosts.verbs_host("s", ["rping", "-s", "-a", SERVER_IP, "-p", "7000", "-C", "1"])

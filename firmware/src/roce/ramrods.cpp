@@ -287,7 +287,9 @@ FwReturn RoceFirmware::check_modify(const Qp& qp, const ModifyQpRamrodData& d) c
     const auto cur = static_cast<QpState>(d.cur_state), next = static_cast<QpState>(d.new_state);
     if (!qp_transition_allowed(cur, next))
         return FwReturn::invalid_param;
-    if (cur != qp.state)
+    /* To ERR or RESET from whatever state the QP is in: the driver may not
+     * yet know that the QP went to ERR by itself (retries exhausted). */
+    if (cur != qp.state && next != QpState::err && next != QpState::reset)
         return FwReturn::bad_state;
     const uint32_t m = d.modify;
     if (((m & qp_modify::ACCESS) && (d.access & ~access::ALL) != 0) ||

@@ -314,6 +314,11 @@ TEST_F(RoceEngine, RamrodsRefuseWhatIsWrong)
     d.cur_state = uint8_t(QpState::init);
     d.new_state = uint8_t(QpState::rtr);
     EXPECT_EQ(a->rdma.modify_qp(d), FwReturn::bad_state) << "the QP is not in INIT";
+    d.cur_state = uint8_t(QpState::rts);
+    d.new_state = uint8_t(QpState::err);
+    EXPECT_EQ(a->rdma.modify_qp(d), FwReturn::ok) << "to ERR whatever the driver believes the state is";
+    d.new_state = uint8_t(QpState::reset);
+    EXPECT_EQ(a->rdma.modify_qp(d), FwReturn::ok) << "and to RESET";
     d.cur_state = uint8_t(QpState::reset);
     d.new_state = uint8_t(QpState::init);
     d.modify = qp_modify::RETRY_CNT;
