@@ -84,11 +84,11 @@ ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 # The integration suite already knows how to hand the PMD to EAL (it stages
 # builds that live below world-writable directories, which EAL refuses).
 sys.path.insert(0, os.path.join(ROOT, "app", "test", "integration"))
-from harness.testpmd import TestPmdError, pmd_path  # noqa: E402
-from harness.verbs import VerbsHosts  # noqa: E402
+from harness.testpmd import pmd_path  # noqa: E402
 from bench_testpmd import (APP_ARGS, FWD_CPU, MAIN_CPU, TESTPMD, TWO_LCORE_APP_ARGS, TWO_LCORES, BenchError, Run, Session, all_rates,  # noqa: E402
                            core_latency, last_lines, wait_links_up, window_rate, window_rates)
 from guest_rows import run_vm  # noqa: E402
+from verbs_rows import RDMA_BW_ROW, RDMA_LAT_ROW, print_provider_row, run_perftest_rows, run_rdma_cm  # noqa: E402
 
 SIZES = (64, 1518)
 FWD_LCORES = "0-1"
@@ -511,11 +511,6 @@ def run_callgrind(args, pmd):
 # ---- RDMA: RC between two cabled ports, rdma_perf ----------------------------
 
 RDMA_SIZES = (64, 4096, 65536, 1 << 20)
-RDMA_BW_ROW = re.compile(r"^ (\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*$", re.M)
-RDMA_LAT_ROW = re.compile(r"^ (\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)"
-                          r"\s+([\d.]+)\s+([\d.]+)\s*$", re.M)
-
-
 ENGINE_THREAD = f"engine_cpu={MAIN_CPU}"
 
 
@@ -678,92 +673,6 @@ def run_verbs_provider(args, rounds=3):
     return ok
 
 
-def print_provider_row(label, width, figures, bandwidth):
-    """A row of what the provider costs: the medians of the RDMA PMD's and
-    the provider's figures ({False: PMD's, True: provider's}), and the cost
-    (bandwidth: % of the PMD's; latency: us more)."""
-    pmd, provider = statistics.median(figures[False]), statistics.median(figures[True])
-    cost = f"{(pmd - provider) / pmd * 100:+.1f} %" if bandwidth else f"{provider - pmd:+.3f} us"
-    print(f"{label:<{width}}{pmd:>10.2f}{provider:>10.2f}{cost:>16}")
-
-
-UCX_ENV = {"UCX_NET_DEVICES": "cna0:1", "UCX_IB_GID_INDEX": "1"}
-# ucx_perftest's last line: iterations, three latencies, MB/s average and
-# overall (MiB), messages/s average and overall.
-UCX_FINAL = re.compile(r"^Final:\s+(\d+)" + r"\s+([\d.]+)" * 7, re.M)
-
-
-def perftest_figure(argv, regex, group):
-    """A provider side: perftest's figure from its result row."""
-    def run(hosts):
-        _, out = hosts.verbs_pair(argv)
-        m = regex.search(out)
-        if not m:
-            raise BenchError(f"no result row in:\n{last_lines(out, 6)}")
-        return float(m.group(group))
-    return run
-
-
-def ucx_tag_bw_gbits(size):
-    """A provider side: UCP's tag_bw with UCX's own choice of transports
-    (rc_verbs, wired up over ud_verbs), its overall MiB/s in Gbit/s."""
-    def run(hosts):
-        _, out = hosts.verbs_pair(["ucx_perftest", "-t", "tag_bw", "-s", str(size), "-n", "2000"], env=UCX_ENV)
-        m = UCX_FINAL.search(out)
-        if not m:
-            raise BenchError(f"no Final line in:\n{last_lines(out, 6)}")
-        return float(m.group(6)) * 1024 * 1024 * 8 / 1e9
-    return run
-
-
-def run_perftest_rows(args, rounds=3):
-    """Debian's perftest, and UCX's ucx_perftest, through the verbs provider
-    beside rdma_perf on the RDMA PMD's API, both between two processes,
-    each with its own adapter on a TAP interface of one bridge (as
-    test_verbs_provider runs them), alternating; medians of `rounds`. False
-    if a row failed."""
-    print()
-    if os.geteuid() != 0 or not os.path.exists("/dev/net/tun"):
-        print("perftest through the verbs provider: skipped: needs root and /dev/net/tun")
-        return True
-    print("perftest and UCX through the verbs provider (two processes, each with its own adapter on a TAP wire, one "
-          f"bridge) beside rdma_perf on the RDMA PMD's API in the same layout, alternating, medians of {rounds}; "
-          "the kernel's TAP and bridge carry every frame")
-    print(f"{'row':<32}{'RDMA PMD':>10}{'provider':>10}{'provider cost':>16}")
-    # (label, rdma_perf options, rdma_perf's figure, the provider's side, bandwidth?)
-    rows = (("ib_write_bw 64 KiB Gbit/s", ["-T", "write", "-s", "65536", "-n", "2000"], 4,
-             perftest_figure(["ib_write_bw", "-x", "1", "-s", "65536", "-n", "2000", "--report_gbits"], RDMA_BW_ROW, 4),
-             True),
-            ("ib_send_lat 8 B one-way us", ["-T", "send", "--latency", "-s", "8", "-n", "2000"], 5,
-             perftest_figure(["ib_send_lat", "-x", "1", "-s", "8", "-n", "2000"], RDMA_LAT_ROW, 5), False),
-            ("ib_write_lat 8 B one-way us", ["-T", "write", "--latency", "-s", "8", "-n", "2000"], 5,
-             perftest_figure(["ib_write_lat", "-x", "1", "-s", "8", "-n", "2000"], RDMA_LAT_ROW, 5), False),
-            # UCP's protocol over the provider against the PMD's bare WRITEs
-            # of the same size: what UCX and the provider cost together.
-            ("ucx_perftest tag_bw 64 KiB Gbit/s", ["-T", "write", "-s", "65536", "-n", "2000"], 4,
-             ucx_tag_bw_gbits(65536), True))
-    ok = True
-    with VerbsHosts(build=args.build) as hosts:
-        ips = {"server_vdev": ",ipv4=10.0.0.1/24", "client_vdev": ",ipv4=10.0.0.2/24"}
-        for label, options, perf_group, provider_side, bandwidth in rows:
-            regex = RDMA_BW_ROW if bandwidth else RDMA_LAT_ROW
-            figures = {False: [], True: []}
-            try:
-                for _ in range(rounds):
-                    _, pmd = hosts.perf(options, gid=1, **ips)
-                    m = regex.search(pmd)
-                    if not m:
-                        raise BenchError(f"no result row in:\n{last_lines(pmd, 6)}")
-                    figures[False].append(float(m.group(perf_group)))
-                    figures[True].append(provider_side(hosts))
-            except (BenchError, AssertionError, TestPmdError) as e:
-                print(f"{label:<32}  failed: {e}")
-                ok = False
-                continue
-            print_provider_row(label, 32, figures, bandwidth)
-    return ok
-
-
 # ---- the adapter engine alone ----------------------------------------------
 
 def run_engine(args):
@@ -872,6 +781,7 @@ def main():
         run_rdma_inline(args)
         run_verbs_provider(args)
         run_perftest_rows(args)
+        run_rdma_cm(args)
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
 
     # The last line, whatever ran.

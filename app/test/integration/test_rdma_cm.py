@@ -15,8 +15,8 @@ import unittest
 from scapy.all import rdpcap
 
 from harness.roce_wire import bad_icrcs, roce_frames
-from harness.testpmd import build_dir
-from harness.verbs import CLIENT_IP, SERVER_IP, VerbsHosts
+from harness.rdma_cm import CmHosts, cm_probe
+from harness.verbs import CLIENT_IP, SERVER_IP
 
 # The kernel's end of the bridge, which answers ARP and nothing on UDP 4791:
 # a peer that never answers a REQ.
@@ -24,10 +24,6 @@ SILENT_IP = "10.0.0.254"
 # Short CM waits for the faults: 4.096 us << 12 (17 ms) plus two packet
 # lifetimes, sent 3 times in all.
 QUICK_CM = {"CNA_CM_RESPONSE_TIMEOUT": "12", "CNA_CM_RETRIES": "2"}
-
-
-def cm_probe():
-    return os.path.join(build_dir(), "app", "test", "tools", "cm_probe")
 
 
 def regular_pass_only(what):
@@ -39,57 +35,6 @@ def regular_pass_only(what):
 def needs_root_and_tun(cls):
     return unittest.skipUnless(os.geteuid() == 0 and os.path.exists("/dev/net/tun"),
                                "needs root and /dev/net/tun")(cls)
-
-
-def not_listening_yet(output):
-    """The client was refused as a REQ to no listener is (REJ reason 8):
-    its server had not come up yet."""
-    return re.search(r"REJECTED, error:? 8\b", output) is not None
-
-
-class CmHosts(VerbsHosts):
-    def cm_pair(self, server_argv, client_argv, env=None, attempts=20, devargs=("", "")):
-        """`server_argv`, then `client_argv` until the server listened;
-        their outputs (server's, client's). Raises, with both, if either
-        fails. `devargs`: more of each one's."""
-        server = self.verbs_host("s", server_argv, env=env, devargs_extra=devargs[0])
-        try:
-            for attempt in range(attempts):
-                client = self.verbs_host("c", client_argv, env=env, devargs_extra=devargs[1])
-                out, _ = client.communicate(timeout=self.timeout)
-                if client.returncode == 0 or not not_listening_yet(out) or attempt == attempts - 1:
-                    break
-                time.sleep(0.5)
-        except BaseException:
-            server.kill()
-            server.communicate(timeout=self.timeout)
-            raise
-        try:
-            server_out, _ = server.communicate(timeout=self.timeout)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server_out, _ = server.communicate()
-        if client.returncode != 0 or server.returncode != 0:
-            raise AssertionError(f"{client_argv[0]}: client {client.returncode}, server {server.returncode}\n"
-                                 f"--- server:\n{server_out}\n--- client:\n{out}")
-        return server_out, out
-
-    def probe_server(self, port):
-        """cm_probe serving on SERVER_IP:port, once it listens."""
-        server = self.verbs_host("s", [cm_probe(), "serve", SERVER_IP, str(port)])
-        line = server.stdout.readline()
-        while line and line.strip() != "listening":
-            line = server.stdout.readline()
-        if not line:
-            raise AssertionError(f"cm_probe serve ended: {server.communicate()[0]}")
-        return server
-
-    def client_alone(self, argv, env=None):
-        """`argv` as the client with no server: (returncode, output, seconds)."""
-        start = time.monotonic()
-        client = self.verbs_host("c", argv, env=env)
-        out, _ = client.communicate(timeout=self.timeout)
-        return client.returncode, out, time.monotonic() - start
 
 
 @needs_root_and_tun
@@ -239,6 +184,15 @@ class Faults(unittest.TestCase):
                 server.communicate()
         self.assertNotEqual(rc, 0)
         self.assertRegex(out, r"RDMA_CM_EVENT_REJECTED, error 8\b")
+
+    def test_an_address_nobody_answers_is_an_address_error_and_the_process_ends_cleanly(self):
+        """rping's event thread calls exit() on the error while its main
+        thread returns: both run exit handlers at once, twice over."""
+        with CmHosts() as hosts:
+            for _ in range(2):
+                rc, out, _ = hosts.client_alone(["rping", "-c", "-a", "10.0.0.77", "-C", "1"])
+                self.assertRegex(out, r"RDMA_CM_EVENT_ADDR_ERROR, error -113\b")
+                self.assertEqual(rc, 255, f"rping's exit(-1), not a signal:\n{out}")
 
     def test_a_peer_that_never_answers_is_unreachable_after_the_retries(self):
         with CmHosts() as hosts:

@@ -126,25 +126,27 @@ bool Service::start()
     if (!watch(timer_fd_, UINT64_MAX - 1) || !watch(wake_fd_, UINT64_MAX))
         return false;
     thread_ = std::thread([this] { run(); });
-    /* Before the provider's own exit handler (registered as the devices
-     * came up), so that no CM call reaches a device gone. */
+    /* Registered after the provider's teardown (its library came first),
+     * so it runs before it: no CM call reaches a device gone. */
     std::atexit([] { if (Service* s = get()) s->stop(); });
     return true;
 }
 
+/* Only the CM thread stops: the devices' objects go with the provider's
+ * teardown, which may run at the same time when two threads call exit
+ * (rping's event thread does on an error while its main thread returns). */
 void Service::stop()
 {
-    {
-        std::lock_guard guard(lock_);
-        stopping_ = true;
-    }
-    const uint64_t one = 1;
-    if (write(wake_fd_, &one, sizeof(one)) < 0)
-        return;
-    if (thread_.joinable())
-        thread_.join();
-    std::lock_guard guard(lock_);
-    devices_.clear();
+    static std::once_flag once;
+    std::call_once(once, [this] {
+        {
+            std::lock_guard guard(lock_);
+            stopping_ = true;
+        }
+        const uint64_t one = 1;
+        if (write(wake_fd_, &one, sizeof(one)) == sizeof(one) && thread_.joinable())
+            thread_.join();
+    });
 }
 
 uint64_t Service::now() const

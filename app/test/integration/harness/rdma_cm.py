@@ -1,0 +1,69 @@
+"""RDMA CM applications under cna-rdma-run between two "hosts" (VerbsHosts):
+a listener, and a requester started again while its listener is still
+coming up; cm_probe (app/bench), an RDMA CM application of cna's own.
+
+    with CmHosts() as hosts:
+        server, client = hosts.cm_pair(["rping", "-s", "-a", SERVER_IP], ["rping", "-c", "-a", SERVER_IP])
+"""
+import os
+import re
+import subprocess
+import time
+
+from harness.testpmd import build_dir
+from harness.verbs import SERVER_IP, VerbsHosts
+
+
+def cm_probe(build=None):
+    return os.path.join(build or build_dir(), "app", "bench", "cm_probe")
+
+
+def not_listening_yet(output):
+    """The client was refused as a REQ to no listener is (REJ reason 8):
+    its server had not come up yet."""
+    return re.search(r"REJECTED, error:? 8\b", output) is not None
+
+
+class CmHosts(VerbsHosts):
+    def cm_pair(self, server_argv, client_argv, env=None, attempts=20, devargs=("", "")):
+        """`server_argv`, then `client_argv` until the server listened;
+        their outputs (server's, client's). Raises, with both, if either
+        fails. `devargs`: more of each one's."""
+        server = self.verbs_host("s", server_argv, env=env, devargs_extra=devargs[0])
+        try:
+            for attempt in range(attempts):
+                client = self.verbs_host("c", client_argv, env=env, devargs_extra=devargs[1])
+                out, _ = client.communicate(timeout=self.timeout)
+                if client.returncode == 0 or not not_listening_yet(out) or attempt == attempts - 1:
+                    break
+                time.sleep(0.5)
+        except BaseException:
+            server.kill()
+            server.communicate(timeout=self.timeout)
+            raise
+        try:
+            server_out, _ = server.communicate(timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server_out, _ = server.communicate()
+        if client.returncode != 0 or server.returncode != 0:
+            raise AssertionError(f"{client_argv[0]}: client {client.returncode}, server {server.returncode}\n"
+                                 f"--- server:\n{server_out}\n--- client:\n{out}")
+        return server_out, out
+
+    def probe_server(self, port):
+        """cm_probe serving on SERVER_IP:port, once it listens."""
+        server = self.verbs_host("s", [cm_probe(self.build), "serve", SERVER_IP, str(port)])
+        line = server.stdout.readline()
+        while line and line.strip() != "listening":
+            line = server.stdout.readline()
+        if not line:
+            raise AssertionError(f"cm_probe serve ended: {server.communicate()[0]}")
+        return server
+
+    def client_alone(self, argv, env=None):
+        """`argv` as the client with no server: (returncode, output, seconds)."""
+        start = time.monotonic()
+        client = self.verbs_host("c", argv, env=env)
+        out, _ = client.communicate(timeout=self.timeout)
+        return client.returncode, out, time.monotonic() - start
