@@ -174,5 +174,51 @@ class RxeInteropThroughTheProvider(RxeCase):
             self.finish(guest)
 
 
+PINGS = 10
+
+
+def rping_verified(out, server):
+    """How many of rping's pings came back verified (-v): the client's
+    lines, or the server's."""
+    return len(re.findall(r"^server ping data: rdma-ping-\d+:" if server else r"^ping data: rdma-ping-\d+:", out, re.M))
+
+
+@unittest.skipIf(rxe.available(), rxe.available())
+class RdmaCmWithRxe(RxeCase):
+    """RDMA CM between cna's librdmacm (cna-rdma-run) and Linux's rdma_cm
+    on rxe: Debian's rping on both sides, in both roles; one guest boot per
+    role. The connection is the InfiniBand CM's REQ, REP and RTU on QP1
+    with the IP CM header, each side's QP then numbering its first packet
+    from the PSN the other announced; DREQ and DREP end it."""
+
+    def test_cna_requester_rxe_listener(self):
+        with rxe.RxePeer() as peer:
+            server_ip = rxe.GUEST_IP["server"]
+            guest = peer.guest("server", f"rping -s -a {server_ip} -v -C {PINGS}")
+            peer.wait_console("CMD-START", 1, timeout=300)
+            for attempt in range(40):  # until rxe's rping listens (no REJ, reason 8)
+                try:
+                    out = peer.verbs(["rping", "-c", "-a", server_ip, "-v", "-C", str(PINGS)], timeout=120)
+                    break
+                except rxe.TestPmdError as e:
+                    if "REJECTED" not in str(e) or attempt == 39:
+                        raise
+                    time.sleep(0.5)
+            self.assertEqual(rping_verified(out, server=False), PINGS, out)
+            self.finish(guest)
+            with open(peer.console, errors="replace") as f:
+                self.assertEqual(rping_verified(re.sub(r"^\[ *[\d.]+\] ", "", f.read(), flags=re.M), server=True),
+                                 PINGS)
+
+    def test_rxe_requester_cna_listener(self):
+        with rxe.RxePeer() as peer:
+            client = (f"ok=0; for t in $(seq 40); do if rping -c -a {rxe.CNA_IP} -v -C {PINGS}; then ok=1; break; fi; "
+                      "sleep 0.5; done; [ $ok = 1 ] || exit 1")
+            guest = peer.guest("client", client)
+            out = peer.verbs(["rping", "-s", "-a", rxe.CNA_IP, "-v", "-C", str(PINGS)], timeout=400)
+            self.assertEqual(rping_verified(out, server=True), PINGS, out)
+            self.finish(guest)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -62,6 +62,11 @@ cm::IpCmHeader header_of(const Id* id)
 
 /* ---- The QP ----------------------------------------------------------------------- */
 
+/* The starting PSN each side's REQ or REP carries is the one its QP expects
+ * to receive first, and the other side sends from it: Linux's rdma_cm gives
+ * its QP's RTR the PSN it announced (rq_psn = its seq_num), and rxe NAKs a
+ * first SEND numbered from the requester's own announcement. */
+
 int Service::init_qp_attr(Id* id, ibv_qp_attr* attr, int* mask)
 {
     const ibv_qp_state to = attr->qp_state;
@@ -89,7 +94,7 @@ int Service::init_qp_attr(Id* id, ibv_qp_attr* attr, int* mask)
         attr->ah_attr = *route;
         attr->path_mtu = static_cast<ibv_mtu>(id->path_mtu);
         attr->dest_qp_num = id->remote_qpn;
-        attr->rq_psn = id->remote_psn;
+        attr->rq_psn = id->local_psn;
         attr->max_dest_rd_atomic = id->responder_resources;
         attr->min_rnr_timer = MIN_RNR_TIMER;
         *mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
@@ -97,7 +102,7 @@ int Service::init_qp_attr(Id* id, ibv_qp_attr* attr, int* mask)
         return 0;
     }
     case IBV_QPS_RTS:
-        attr->sq_psn = id->local_psn;
+        attr->sq_psn = id->remote_psn;
         *mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
         if (is_datagram(id))
             return 0;
