@@ -10,9 +10,10 @@
  *   cm_probe cycles ADDR PORT N        N times: connect, disconnect, destroy;
  *                                      then "cycles N fds B A" (open fds
  *                                      before and after) and "connect mean
- *                                      U us cycle mean V us" (from
- *                                      rdma_resolve_addr to ESTABLISHED, and
- *                                      the whole cycle)
+ *                                      U us handshake mean H us cycle mean V
+ *                                      us" (from rdma_resolve_addr, and from
+ *                                      rdma_connect, to ESTABLISHED; the
+ *                                      whole cycle)
  *   cm_probe hold ADDR PORT            connects with a receive posted, says
  *                                      "established", waits for a line on
  *                                      stdin, disconnects: "disconnected
@@ -111,8 +112,10 @@ static void address(const char *host, const char *port, struct sockaddr_storage 
     freeaddrinfo(ai);
 }
 
-/* A connection from this side, its QP in RTS. */
-static struct rdma_cm_id *connect_to(struct rdma_event_channel *ch, struct sockaddr_storage *dst, struct conn *c)
+/* A connection from this side, its QP in RTS; *handshake: the seconds
+ * from rdma_connect to ESTABLISHED. */
+static struct rdma_cm_id *connect_to(struct rdma_event_channel *ch, struct sockaddr_storage *dst, struct conn *c,
+                                     double *handshake)
 {
     struct rdma_cm_id *id;
     if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) != 0)
@@ -125,9 +128,11 @@ static struct rdma_cm_id *connect_to(struct rdma_event_channel *ch, struct socka
     expect(ch, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL);
     make_qp(id, c);
     struct rdma_conn_param param = {.responder_resources = 1, .initiator_depth = 1, .retry_count = 7, .rnr_retry_count = 7};
+    const double asked = now();
     if (rdma_connect(id, &param) != 0)
         die("rdma_connect");
     expect(ch, RDMA_CM_EVENT_ESTABLISHED, NULL);
+    *handshake = now() - asked;
     return id;
 }
 
@@ -171,13 +176,15 @@ static int cycles(struct sockaddr_storage *dst, int n)
     if (ch == NULL)
         die("rdma_create_event_channel");
     int before = -1;
-    double connecting = 0;
+    double connecting = 0, handshakes = 0;
     const double start = now();
     for (int i = 0; i < n; i++) {
         struct conn c;
         const double asked = now();
-        struct rdma_cm_id *id = connect_to(ch, dst, &c);
+        double handshake;
+        struct rdma_cm_id *id = connect_to(ch, dst, &c, &handshake);
         connecting += now() - asked;
+        handshakes += handshake;
         if (rdma_disconnect(id) != 0)
             die("rdma_disconnect");
         expect(ch, RDMA_CM_EVENT_DISCONNECTED, NULL);
@@ -188,7 +195,8 @@ static int cycles(struct sockaddr_storage *dst, int n)
             before = open_fds(); /* once the library and the device are up */
     }
     printf("cycles %d fds %d %d\n", n, before, open_fds());
-    printf("connect mean %.0f us cycle mean %.0f us\n", connecting / n * 1e6, (now() - start) / n * 1e6);
+    printf("connect mean %.0f us handshake mean %.0f us cycle mean %.0f us\n", connecting / n * 1e6,
+           handshakes / n * 1e6, (now() - start) / n * 1e6);
     rdma_destroy_event_channel(ch);
     return 0;
 }
@@ -197,9 +205,10 @@ static int hold(struct sockaddr_storage *dst)
 {
     struct rdma_event_channel *ch = rdma_create_event_channel();
     struct conn c;
+    double handshake;
     if (ch == NULL)
         die("rdma_create_event_channel");
-    struct rdma_cm_id *id = connect_to(ch, dst, &c);
+    struct rdma_cm_id *id = connect_to(ch, dst, &c, &handshake);
     struct ibv_sge sge = {(uintptr_t)c.buf, sizeof(c.buf), c.mr->lkey};
     struct ibv_recv_wr wr = {.wr_id = 7, .sg_list = &sge, .num_sge = 1}, *bad;
     if (ibv_post_recv(id->qp, &wr, &bad) != 0)

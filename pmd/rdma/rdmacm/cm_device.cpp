@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 
 #include "cna_rdma.h"
 
@@ -72,8 +73,11 @@ void log_mad(const char* way, const Gid& peer, const cm::Mad& mad)
         inet_ntop(AF_INET, peer.data() + 12, address, sizeof(address));
     else
         inet_ntop(AF_INET6, peer.data(), address, sizeof(address));
-    std::fprintf(stderr, "cna rdmacm: %s %s %s, comm IDs %08x %08x\n", way, attribute_name(mad), address,
-                 cm::sender_comm_id(mad), cm::receiver_comm_id(mad));
+    timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    std::fprintf(stderr, "cna rdmacm: %ld.%06ld %s %s %s, comm IDs %08x %08x\n", static_cast<long>(now.tv_sec),
+                 now.tv_nsec / 1000, way, attribute_name(mad), address, cm::sender_comm_id(mad),
+                 cm::receiver_comm_id(mad));
 }
 
 } // namespace

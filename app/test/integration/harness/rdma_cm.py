@@ -20,8 +20,9 @@ def cm_probe(build=None):
 
 def not_listening_yet(output):
     """The client was refused as a REQ to no listener is (REJ reason 8):
-    its server had not come up yet."""
-    return re.search(r"REJECTED, error:? 8\b", output) is not None
+    its server had not come up yet (rdmacm-utils say "REJECTED, error 8",
+    perftest "REJECTED; error: 8")."""
+    return re.search(r"REJECTED[,;] error:? 8\b", output) is not None
 
 
 class CmHosts(VerbsHosts):
