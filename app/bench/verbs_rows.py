@@ -38,9 +38,11 @@ UCX_FINAL = re.compile(r"^Final:\s+(\d+)" + r"\s+([\d.]+)" * 7, re.M)
 
 
 def perftest_figure(argv, regex, group):
-    """A provider side: perftest's figure from its result row."""
+    """A provider side: perftest's figure from its result row, its
+    connection made over its TCP exchange, or with -R by RDMA CM (hosts:
+    CmHosts)."""
     def run(hosts):
-        _, out = hosts.verbs_pair(argv)
+        _, out = hosts.cm_pair(argv, [*argv, SERVER_IP]) if "-R" in argv else hosts.verbs_pair(argv)
         m = regex.search(out)
         if not m:
             raise BenchError(f"no result row in:\n{last_lines(out, 6)}")
@@ -107,21 +109,6 @@ def run_perftest_rows(args, rounds=3):
             print_provider_row(label, 32, figures, bandwidth)
     return ok
 
-def cm_perftest_figure(argv, regex, group):
-    """A side of an RDMA CM row: perftest's figure, its connection made
-    with -R (RDMA CM) or over its TCP exchange."""
-    def run(hosts):
-        if "-R" in argv:
-            _, out = hosts.cm_pair(argv, [*argv, SERVER_IP])
-        else:
-            _, out = hosts.verbs_pair(argv)
-        m = regex.search(out)
-        if not m:
-            raise BenchError(f"no result row in:\n{last_lines(out, 6)}")
-        return float(m.group(group))
-    return run
-
-
 def ucmatose_seconds(hosts, connections):
     """The wall time of ucmatose's requester, its process start included,
     making `connections` connections (one message each) to a listener
@@ -166,8 +153,8 @@ def run_rdma_cm(args, rounds=3, connections=200):
             figures = {False: [], True: []}
             try:
                 for _ in range(rounds):
-                    figures[False].append(cm_perftest_figure([*argv, "-x", "1"], regex, group)(hosts))
-                    figures[True].append(cm_perftest_figure([*argv, "-R"], regex, group)(hosts))
+                    figures[False].append(perftest_figure([*argv, "-x", "1"], regex, group)(hosts))
+                    figures[True].append(perftest_figure([*argv, "-R"], regex, group)(hosts))
             except (BenchError, AssertionError, TestPmdError) as e:
                 print(f"{label:<32}  failed: {e}")
                 ok = False

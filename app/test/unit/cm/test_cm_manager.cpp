@@ -436,7 +436,7 @@ TEST_F(CmPair, AnUnansweredSidrReqIsUnreachable)
 
 TEST_F(CmPair, DestroyInEveryStateLeavesNothingOnEitherSide)
 {
-    b.listen(SERVICE, 64);
+    listener_ = b.listen(SERVICE, 64);
     uint32_t qpn = 0x1000;
     /* As consumers do: an ID an event names is destroyed once done with. */
     auto settle = [&] {
@@ -473,27 +473,17 @@ TEST_F(CmPair, DestroyInEveryStateLeavesNothingOnEitherSide)
             break;
         }
         case 3: { /* connected, both go without disconnecting */
-            const Event req = req_at_b();
-            b.accept(req.id, accept_params(), fabric.now);
-            deliver();
-            const uint32_t active = only_event(a).id;
-            a.send_rtu(active, {}, fabric.now);
-            deliver();
+            const auto [active, passive] = connected(SERVICE, qpn++);
             a.destroy(active, fabric.now);
-            b.destroy(req.id, fabric.now);
+            b.destroy(passive, fabric.now);
             break;
         }
         case 4: { /* connected, one side disconnects and both go */
-            const Event req = req_at_b();
-            b.accept(req.id, accept_params(), fabric.now);
-            deliver();
-            const uint32_t active = only_event(a).id;
-            a.send_rtu(active, {}, fabric.now);
-            deliver();
-            b.disconnect(req.id, {}, fabric.now);
+            const auto [active, passive] = connected(SERVICE, qpn++);
+            b.disconnect(passive, {}, fabric.now);
             deliver();
             a.destroy(active, fabric.now);
-            b.destroy(req.id, fabric.now);
+            b.destroy(passive, fabric.now);
             break;
         }
         case 5: { /* the MRA'd request dropped by its requester */
