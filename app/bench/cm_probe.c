@@ -14,6 +14,8 @@
  *                                      us" (from rdma_resolve_addr, and from
  *                                      rdma_connect, to ESTABLISHED; the
  *                                      whole cycle)
+ *   cm_probe resolve ADDR PORT         resolves the address: the event's name
+ *                                      and status
  *   cm_probe hold ADDR PORT            connects with a receive posted, says
  *                                      "established", waits for a line on
  *                                      stdin, disconnects: "disconnected
@@ -234,10 +236,28 @@ static int hold(struct sockaddr_storage *dst)
     return 0;
 }
 
+static int resolve(struct sockaddr_storage *dst)
+{
+    struct rdma_event_channel *ch = rdma_create_event_channel();
+    struct rdma_cm_id *id;
+    struct rdma_cm_event *e;
+    if (ch == NULL || rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) != 0)
+        die("channel and ID");
+    if (rdma_resolve_addr(id, NULL, (struct sockaddr *)dst, 2000) != 0)
+        die("rdma_resolve_addr");
+    if (rdma_get_cm_event(ch, &e) != 0)
+        die("rdma_get_cm_event");
+    printf("%s %d\n", rdma_event_str(e->event), e->status);
+    rdma_ack_cm_event(e);
+    rdma_destroy_id(id);
+    rdma_destroy_event_channel(ch);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: cm_probe serve|cycles|hold ADDR PORT [N]\n");
+        fprintf(stderr, "usage: cm_probe serve|cycles|resolve|hold ADDR PORT [N]\n");
         return 2;
     }
     struct sockaddr_storage addr;
@@ -249,6 +269,8 @@ int main(int argc, char **argv)
         return cycles(&addr, atoi(argv[4]));
     if (strcmp(argv[1], "hold") == 0)
         return hold(&addr);
+    if (strcmp(argv[1], "resolve") == 0)
+        return resolve(&addr);
     fprintf(stderr, "cm_probe: %s: not a mode\n", argv[1]);
     return 2;
 }
