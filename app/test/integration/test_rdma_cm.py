@@ -16,7 +16,7 @@ from scapy.all import rdpcap
 
 from harness.roce_wire import bad_icrcs, roce_frames
 from harness.rdma_cm import CmHosts, cm_probe
-from harness.verbs import CLIENT_IP, SERVER_IP
+from harness.verbs import CLIENT_IP, SERVER_IP, needs_root_and_tun, regular_pass_only
 
 # The kernel's end of the bridge, which answers ARP and nothing on UDP 4791:
 # a peer that never answers a REQ.
@@ -24,17 +24,6 @@ SILENT_IP = "10.0.0.254"
 # Short CM waits for the faults: 4.096 us << 12 (17 ms) plus two packet
 # lifetimes, sent 3 times in all.
 QUICK_CM = {"CNA_CM_RESPONSE_TIMEOUT": "12", "CNA_CM_RETRIES": "2"}
-
-
-def regular_pass_only(what):
-    """Slow repetitions of paths the sanitized pass covers once already."""
-    if os.environ.get("LD_PRELOAD"):
-        raise unittest.SkipTest(f"the sanitized pass: {what} is the regular pass's")
-
-
-def needs_root_and_tun(cls):
-    return unittest.skipUnless(os.geteuid() == 0 and os.path.exists("/dev/net/tun"),
-                               "needs root and /dev/net/tun")(cls)
 
 
 @needs_root_and_tun

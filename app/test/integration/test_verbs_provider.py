@@ -18,7 +18,8 @@ import unittest
 from scapy.all import rdpcap
 
 from harness.testpmd import Netns, build_dir
-from harness.verbs import CLIENT_IP, SERVER_IP, VerbsHosts, provider_path, rdma_run, rdma_run_path
+from harness.verbs import (CLIENT_IP, SERVER_IP, VerbsHosts, needs_root_and_tun, provider_path, rdma_run, rdma_run_path,
+                           regular_pass_only)
 from harness.roce_wire import bad_icrcs, roce_frames, tshark_roce
 
 TWO_CABLED = "adapter=a,ports=2,wire=cable,ipv4=10.1.0.1/24;adapter=a,port=1,ipv4=10.1.0.2/24"
@@ -26,11 +27,6 @@ PINGPONG_RESULT = re.compile(r"(\d+) iters in [\d.]+ seconds = [\d.]+ usec/iter"
 # A perftest result row: size, iterations, then the figures.
 PERF_ROW = re.compile(r"^ (\d+)[ \t]+(\d+)((?:[ \t]+[\d.]+)+)[ \t]*$", re.M)
 PERFTEST_SIZES = [2 ** n for n in range(1, 24)]  # -a: 2 B to 8 MiB
-
-
-def needs_root_and_tun(cls):
-    return unittest.skipUnless(os.geteuid() == 0 and os.path.exists("/dev/net/tun"),
-                               "needs root and /dev/net/tun")(cls)
 
 
 def perf_rows(output):
@@ -266,8 +262,7 @@ class Perftest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        if os.environ.get("LD_PRELOAD"):
-            raise unittest.SkipTest("the sanitized pass: perftest's runs are the regular pass's")
+        regular_pass_only("perftest")
 
     def run_perftest(self, hosts, tool, args):
         server, client = hosts.verbs_pair([tool, "-x", "1", *args])

@@ -16,6 +16,9 @@ constexpr uint16_t PERMISSIVE_LID = 0xffff;
 
 constexpr bool waits_for_accept(State s) { return s == State::req_received || s == State::mra_req_sent; }
 
+/* A request (REQ or SIDR REQ) its listener's consumer has not answered. */
+constexpr bool waits_for_consumer(State s) { return waits_for_accept(s) || s == State::sidr_req_received; }
+
 /* A connection between its REP and its DREQ, or past it, for the stale
  * check: the QP it uses is taken. */
 constexpr bool holds_its_qp(State s)
@@ -26,45 +29,6 @@ constexpr bool holds_its_qp(State s)
 
 } // namespace
 
-const char* name_of(State s)
-{
-    switch (s) {
-    case State::idle: return "idle";
-    case State::req_sent: return "req_sent";
-    case State::mra_req_received: return "mra_req_received";
-    case State::req_received: return "req_received";
-    case State::mra_req_sent: return "mra_req_sent";
-    case State::rep_sent: return "rep_sent";
-    case State::mra_rep_received: return "mra_rep_received";
-    case State::rep_received: return "rep_received";
-    case State::established: return "established";
-    case State::dreq_sent: return "dreq_sent";
-    case State::dreq_received: return "dreq_received";
-    case State::timewait: return "timewait";
-    case State::sidr_req_sent: return "sidr_req_sent";
-    case State::sidr_req_received: return "sidr_req_received";
-    }
-    return "?";
-}
-
-const char* name_of(EventType t)
-{
-    switch (t) {
-    case EventType::req_received: return "req_received";
-    case EventType::rep_received: return "rep_received";
-    case EventType::established: return "established";
-    case EventType::rejected: return "rejected";
-    case EventType::unreachable: return "unreachable";
-    case EventType::mra_received: return "mra_received";
-    case EventType::dreq_received: return "dreq_received";
-    case EventType::disconnected: return "disconnected";
-    case EventType::timewait_exit: return "timewait_exit";
-    case EventType::sidr_req_received: return "sidr_req_received";
-    case EventType::sidr_rep_received: return "sidr_rep_received";
-    }
-    return "?";
-}
-
 Manager::Manager(const Config& config, MadSender& sender)
     : config_(config), sender_(sender), next_comm_id_(config.first_comm_id)
 {
@@ -74,15 +38,30 @@ Manager::Manager(const Config& config, MadSender& sender)
 
 uint32_t Manager::listen(uint64_t service_id, unsigned backlog)
 {
-    for (const auto& [id, l] : listeners_)
-        if (l.service_id == service_id)
-            return 0;
+    if (listener_of(service_id) != listeners_.end())
+        return 0;
     const uint32_t id = next_listener_++;
     listeners_.emplace(id, Listener{service_id, std::max(backlog, 1u)});
     return id;
 }
 
 void Manager::stop_listening(uint32_t listener) { listeners_.erase(listener); }
+
+Manager::Listeners::iterator Manager::listener_of(uint64_t service_id)
+{
+    return std::find_if(listeners_.begin(), listeners_.end(),
+                        [&](const auto& l) { return l.second.service_id == service_id; });
+}
+
+/* Whether the listener has as many requests waiting for its consumer as
+ * its backlog allows. */
+bool Manager::backlog_full(const Listeners::value_type& listener) const
+{
+    const auto waiting = std::count_if(connections_.begin(), connections_.end(), [&](const auto& e) {
+        return e.second.listener == listener.first && waits_for_consumer(e.second.state);
+    });
+    return static_cast<unsigned>(waiting) >= listener.second.backlog;
+}
 
 /* The connection a consumer's call names, if it is in one of the states
  * the call may be made in: 0, or -EINVAL (no such connection) or -EPROTO
@@ -473,23 +452,22 @@ void Manager::receive(const Gid& from, std::span<const uint8_t> bytes, uint64_t 
     Mad mad;
     std::copy(bytes.begin(), bytes.end(), mad.begin());
     switch (header->attribute) {
-    case Attribute::req: on_req(from, mad, now); break;
+    case Attribute::req: on_req(from, mad, header->transaction_id, now); break;
     case Attribute::mra: on_mra(mad, now); break;
     case Attribute::rej: on_rej(mad, now); break;
     case Attribute::rep: on_rep(from, mad); break;
     case Attribute::rtu: on_rtu(mad); break;
-    case Attribute::dreq: on_dreq(from, mad, now); break;
+    case Attribute::dreq: on_dreq(from, mad, header->transaction_id, now); break;
     case Attribute::drep: on_drep(mad, now); break;
-    case Attribute::sidr_req: on_sidr_req(from, mad); break;
+    case Attribute::sidr_req: on_sidr_req(from, mad, header->transaction_id); break;
     case Attribute::sidr_rep: on_sidr_rep(mad); break;
     default: counters_.unknown_attribute++; break;
     }
 }
 
-void Manager::on_req(const Gid& from, const Mad& mad, uint64_t now)
+void Manager::on_req(const Gid& from, const Mad& mad, uint64_t tid, uint64_t now)
 {
     const Req req = parse_req(mad);
-    const uint64_t tid = parse_cm_header(mad)->transaction_id;
     for (auto& [id, c] : connections_) {
         if (c.remote_id == req.local_comm_id && c.peer_guid == req.local_ca_guid && c.listener != 0) {
             on_duplicate_req(c, req);
@@ -510,18 +488,14 @@ void Manager::on_req(const Gid& from, const Mad& mad, uint64_t now)
             return;
         }
     }
-    auto listener = std::find_if(listeners_.begin(), listeners_.end(),
-                                 [&](const auto& l) { return l.second.service_id == req.service_id; });
+    auto listener = listener_of(req.service_id);
     if (listener == listeners_.end())
         return reject_req(RejReason::invalid_service_id);
     if (req.transport != Transport::rc && req.transport != Transport::uc)
         return reject_req(RejReason::invalid_transport_type);
     if (req.path_mtu < 1 || req.path_mtu > 5)
         return reject_req(RejReason::invalid_mtu);
-    const auto waiting = std::count_if(connections_.begin(), connections_.end(), [&](const auto& e) {
-        return e.second.listener == listener->first && waits_for_accept(e.second.state);
-    });
-    if (static_cast<unsigned>(waiting) >= listener->second.backlog)
+    if (backlog_full(*listener))
         return reject_req(RejReason::no_resources);
 
     Connection& c = make_connection(State::req_received, from);
@@ -660,10 +634,9 @@ void Manager::on_rtu(const Mad& mad)
     }
 }
 
-void Manager::on_dreq(const Gid& from, const Mad& mad, uint64_t now)
+void Manager::on_dreq(const Gid& from, const Mad& mad, uint64_t tid, uint64_t now)
 {
     const Dreq dreq = parse_dreq(mad);
-    const uint64_t tid = parse_cm_header(mad)->transaction_id;
     Connection* c = find(dreq.remote_comm_id);
     if (c == nullptr) { /* gone after its timewait, or never: the peer may stop asking */
         counters_.unmatched++;
@@ -716,10 +689,9 @@ void Manager::on_drep(const Mad& mad, uint64_t now)
     enter_timewait(*c, now);
 }
 
-void Manager::on_sidr_req(const Gid& from, const Mad& mad)
+void Manager::on_sidr_req(const Gid& from, const Mad& mad, uint64_t tid)
 {
     const SidrReq req = parse_sidr_req(mad);
-    const uint64_t tid = parse_cm_header(mad)->transaction_id;
     for (const auto& [id, c] : connections_) {
         if (c.state == State::sidr_req_received && c.remote_id == req.request_id && c.peer == from) {
             counters_.duplicates++;
@@ -733,14 +705,10 @@ void Manager::on_sidr_req(const Gid& from, const Mad& mad)
         rep.service_id = req.service_id;
         send_once(from, format(rep, tid));
     };
-    auto listener = std::find_if(listeners_.begin(), listeners_.end(),
-                                 [&](const auto& l) { return l.second.service_id == req.service_id; });
+    auto listener = listener_of(req.service_id);
     if (listener == listeners_.end())
         return refuse(SidrStatus::service_id_not_supported);
-    const auto waiting = std::count_if(connections_.begin(), connections_.end(), [&](const auto& e) {
-        return e.second.listener == listener->first && e.second.state == State::sidr_req_received;
-    });
-    if (static_cast<unsigned>(waiting) >= listener->second.backlog)
+    if (backlog_full(*listener))
         return refuse(SidrStatus::rejected);
     Connection& c = make_connection(State::sidr_req_received, from);
     c.remote_id = req.request_id;

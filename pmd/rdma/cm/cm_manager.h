@@ -65,7 +65,6 @@ enum class State : uint8_t {
     sidr_req_sent,
     sidr_req_received,
 };
-const char* name_of(State s);
 
 enum class EventType : uint8_t {
     req_received,      /* mad: the REQ; listener: whose service */
@@ -80,7 +79,6 @@ enum class EventType : uint8_t {
     sidr_req_received, /* mad: the SIDR REQ; answer with sidr_reply */
     sidr_rep_received, /* mad: the SIDR REP */
 };
-const char* name_of(EventType t);
 
 struct Event {
     EventType type;
@@ -225,15 +223,16 @@ private:
     void enter_timewait(Connection& c, uint64_t now);
     uint64_t lifetime_ns() const;
 
-    void on_req(const Gid& from, const Mad& mad, uint64_t now);
+    /* tid: the MAD's transaction ID, which answers to it carry. */
+    void on_req(const Gid& from, const Mad& mad, uint64_t tid, uint64_t now);
     void on_duplicate_req(Connection& c, const Req& req);
     void on_mra(const Mad& mad, uint64_t now);
     void on_rej(const Mad& mad, uint64_t now);
     void on_rep(const Gid& from, const Mad& mad);
     void on_rtu(const Mad& mad);
-    void on_dreq(const Gid& from, const Mad& mad, uint64_t now);
+    void on_dreq(const Gid& from, const Mad& mad, uint64_t tid, uint64_t now);
     void on_drep(const Mad& mad, uint64_t now);
-    void on_sidr_req(const Gid& from, const Mad& mad);
+    void on_sidr_req(const Gid& from, const Mad& mad, uint64_t tid);
     void on_sidr_rep(const Mad& mad);
     void on_timeout(Connection& c, uint64_t now);
 
@@ -245,7 +244,10 @@ private:
         uint64_t service_id;
         unsigned backlog;
     };
-    std::map<uint32_t, Listener> listeners_;
+    using Listeners = std::map<uint32_t, Listener>;
+    Listeners::iterator listener_of(uint64_t service_id);
+    bool backlog_full(const Listeners::value_type& listener) const;
+    Listeners listeners_;
     std::unordered_map<uint32_t, Connection> connections_;
     std::deque<Event> events_;
     Counters counters_;

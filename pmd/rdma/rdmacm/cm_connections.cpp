@@ -3,9 +3,6 @@
  * the CM, what its events become for the application, and the QP's steps
  * from INIT to RTS with what the two sides agreed.
  */
-#include <endian.h>
-#include <sys/random.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -20,18 +17,7 @@ namespace {
 constexpr uint8_t MIN_RNR_TIMER = 12; /* 0.64 ms */
 constexpr uint8_t MAX_RETRY = 7;
 
-int fail(int err)
-{
-    errno = err;
-    return -1;
-}
-
-uint32_t random_psn()
-{
-    uint32_t v = 0;
-    (void)!getrandom(&v, sizeof(v), 0);
-    return v & 0xffffff;
-}
+uint32_t random_psn() { return random32() & 0xffffff; }
 
 bool is_datagram(const Id* id) { return id->public_id.qp_type == IBV_QPT_UD; }
 
@@ -149,11 +135,9 @@ int Service::create_qp(Id* id, ibv_pd* pd, ibv_qp_init_attr* attr)
     ibv_context* verbs = id->public_id.verbs;
     if (verbs == nullptr || id->public_id.qp != nullptr)
         return fail(EINVAL);
-    if (pd == nullptr) {
-        if (id->own_pd == nullptr && (id->own_pd = ibv_alloc_pd(verbs)) == nullptr)
-            return -1;
-        pd = id->own_pd;
-    }
+    pd = pd_for(id, pd);
+    if (pd == nullptr)
+        return -1;
     if (pd->context != verbs)
         return fail(EINVAL);
     if (attr->send_cq == nullptr && attr->recv_cq == nullptr) { /* rdma_create_ep's way: CQs of the ID's own */
@@ -217,8 +201,7 @@ int Service::connect(Id* id, const rdma_conn_param* param)
 {
     if (id->state != IdState::route_resolved)
         return fail(EINVAL);
-    const uint16_t port = port_of(&id->public_id.route.addr.dst_addr);
-    const uint64_t service = cm::service_id_of(static_cast<cm::PortSpace>(id->public_id.ps), port);
+    const uint64_t service = service_id(id, port_of(&id->public_id.route.addr.dst_addr));
     const uint64_t t = now();
     if (is_datagram(id)) {
         id->conn = id->device->cm().sidr_request(
@@ -486,11 +469,7 @@ Id* Service::request_id(CmDevice& d, const cm::Event& e, const cm::IpCmHeader& h
     if (id == nullptr)
         return nullptr;
     id->listen_id = listen;
-    id->device = &d;
-    id->public_id.verbs = d.verbs();
-    id->public_id.port_num = 1;
-    id->sgid = destination;
-    id->sgid_index = d.gid_index(destination).value_or(0);
+    place(id, d, d.gid_index(destination).value_or(0), destination);
     id->dgid = e.peer;
     id->conn = e.id;
     id->tos = listen->tos;

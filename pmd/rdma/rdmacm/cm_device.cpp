@@ -21,7 +21,6 @@ namespace {
 
 constexpr uint32_t GSI_QPN = 1;
 constexpr uint32_t GSI_QKEY = 0x80010000;
-constexpr uint64_t SEND_TAG = uint64_t{1} << 32;
 constexpr unsigned IPV4_HEADER_AT = 20; /* in the GRH area: RoCEv2 over IPv4 */
 
 /* The source and destination GIDs of a received datagram, from its GRH
@@ -103,14 +102,15 @@ bool CmDevice::set_up(ibv_context* verbs, cm::Config config)
     active_mtu_ = static_cast<uint16_t>(port.active_mtu);
     pd_ = ibv_alloc_pd(verbs);
     channel_ = pd_ != nullptr ? ibv_create_comp_channel(verbs) : nullptr;
-    cq_ = channel_ != nullptr ? ibv_create_cq(verbs, RECEIVES + SENDS, this, channel_, 0) : nullptr;
-    if (cq_ == nullptr || ibv_req_notify_cq(cq_, 0) != 0) {
-        complain("the GSI QP's PD, completion channel and CQ");
+    recv_cq_ = channel_ != nullptr ? ibv_create_cq(verbs, RECEIVES, this, channel_, 0) : nullptr;
+    send_cq_ = recv_cq_ != nullptr ? ibv_create_cq(verbs, SENDS, this, nullptr, 0) : nullptr;
+    if (send_cq_ == nullptr || ibv_req_notify_cq(recv_cq_, 0) != 0) {
+        complain("the GSI QP's PD, completion channel and CQs");
         return false;
     }
     ibv_qp_init_attr init{};
-    init.send_cq = cq_;
-    init.recv_cq = cq_;
+    init.send_cq = send_cq_;
+    init.recv_cq = recv_cq_;
     init.cap.max_send_wr = SENDS;
     init.cap.max_recv_wr = RECEIVES;
     init.cap.max_send_sge = 1;
@@ -164,8 +164,9 @@ CmDevice::~CmDevice()
         ibv_destroy_qp(qp_);
     if (mr_ != nullptr)
         ibv_dereg_mr(mr_);
-    if (cq_ != nullptr)
-        ibv_destroy_cq(cq_);
+    for (ibv_cq* cq : {send_cq_, recv_cq_})
+        if (cq != nullptr)
+            ibv_destroy_cq(cq);
     if (channel_ != nullptr)
         ibv_destroy_comp_channel(channel_);
     if (pd_ != nullptr)
@@ -241,23 +242,19 @@ std::optional<ibv_ah_attr> CmDevice::route_to(const Gid& peer) const
 void CmDevice::send(const Gid& to, const cm::Mad& mad)
 {
     auto route = routes_.find(to);
-    if (route == routes_.end()) {
-        unsent_++; /* no way to the peer: its timer decides */
-        return;
-    }
+    if (route == routes_.end())
+        return; /* no way to the peer: the CM's timer decides, as for a MAD lost */
     if (free_sends_.empty())
-        poll(0);
-    if (free_sends_.empty()) {
-        unsent_++;
-        return;
-    }
+        reap_sends();
+    if (free_sends_.empty())
+        return; /* every slot in flight: likewise */
     const unsigned slot = free_sends_.back();
     free_sends_.pop_back();
     buffers_->sends[slot] = mad;
     ibv_sge sge{reinterpret_cast<uintptr_t>(buffers_->sends[slot].data()), cm::MAD_SIZE, mr_->lkey};
     ibv_send_wr wr{};
     ibv_send_wr* bad = nullptr;
-    wr.wr_id = SEND_TAG | slot;
+    wr.wr_id = slot;
     wr.sg_list = &sge;
     wr.num_sge = 1;
     wr.opcode = IBV_WR_SEND;
@@ -267,23 +264,25 @@ void CmDevice::send(const Gid& to, const cm::Mad& mad)
     wr.wr.ud.remote_qkey = GSI_QKEY;
     if (ibv_post_send(qp_, &wr, &bad) != 0) {
         free_sends_.push_back(slot);
-        unsent_++;
         return;
     }
     log_mad("sent", to, mad);
-    sent_++;
+}
+
+void CmDevice::reap_sends()
+{
+    ibv_wc wc[16];
+    int n;
+    while ((n = ibv_poll_cq(send_cq_, 16, wc)) > 0)
+        for (int i = 0; i < n; i++)
+            free_sends_.push_back(static_cast<unsigned>(wc[i].wr_id));
 }
 
 void CmDevice::take(const ibv_wc& wc, uint64_t now)
 {
-    if (wc.wr_id & SEND_TAG) {
-        free_sends_.push_back(static_cast<unsigned>(wc.wr_id & 0xffffffff));
-        return;
-    }
     const unsigned slot = static_cast<unsigned>(wc.wr_id);
     const uint8_t* bytes = buffers_->receives[slot].data();
     if (wc.status == IBV_WC_SUCCESS && wc.byte_len == GRH_SIZE + cm::MAD_SIZE) {
-        received_++;
         const auto [source, destination] = gids_of(bytes);
         if (!routes_.contains(source)) {
             const std::optional<int> local = gid_index(destination);
@@ -299,23 +298,18 @@ void CmDevice::take(const ibv_wc& wc, uint64_t now)
         post_receive(slot);
 }
 
-void CmDevice::poll(uint64_t now)
-{
-    ibv_wc wc[16];
-    int n;
-    while ((n = ibv_poll_cq(cq_, 16, wc)) > 0)
-        for (int i = 0; i < n; i++)
-            take(wc[i], now);
-}
-
 void CmDevice::on_completion_event(uint64_t now)
 {
     ibv_cq* cq;
     void* context;
     if (ibv_get_cq_event(channel_, &cq, &context) == 0)
         ibv_ack_cq_events(cq, 1);
-    ibv_req_notify_cq(cq_, 0);
-    poll(now);
+    ibv_req_notify_cq(recv_cq_, 0);
+    ibv_wc wc[16];
+    int n;
+    while ((n = ibv_poll_cq(recv_cq_, 16, wc)) > 0)
+        for (int i = 0; i < n; i++)
+            take(wc[i], now);
 }
 
 } // namespace cna::rdmacm

@@ -50,21 +50,18 @@ public:
      * sent us, or from learn_route). */
     void send(const Gid& to, const cm::Mad& mad) override;
 
-    /* Takes the completion event, hands every MAD received to the CM
-     * and re-arms; the caller then runs the CM's events. */
+    /* Takes the receive CQ's completion event, hands every MAD received
+     * to the CM and re-arms; the caller then runs the CM's events. */
     void on_completion_event(uint64_t now);
-    /* Completions without an event (a send ring that must drain). */
-    void poll(uint64_t now);
-
-    uint64_t mads_received() const { return received_; }
-    uint64_t mads_sent() const { return sent_; }
-    uint64_t mads_unsent() const { return unsent_; }
 
 private:
     CmDevice() = default;
     bool set_up(ibv_context* verbs, cm::Config config);
     bool post_receive(unsigned slot);
     void take(const ibv_wc& wc, uint64_t now);
+    /* The send slots whose MADs went: send()'s, on a CQ of their own, so
+     * that making room never hands the CM a MAD while it sends one. */
+    void reap_sends();
 
     static constexpr unsigned RECEIVES = 64;
     static constexpr unsigned SENDS = 64;
@@ -78,7 +75,8 @@ private:
     ibv_context* verbs_ = nullptr;
     ibv_pd* pd_ = nullptr;
     ibv_comp_channel* channel_ = nullptr;
-    ibv_cq* cq_ = nullptr;
+    ibv_cq* recv_cq_ = nullptr; /* its events: the channel's */
+    ibv_cq* send_cq_ = nullptr;
     ibv_qp* qp_ = nullptr;
     ibv_mr* mr_ = nullptr;
     std::unique_ptr<Buffers> buffers_;
@@ -91,7 +89,6 @@ private:
     };
     std::map<Gid, Route> routes_;
     std::unique_ptr<cm::Manager> cm_;
-    uint64_t received_ = 0, sent_ = 0, unsent_ = 0;
 };
 
 } // namespace cna::rdmacm

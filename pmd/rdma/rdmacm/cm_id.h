@@ -8,12 +8,14 @@
 
 #include <rdma/rdma_cma.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <deque>
 #include <optional>
 #include <vector>
 
 #include "cm_device.h"
+#include "cm_ip_service.h"
 
 namespace cna::rdmacm {
 
@@ -65,7 +67,6 @@ struct Id {
     /* Options (rdma_set_option). */
     uint8_t tos = 0;
     uint8_t ack_timeout = 14;
-    bool reuse_address = false;
 
     /* What the connection agreed, for the QP's transitions. */
     uint32_t local_psn = 0;
@@ -87,6 +88,18 @@ struct Id {
 };
 
 inline Id* id_of(rdma_cm_id* id) { return reinterpret_cast<Id*>(id); }
+/* The CM service ID of the ID's port space and `port`. */
+inline uint64_t service_id(const Id* id, uint16_t port)
+{
+    return cm::service_id_of(static_cast<cm::PortSpace>(id->public_id.ps), port);
+}
+
+/* librdmacm's way of failing: -1, the reason in errno. */
+inline int fail(int err)
+{
+    errno = err;
+    return -1;
+}
 inline Event* event_of(rdma_cm_event* e) { return reinterpret_cast<Event*>(e); }
 static_assert(offsetof(Id, public_id) == 0 && offsetof(Event, public_event) == 0);
 

@@ -4,7 +4,6 @@
  */
 #include "cm_service.h"
 
-#include <endian.h>
 #include <fcntl.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <numeric>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -26,15 +26,6 @@ namespace cna::rdmacm {
 namespace {
 
 constexpr uint16_t FIRST_EPHEMERAL_PORT = 32768;
-constexpr uint8_t MAX_RETRY_COUNT = 7;
-
-uint32_t random32()
-{
-    uint32_t v = 0;
-    if (getrandom(&v, sizeof(v), 0) != sizeof(v))
-        v = static_cast<uint32_t>(time(nullptr) ^ getpid());
-    return v;
-}
 
 unsigned env_number(const char* name, unsigned fallback, unsigned most)
 {
@@ -50,18 +41,15 @@ unsigned env_number(const char* name, unsigned fallback, unsigned most)
     return static_cast<unsigned>(v);
 }
 
-uint64_t service_of(const Id* id, uint16_t port)
-{
-    return cm::service_id_of(static_cast<cm::PortSpace>(id->public_id.ps), port);
-}
-
-int fail(int err)
-{
-    errno = err;
-    return -1;
-}
-
 } // namespace
+
+uint32_t random32()
+{
+    uint32_t v = 0;
+    if (getrandom(&v, sizeof(v), 0) != sizeof(v))
+        v = static_cast<uint32_t>(time(nullptr) ^ getpid());
+    return v;
+}
 
 Service* Service::get()
 {
@@ -203,14 +191,6 @@ void Service::run()
     }
 }
 
-CmDevice* Service::device_of(ibv_context* verbs) const
-{
-    for (const auto& d : devices_)
-        if (d->verbs() == verbs)
-            return d.get();
-    return nullptr;
-}
-
 /* ---- Channels and events --------------------------------------------------------- */
 
 /* An eventfd counting the events queued, read one at a time: a thread
@@ -297,10 +277,6 @@ int Service::complete(Id* id, rdma_cm_event_type expected)
         return -1;
     const bool ok = e->event == expected && e->status == 0;
     const int status = e->status;
-    if (expected == RDMA_CM_EVENT_CONNECT_REQUEST && ok) {
-        id->public_id.event = e; /* rdma_get_request's: acknowledged by accept, reject or destroy */
-        return 0;
-    }
     ack(event_of(e));
     if (ok)
         return 0;
@@ -374,15 +350,10 @@ int Service::bind(Id* id, const sockaddr* addr)
         return fail(EADDRINUSE);
     id->bound_port = port;
     id->wildcard = device == nullptr;
-    id->device = device;
-    id->sgid_index = index;
-    id->sgid = gid;
+    if (device != nullptr)
+        place(id, *device, index, gid);
     std::memcpy(&id->public_id.route.addr.src_storage, addr, length_of(addr));
     set_port(&id->public_id.route.addr.src_storage, port);
-    if (device != nullptr) {
-        id->public_id.verbs = device->verbs();
-        id->public_id.port_num = 1;
-    }
     id->state = IdState::bound;
     return 0;
 }
@@ -411,12 +382,10 @@ int Service::resolve_addr(Id* id, const sockaddr* src, const sockaddr* dst)
         if (id->device != nullptr && id->device != d.get())
             continue;
         const std::vector<Gid> gids = d->gids();
-        std::vector<std::size_t> candidates;
-        for (bool same_scope : {true, false})
-            for (std::size_t i = 0; i < gids.size(); i++)
-                if (is_link_local(gids[i]) == is_link_local(dgid) || !same_scope)
-                    if (std::find(candidates.begin(), candidates.end(), i) == candidates.end())
-                        candidates.push_back(i);
+        std::vector<std::size_t> candidates(gids.size());
+        std::iota(candidates.begin(), candidates.end(), 0);
+        std::stable_partition(candidates.begin(), candidates.end(),
+                              [&](std::size_t i) { return is_link_local(gids[i]) == is_link_local(dgid); });
         for (std::size_t i : candidates) {
             const Gid& g = gids[i];
             const bool same_family = is_ipv4_mapped(g) == (family == AF_INET) && g != Gid{};
@@ -426,11 +395,7 @@ int Service::resolve_addr(Id* id, const sockaddr* src, const sockaddr* dst)
                 err = errno == 0 ? EHOSTUNREACH : errno;
                 continue;
             }
-            id->device = d.get();
-            id->sgid_index = static_cast<int>(i);
-            id->sgid = g;
-            id->public_id.verbs = d->verbs();
-            id->public_id.port_num = 1;
+            place(id, *d, static_cast<int>(i), g);
             to_sockaddr(g, id->bound_port, &id->public_id.route.addr.src_storage);
             id->state = IdState::addr_resolved;
             post(id, RDMA_CM_EVENT_ADDR_RESOLVED, 0);
@@ -461,7 +426,7 @@ int Service::listen(Id* id, int backlog)
     }
     if (id->state != IdState::bound)
         return fail(EINVAL);
-    const uint64_t service = service_of(id, id->bound_port);
+    const uint64_t service = service_id(id, id->bound_port);
     const unsigned depth = backlog > 0 ? static_cast<unsigned>(backlog) : 1024;
     for (const auto& d : devices_) {
         if (id->device != nullptr && id->device != d.get())
@@ -479,7 +444,25 @@ int Service::listen(Id* id, int backlog)
     return 0;
 }
 
-int Service::migrate(Id* id, Channel* to)
+void Service::place(Id* id, CmDevice& d, int sgid_index, const Gid& sgid)
+{
+    id->device = &d;
+    id->sgid_index = sgid_index;
+    id->sgid = sgid;
+    id->public_id.verbs = d.verbs();
+    id->public_id.port_num = 1;
+}
+
+ibv_pd* Service::pd_for(Id* id, ibv_pd* given)
+{
+    if (given != nullptr)
+        return given;
+    if (id->own_pd == nullptr)
+        id->own_pd = ibv_alloc_pd(id->public_id.verbs);
+    return id->own_pd;
+}
+
+int Service::migrate(Id* id, Channel* to, bool owned)
 {
     /* Its unread events go along, each with its token. */
     std::deque<Event*> moving;
@@ -495,7 +478,7 @@ int Service::migrate(Id* id, Channel* to)
     }
     if (id->own_channel)
         destroy_channel(id->channel);
-    id->own_channel = false;
+    id->own_channel = owned;
     id->channel = to;
     id->public_id.channel = &to->public_channel;
     return 0;

@@ -26,9 +26,11 @@
 #include <vector>
 
 #include "cm_id.h"
-#include "cm_ip_service.h"
 
 namespace cna::rdmacm {
+
+/* Random bits for comm IDs, ports and PSNs. */
+uint32_t random32();
 
 class Service {
 public:
@@ -38,7 +40,6 @@ public:
 
     std::mutex& lock() { return lock_; }
     const std::vector<std::unique_ptr<CmDevice>>& devices() const { return devices_; }
-    CmDevice* device_of(ibv_context* verbs) const;
 
     /* Channels and events. */
     Channel* make_channel();
@@ -70,7 +71,10 @@ public:
     int create_qp(Id* id, ibv_pd* pd, ibv_qp_init_attr* attr);
     void destroy_qp(Id* id);
     int init_qp_attr(Id* id, ibv_qp_attr* attr, int* mask);
-    int migrate(Id* id, Channel* to);
+    /* To `to`, which the ID owns (made for it) when `owned`. */
+    int migrate(Id* id, Channel* to, bool owned);
+    /* `given`, or the PD the ID makes for itself without one. */
+    ibv_pd* pd_for(Id* id, ibv_pd* given);
     /* Waits (dropping the lock) until the application acknowledged every
      * event it read of `id`, then lets it go. */
     void destroy_id(std::unique_lock<std::mutex>& held, Id* id);
@@ -88,6 +92,8 @@ private:
     void on_request(CmDevice& d, const cm::Event& e);
     void on_sidr_request(CmDevice& d, const cm::Event& e);
     void on_reply(Id* id, const cm::Event& e);
+    /* The ID is on device `d`, speaking from its GID `sgid_index`. */
+    static void place(Id* id, CmDevice& d, int sgid_index, const Gid& sgid);
     Id* request_id(CmDevice& d, const cm::Event& e, const cm::IpCmHeader& header);
     /* An ID no event named yet, gone at once. */
     void forget(Id* id);

@@ -12,13 +12,9 @@
 
 #include "cm_service.h"
 
-namespace {
+using cna::rdmacm::fail;
 
-int fail(int err)
-{
-    errno = err;
-    return -1;
-}
+namespace {
 
 sockaddr* copy_of(const sockaddr* addr, socklen_t len)
 {

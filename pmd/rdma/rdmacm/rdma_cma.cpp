@@ -16,12 +16,6 @@ using namespace cna::rdmacm;
 
 namespace {
 
-int fail(int err)
-{
-    errno = err;
-    return -1;
-}
-
 Channel* channel_of(rdma_event_channel* c) { return reinterpret_cast<Channel*>(c); }
 static_assert(offsetof(Channel, public_channel) == 0);
 
@@ -38,23 +32,31 @@ struct Locked {
     Service* operator->() const { return service; }
 };
 
-/* Runs `call` on the service, locked; then, for an ID without a channel,
- * waits for `expected` unlocked. */
-template <typename Call> int call_and_complete(rdma_cm_id* cm_id, rdma_cm_event_type expected, Call call)
+/* Runs `call` on the ID, the service locked. */
+template <typename Call> int on_id(rdma_cm_id* cm_id, Call call)
 {
     if (cm_id == nullptr)
         return fail(EINVAL);
-    Id* id = id_of(cm_id);
-    Service* service;
-    {
-        Locked s;
-        if (!s)
-            return -1;
-        if (call(*s.service, id) != 0)
-            return -1;
-        service = s.service;
+    Locked s;
+    return s ? call(*s.service, id_of(cm_id)) : -1;
+}
+
+/* on_id; then, for an ID without a channel, waits for `expected` unlocked. */
+template <typename Call> int call_and_complete(rdma_cm_id* cm_id, rdma_cm_event_type expected, Call call)
+{
+    if (on_id(cm_id, call) != 0)
+        return -1;
+    return Service::get()->complete(id_of(cm_id), expected);
+}
+
+/* The request rdma_get_request handed out, acknowledged as the ID is
+ * accepted or rejected. */
+void ack_request(rdma_cm_id* id)
+{
+    if (id != nullptr && id->event != nullptr) {
+        rdma_ack_cm_event(id->event);
+        id->event = nullptr;
     }
-    return service->complete(id, expected);
 }
 
 } // namespace
@@ -110,10 +112,9 @@ int rdma_destroy_id(rdma_cm_id* id)
 
 int rdma_bind_addr(rdma_cm_id* id, sockaddr* addr)
 {
-    if (id == nullptr || addr == nullptr)
+    if (addr == nullptr)
         return fail(EINVAL);
-    Locked s;
-    return s ? s->bind(id_of(id), addr) : -1;
+    return on_id(id, [&](Service& s, Id* i) { return s.bind(i, addr); });
 }
 
 int rdma_resolve_addr(rdma_cm_id* id, sockaddr* src_addr, sockaddr* dst_addr, int)
@@ -131,10 +132,7 @@ int rdma_resolve_route(rdma_cm_id* id, int)
 
 int rdma_listen(rdma_cm_id* id, int backlog)
 {
-    if (id == nullptr)
-        return fail(EINVAL);
-    Locked s;
-    return s ? s->listen(id_of(id), backlog) : -1;
+    return on_id(id, [&](Service& s, Id* i) { return s.listen(i, backlog); });
 }
 
 int rdma_connect(rdma_cm_id* id, rdma_conn_param* conn_param)
@@ -144,31 +142,19 @@ int rdma_connect(rdma_cm_id* id, rdma_conn_param* conn_param)
 
 int rdma_accept(rdma_cm_id* id, rdma_conn_param* conn_param)
 {
-    if (id != nullptr && id->event != nullptr) { /* rdma_get_request's */
-        rdma_ack_cm_event(id->event);
-        id->event = nullptr;
-    }
-    const bool datagram = id != nullptr && id->qp_type == IBV_QPT_UD;
-    if (datagram) {
-        Locked s;
-        return s ? s->accept(id_of(id), conn_param) : -1;
-    }
-    return call_and_complete(id, RDMA_CM_EVENT_ESTABLISHED, [&](Service& s, Id* i) { return s.accept(i, conn_param); });
+    ack_request(id);
+    auto accept = [&](Service& s, Id* i) { return s.accept(i, conn_param); };
+    if (id != nullptr && id->qp_type == IBV_QPT_UD) /* the SIDR REP is all: no event follows */
+        return on_id(id, accept);
+    return call_and_complete(id, RDMA_CM_EVENT_ESTABLISHED, accept);
 }
 
 int rdma_reject(rdma_cm_id* id, const void* private_data, uint8_t private_data_len)
 {
-    if (id == nullptr)
-        return fail(EINVAL);
-    if (id->event != nullptr) {
-        rdma_ack_cm_event(id->event);
-        id->event = nullptr;
-    }
-    Locked s;
-    if (!s)
-        return -1;
+    ack_request(id);
     const auto* data = static_cast<const uint8_t*>(private_data);
-    return s->reject(id_of(id), data != nullptr ? std::span(data, private_data_len) : std::span<const uint8_t>());
+    const std::span<const uint8_t> bytes = data != nullptr ? std::span(data, private_data_len) : std::span<const uint8_t>();
+    return on_id(id, [&](Service& s, Id* i) { return s.reject(i, bytes); });
 }
 
 int rdma_reject_ece(rdma_cm_id* id, const void* private_data, uint8_t private_data_len)
@@ -178,26 +164,17 @@ int rdma_reject_ece(rdma_cm_id* id, const void* private_data, uint8_t private_da
 
 int rdma_establish(rdma_cm_id* id)
 {
-    if (id == nullptr)
-        return fail(EINVAL);
-    Locked s;
-    return s ? s->establish(id_of(id)) : -1;
+    return on_id(id, [](Service& s, Id* i) { return s.establish(i); });
 }
 
 int rdma_notify(rdma_cm_id* id, ibv_event_type event)
 {
-    if (id == nullptr)
-        return fail(EINVAL);
-    Locked s;
-    return s ? s->notify(id_of(id), event) : -1;
+    return on_id(id, [&](Service& s, Id* i) { return s.notify(i, event); });
 }
 
 int rdma_disconnect(rdma_cm_id* id)
 {
-    if (id == nullptr)
-        return fail(EINVAL);
-    Locked s;
-    return s ? s->disconnect(id_of(id)) : -1;
+    return on_id(id, [](Service& s, Id* i) { return s.disconnect(i); });
 }
 
 int rdma_get_request(rdma_cm_id* listen, rdma_cm_id** id)
@@ -257,26 +234,17 @@ int rdma_ack_cm_event(rdma_cm_event* event)
 
 int rdma_migrate_id(rdma_cm_id* id, rdma_event_channel* channel)
 {
-    if (id == nullptr)
-        return fail(EINVAL);
-    Locked s;
-    if (!s)
-        return -1;
-    Channel* to = channel != nullptr ? channel_of(channel) : s->make_channel();
-    if (to == nullptr)
-        return -1;
-    Id* i = id_of(id);
-    const int rc = s->migrate(i, to);
-    i->own_channel = channel == nullptr;
-    return rc;
+    return on_id(id, [&](Service& s, Id* i) {
+        Channel* to = channel != nullptr ? channel_of(channel) : s.make_channel();
+        return to != nullptr ? s.migrate(i, to, channel == nullptr) : -1;
+    });
 }
 
 int rdma_create_qp(rdma_cm_id* id, ibv_pd* pd, ibv_qp_init_attr* qp_init_attr)
 {
-    if (id == nullptr || qp_init_attr == nullptr)
+    if (qp_init_attr == nullptr)
         return fail(EINVAL);
-    Locked s;
-    return s ? s->create_qp(id_of(id), pd, qp_init_attr) : -1;
+    return on_id(id, [&](Service& s, Id* i) { return s.create_qp(i, pd, qp_init_attr); });
 }
 
 int rdma_create_qp_ex(rdma_cm_id* id, ibv_qp_init_attr_ex* attr)
@@ -300,39 +268,30 @@ int rdma_create_qp_ex(rdma_cm_id* id, ibv_qp_init_attr_ex* attr)
 
 void rdma_destroy_qp(rdma_cm_id* id)
 {
-    if (id == nullptr)
-        return;
-    Locked s;
-    if (s)
-        s->destroy_qp(id_of(id));
+    on_id(id, [](Service& s, Id* i) {
+        s.destroy_qp(i);
+        return 0;
+    });
 }
 
 int rdma_init_qp_attr(rdma_cm_id* id, ibv_qp_attr* qp_attr, int* qp_attr_mask)
 {
-    if (id == nullptr || qp_attr == nullptr || qp_attr_mask == nullptr)
+    if (qp_attr == nullptr || qp_attr_mask == nullptr)
         return fail(EINVAL);
-    Locked s;
-    return s ? s->init_qp_attr(id_of(id), qp_attr, qp_attr_mask) : -1;
+    return on_id(id, [&](Service& s, Id* i) { return s.init_qp_attr(i, qp_attr, qp_attr_mask); });
 }
 
 int rdma_create_srq(rdma_cm_id* id, ibv_pd* pd, ibv_srq_init_attr* attr)
 {
     if (id == nullptr || attr == nullptr || id->verbs == nullptr)
         return fail(EINVAL);
-    Locked s;
-    if (!s)
-        return -1;
-    Id* i = id_of(id);
-    if (pd == nullptr) {
-        if (i->own_pd == nullptr && (i->own_pd = ibv_alloc_pd(id->verbs)) == nullptr)
+    return on_id(id, [&](Service& s, Id* i) {
+        ibv_pd* on = s.pd_for(i, pd);
+        if (on == nullptr || (id->srq = ibv_create_srq(on, attr)) == nullptr)
             return -1;
-        pd = i->own_pd;
-    }
-    id->srq = ibv_create_srq(pd, attr);
-    if (id->srq == nullptr)
-        return -1;
-    id->pd = pd;
-    return 0;
+        id->pd = on;
+        return 0;
+    });
 }
 
 int rdma_create_srq_ex(rdma_cm_id* id, ibv_srq_init_attr_ex* attr)
@@ -371,13 +330,9 @@ int rdma_set_option(rdma_cm_id* id, int level, int optname, void* optval, size_t
             return fail(EINVAL);
         i->tos = *static_cast<uint8_t*>(optval);
         return 0;
-    case RDMA_OPTION_ID_REUSEADDR:
-    case RDMA_OPTION_ID_AFONLY:
-        if (optlen != sizeof(int))
-            return fail(EINVAL);
-        if (optname == RDMA_OPTION_ID_REUSEADDR)
-            i->reuse_address = *static_cast<int*>(optval) != 0;
-        return 0;
+    case RDMA_OPTION_ID_REUSEADDR: /* a port is free again as its ID goes, timewait or not */
+    case RDMA_OPTION_ID_AFONLY:    /* an ID's address is of one family already */
+        return optlen == sizeof(int) ? 0 : fail(EINVAL);
     case RDMA_OPTION_ID_ACK_TIMEOUT:
         if (optlen != sizeof(uint8_t) || *static_cast<uint8_t*>(optval) > 31)
             return fail(EINVAL);

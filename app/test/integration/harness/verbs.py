@@ -9,11 +9,25 @@ bridge's namespace.
 """
 import os
 import subprocess
+import unittest
 
 from harness.rdma import BridgedHosts
 from harness.testpmd import build_dir
 
 SERVER_IP, CLIENT_IP = "10.0.0.1", "10.0.0.2"
+
+
+def needs_root_and_tun(cls):
+    """Two hosts need a namespace, a bridge and TAPs."""
+    return unittest.skipUnless(os.geteuid() == 0 and os.path.exists("/dev/net/tun"),
+                               "needs root and /dev/net/tun")(cls)
+
+
+def regular_pass_only(what):
+    """Skips slow repetitions of paths the sanitized pass covers once
+    already (its runtimes are preloaded)."""
+    if os.environ.get("LD_PRELOAD"):
+        raise unittest.SkipTest(f"the sanitized pass: {what} is the regular pass's")
 
 
 def rdma_run_path(build=None):
