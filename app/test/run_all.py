@@ -37,6 +37,19 @@ SANITIZED_SUITES = ["test_foundation", "test_error_paths", "test_fw_files", "tes
                     "test_rdma_pingpong", "test_engine_placement", "test_rdma_cm"]
 
 
+# The integration tests that failed, with their tracebacks' last lines,
+# printed again at the end: CI keeps a run's head and tail, not its middle.
+RECAP = []
+RECAP_LINES = 40
+
+
+def print_recap():
+    for name, trace in RECAP:
+        print(f"failed: {name}")
+        for line in trace.rstrip().splitlines()[-RECAP_LINES:]:
+            print(f"  | {line}")
+
+
 def run_unit(build, label, env_extra):
     """meson test runs each googletest binary; count their test cases."""
     env = dict(os.environ)
@@ -177,6 +190,8 @@ def run_integration(build, label, env_extra, modules=None):
     print(f"[{label}] integration: the slowest modules: " +
           ", ".join(f"{m} {t:.0f} s" for m, t in sorted(result.module_seconds.items(), key=lambda e: -e[1])[:8]))
     failed = len(result.failures) + len(result.errors)
+    for test, trace in result.failures + result.errors:
+        RECAP.append((f"[{label}] {test.id()}", trace))
     # Each left-behind process is a failure, and is killed: it would skew
     # the next suite and outlive the run.
     for pid, argv in leftover_processes(build).items():
@@ -303,6 +318,7 @@ def main():
         p, f = phases.run("fuzz (building and running)", run_fuzz, args.build, args.fuzz_seconds)
         totals[0] += p
         totals[1] += f
+    print_recap()
     phases.print()
     print(f"all suites took {time.monotonic() - t0:.0f} s")
     print(f"{totals[0]} passed, {totals[1]} failed")

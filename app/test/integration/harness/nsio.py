@@ -16,6 +16,7 @@ built; the kernel side of a TAP interface neither computes nor checks them.
 Each step is logged on stderr with the seconds since start, so a caller
 that gives up on it can say where it stood.
 """
+import faulthandler
 import json
 import select
 import socket
@@ -55,6 +56,8 @@ def recv_frame(s):
 def main():
     req = json.load(sys.stdin)
     step("request read")
+    # Where it stands, should it ever take far longer than asked.
+    faulthandler.dump_traceback_later(req.get("timeout", 1.0) + 20, exit=False)
     capture = list(dict.fromkeys(req.get("capture", [])))
     sends = req.get("send", [])
     socks = {}

@@ -452,8 +452,9 @@ class Netns:
             out = self.run(PYTHON, NSIO, input=json.dumps(req), timeout=timeout + 60).stdout
         except subprocess.TimeoutExpired as e:
             steps = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else e.stderr or ""
-            raise TestPmdError(f"nsio.py did not finish in {e.timeout} s; its steps:\n{steps}\n"
-                               f"the machine then:\n{machine_snapshot()}") from None
+            # its steps last: a recap of the failure keeps a traceback's tail
+            raise TestPmdError(f"nsio.py did not finish in {e.timeout} s; the machine then:\n"
+                               f"{machine_snapshot()}\nits steps:\n{steps}") from None
         return [(i, bytes.fromhex(h)) for i, h in json.loads(out)["captured"]]
 
     def delete(self):
