@@ -5,6 +5,7 @@ made, used and ended; what crosses the bridge is the InfiniBand CM in MADs
 on QP1 that tshark decodes (the IP CM service's addresses and ports
 included) and whose every ICRC scapy recomputes; and what goes wrong (no
 listener, a peer that never answers) ends as librdmacm says it does."""
+import contextlib
 import os
 import re
 import subprocess
@@ -24,6 +25,25 @@ SILENT_IP = "10.0.0.254"
 # Short CM waits for the faults: 4.096 us << 12 (17 ms) plus two packet
 # lifetimes, sent 3 times in all.
 QUICK_CM = {"CNA_CM_RESPONSE_TIMEOUT": "12", "CNA_CM_RETRIES": "2"}
+# fio's rdma ioengine: the server's buffers (one per I/O in flight) and
+# the client's block; the pattern the blocks carry.
+FIO_BUFFERS = 4
+FIO_BLOCK = 64 << 10
+FIO_PATTERN = bytes((i * 89 + 7) % 256 for i in range(251))
+
+
+def pattern_block():
+    """A block as fio fills one with FIO_PATTERN: repeated from its start."""
+    return (FIO_PATTERN * (FIO_BLOCK // len(FIO_PATTERN) + 1))[:FIO_BLOCK]
+
+
+@contextlib.contextmanager
+def shared_buffers(content):
+    """A file in /dev/shm holding `content`, fio's server's buffers."""
+    with tempfile.NamedTemporaryFile(dir="/dev/shm", prefix="cna-fio-") as f:
+        f.write(content)
+        f.flush()
+        yield f.name
 
 
 @needs_root_and_tun
@@ -87,6 +107,45 @@ class BetweenTwoProcesses(unittest.TestCase):
                 for out in (server, client):
                     self.assertIn("Data ex. method : rdma_cm", out)
                 self.assertRegex(client, r"(?m)^ 4096\s+100\s+[\d.]+", client)
+
+    def fio_pair(self, hosts, shared, client_args):
+        """fio's rdma ioengine: a server whose four 64 KiB buffers are the
+        file `shared` (mmapshared: the test reads and writes them), and a
+        client moving 16 MiB to or from them in 64 KiB blocks."""
+        common = ["fio", "--ioengine=rdma", "--port=7600", "--bs=64k", f"--iodepth={FIO_BUFFERS}"]
+        return hosts.cm_pair([*common, "--name=server", "--rw=read", "--size=16m", f"--mem=mmapshared:{shared}"],
+                             [*common, "--name=client", f"--hostname={SERVER_IP}", "--size=16m", *client_args])
+
+    def test_fio_rdma_write_lands_every_byte_in_the_servers_buffers(self):
+        """The client's blocks carry a 251-byte pattern (a prime length: a
+        block landing shifted, or a byte lost, breaks it); each lands in one
+        of the server's buffers chosen at random, so after 256 writes every
+        buffer holds the pattern, which the test reads back."""
+        with CmHosts() as hosts, shared_buffers(bytes(FIO_BUFFERS * FIO_BLOCK)) as shared:
+            _, client = self.fio_pair(hosts, shared, ["--rw=write", "--verb=write",
+                                                      f"--buffer_pattern=0x{FIO_PATTERN.hex()}"])
+            with open(shared, "rb") as f:
+                landed = f.read(FIO_BUFFERS * FIO_BLOCK)
+        self.assertIn("WRITE: bw=", client)
+        for n in range(FIO_BUFFERS):
+            self.assertEqual(landed[n * FIO_BLOCK:(n + 1) * FIO_BLOCK], pattern_block(), f"the server's buffer {n}")
+
+    def test_fio_rdma_read_verifies_every_byte_it_reads(self):
+        """The server's buffers hold the pattern; the client's RDMA READs
+        bring 256 blocks back, each checked by fio's verify against it.
+        With one byte changed in one buffer, the same run fails its
+        verification: the check can fail."""
+        client_args = ["--rw=read", "--verb=read", "--verify=pattern", f"--verify_pattern=0x{FIO_PATTERN.hex()}",
+                       "--verify_fatal=1"]
+        with CmHosts() as hosts, shared_buffers(pattern_block() * FIO_BUFFERS) as shared:
+            _, client = self.fio_pair(hosts, shared, client_args)
+        self.assertIn("READ: bw=", client)
+        self.assertNotIn("verify", client.lower().replace("verify_", ""), client)
+        broken = bytearray(pattern_block() * FIO_BUFFERS)
+        broken[2 * FIO_BLOCK + 1000] ^= 0x01
+        with CmHosts() as hosts, shared_buffers(bytes(broken)) as shared:
+            with self.assertRaisesRegex(AssertionError, r"(?s)--- client:.*verify"):
+                self.fio_pair(hosts, shared, client_args)
 
     def test_the_wire_carries_the_cm_and_its_ip_addresses(self):
         with CmHosts() as hosts, tempfile.TemporaryDirectory() as tmp:

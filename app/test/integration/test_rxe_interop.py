@@ -10,6 +10,7 @@ import unittest
 
 from harness import rxe
 from harness.rdma import RESULT, addresses
+from harness.rdma_cm import not_listening_yet
 
 SIZES = (1, 1023, 1024, 1025, 65536)
 ITERS = 10
@@ -99,24 +100,27 @@ PERF_ITERS = 100
 PERF_SIZE = 4096
 UD_SIZE = 1024  # a datagram of rxe's whole MTU
 UD_PINGPONG = ["ibv_ud_pingpong", "-g", "1", "-n", str(ITERS), "-s", str(UD_SIZE)]
+SEND_BW = ["ib_send_bw", "-x", "1", "-n", str(PERF_ITERS), "-s", str(PERF_SIZE)]
+UD_SEND_BW = ["ib_send_bw", "-c", "UD", "-x", "1", "-n", str(PERF_ITERS), "-s", str(UD_SIZE)]
 
 
 def rxe_verbs_loop(server):
     """The guest's command for the provider's tests: ibv_rc_pingpong over
-    the sizes, then ib_send_bw, then ibv_ud_pingpong (unreliable datagrams
-    at rxe's MTU); a client retries until the cna server listens, as
-    rxe_loop's. The guest's ib_send_bw with -F: under TCG its
-    clock calibration may find the cycle counter too irregular (r^2 < 0.9)
-    and, without -F, exit 1 after a good run; the figures checked are the
-    host's."""
+    the sizes, then ib_send_bw over RC and over UD, then ibv_ud_pingpong
+    (unreliable datagrams at rxe's MTU); a client retries until the cna
+    server listens, as rxe_loop's. The guest's ib_send_bw with -F: under
+    TCG its clock calibration may find the cycle counter too irregular
+    (r^2 < 0.9) and, without -F, exit 1 after a good run; the figures
+    checked are the host's."""
     send_bw = f"ib_send_bw -d $RXE_DEV -x $RXE_GID -F -n {PERF_ITERS} -s {PERF_SIZE}"
+    ud_bw = f"ib_send_bw -c UD -d $RXE_DEV -x $RXE_GID -F -n {PERF_ITERS} -s {UD_SIZE}"
     ud = f"ibv_ud_pingpong -d $RXE_DEV -g $RXE_GID -n {ITERS} -s {UD_SIZE}"
     if server:
-        return f"{rxe_loop(True)}; {send_bw} || exit $?; {ud} || exit $?"
+        return f"{rxe_loop(True)}; {send_bw} || exit $?; {ud_bw} || exit $?; {ud} || exit $?"
     def retried(cmd):
         return (f"ok=0; for t in $(seq 20); do if {cmd} {rxe.BRIDGE_IP}; then ok=1; break; fi; sleep 0.5; done; "
                 "[ $ok = 1 ] || exit 1")
-    return f"{rxe_loop(False)}; {retried(send_bw)}; {retried(ud)}"
+    return f"{rxe_loop(False)}; {retried(send_bw)}; {retried(ud_bw)}; {retried(ud)}"
 
 
 @unittest.skipIf(rxe.available(), rxe.available())
@@ -127,10 +131,10 @@ class RxeInteropThroughTheProvider(RxeCase):
     (run_all.SANITIZED_SUITES): the sanitized pass's provider runs the same
     verbs in test_verbs_provider."""
 
-    def check_send_bw(self, out):
+    def check_send_bw(self, out, size=PERF_SIZE):
         self.assertIn(f"GID: 00:00:00:00:00:00:00:00:00:00:255:255:{':'.join(f'{int(b):02d}' for b in rxe.CNA_IP.split('.'))}",
                       out)
-        row = re.search(rf"^ {PERF_SIZE}\s+{PERF_ITERS}\s+[\d.]+\s+([\d.]+)", out, re.M)
+        row = re.search(rf"^ {size}\s+{PERF_ITERS}\s+[\d.]+\s+([\d.]+)", out, re.M)
         self.assertIsNotNone(row, out)
         self.assertGreater(float(row.group(1)), 0.0)
 
@@ -153,8 +157,8 @@ class RxeInteropThroughTheProvider(RxeCase):
                     out = peer.verbs(["ibv_rc_pingpong", "-g", "1", "-n", str(ITERS), "-s", str(size)],
                                      server=rxe.GUEST_IP["server"], timeout=90)
                     self.check(out, size, rxe.GUEST_IP["server"])
-            self.check_send_bw(self.client_of_the_guest(
-                peer, ["ib_send_bw", "-x", "1", "-n", str(PERF_ITERS), "-s", str(PERF_SIZE)]))
+            self.check_send_bw(self.client_of_the_guest(peer, SEND_BW))
+            self.check_send_bw(self.client_of_the_guest(peer, UD_SEND_BW), UD_SIZE)
             with self.subTest(datagrams=UD_SIZE):
                 out = self.client_of_the_guest(peer, UD_PINGPONG)
                 self.check(out, UD_SIZE, rxe.GUEST_IP["server"])
@@ -167,8 +171,8 @@ class RxeInteropThroughTheProvider(RxeCase):
                 with self.subTest(size=size):
                     out = peer.verbs(["ibv_rc_pingpong", "-g", "1", "-n", str(ITERS), "-s", str(size)], timeout=90)
                     self.check(out, size, rxe.GUEST_IP["client"])
-            self.check_send_bw(peer.verbs(["ib_send_bw", "-x", "1", "-n", str(PERF_ITERS), "-s", str(PERF_SIZE)],
-                                          timeout=120))
+            self.check_send_bw(peer.verbs(SEND_BW, timeout=120))
+            self.check_send_bw(peer.verbs(UD_SEND_BW, timeout=120), UD_SIZE)
             with self.subTest(datagrams=UD_SIZE):
                 self.check(peer.verbs(UD_PINGPONG, timeout=90), UD_SIZE, rxe.GUEST_IP["client"])
             self.finish(guest)
@@ -183,41 +187,106 @@ def rping_verified(out, server):
     return len(re.findall(r"^server ping data: rdma-ping-\d+:" if server else r"^ping data: rdma-ping-\d+:", out, re.M))
 
 
+def perftest_shows(out, listener):
+    """Connected through RDMA CM; the requester's figures row."""
+    return "Data ex. method : rdma_cm" in out and (listener or PERF_ROW.search(out) is not None)
+
+
+def perftest(tool, port):
+    """perftest over RDMA CM; {dev} is the device option of the side's
+    stack; the requester adds the listener's address."""
+    return (f"{tool} -R {{dev}} -s {PERF_SIZE} -n {PERF_ITERS} -p {port}", f"{tool} -R {{dev}} -s {PERF_SIZE} "
+            f"-n {PERF_ITERS} -p {port} {{addr}}")
+
+
+# Each tool: its name, the listener's and the requester's command ({addr}:
+# the listener's address, {dev}: the side's device option), and what its
+# output on the cna side must show. Each on a port of its own (udaddy's is
+# fixed, in the UDP port space), so a requester can never meet the
+# listener of the tool before it, still on its way out.
+CM_TOOLS = [
+    ("rping", f"rping -s -a {{addr}} -p 7301 -v -C {PINGS}", f"rping -c -a {{addr}} -p 7301 -v -C {PINGS}",
+     lambda out, listener: rping_verified(out, listener) == PINGS),
+    ("ucmatose", "ucmatose -p 7302 -c 10", "ucmatose -p 7302 -s {addr} -c 10",
+     lambda out, _: "data transfers complete" in out and "return status 0" in out),
+    ("udaddy", "udaddy -c 4", "udaddy -s {addr} -c 4",
+     lambda out, _: "data transfers complete" in out and "return status 0" in out),
+    ("rdma_server", "rdma_server -p 7304", "rdma_client -p 7304 -s {addr}",
+     lambda out, _: re.search(r"rdma_(server|client): end 0", out) is not None),
+    ("rdma_xserver", "rdma_xserver -p 7305 -c r", "rdma_xclient -p 7305 -s {addr} -c r",
+     lambda out, _: re.search(r"rdma_x(server|client): end 0", out) is not None),
+    ("ib_send_bw", *perftest("ib_send_bw", 7306), perftest_shows),
+    ("ib_write_bw", *perftest("ib_write_bw", 7307), perftest_shows),
+    ("ib_read_bw", *perftest("ib_read_bw", 7308), perftest_shows),
+    ("ib_send_lat", *perftest("ib_send_lat", 7309), perftest_shows),
+]
+PERF_ROW = re.compile(rf"(?m)^ {PERF_SIZE}\s+{PERF_ITERS}\s+[\d.]+")
+# The guest's device; its perftest with -F: under TCG its clock calibration
+# may find the cycle counter too irregular and fail a good run.
+RXE_DEV = "-d $RXE_DEV -F"
+CNA_DEV = "-d cna0"
+
+
+def for_side(command, addr, dev):
+    return command.format(addr=addr, dev=dev)
+
+
 @unittest.skipIf(rxe.available(), rxe.available())
 class RdmaCmWithRxe(RxeCase):
     """RDMA CM between cna's librdmacm (cna-rdma-run) and Linux's rdma_cm
-    on rxe: Debian's rping on both sides, in both roles; one guest boot per
-    role. The connection is the InfiniBand CM's REQ, REP and RTU on QP1
-    with the IP CM header, each side's QP then numbering its first packet
-    from the PSN the other announced; DREQ and DREP end it."""
+    on rxe: Debian's rdmacm-utils and perftest -R on both sides, in both
+    roles; one guest boot per role, running every tool in turn. A
+    connection is the InfiniBand CM's REQ, REP and RTU on QP1 with the IP
+    CM header (SIDR REQ and REP for udaddy), each side's QP then numbering
+    its first packet from the PSN the other announced; DREQ and DREP end
+    it."""
 
     def test_cna_requester_rxe_listener(self):
+        server_ip = rxe.GUEST_IP["server"]
+        script = "; ".join(f"echo CNA-STEP {name}; {for_side(listener, server_ip, RXE_DEV)} || exit 1"
+                           for name, listener, _, _ in CM_TOOLS)
         with rxe.RxePeer() as peer:
-            server_ip = rxe.GUEST_IP["server"]
-            guest = peer.guest("server", f"rping -s -a {server_ip} -v -C {PINGS}")
+            guest = peer.guest("server", script, limit=900)
             peer.wait_console("CMD-START", 1, timeout=300)
-            for attempt in range(40):  # until rxe's rping listens (no REJ, reason 8)
-                try:
-                    out = peer.verbs(["rping", "-c", "-a", server_ip, "-v", "-C", str(PINGS)], timeout=120)
-                    break
-                except rxe.TestPmdError as e:
-                    if "REJECTED" not in str(e) or attempt == 39:
-                        raise
-                    time.sleep(0.5)
-            self.assertEqual(rping_verified(out, server=False), PINGS, out)
+            for name, _, requester, shows in CM_TOOLS:
+                with self.subTest(tool=name):
+                    out = self.until_listened(peer, for_side(requester, server_ip, CNA_DEV).split())
+                    self.assertTrue(shows(out, False), out)
             self.finish(guest)
             with open(peer.console, errors="replace") as f:
                 self.assertEqual(rping_verified(re.sub(r"^\[ *[\d.]+\] ", "", f.read(), flags=re.M), server=True),
                                  PINGS)
 
     def test_rxe_requester_cna_listener(self):
+        """Each requester in the guest waits for its listener on cna to say
+        it listens: ucmatose's ten REQs, some sent before and some after a
+        listener came up, would see rejections and time-outs that are the
+        test's doing."""
         with rxe.RxePeer() as peer:
-            client = (f"ok=0; for t in $(seq 40); do if rping -c -a {rxe.CNA_IP} -v -C {PINGS}; then ok=1; break; fi; "
-                      "sleep 0.5; done; [ $ok = 1 ] || exit 1")
-            guest = peer.guest("client", client)
-            out = peer.verbs(["rping", "-s", "-a", rxe.CNA_IP, "-v", "-C", str(PINGS)], timeout=400)
-            self.assertEqual(rping_verified(out, server=True), PINGS, out)
+            def after_listener(name, command):
+                return (f"echo CNA-STEP {name}; w=0; while [ ! -e {peer.flag(name)} ]; do sleep 0.2; w=$((w+1)); "
+                        f"[ $w -lt 1500 ] || exit 1; done; {command} || exit 1")
+            script = "; ".join(after_listener(name, for_side(requester, rxe.CNA_IP, RXE_DEV))
+                               for name, _, requester, _ in CM_TOOLS)
+            guest = peer.guest("client", script, limit=900)
+            for name, listener, _, shows in CM_TOOLS:
+                with self.subTest(tool=name):
+                    out = peer.listener(for_side(listener, rxe.CNA_IP, CNA_DEV).split(), name)
+                    self.assertTrue(shows(out, True), out)
             self.finish(guest)
+
+    @staticmethod
+    def until_listened(peer, argv):
+        """argv as the requester, again while the guest's listener is not
+        up yet (refused as librdmacm says a REQ or SIDR REQ to no listener
+        is)."""
+        for attempt in range(60):
+            try:
+                return peer.verbs(argv, timeout=180)
+            except rxe.TestPmdError as e:
+                if not not_listening_yet(str(e)) or attempt == 59:
+                    raise
+                time.sleep(0.5)
 
 
 if __name__ == "__main__":

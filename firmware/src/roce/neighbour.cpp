@@ -28,6 +28,7 @@ constexpr uint32_t ND_LEN = 24 + 8; /* the message and one link-layer option */
 constexpr uint32_t MIN_FRAME = 60;
 constexpr uint8_t BROADCAST[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 constexpr uint8_t ZERO_MAC[6] = {};
+constexpr uint8_t ALL_NODES[16] = {0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
 
 /* The ICMPv6 checksum: over the pseudo header and the message. */
 uint16_t icmpv6_checksum(const uint8_t* src, const uint8_t* dst, const uint8_t* msg, uint32_t len)
@@ -61,6 +62,23 @@ void Neighbours::set_addresses(const SetAddressesRamrodData& d)
     num_ipv6_ = std::min<uint8_t>(d.num_ipv6, MAX_IPV6_ADDRESSES);
     std::memcpy(ipv4_, d.ipv4, sizeof ipv4_);
     std::memcpy(ipv6_, d.ipv6, sizeof ipv6_);
+    announce();
+}
+
+/* Each address the PF now answers for, told to the link unasked: an ARP
+ * announcement (RFC 5227: our address as sender and target) and an
+ * unsolicited neighbour advertisement with the override flag (RFC 4861
+ * 7.2.6). A peer that knew the address at another MAC (an adapter of an
+ * earlier process: each gets its own) updates its cache now, not minutes
+ * later once its entry went stale and its REQs went to a MAC nobody has. */
+void Neighbours::announce()
+{
+    static constexpr uint8_t ALL_NODES_MAC[6] = {0x33, 0x33, 0, 0, 0, 1};
+    for (uint32_t i = 0; i < num_ipv4_; i++)
+        owe_arp(1, BROADCAST, ipv4_[i], ZERO_MAC, ipv4_[i]);
+    owe_nd(ND_ADVERT, ALL_NODES_MAC, link_local_, ALL_NODES, link_local_, false);
+    for (uint32_t i = 0; i < num_ipv6_; i++)
+        owe_nd(ND_ADVERT, ALL_NODES_MAC, ipv6_[i], ALL_NODES, ipv6_[i], false);
 }
 
 void Neighbours::clear() { *this = Neighbours{}; }
@@ -151,7 +169,6 @@ bool Neighbours::on_icmpv6(const WireFrame& f, uint8_t (&mac)[6], uint16_t* tag)
     if (m[0] == ND_SOLICIT) {
         if (ours_v6(target)) {
             const uint8_t* src = ip + 8;
-            static constexpr uint8_t ALL_NODES[16] = {0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
             const bool dad = all_zero(src, 16);
             owe_nd(ND_ADVERT, ll != nullptr ? ll : f.data + 6, target, dad ? ALL_NODES : src, target, !dad);
         }

@@ -24,6 +24,7 @@ class Neighbours {
 public:
     /* The RDMA MAC (FUNC_INIT): its link-local IPv6 address is answered for too. */
     void set_mac(const uint8_t (&mac)[6]);
+    /* SET_ADDRESSES: the addresses answered for, each announced to the link. */
     void set_addresses(const hsi::rdma::SetAddressesRamrodData& d);
     void clear();
     /* RESOLVE_NEIGHBOUR: the question goes out at the next poll. */
@@ -67,6 +68,7 @@ private:
     bool ours_v4(const uint8_t* ip) const;
     bool ours_v6(const uint8_t* ip) const;
     bool answered(uint8_t ip_version, const uint8_t* target, uint16_t* tag);
+    void announce();
     uint8_t* owe(uint32_t len);
     void owe_arp(uint16_t op, const uint8_t* dst_mac, const uint8_t* sender_ip, const uint8_t* target_mac,
                  const uint8_t* target_ip);

@@ -9,11 +9,10 @@
 
 #include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <ctime>
 
 #include "cna_rdma.h"
+#include "cm_log.h"
 
 namespace cna::rdmacm {
 
@@ -57,26 +56,17 @@ const char* attribute_name(const cm::Mad& mad)
     }
 }
 
-/* CNA_CM_LOG=1: each MAD in and out on stderr, for seeing how a
- * connection is made (or is not). */
 void log_mad(const char* way, const Gid& peer, const cm::Mad& mad)
 {
-    static const bool on = [] {
-        const char* v = std::getenv("CNA_CM_LOG");
-        return v != nullptr && *v != '\0' && *v != '0';
-    }();
-    if (!on)
+    if (!cm_log_on())
         return;
     char address[INET6_ADDRSTRLEN];
     if (peer[10] == 0xff && peer[11] == 0xff)
         inet_ntop(AF_INET, peer.data() + 12, address, sizeof(address));
     else
         inet_ntop(AF_INET6, peer.data(), address, sizeof(address));
-    timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    std::fprintf(stderr, "cna rdmacm: %ld.%06ld %s %s %s, comm IDs %08x %08x\n", static_cast<long>(now.tv_sec),
-                 now.tv_nsec / 1000, way, attribute_name(mad), address, cm::sender_comm_id(mad),
-                 cm::receiver_comm_id(mad));
+    cm_log("%s %s %s, comm IDs %08x %08x", way, attribute_name(mad), address, cm::sender_comm_id(mad),
+           cm::receiver_comm_id(mad));
 }
 
 } // namespace

@@ -20,6 +20,7 @@
 #include <ctime>
 
 #include "addresses.h"
+#include "cm_log.h"
 
 namespace cna::rdmacm {
 
@@ -441,6 +442,9 @@ int Service::listen(Id* id, int backlog)
         id->listeners.emplace_back(d.get(), listener);
     }
     id->state = IdState::listening;
+    cm_log("listening on port %u (%s), %zu device(s)", id->bound_port,
+           id->public_id.ps == RDMA_PS_UDP ? "UDP" : id->public_id.ps == RDMA_PS_IB ? "IB" : "TCP",
+           id->listeners.size());
     return 0;
 }
 

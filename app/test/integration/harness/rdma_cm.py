@@ -19,10 +19,13 @@ def cm_probe(build=None):
 
 
 def not_listening_yet(output):
-    """The client was refused as a REQ to no listener is (REJ reason 8):
-    its server had not come up yet (rdmacm-utils say "REJECTED, error 8",
-    perftest "REJECTED; error: 8")."""
-    return re.search(r"REJECTED[,;] error:? 8\b", output) is not None
+    """The client was refused as a request to no listener is: its server
+    had not come up yet. A REQ's REJ, reason 8 (rdmacm-utils say "REJECTED,
+    error 8", perftest "REJECTED; error: 8", a synchronous rdma_connect
+    "Connection refused"); a SIDR REQ's SIDR REP, status 1 (udaddy:
+    "UNREACHABLE, error: 1"); fio names the event and no reason."""
+    return re.search(r"REJECTED[,;] error:? 8\b|UNREACHABLE, error:? 1\b|rdma_connect: Connection refused|"
+                     r"event is RDMA_CM_EVENT_REJECTED instead of", output) is not None
 
 
 class CmHosts(VerbsHosts):

@@ -9,7 +9,9 @@ perftest on rxe.
         ...
 """
 import os
+import glob
 import subprocess
+import threading
 import time
 
 from harness.rdma import EAL, example
@@ -53,14 +55,22 @@ class RxePeer:
 
     def __exit__(self, *exc):
         self._peer("teardown", "-n", self.ns, check=False)
+        for left in glob.glob(os.path.join(RXEKIT_WORK, "logs", f"cna-{self.tag}-*.ready")):
+            os.unlink(left)
 
     def guest(self, role, command, limit=120):
         """The rxe guest, running `command` (sh, with $RXE_DEV and $RXE_GID
         set) after rxe0 is up; a Popen whose output ends with rxe-peer's
         result line. Its console goes to self.console."""
         self.console = os.path.join(RXEKIT_WORK, "logs", f"cna-{self.tag}-{role}.log")
+        # The guest reads the command from the host's root, which it
+        # mounts: the kernel's command line that would carry it holds
+        # 2 KiB, a few tools' worth.
+        script = os.path.join(RXEKIT_WORK, "logs", f"cna-{self.tag}-{role}.sh")
+        with open(script, "w") as f:
+            f.write(command + "\n")
         argv = ["bash", os.path.join(RXEKIT, "rxe-peer.sh"), role, "-n", self.ns, "-b", "br0", "-q",
-                "-w", str(limit), "-T", str(limit + 60), "-l", self.console, "-c", command]
+                "-w", str(limit), "-T", str(limit + 60), "-l", self.console, "-c", f"sh {script}"]
         if role == "client":
             argv += ["-p", BRIDGE_IP]
         return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -89,6 +99,35 @@ class RxePeer:
         device's port on the bridge as cna()'s; its output."""
         env = dict(os.environ, CNA_RDMA_DEVARGS=self.devargs())
         return self._run([rdma_run_path(self.build), *argv], server, timeout, env)
+
+    def flag(self, name):
+        """The file the host makes when `name` is ready, for the guest's
+        command to wait on: the guest sees the host's root."""
+        return os.path.join(RXEKIT_WORK, "logs", f"cna-{self.tag}-{name}.ready")
+
+    def listener(self, argv, ready, timeout=400):
+        """A verbs application on cna's provider that listens through RDMA
+        CM: flag(ready) is made once cna's librdmacm says it listens
+        (CNA_CM_LOG), so the guest's requester never meets a port still
+        coming up; its output when it ends."""
+        env = dict(os.environ, CNA_RDMA_DEVARGS=self.devargs(), CNA_CM_LOG="1")
+        proc = subprocess.Popen(["ip", "netns", "exec", self.ns, rdma_run_path(self.build), *argv],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+        watchdog = threading.Timer(timeout, proc.kill)
+        watchdog.start()
+        lines = []
+        try:
+            for line in proc.stdout:
+                lines.append(line)
+                if "listening on port" in line:
+                    open(self.flag(ready), "w").close()
+            proc.wait()
+        finally:
+            watchdog.cancel()
+        out = "".join(lines)
+        if proc.returncode != 0:
+            raise TestPmdError(f"{argv[0]} failed ({proc.returncode}):\n{out}")
+        return out
 
     def devargs(self):
         return f"adapter=cx{self.tag},wire=tap:{self.tap},ipv4={CNA_IP}/24"

@@ -2,7 +2,7 @@
  * The RoCE firmware' neighbour protocols: ARP requests and IPv6 neighbour
  * solicitations for the PF's addresses answered (fields, flags, options
  * and the ICMPv6 checksum against an independent bytewise sum), the
- * questions asked for a resolution, and the answers matched to them.
+ * addresses announced when set, the questions asked for a resolution, and the answers matched to them.
  */
 #include <gtest/gtest.h>
 
@@ -30,6 +30,8 @@ struct Rig {
     Neighbours n;
     std::vector<uint8_t> buffers = std::vector<uint8_t>(FrameBurst::MAX * 128);
     FrameBurst out;
+    /* What setting the addresses told the link. */
+    std::vector<std::vector<uint8_t>> announced;
     Rig()
     {
         n.set_mac(OUR_MAC);
@@ -37,6 +39,7 @@ struct Rig {
         d.num_ipv4 = 1;
         std::memcpy(d.ipv4[0], OUR_V4, 4);
         n.set_addresses(d);
+        announced = sent();
     }
     std::vector<std::vector<uint8_t>> sent()
     {
@@ -111,6 +114,51 @@ bool icmpv6_checksum_ok(const std::vector<uint8_t>& f)
     const uint32_t len = uint32_t{ip[4]} << 8 | ip[5];
     pseudo[34] = static_cast<uint8_t>(len >> 8), pseudo[35] = static_cast<uint8_t>(len), pseudo[39] = 58;
     return cna::fw::test::ref_checksum(ip + 40, len, cna::fw::test::ref_checksum(pseudo, 40) ^ 0xffff) == 0;
+}
+
+/* The override flag of an advertisement, and its target. */
+void expect_unsolicited_advert(const std::vector<uint8_t>& f, const uint8_t* address)
+{
+    const uint8_t all_nodes_mac[6] = {0x33, 0x33, 0, 0, 0, 1};
+    const uint8_t all_nodes[16] = {0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    EXPECT_EQ(std::memcmp(f.data(), all_nodes_mac, 6), 0);
+    const uint8_t* ip = f.data() + 14;
+    EXPECT_EQ(ip[7], 255);
+    EXPECT_EQ(std::memcmp(ip + 8, address, 16), 0) << "from the address";
+    EXPECT_EQ(std::memcmp(ip + 24, all_nodes, 16), 0) << "to all nodes";
+    const uint8_t* m = ip + 40;
+    EXPECT_EQ(m[0], 136);
+    EXPECT_EQ(m[4], 0x20) << "override, not solicited";
+    EXPECT_EQ(std::memcmp(m + 8, address, 16), 0);
+    EXPECT_EQ(m[24], 2) << "target link-layer address option";
+    EXPECT_EQ(std::memcmp(m + 26, OUR_MAC, 6), 0);
+    EXPECT_TRUE(icmpv6_checksum_ok(f));
+}
+
+TEST(RoceNeighbour, AddressesSetAreAnnouncedToTheLink)
+{
+    Rig r;
+    ASSERT_EQ(r.announced.size(), 2u) << "the IPv4 address and the link-local one";
+    const auto& a = r.announced[0];
+    EXPECT_EQ(std::memcmp(a.data(), "\xff\xff\xff\xff\xff\xff", 6), 0) << "broadcast";
+    EXPECT_EQ(std::memcmp(a.data() + 6, OUR_MAC, 6), 0);
+    EXPECT_EQ(a[21], 1) << "an ARP request (RFC 5227's announcement)";
+    EXPECT_EQ(std::memcmp(a.data() + 22, OUR_MAC, 6), 0);
+    EXPECT_EQ(std::memcmp(a.data() + 28, OUR_V4, 4), 0) << "our address as the sender's";
+    EXPECT_EQ(std::memcmp(a.data() + 32, "\0\0\0\0\0\0", 6), 0);
+    EXPECT_EQ(std::memcmp(a.data() + 38, OUR_V4, 4), 0) << "and as the target";
+    expect_unsolicited_advert(r.announced[1], OUR_LL);
+
+    SetAddressesRamrodData d{};
+    d.num_ipv6 = 2;
+    std::memcpy(d.ipv6[0], PEER_V6, 16);
+    d.ipv6[1][0] = 0xfd, d.ipv6[1][15] = 0x44;
+    r.n.set_addresses(d);
+    const auto again = r.sent();
+    ASSERT_EQ(again.size(), 3u) << "no IPv4 address now: the link-local and both IPv6 ones";
+    expect_unsolicited_advert(again[0], OUR_LL);
+    expect_unsolicited_advert(again[1], d.ipv6[0]);
+    expect_unsolicited_advert(again[2], d.ipv6[1]);
 }
 
 TEST(RoceNeighbour, ArpRequestsForOurAddressAreAnswered)
