@@ -741,7 +741,8 @@ struct RoceStats {
     uint64_t qkey_violations;   /* UD datagrams dropped: their Q_Key is not the QP's */
     uint64_t ud_dropped;        /* UD datagrams dropped: no receive posted */
     uint64_t mads_dropped;      /* datagrams to the GSI QP dropped: not a MAD */
-    uint64_t reserved[15];
+    uint64_t pkey_violations;   /* dropped: a P_Key not of the port's partition */
+    uint64_t reserved[14];
 };
 static_assert(sizeof(RoceStats) == iro::ROCE_STATS_SIZE);
 static_assert(iro::roce_stats(MAX_PFS - 1) + iro::ROCE_STATS_SIZE <= reg::STORM_MICROCODE - reg::STORM_RAM_BASE);

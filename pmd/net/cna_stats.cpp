@@ -82,6 +82,7 @@ constexpr RoceXstat ROCE_XSTATS[] = {
     {"roce_qkey_violations", &RoceStats::qkey_violations},
     {"roce_ud_dropped", &RoceStats::ud_dropped},
     {"roce_mads_dropped", &RoceStats::mads_dropped},
+    {"roce_pkey_violations", &RoceStats::pkey_violations},
 };
 
 /* Driver counter per Rx queue, after the adapter's. */

@@ -147,6 +147,7 @@ struct cna_rdma_port_counters {
     uint64_t qkey_violations;     /* datagrams dropped: a Q_Key not their QP's */
     uint64_t ud_dropped;          /* datagrams dropped: no receive posted */
     uint64_t mads_dropped;        /* datagrams to the GSI QP dropped: not a MAD */
+    uint64_t pkey_violations;     /* dropped: a P_Key not of the port's partition */
 };
 CNA_RDMA_API int cna_rdma_query_port_counters(struct cna_rdma_dev *dev, struct cna_rdma_port_counters *counters);
 

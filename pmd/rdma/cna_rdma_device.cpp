@@ -438,6 +438,7 @@ int cna_rdma_query_port_counters(cna_rdma_dev* handle, cna_rdma_port_counters* c
         .qkey_violations = s.qkey_violations,
         .ud_dropped = s.ud_dropped,
         .mads_dropped = s.mads_dropped,
+        .pkey_violations = s.pkey_violations,
     };
     return 0;
 }

@@ -351,10 +351,11 @@ bool AdapterImpl::poll_roce(PfFirmware& pf, Dataplane& dp)
 {
     FrameBurst& out = dp.roce_out;
     out.clear();
+    Port& port = nig_.port(pf.hw().port_id());
+    pf.roce().track_link(port.link_up.load(std::memory_order_relaxed));
     const bool work = pf.roce().poll(dp.clock.now(), out);
     if (out.count == 0)
         return work;
-    Port& port = nig_.port(pf.hw().port_id());
     /* Frames to a TAP leave the adapter: their ICRCs now. (A TAP is
      * attached only while no PF of the port is loaded.) */
     if (port.tap() != nullptr)

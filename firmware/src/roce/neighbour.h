@@ -49,6 +49,8 @@ public:
     bool poll(FrameBurst& out, uint8_t* buffers, uint32_t buffer);
 
     bool owes() const { return out_head_ != out_tail_; }
+    /* Each address answered for, told to the link unasked. */
+    void announce();
 
 private:
     struct Pending {
@@ -68,7 +70,6 @@ private:
     bool ours_v4(const uint8_t* ip) const;
     bool ours_v6(const uint8_t* ip) const;
     bool answered(uint8_t ip_version, const uint8_t* target, uint16_t* tag);
-    void announce();
     uint8_t* owe(uint32_t len);
     void owe_arp(uint16_t op, const uint8_t* dst_mac, const uint8_t* sender_ip, const uint8_t* target_mac,
                  const uint8_t* target_ip);

@@ -62,6 +62,13 @@ void RoceFirmware::receive(const WireFrame& frame, uint64_t now_ns)
         counter_add(ctx_.stats.bad_packets, 1);
         return;
     }
+    /* IBTA 9.6.1.1 (C9-42): the port has the one partition, full member
+     * (DEFAULT_PKEY); a packet of another, or of a P_Key no member has,
+     * goes no further. */
+    if (!pkey_matches(bth.pkey)) {
+        counter_add(ctx_.stats.pkey_violations, 1);
+        return;
+    }
     Qp& qp = ctx_.qps[qp_id];
     const uint8_t* hdrs = bth_at + BTH_LEN;
     const uint8_t* payload = frame.data + hdr_end;

@@ -65,6 +65,15 @@ public:
      * responses) into `out`, whose frames stay valid until the next poll.
      * now_ns: the engine's monotonic clock. True if anything was done. */
     bool poll(uint64_t now_ns, FrameBurst& out);
+    /* Engine thread, each pass: the port's link. Coming up, the PF's
+     * addresses are announced again, as a host does on carrier: those
+     * announced while it was down never left. */
+    void track_link(bool up)
+    {
+        if (up && !link_up_)
+            neighbours_.announce();
+        link_up_ = up;
+    }
     /* Engine: a RoCEv2 frame to the PF's MAC. */
     void receive(const WireFrame& frame, uint64_t now_ns);
     /* Engine: an ARP or ICMPv6 frame of the port (it goes to L2 too). */
@@ -115,6 +124,7 @@ private:
     Ilt ilt_;                  /* as the ramrod being executed found it */
     uint64_t completion_data_ = 0;
     bool active_ = false;
+    bool link_up_ = false;
     std::array<uint8_t, 6> mac_{};
     uint16_t max_mtu_ = 0;
     uint32_t num_qps_ = 0;

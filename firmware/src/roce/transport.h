@@ -21,6 +21,10 @@ inline constexpr uint32_t IMMDT_LEN = 4;
 inline constexpr uint32_t DETH_LEN = 8;
 inline constexpr uint32_t ICRC_LEN = 4;
 inline constexpr uint16_t DEFAULT_PKEY = 0xffff;
+/* A packet's P_Key against the port's (DEFAULT_PKEY, full member): the
+ * same partition (the low 15 bits); either member kind, since ours is
+ * full. 0x0000 and 0x8000 are no partition's. */
+constexpr bool pkey_matches(uint16_t pkey) { return (pkey & 0x7fff) == (DEFAULT_PKEY & 0x7fff); }
 
 /* The RC opcodes (transport 000b in the opcode's top three bits). */
 namespace op {

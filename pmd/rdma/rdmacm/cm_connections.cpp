@@ -34,6 +34,21 @@ std::span<const uint8_t> private_data_of(const rdma_conn_param* p)
     return {static_cast<const uint8_t*>(p->private_data), p->private_data_len};
 }
 
+/* The RDMA READs and atomics a QP of the device takes in flight, as
+ * responder and as initiator. */
+struct RdAtomicLimits {
+    uint8_t responder;
+    uint8_t initiator;
+};
+
+RdAtomicLimits rd_atomic_limits(ibv_context* verbs)
+{
+    ibv_device_attr attr{};
+    ibv_query_device(verbs, &attr);
+    return {static_cast<uint8_t>(std::min(attr.max_qp_rd_atom, 255)),
+            static_cast<uint8_t>(std::min(attr.max_qp_init_rd_atom, 255))};
+}
+
 cm::IpCmHeader header_of(const Id* id)
 {
     cm::IpCmHeader h;
@@ -212,14 +227,12 @@ int Service::connect(Id* id, const rdma_conn_param* param)
         const uint32_t qpn = qp != nullptr ? qp->qp_num : offered(param, &rdma_conn_param::qp_num, 0u);
         if (qpn == 0)
             return fail(EINVAL);
-        ibv_device_attr limits{};
-        ibv_query_device(id->public_id.verbs, &limits);
+        const RdAtomicLimits limits = rd_atomic_limits(id->public_id.verbs);
         id->local_psn = random_psn();
-        id->responder_resources = std::min<uint8_t>(
-            offered<uint8_t>(param, &rdma_conn_param::responder_resources, RDMA_MAX_RESP_RES),
-            static_cast<uint8_t>(limits.max_qp_rd_atom));
-        id->initiator_depth = std::min<uint8_t>(offered<uint8_t>(param, &rdma_conn_param::initiator_depth, RDMA_MAX_INIT_DEPTH),
-                                                static_cast<uint8_t>(limits.max_qp_init_rd_atom));
+        id->responder_resources = std::min(
+            offered<uint8_t>(param, &rdma_conn_param::responder_resources, RDMA_MAX_RESP_RES), limits.responder);
+        id->initiator_depth = std::min(
+            offered<uint8_t>(param, &rdma_conn_param::initiator_depth, RDMA_MAX_INIT_DEPTH), limits.initiator);
         id->retry_count = std::min(offered<uint8_t>(param, &rdma_conn_param::retry_count, MAX_RETRY), MAX_RETRY);
         id->rnr_retry_count = std::min(offered<uint8_t>(param, &rdma_conn_param::rnr_retry_count, MAX_RETRY), MAX_RETRY);
         cm::ConnectParams p;
@@ -496,8 +509,12 @@ void Service::on_request(CmDevice& d, const cm::Event& e)
     id->remote_psn = req.starting_psn;
     id->path_mtu = std::min<uint8_t>(req.path_mtu, static_cast<uint8_t>(d.mtu()));
     id->retry_count = req.retry_count;
-    id->responder_resources = req.initiator_depth;
-    id->initiator_depth = req.responder_resources;
+    /* What the requester offers, as far as this device goes: accepting
+     * with no parameters takes this (rxe's offer, its own 128, is more than
+     * cna's QPs take). */
+    const RdAtomicLimits limits = rd_atomic_limits(d.verbs());
+    id->responder_resources = std::min(req.initiator_depth, limits.responder);
+    id->initiator_depth = std::min(req.responder_resources, limits.initiator);
     id->ack_timeout = req.primary.local_ack_timeout; /* the requester's, as its QP's */
     Event* ev = post(id, RDMA_CM_EVENT_CONNECT_REQUEST, 0,
                      std::span(req.private_data).subspan(cm::IP_CM_HEADER_SIZE), id->listen_id);

@@ -9,6 +9,7 @@ in it; dumpcap can watch the bridge.
 """
 import os
 import re
+import signal
 import subprocess
 import time
 
@@ -70,7 +71,7 @@ class BridgedHosts:
                 "--vdev", f"net_cna0,adapter=rp{self.tag}{role},wire=tap:{ifname}{vdev_extra}", "--", *args]
         if server:
             argv.append(server)
-        return self.ns.popen(*argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        return self.ns.popen(*argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
 
     def tcp_port(self):
         return str(18515 + int(self.tag.split("x")[1]) % 1000)
@@ -91,8 +92,7 @@ class BridgedHosts:
             self.wait_listening(server)
             client = self.host("c", 1, args, server="127.0.0.1", vdev_extra=client_vdev, program=program)
         except BaseException:
-            server.kill()  # a server left waiting would spin on its lcore for good
-            server.communicate(timeout=self.timeout)
+            kill_all(server)  # a server left waiting would spin on its lcore for good
             raise
         return server, client
 
@@ -117,8 +117,7 @@ class BridgedHosts:
             try:
                 out, _ = proc.communicate(timeout=self.timeout)
             except subprocess.TimeoutExpired:
-                proc.kill()
-                out, _ = proc.communicate()
+                out = kill_all(proc)
                 failures.append(f"{role} timed out")
             if proc.returncode != 0 and len(failures) < len(outputs) + 1:
                 failures.append(f"{role} failed ({proc.returncode})")
@@ -126,6 +125,17 @@ class BridgedHosts:
         if failures:
             raise TestPmdError(f"{program}: {', '.join(failures)}\n--- server:\n{outputs[0]}\n--- client:\n{outputs[1]}")
         return outputs[0], outputs[1]
+
+
+def kill_all(proc):
+    """Ends a host's process and every process it started (it leads a
+    session of its own: fio's job processes, say, would hold its output
+    open and outlive the test); what it printed."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    return proc.communicate()[0]
 
 
 def addresses(output):

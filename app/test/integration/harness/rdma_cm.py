@@ -10,6 +10,7 @@ import re
 import subprocess
 import time
 
+from harness.rdma import kill_all
 from harness.testpmd import build_dir
 from harness.verbs import SERVER_IP, VerbsHosts
 
@@ -23,9 +24,11 @@ def not_listening_yet(output):
     had not come up yet. A REQ's REJ, reason 8 (rdmacm-utils say "REJECTED,
     error 8", perftest "REJECTED; error: 8", a synchronous rdma_connect
     "Connection refused"); a SIDR REQ's SIDR REP, status 1 (udaddy:
-    "UNREACHABLE, error: 1"); fio names the event and no reason."""
+    "UNREACHABLE, error: 1"). fio, and perftest waiting for ESTABLISHED,
+    name the event (REJECTED, 8) and no reason."""
     return re.search(r"REJECTED[,;] error:? 8\b|UNREACHABLE, error:? 1\b|rdma_connect: Connection refused|"
-                     r"event is RDMA_CM_EVENT_REJECTED instead of", output) is not None
+                     r"event is RDMA_CM_EVENT_REJECTED instead of|Unexpected CM event bl blka 8\b",
+                     output) is not None
 
 
 class CmHosts(VerbsHosts):
@@ -34,6 +37,7 @@ class CmHosts(VerbsHosts):
         their outputs (server's, client's). Raises, with both, if either
         fails. `devargs`: more of each one's."""
         server = self.verbs_host("s", server_argv, env=env, devargs_extra=devargs[0])
+        client = None
         try:
             for attempt in range(attempts):
                 client = self.verbs_host("c", client_argv, env=env, devargs_extra=devargs[1])
@@ -41,15 +45,15 @@ class CmHosts(VerbsHosts):
                 if client.returncode == 0 or not not_listening_yet(out) or attempt == attempts - 1:
                     break
                 time.sleep(0.5)
+        except subprocess.TimeoutExpired:
+            out = kill_all(client) + f"\n(killed after {self.timeout} s)"
         except BaseException:
-            server.kill()
-            server.communicate(timeout=self.timeout)
+            kill_all(server)
             raise
         try:
             server_out, _ = server.communicate(timeout=self.timeout)
         except subprocess.TimeoutExpired:
-            server.kill()
-            server_out, _ = server.communicate()
+            server_out = kill_all(server) + f"\n(killed after {self.timeout} s)"
         if client.returncode != 0 or server.returncode != 0:
             raise AssertionError(f"{client_argv[0]}: client {client.returncode}, server {server.returncode}\n"
                                  f"--- server:\n{server_out}\n--- client:\n{out}")

@@ -11,7 +11,7 @@ import os
 import subprocess
 import unittest
 
-from harness.rdma import BridgedHosts
+from harness.rdma import BridgedHosts, kill_all
 from harness.testpmd import build_dir
 
 SERVER_IP, CLIENT_IP = "10.0.0.1", "10.0.0.2"
@@ -64,7 +64,8 @@ class VerbsHosts(BridgedHosts):
                    CNA_RDMA_DEVARGS=f"adapter=vb{self.tag}{role},wire=tap:{ifname},ipv4={ip}/24{devargs_extra}",
                    **self.env, **(env or {}))
         return self.ns.popen(rdma_run_path(self.build), *argv, *([server] if server else []), stdin=stdin,
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                             start_new_session=True)
 
     def tap(self, role):
         """The role's TAP, made persistent in the bridge before its process
@@ -88,7 +89,6 @@ class VerbsHosts(BridgedHosts):
             self.wait_listening(server)
             client = self.verbs_host("c", client_argv, server="127.0.0.1", env=env)
         except BaseException:
-            server.kill()
-            server.communicate(timeout=self.timeout)
+            kill_all(server)
             raise
         return self.finish(argv[0], server, client)

@@ -2,7 +2,8 @@
  * The GSI QP (InfiniBand's QP1), a connection manager's: on two cabled
  * ports, a MAD sent from one port's GSI QP arrives at the other's as sent
  * to QPN 1, from QPN 1, with the GSI Q_Key whatever the WQE said; what is
- * not a MAD is dropped and counted; one GSI QP per port, its Q_Key fixed.
+ * not a MAD is dropped and counted, as is a MAD of another partition
+ * (P_Key); one GSI QP per port, its Q_Key fixed.
  */
 #include <gtest/gtest.h>
 
@@ -11,6 +12,9 @@
 #include <vector>
 
 #include "roce_fixture.h"
+#include "roce/encap.h"
+#include "roce/transport.h"
+#include "roce/icrc.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
@@ -88,6 +92,41 @@ TEST_F(GsiQp, WhatIsNotAMadIsDroppedAndCounted)
     auto got = b->rdma.wait_cq(CQ, 1);
     ASSERT_EQ(got.size(), 1u);
     EXPECT_EQ(got[0].byte_len, GRH_LEN + MAD_SIZE);
+}
+
+TEST_F(GsiQp, AMadOfAnotherPartitionIsDroppedAndCounted)
+{
+    /* Built by hand and sent through a's L2 Tx queue, as a peer's would
+     * come: BTH with the P_Key, DETH, the MAD, the ICRC. */
+    auto frame_with_pkey = [&](uint16_t pkey, const std::vector<uint8_t>& m) {
+        const RocePath path = a->path_to(*b);
+        const uint32_t roce_len = roce::BTH_LEN + roce::DETH_LEN + static_cast<uint32_t>(m.size()) + roce::ICRC_LEN;
+        std::vector<uint8_t> f(roce::encap_len(path) + roce_len);
+        FrameLayout l = roce::write_encap(f.data(), path, roce_len);
+        uint8_t* bth = f.data() + l.l4_off + roce::UDP_HLEN;
+        roce::write_bth(bth, roce::Bth{.opcode = roce::op::UD_SEND_ONLY, .pkey = pkey, .dest_qp = GSI_QPN});
+        roce::write_deth(bth + roce::BTH_LEN, roce::Deth{.qkey = GSI_QKEY, .src_qp = GSI_QPN});
+        std::copy(m.begin(), m.end(), bth + roce::BTH_LEN + roce::DETH_LEN);
+        roce::icrc_insert(f.data(), l);
+        return f;
+    };
+    const std::size_t VIOLATIONS = offsetof(RoceStats, pkey_violations), RECEIVED = offsetof(RoceStats, rx_packets);
+    b->rdma.post_recv(GSI, 40, {b->sge(RECV_AT, 4096)});
+    for (uint16_t pkey : {uint16_t{0x8001}, uint16_t{0x0000}, uint16_t{0x8000}, uint16_t{0x1234}}) {
+        const uint64_t received = roce_stat(*b, RECEIVED), violations = roce_stat(*b, VIOLATIONS);
+        a->drv.send(0, frame_with_pkey(pkey, mad()));
+        ASSERT_TRUE(wait_until([&] { return roce_stat(*b, RECEIVED) == received + 1; })) << std::hex << pkey;
+        EXPECT_EQ(roce_stat(*b, VIOLATIONS), violations + 1) << std::hex << pkey;
+    }
+    EXPECT_TRUE(b->rdma.poll_cq(CQ).empty()) << "no MAD of another partition delivered";
+    /* The default partition's limited members are ours to hear (ours is full). */
+    const std::vector<uint8_t> m = mad();
+    a->drv.send(0, frame_with_pkey(0x7fff, m));
+    auto got = b->rdma.wait_cq(CQ, 1);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0].status, uint8_t(CqeStatus::success));
+    EXPECT_TRUE(std::equal(m.begin(), m.end(), b->buf.va + RECV_AT + GRH_LEN));
+    EXPECT_EQ(roce_stat(*b, VIOLATIONS), 4u);
 }
 
 TEST_F(GsiQp, OnePerPortItsQkeyFixedAndQpn1NothingWithoutIt)

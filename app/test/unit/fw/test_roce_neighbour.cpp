@@ -116,23 +116,32 @@ bool icmpv6_checksum_ok(const std::vector<uint8_t>& f)
     return cna::fw::test::ref_checksum(ip + 40, len, cna::fw::test::ref_checksum(pseudo, 40) ^ 0xffff) == 0;
 }
 
-/* The override flag of an advertisement, and its target. */
-void expect_unsolicited_advert(const std::vector<uint8_t>& f, const uint8_t* address)
+/* A neighbour advertisement of `address`, from it, to dst_mac and dst,
+ * with the flags (0x40 solicited, 0x20 override) and our MAC in its target
+ * link-layer address option. */
+void expect_advert(const std::vector<uint8_t>& f, const uint8_t* dst_mac, const uint8_t* dst, const uint8_t* address,
+                   uint8_t flags)
 {
-    const uint8_t all_nodes_mac[6] = {0x33, 0x33, 0, 0, 0, 1};
-    const uint8_t all_nodes[16] = {0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
-    EXPECT_EQ(std::memcmp(f.data(), all_nodes_mac, 6), 0);
+    EXPECT_EQ(std::memcmp(f.data(), dst_mac, 6), 0);
     const uint8_t* ip = f.data() + 14;
     EXPECT_EQ(ip[7], 255);
     EXPECT_EQ(std::memcmp(ip + 8, address, 16), 0) << "from the address";
-    EXPECT_EQ(std::memcmp(ip + 24, all_nodes, 16), 0) << "to all nodes";
+    EXPECT_EQ(std::memcmp(ip + 24, dst, 16), 0);
     const uint8_t* m = ip + 40;
     EXPECT_EQ(m[0], 136);
-    EXPECT_EQ(m[4], 0x20) << "override, not solicited";
+    EXPECT_EQ(m[4], flags);
     EXPECT_EQ(std::memcmp(m + 8, address, 16), 0);
     EXPECT_EQ(m[24], 2) << "target link-layer address option";
     EXPECT_EQ(std::memcmp(m + 26, OUR_MAC, 6), 0);
     EXPECT_TRUE(icmpv6_checksum_ok(f));
+}
+
+/* Override, not solicited, to all nodes. */
+void expect_unsolicited_advert(const std::vector<uint8_t>& f, const uint8_t* address)
+{
+    const uint8_t all_nodes_mac[6] = {0x33, 0x33, 0, 0, 0, 1};
+    const uint8_t all_nodes[16] = {0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    expect_advert(f, all_nodes_mac, all_nodes, address, 0x20);
 }
 
 TEST(RoceNeighbour, AddressesSetAreAnnouncedToTheLink)
@@ -190,19 +199,8 @@ TEST(RoceNeighbour, SolicitationsForOurLinkLocalAddressAreAdvertised)
     r.feed(nd(135, PEER, PEER_V6, group, OUR_LL));
     auto out = r.sent();
     ASSERT_EQ(out.size(), 1u);
-    const auto& f = out[0];
-    EXPECT_EQ(std::memcmp(f.data(), PEER, 6), 0) << "to the solicitation's source link-layer address";
-    const uint8_t* ip = f.data() + 14;
-    EXPECT_EQ(ip[7], 255);
-    EXPECT_EQ(std::memcmp(ip + 8, OUR_LL, 16), 0);
-    EXPECT_EQ(std::memcmp(ip + 24, PEER_V6, 16), 0);
-    const uint8_t* m = ip + 40;
-    EXPECT_EQ(m[0], 136);
-    EXPECT_EQ(m[4], 0x60) << "solicited, override";
-    EXPECT_EQ(std::memcmp(m + 8, OUR_LL, 16), 0);
-    EXPECT_EQ(m[24], 2) << "target link-layer address option";
-    EXPECT_EQ(std::memcmp(m + 26, OUR_MAC, 6), 0);
-    EXPECT_TRUE(icmpv6_checksum_ok(f));
+    /* To the solicitation's source link-layer address; solicited, override. */
+    expect_advert(out[0], PEER, PEER_V6, OUR_LL, 0x60);
 
     /* Duplicate address detection: to all nodes, not solicited. */
     const uint8_t unspecified[16] = {};
