@@ -14,7 +14,7 @@ import subprocess
 import threading
 import time
 
-from harness.rdma import EAL, example
+from harness.rdma import EAL, example, kill_all
 from harness.testpmd import TestPmdError, sh, unique_tag
 from harness.verbs import rdma_run_path
 
@@ -96,8 +96,9 @@ class RxePeer:
 
     def verbs(self, argv, server=None, timeout=60):
         """A verbs application (argv) on cna's provider (cna-rdma-run), its
-        device's port on the bridge as cna()'s; its output."""
-        env = dict(os.environ, CNA_RDMA_DEVARGS=self.devargs())
+        device's port on the bridge as cna()'s; its output, with the CM's
+        MADs if it used RDMA CM."""
+        env = dict(os.environ, CNA_RDMA_DEVARGS=self.devargs(), CNA_CM_LOG="1")
         return self._run([rdma_run_path(self.build), *argv], server, timeout, env)
 
     def flag(self, name):
@@ -135,13 +136,12 @@ class RxePeer:
     def _run(self, argv, server, timeout, env=None):
         program = os.path.basename(argv[0])
         argv = ["ip", "netns", "exec", self.ns, *argv, *([server] if server else [])]
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                                start_new_session=True)
         try:
             out, _ = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
-            proc.kill()
-            out, _ = proc.communicate()
-            raise TestPmdError(f"{program} timed out:\n{out}")
+            raise TestPmdError(f"{program} timed out:\n{kill_all(proc)}") from None
         if proc.returncode != 0:
             raise TestPmdError(f"{program} failed ({proc.returncode}):\n{out}")
         return out

@@ -36,6 +36,31 @@ inline std::vector<uint8_t> pattern(std::size_t len, uint8_t seed)
     return v;
 }
 
+/* The side's L2 frames on `queue` but the peer port's announcements of
+ * its addresses (ARP, IPv6 neighbour discovery), which come as its
+ * link comes up. */
+inline std::vector<FakeDriver::RxFrame> l2_frames(Side& s, uint16_t queue = 0)
+{
+    std::vector<FakeDriver::RxFrame> frames = s.drv.rx_poll(queue);
+    std::erase_if(frames, [](const FakeDriver::RxFrame& f) {
+        const uint16_t type = f.data.size() >= 14 ? uint16_t(f.data[12] << 8 | f.data[13]) : 0;
+        return type == 0x0806 || (type == 0x86dd && f.data.size() > 20 && f.data[20] == 58);
+    });
+    return frames;
+}
+
+/* l2_frames until there are `count` of them, or 2 s went by. */
+inline std::vector<FakeDriver::RxFrame> l2_wait(Side& s, std::size_t count)
+{
+    std::vector<FakeDriver::RxFrame> frames;
+    wait_until([&] {
+        for (FakeDriver::RxFrame& f : l2_frames(s))
+            frames.push_back(std::move(f));
+        return frames.size() >= count;
+    });
+    return frames;
+}
+
 class RoceEngine : public ::testing::Test {
 protected:
     void SetUp() override { set_up(EnginePlacement::threads); }

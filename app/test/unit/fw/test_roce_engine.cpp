@@ -525,10 +525,10 @@ TEST_F(RoceEngine, L2OnTheSamePortsCarriesOn)
 {
     connect();
     send_and_check(5000, 1);
-    EXPECT_TRUE(b->drv.rx_poll(0).empty()) << "RoCE frames are not L2's";
+    EXPECT_TRUE(l2_frames(*b).empty()) << "RoCE frames are not L2's";
     auto f = udp4_frame(BCAST, PEER_MAC, 1, 2, 3, 4, 200);
     a->drv.send(0, f);
-    auto at_b = b->drv.rx_wait(0, 1);
+    auto at_b = l2_wait(*b, 1);
     ASSERT_EQ(at_b.size(), 1u);
     EXPECT_EQ(at_b[0].data, f);
     send_and_check(100, 2);
@@ -578,7 +578,7 @@ void expect_l2_gets_a_right_icrc(Side& a, Side& b, const FakeRdma::Peer& to)
     a.rdma.post_send(QP, SqWqe{.wr_id = 1, .opcode = uint8_t(SqOpcode::send), .flags = sq_wqe::SIGNALED,
                                .length = len},
                      {a.sge(0, len)});
-    auto at_b = b.drv.rx_wait(0, 1);
+    auto at_b = l2_wait(b, 1);
     ASSERT_GE(at_b.size(), 1u);
     std::vector<uint8_t>& f = at_b[0].data;
     FrameLayout l;
