@@ -257,14 +257,19 @@ int Manager::send_mra(uint32_t id, uint64_t now)
     Connection* c = nullptr;
     if (int rc = find_in(id, {State::req_received}, &c); rc != 0)
         return rc;
+    mra_req(*c, now);
+    return 0;
+}
+
+void Manager::mra_req(Connection& c, uint64_t now)
+{
     Mra mra;
-    mra.local_comm_id = c->local_id;
-    mra.remote_comm_id = c->remote_id;
+    mra.local_comm_id = c.local_id;
+    mra.remote_comm_id = c.remote_id;
     mra.message = MessageKind::req;
     mra.service_timeout = config_.mra_service_timeout;
-    c->state = State::mra_req_sent;
-    send(*c, format(mra, c->transaction_id), now, 0, 0);
-    return 0;
+    c.state = State::mra_req_sent;
+    send(c, format(mra, c.transaction_id), now, 0, 0);
 }
 
 int Manager::send_rtu(uint32_t id, const PrivateData& private_data, uint64_t now)
@@ -470,7 +475,7 @@ void Manager::on_req(const Gid& from, const Mad& mad, uint64_t tid, uint64_t now
     const Req req = parse_req(mad);
     for (auto& [id, c] : connections_) {
         if (c.remote_id == req.local_comm_id && c.peer_guid == req.local_ca_guid && c.listener != 0) {
-            on_duplicate_req(c, req);
+            on_duplicate_req(c, now);
             return;
         }
     }
@@ -510,10 +515,16 @@ void Manager::on_req(const Gid& from, const Mad& mad, uint64_t tid, uint64_t now
     post(EventType::req_received, c, &mad);
 }
 
-void Manager::on_duplicate_req(Connection& c, const Req&)
+void Manager::on_duplicate_req(Connection& c, uint64_t now)
 {
     counters_.duplicates++;
-    if (c.state == State::mra_req_sent) {
+    if (c.state == State::req_received) {
+        /* The requester waited its response time and the consumer has not
+         * answered yet (an application slow to accept): an MRA, so that
+         * the requester waits the MRA's service time instead of giving up
+         * after its retries. */
+        mra_req(c, now);
+    } else if (c.state == State::mra_req_sent) {
         send_once(c.peer, c.last_sent);
         counters_.resent++;
     } else if (c.state == State::timewait) {

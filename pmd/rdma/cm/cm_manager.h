@@ -225,7 +225,8 @@ private:
 
     /* tid: the MAD's transaction ID, which answers to it carry. */
     void on_req(const Gid& from, const Mad& mad, uint64_t tid, uint64_t now);
-    void on_duplicate_req(Connection& c, const Req& req);
+    void on_duplicate_req(Connection& c, uint64_t now);
+    void mra_req(Connection& c, uint64_t now);
     void on_mra(const Mad& mad, uint64_t now);
     void on_rej(const Mad& mad, uint64_t now);
     void on_rep(const Gid& from, const Mad& mad);

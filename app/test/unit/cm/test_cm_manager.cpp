@@ -198,23 +198,43 @@ TEST_F(CmPair, AnMraMakesTheRequesterWaitAsLongAsItAsks)
     EXPECT_EQ(only_event(a).type, EventType::rep_received);
 }
 
-TEST_F(CmPair, ADuplicateReqMakesNoSecondConnectionAndGetsTheMraAgain)
+TEST_F(CmPair, ADuplicateReqMakesNoSecondConnectionAndGetsAnMra)
 {
     b.listen(SERVICE, 8);
     a.connect(connect_params(SERVICE), fabric.now);
     const Mad req_mad = fabric.in_flight.front().mad;
     deliver();
     const Event req = only_event(b);
-    b.receive(port_a.gid(), req_mad, fabric.now);
-    EXPECT_TRUE(fabric.in_flight.empty()) << "a REQ waiting for its consumer: the copy is dropped";
+    for (int copy = 1; copy <= 2; copy++) {
+        b.receive(port_a.gid(), req_mad, fabric.now);
+        ASSERT_EQ(fabric.in_flight.size(), 1u) << "copy " << copy;
+        EXPECT_EQ(fabric.in_flight.front().attribute(), Attribute::mra) << "copy " << copy;
+        fabric.in_flight.clear();
+    }
     EXPECT_TRUE(events(b).empty());
-    ASSERT_EQ(b.send_mra(req.id, fabric.now), 0);
-    deliver();
-    b.receive(port_a.gid(), req_mad, fabric.now);
-    ASSERT_EQ(fabric.in_flight.size(), 1u);
-    EXPECT_EQ(fabric.in_flight.front().attribute(), Attribute::mra);
+    EXPECT_EQ(b.state_of(req.id), State::mra_req_sent);
     EXPECT_EQ(b.connections(), 1u);
     EXPECT_EQ(b.counters().duplicates, 2u);
+}
+
+TEST_F(CmPair, AConsumerSlowToAcceptKeepsItsConnectionThroughAnMra)
+{
+    /* The listener's application answers only after the requester's
+     * response time and all its retries would have run out. */
+    b.listen(SERVICE, 8);
+    const uint32_t active = a.connect(connect_params(SERVICE), fabric.now);
+    deliver();
+    const Event req = only_event(b);
+    ASSERT_TRUE(fire_next_deadline()) << "the REQ again";
+    deliver();
+    EXPECT_EQ(only_event(a).type, EventType::mra_received);
+    EXPECT_EQ(a.state_of(active), State::mra_req_received);
+    fabric.now += iba_time_ns(16) * 5; /* past the REQ's four waits, within the MRA's 4.3 s */
+    a.expire(fabric.now);
+    EXPECT_TRUE(events(a).empty()) << "the MRA's wait is not over";
+    ASSERT_EQ(b.accept(req.id, accept_params(), fabric.now), 0);
+    deliver();
+    EXPECT_EQ(only_event(a).type, EventType::rep_received);
 }
 
 TEST_F(CmPair, ALostRtuIsMadeUpByTheRepSentAgain)
