@@ -16,6 +16,13 @@ SIZES = (1, 1023, 1024, 1025, 65536)
 ITERS = 10
 
 
+def retried_in_guest(command, tries=20, pause="0.5"):
+    """The guest's shell running `command` until it succeeds, at most
+    `tries` times, `pause` seconds apart; the guest fails if it never does."""
+    return (f"ok=0; for t in $(seq {tries}); do if {command}; then ok=1; break; fi; sleep {pause}; done; "
+            "[ $ok = 1 ] || exit 1")
+
+
 def rxe_loop(server, sizes=SIZES, gid="$RXE_GID"):
     """The guest's command: ibv_rc_pingpong once per size, stopping at the
     first failure (its status is the guest's). A client tries to connect
@@ -23,11 +30,8 @@ def rxe_loop(server, sizes=SIZES, gid="$RXE_GID"):
     IPv4 one unless told."""
     if server:
         return "; ".join(f"ibv_rc_pingpong -d $RXE_DEV -g {gid} -n {ITERS} -s {s} || exit $?" for s in sizes)
-    runs = []
-    for s in sizes:
-        runs.append(f"ok=0; for t in $(seq 20); do if ibv_rc_pingpong -d $RXE_DEV -g {gid} -n {ITERS} -s {s} "
-                    f"{rxe.BRIDGE_IP}; then ok=1; break; fi; sleep 0.5; done; [ $ok = 1 ] || exit 1")
-    return "; ".join(runs)
+    return "; ".join(retried_in_guest(f"ibv_rc_pingpong -d $RXE_DEV -g {gid} -n {ITERS} -s {s} {rxe.BRIDGE_IP}")
+                     for s in sizes)
 
 
 class RxeCase(unittest.TestCase):
@@ -117,10 +121,8 @@ def rxe_verbs_loop(server):
     ud = f"ibv_ud_pingpong -d $RXE_DEV -g $RXE_GID -n {ITERS} -s {UD_SIZE}"
     if server:
         return f"{rxe_loop(True)}; {send_bw} || exit $?; {ud_bw} || exit $?; {ud} || exit $?"
-    def retried(cmd):
-        return (f"ok=0; for t in $(seq 20); do if {cmd} {rxe.BRIDGE_IP}; then ok=1; break; fi; sleep 0.5; done; "
-                "[ $ok = 1 ] || exit 1")
-    return f"{rxe_loop(False)}; {retried(send_bw)}; {retried(ud_bw)}; {retried(ud)}"
+    clients = "; ".join(retried_in_guest(f"{cmd} {rxe.BRIDGE_IP}") for cmd in (send_bw, ud_bw, ud))
+    return f"{rxe_loop(False)}; {clients}"
 
 
 @unittest.skipIf(rxe.available(), rxe.available())
@@ -254,8 +256,8 @@ class RdmaCmWithRxe(RxeCase):
         def in_guest(name, listener):
             command = for_side(listener, server_ip, RXE_DEV)
             if name.startswith("ib_"):
-                return (f"echo CNA-STEP {name}; ok=0; for t in 1 2 3 4 5; do if timeout {PERFTEST_LISTENER_SECONDS} "
-                        f"{command}; then ok=1; break; fi; done; [ $ok = 1 ] || exit 1")
+                return (f"echo CNA-STEP {name}; "
+                        + retried_in_guest(f"timeout {PERFTEST_LISTENER_SECONDS} {command}", tries=5, pause="0"))
             # A listener never met ends in time: the guest does not wait out its limit.
             return f"echo CNA-STEP {name}; timeout 150 {command} || exit 1"
         script = "; ".join(in_guest(name, listener) for name, listener, _, _ in CM_TOOLS)

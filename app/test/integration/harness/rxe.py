@@ -8,8 +8,8 @@ perftest on rxe.
         out = peer.run("server", commands)     # the guest runs `commands`
         ...
 """
-import os
 import glob
+import os
 import subprocess
 import threading
 import time
@@ -98,8 +98,7 @@ class RxePeer:
         """A verbs application (argv) on cna's provider (cna-rdma-run), its
         device's port on the bridge as cna()'s; its output, with the CM's
         MADs if it used RDMA CM."""
-        env = dict(os.environ, CNA_RDMA_DEVARGS=self.devargs(), CNA_CM_LOG="1")
-        return self._run([rdma_run_path(self.build), *argv], server, timeout, env)
+        return self._run([rdma_run_path(self.build), *argv], server, timeout, self.verbs_env())
 
     def flag(self, name):
         """The file the host makes when `name` is ready, for the guest's
@@ -111,10 +110,8 @@ class RxePeer:
         CM: flag(ready) is made once cna's librdmacm says it listens
         (CNA_CM_LOG), so the guest's requester never meets a port still
         coming up; its output when it ends."""
-        env = dict(os.environ, CNA_RDMA_DEVARGS=self.devargs(), CNA_CM_LOG="1")
-        proc = subprocess.Popen(["ip", "netns", "exec", self.ns, rdma_run_path(self.build), *argv],
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
-        watchdog = threading.Timer(timeout, proc.kill)
+        proc = self._start([rdma_run_path(self.build), *argv], self.verbs_env())
+        watchdog = threading.Timer(timeout, kill_all, (proc,))
         watchdog.start()
         lines = []
         try:
@@ -133,11 +130,18 @@ class RxePeer:
     def devargs(self):
         return f"adapter=cx{self.tag},wire=tap:{self.tap},ipv4={CNA_IP}/24"
 
+    def verbs_env(self):
+        return dict(os.environ, CNA_RDMA_DEVARGS=self.devargs(), CNA_CM_LOG="1")
+
+    def _start(self, argv, env=None):
+        """argv in the bridge's namespace, leading a session of its own
+        (kill_all ends it and whatever it started)."""
+        return subprocess.Popen(["ip", "netns", "exec", self.ns, *argv], stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True, env=env, start_new_session=True)
+
     def _run(self, argv, server, timeout, env=None):
         program = os.path.basename(argv[0])
-        argv = ["ip", "netns", "exec", self.ns, *argv, *([server] if server else [])]
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-                                start_new_session=True)
+        proc = self._start([*argv, *([server] if server else [])], env)
         try:
             out, _ = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
