@@ -30,7 +30,7 @@ namespace cna::hsi::rdma {
 
 /* ---- Limits per PF ---------------------------------------------------- */
 inline constexpr uint32_t MAX_QPS = 1024;
-inline constexpr uint32_t MAX_CQS = 1024;
+inline constexpr uint32_t MAX_CQS = 2048;
 inline constexpr uint32_t MAX_SRQS = 256;
 inline constexpr uint32_t MAX_TIDS = 4096;     /* memory regions */
 inline constexpr uint32_t MAX_CNQS = 8;
@@ -71,7 +71,7 @@ inline constexpr uint32_t RDMA_PI_CNQ = 3;
  * ---------------------------------------------------------------------- */
 inline constexpr uint32_t DPI_QP_SLOTS = 0x0000;  /* QpDoorbell[MAX_QPS] */
 inline constexpr uint32_t DPI_CQ_SLOTS = 0x2000;  /* CqDoorbell[MAX_CQS] */
-inline constexpr uint32_t DPI_SRQ_SLOTS = 0x4000; /* SrqDoorbell[MAX_SRQS] */
+inline constexpr uint32_t DPI_SRQ_SLOTS = 0x6000; /* SrqDoorbell[MAX_SRQS] */
 inline constexpr uint32_t qp_db_offset(uint32_t dpi, uint32_t qp_id) { return dpi_offset(dpi) + DPI_QP_SLOTS + qp_id * 8; }
 inline constexpr uint32_t cq_db_offset(uint32_t dpi, uint32_t cq_id) { return dpi_offset(dpi) + DPI_CQ_SLOTS + cq_id * 8; }
 inline constexpr uint32_t srq_db_offset(uint32_t dpi, uint32_t srq_id) { return dpi_offset(dpi) + DPI_SRQ_SLOTS + srq_id * 8; }

@@ -103,7 +103,7 @@ struct EthPort {
 };
 
 /* RDMA's share of the PF (devarg rdma): what ecore reserves at probe. */
-inline constexpr uint32_t RDMA_QPS = 256;
+inline constexpr uint32_t RDMA_QPS = 1024;
 inline constexpr uint32_t RDMA_MRS = 1024;
 inline constexpr uint32_t RDMA_CNQS = 1;
 /* Queue pairs L2 may use: RDMA keeps the PF's last SBs for its CNQs. */

@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "osal_dma_pool.h"
+
 namespace cna::osal {
 
 /* Zeroed heap memory from the DPDK heap; nullptr on failure. */
@@ -37,6 +39,7 @@ public:
 
 private:
     const void* mz_ = nullptr; /* const rte_memzone*, kept opaque */
+    dma_pool::Slice slice_;    /* or pages of an arena (osal_dma_pool.h) */
     void* va_ = nullptr;
     uint64_t iova_ = 0;
     std::size_t size_ = 0;

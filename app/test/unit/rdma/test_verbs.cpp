@@ -16,7 +16,7 @@ TEST_F(Verbs, DeviceAndPortAsVerbsReportThem)
 {
     ibv_device_attr dev{};
     ASSERT_EQ(cna_rdma_query_device(a.dev, &dev), 0);
-    EXPECT_EQ(dev.max_qp, 256);
+    EXPECT_EQ(dev.max_qp, 1024);
     EXPECT_EQ(dev.max_mr, 1024);
     EXPECT_EQ(dev.phys_port_cnt, 1);
     EXPECT_EQ(dev.atomic_cap, IBV_ATOMIC_HCA);
