@@ -5,8 +5,12 @@
  * view of a peer killed mid-connection. test_rdma_cm and the bench run it
  * under cna-rdma-run.
  *
- *   cm_probe serve ADDR PORT           accepts connections until killed,
- *                                      ending each as its peer does
+ *   cm_probe serve ADDR PORT [events]  accepts connections until killed,
+ *                                      ending each as its peer does, or
+ *                                      as it fails; with "events", says
+ *                                      "event NAME STATUS" for each event
+ *                                      and "rejected" for a request it had
+ *                                      no QP for
  *   cm_probe cycles ADDR PORT N        N times: connect, disconnect, destroy;
  *                                      then "cycles N fds B A" (open fds
  *                                      before and after) and "connect mean
@@ -79,30 +83,43 @@ struct conn {
     char buf[64];
 };
 
-static void make_qp(struct rdma_cm_id *id, struct conn *c)
+static void free_qp(struct rdma_cm_id *id, struct conn *c)
+{
+    if (id->qp != NULL)
+        rdma_destroy_qp(id);
+    if (c->mr != NULL)
+        ibv_dereg_mr(c->mr);
+    if (c->cq != NULL)
+        ibv_destroy_cq(c->cq);
+    if (c->pd != NULL)
+        ibv_dealloc_pd(c->pd);
+}
+
+/* The connection's PD, CQ, QP and MR; 0, or -1 with none of them left. */
+static int try_make_qp(struct rdma_cm_id *id, struct conn *c)
 {
     struct ibv_qp_init_attr attr = {0};
+    memset(c, 0, sizeof(*c));
     c->pd = ibv_alloc_pd(id->verbs);
     c->cq = c->pd != NULL ? ibv_create_cq(id->verbs, 8, NULL, NULL, 0) : NULL;
-    if (c->cq == NULL)
-        die("PD and CQ");
     attr.send_cq = attr.recv_cq = c->cq;
     attr.cap.max_send_wr = attr.cap.max_recv_wr = 4;
     attr.cap.max_send_sge = attr.cap.max_recv_sge = 1;
     attr.qp_type = IBV_QPT_RC;
-    if (rdma_create_qp(id, c->pd, &attr) != 0)
-        die("rdma_create_qp");
-    c->mr = ibv_reg_mr(c->pd, c->buf, sizeof(c->buf), IBV_ACCESS_LOCAL_WRITE);
-    if (c->mr == NULL)
-        die("ibv_reg_mr");
+    if (c->cq != NULL && rdma_create_qp(id, c->pd, &attr) == 0)
+        c->mr = ibv_reg_mr(c->pd, c->buf, sizeof(c->buf), IBV_ACCESS_LOCAL_WRITE);
+    if (c->mr != NULL)
+        return 0;
+    const int saved = errno;
+    free_qp(id, c);
+    errno = saved;
+    return -1;
 }
 
-static void free_qp(struct rdma_cm_id *id, struct conn *c)
+static void make_qp(struct rdma_cm_id *id, struct conn *c)
 {
-    rdma_destroy_qp(id);
-    ibv_dereg_mr(c->mr);
-    ibv_destroy_cq(c->cq);
-    ibv_dealloc_pd(c->pd);
+    if (try_make_qp(id, c) != 0)
+        die("PD, CQ, QP and MR");
 }
 
 static void address(const char *host, const char *port, struct sockaddr_storage *out)
@@ -138,7 +155,7 @@ static struct rdma_cm_id *connect_to(struct rdma_event_channel *ch, struct socka
     return id;
 }
 
-static _Noreturn void serve(struct sockaddr_storage *at)
+static _Noreturn void serve(struct sockaddr_storage *at, int say_events)
 {
     struct rdma_event_channel *ch = rdma_create_event_channel();
     struct rdma_cm_id *listen_id;
@@ -154,17 +171,28 @@ static _Noreturn void serve(struct sockaddr_storage *at)
             die("rdma_get_cm_event");
         struct rdma_cm_id *id = e->id;
         enum rdma_cm_event_type type = e->event;
+        if (say_events)
+            printf("event %s %d\n", rdma_event_str(type), e->status);
         rdma_ack_cm_event(e);
         if (type == RDMA_CM_EVENT_CONNECT_REQUEST) {
-            struct conn *c = calloc(1, sizeof(*c));
-            make_qp(id, c);
+            struct conn *c = malloc(sizeof(*c));
+            if (c == NULL || try_make_qp(id, c) != 0) {
+                if (say_events)
+                    printf("rejected\n");
+                free(c);
+                rdma_reject(id, NULL, 0);
+                rdma_destroy_id(id);
+                continue;
+            }
             id->context = c;
             struct rdma_conn_param param = {.responder_resources = 1, .initiator_depth = 1, .rnr_retry_count = 7};
             if (rdma_accept(id, &param) != 0)
                 die("rdma_accept");
-        } else if (type == RDMA_CM_EVENT_DISCONNECTED) {
+        } else if (type == RDMA_CM_EVENT_DISCONNECTED || type == RDMA_CM_EVENT_UNREACHABLE ||
+                   type == RDMA_CM_EVENT_CONNECT_ERROR || type == RDMA_CM_EVENT_REJECTED) {
             struct conn *c = id->context;
-            rdma_disconnect(id);
+            if (type == RDMA_CM_EVENT_DISCONNECTED)
+                rdma_disconnect(id);
             free_qp(id, c);
             free(c);
             rdma_destroy_id(id);
@@ -257,14 +285,14 @@ static int resolve(struct sockaddr_storage *dst)
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: cm_probe serve|cycles|resolve|hold ADDR PORT [N]\n");
+        fprintf(stderr, "usage: cm_probe serve|cycles|resolve|hold ADDR PORT [N|events]\n");
         return 2;
     }
     struct sockaddr_storage addr;
     address(argv[2], argv[3], &addr);
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (strcmp(argv[1], "serve") == 0)
-        serve(&addr);
+        serve(&addr, argc == 5 && strcmp(argv[4], "events") == 0);
     if (strcmp(argv[1], "cycles") == 0 && argc == 5)
         return cycles(&addr, atoi(argv[4]));
     if (strcmp(argv[1], "hold") == 0)

@@ -8,16 +8,20 @@ announcement; fio's rdma engine moves blocks whose every byte is checked
 where it lands; and what goes wrong (no listener, a peer that never
 answers) ends as librdmacm says it does."""
 import contextlib
+import json
 import os
 import re
+import signal
 import subprocess
 import tempfile
+import threading
 import time
 import unittest
 
 from scapy.all import ARP, rdpcap
 
 from harness.rdma import kill_all
+from harness.testpmd import PYTHON
 from harness.roce_wire import bad_icrcs, roce_frames
 from harness.rdma_cm import CmHosts, cm_probe
 from harness.verbs import CLIENT_IP, SERVER_IP, needs_root_and_tun, regular_pass_only
@@ -55,16 +59,17 @@ def shared_buffers(content):
         yield f.name
 
 
+def assert_both_complete(test, server, client):
+    """librdmacm's examples (cmatose, udaddy) end so when every connection
+    moved its data."""
+    for out in (server, client):
+        test.assertIn("data transfers complete", out)
+        test.assertIn("return status 0", out)
+
+
 @needs_root_and_tun
 class BetweenTwoProcesses(unittest.TestCase):
     """rdmacm-utils and perftest -R, both ends on cna."""
-
-    def assert_both_complete(self, server, client):
-        """librdmacm's examples (cmatose, udaddy) end so when every
-        connection moved its data."""
-        for out in (server, client):
-            self.assertIn("data transfers complete", out)
-            self.assertIn("return status 0", out)
 
     def test_rping_verifies_every_ping(self):
         with CmHosts() as hosts:
@@ -87,11 +92,11 @@ class BetweenTwoProcesses(unittest.TestCase):
 
     def test_ucmatose_makes_ten_connections_and_moves_data_on_each(self):
         with CmHosts() as hosts:
-            self.assert_both_complete(*hosts.cm_pair(["ucmatose", "-c", "10"], ["ucmatose", "-s", SERVER_IP, "-c", "10"]))
+            assert_both_complete(self, *hosts.cm_pair(["ucmatose", "-c", "10"], ["ucmatose", "-s", SERVER_IP, "-c", "10"]))
 
     def test_udaddy_resolves_services_through_sidr(self):
         with CmHosts() as hosts:
-            self.assert_both_complete(*hosts.cm_pair(["udaddy", "-c", "4"], ["udaddy", "-s", SERVER_IP, "-c", "4"]))
+            assert_both_complete(self, *hosts.cm_pair(["udaddy", "-c", "4"], ["udaddy", "-s", SERVER_IP, "-c", "4"]))
 
     def test_rdma_server_and_client_on_endpoints(self):
         """The synchronous API: rdma_getaddrinfo, rdma_create_ep,
@@ -199,7 +204,7 @@ class ManyConnections(unittest.TestCase):
     def test_a_thousand_connections_made_and_ended_leave_nothing_behind(self):
         """Each cycle: resolve, a QP, connect, disconnect, destroy. A QP,
         CQ or MR left behind on either side would run the device out (256
-        QPs, 1,024 CQs and MRs) long before the end; the client's file
+        QPs, 2,048 CQs, 1,024 MRs) long before the end; the client's file
         descriptors are counted."""
         regular_pass_only("the thousand cycles")
         with CmHosts(timeout=600) as hosts:
@@ -213,6 +218,17 @@ class ManyConnections(unittest.TestCase):
         match = re.search(r"^cycles 1000 fds (\d+) (\d+)$", out, re.M)
         self.assertIsNotNone(match, out)
         self.assertEqual(match.group(1), match.group(2), "file descriptors left behind")
+
+
+    def test_ucmatose_holds_a_thousand_connections_at_once(self):
+        """Each of ucmatose's connections has a PD, two CQs, a QP and an
+        MR, all held until every connection moved its data: 1,000 QPs and
+        2,000 CQs a side, five small DMA allocations per connection (which
+        share memzones: DPDK has 2,560)."""
+        regular_pass_only("a thousand connections")
+        with CmHosts(timeout=300) as hosts:
+            assert_both_complete(self, *hosts.cm_pair(["ucmatose", "-c", "1000"],
+                                                      ["ucmatose", "-s", SERVER_IP, "-c", "1000"]))
 
 
 @needs_root_and_tun
@@ -268,6 +284,92 @@ class Faults(unittest.TestCase):
         # Three waits of 17 ms plus two packet lifetimes (2 x 268 ms), and
         # the process's start: well under the default's minutes.
         self.assertLess(seconds, 20)
+
+
+CM_PEER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "harness", "cm_peer.py")
+
+
+@needs_root_and_tun
+class APeerOfTheTestsOwn(unittest.TestCase):
+    """harness/cm_peer.py, at the kernel's end of the bridge, does to a
+    listening cm_probe what real requesters rarely do, and sees on the wire
+    how the listener answers; cm_probe's events and its CM's log say what
+    the listener made of it."""
+
+    def meet(self, scenario, seed=None):
+        """(the peer's findings, the listener's output)."""
+        with CmHosts() as hosts:
+            hosts.ns.run("ip", "addr", "add", f"{SILENT_IP}/24", "dev", "br0")
+            server = hosts.probe_server(7500, env={"CNA_CM_LOG": "1"}, events=True)
+            # Read as it comes: the CM's log of a thousand MADs would fill
+            # the pipe and stop the listener.
+            server_out = []
+            reader = threading.Thread(target=lambda: server_out.append(server.stdout.read()))
+            reader.start()
+            try:
+                peer = hosts.ns.run(PYTHON, CM_PEER, scenario, SILENT_IP, SERVER_IP, "7500",
+                                    *([str(seed)] if seed is not None else []), timeout=120)
+            finally:
+                time.sleep(0.3)
+                os.killpg(server.pid, signal.SIGKILL)
+                reader.join()
+                server.wait()
+        return json.loads(peer.stdout), "".join(server_out)
+
+    @staticmethod
+    def names(mads):
+        return [m["attr"] for m in mads]
+
+    def test_a_lost_rtu_is_made_good_by_the_rep_sent_again(self):
+        found, server = self.meet("lost-rtu")
+        mads = found["mads"]
+        self.assertEqual(self.names(mads), ["REP", "REP", "DREP"], f"{mads}\n{server}")
+        # The REP again after the peer's response time (67 ms) and two of
+        # the listener's packet lifetimes (2 x 268 ms).
+        self.assertGreater(mads[1]["t"] - mads[0]["t"], 0.5)
+        self.assertEqual(mads[0]["sender"], mads[1]["sender"], "the same connection's REP")
+        self.assertEqual(re.findall(r"^event (\S+)", server, re.M),
+                         ["RDMA_CM_EVENT_CONNECT_REQUEST", "RDMA_CM_EVENT_ESTABLISHED", "RDMA_CM_EVENT_DISCONNECTED"],
+                         server)
+
+    def test_a_rep_never_answered_ends_in_a_rej_and_an_unreachable_event(self):
+        found, server = self.meet("unanswered")
+        mads = found["mads"]
+        self.assertEqual(self.names(mads), ["REP", "REP", "REP", "REJ"], f"{mads}\n{server}")
+        self.assertEqual(mads[3]["reason"], 4, "REJ: timeout")
+        self.assertIn("event RDMA_CM_EVENT_UNREACHABLE -110", server)
+
+    def test_a_duplicate_req_makes_no_second_connection(self):
+        found, server = self.meet("dup-req")
+        replies = [m for m in found["mads"] if m["attr"] != "MRA"]
+        # The REQ came again before or after the application accepted: an
+        # MRA (it waits) or nothing (its REP is on its way).
+        self.assertEqual(self.names(replies), ["REP", "DREP"], f"{found}\n{server}")
+        self.assertEqual(len(re.findall(r"^event RDMA_CM_EVENT_CONNECT_REQUEST", server, re.M)), 1, server)
+        self.assertEqual(len(re.findall(r"received REQ " + re.escape(SILENT_IP), server)), 3, server)
+        self.assertIn("event RDMA_CM_EVENT_DISCONNECTED 0", server)
+
+    def test_a_flood_of_reqs_gets_one_answer_each(self):
+        found, server = self.meet("flood")
+        answers = found["answers"]
+        self.assertEqual(len(answers), found["requests"], f"REQs never answered:\n{found}")
+        for comm_id, got in answers.items():
+            kinds = {m["attr"] for m in got} - {"MRA"}
+            self.assertEqual(len(kinds), 1, f"{comm_id}: {got}")
+            if kinds == {"REJ"}:
+                self.assertEqual({m["reason"] for m in got}, {3}, f"{comm_id}: REJ for no resources: {got}")
+        # The listener's backlog (16) at least made it in, and each of those
+        # was ended by its DREQ.
+        self.assertGreaterEqual(found["established"], 16, found)
+        self.assertEqual(found["dreps"], found["established"], found)
+        self.assertEqual(len(re.findall(r"^event RDMA_CM_EVENT_DISCONNECTED", server, re.M)), found["established"])
+
+    def test_mads_of_noise_leave_the_listener_serving(self):
+        found, server = self.meet("noise")
+        self.assertIn("REP", self.names(found["before"]), found)
+        self.assertEqual(self.names(found["after"]), ["REP", "DREP"],
+                         f"the listener after {found['sent']} MADs of noise (seed {found['seed']}):\n{found}\n"
+                         f"{server[-3000:]}")
 
 
 if __name__ == "__main__":

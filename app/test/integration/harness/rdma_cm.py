@@ -59,9 +59,12 @@ class CmHosts(VerbsHosts):
                                  f"--- server:\n{server_out}\n--- client:\n{out}")
         return server_out, out
 
-    def probe_server(self, port):
-        """cm_probe serving on SERVER_IP:port, once it listens."""
-        server = self.verbs_host("s", [cm_probe(self.build), "serve", SERVER_IP, str(port)])
+    def probe_server(self, port, env=None, events=False):
+        """cm_probe serving on SERVER_IP:port, once it listens; with
+        `events`, saying each (then read its output as it comes: a full
+        pipe stops it)."""
+        server = self.verbs_host("s", [cm_probe(self.build), "serve", SERVER_IP, str(port),
+                                       *(["events"] if events else [])], env=env)
         line = server.stdout.readline()
         while line and line.strip() != "listening":
             line = server.stdout.readline()
