@@ -126,25 +126,48 @@ class BetweenTwoProcesses(unittest.TestCase):
                     self.assertIn("Data ex. method : rdma_cm", out)
                     self.assertRegex(out, rf"(?m)^ {size}\s+100\s+[\d.]+")
 
-    def fio_pair(self, hosts, server_buffers, client_args):
-        """fio's rdma ioengine: a server whose four 64 KiB buffers are the
-        file `server_buffers` (mmapshared: the test fills or reads them),
-        and a client moving 16 MiB (256 blocks of 64 KiB) to or from them;
-        each block goes to or comes from one of the server's buffers chosen
-        at random, so every buffer is hit. fio's rdma engine has no --verify
-        for RDMA WRITE or READ (verification would read back through the
-        same one-way verb), so the test looks at the bytes where they land."""
+    def fio_pair(self, hosts, server_args, client_args):
+        """fio's rdma ioengine: a server of four 64 KiB buffers, and a
+        client moving 16 MiB (256 blocks of 64 KiB) to or from them; each
+        block goes to or comes from one of the server's buffers chosen at
+        random, so every buffer is hit."""
         common = ["fio", "--ioengine=rdma", "--port=7600", "--bs=64k", f"--iodepth={FIO_BUFFERS}", "--size=16m"]
-        return hosts.cm_pair([*common, "--name=server", "--rw=read", f"--mem=mmapshared:{server_buffers}"],
+        return hosts.cm_pair([*common, "--name=server", "--rw=read", *server_args],
                              [*common, "--name=client", f"--hostname={SERVER_IP}", "--rw=write", *client_args])
 
+    def test_fio_rdma_send_is_verified_by_the_receiver(self):
+        """Over SEND, fio's receiving side completes each block it receives
+        as a read of its own, which --verify checks against the pattern."""
+        pattern = f"0x{FIO_PATTERN.hex()}"
+        with CmHosts() as hosts:
+            server, client = self.fio_pair(hosts, ["--verify=pattern", f"--verify_pattern={pattern}"],
+                                           ["--verb=send", f"--buffer_pattern={pattern}", "--scramble_buffers=0"])
+        self.assertRegex(server, r"issued rwts: total=256,0,")
+        self.assertRegex(server, r"err= 0")
+        self.assertNotIn("verify failed", server)
+
+    def test_fio_rdma_send_of_another_pattern_fails_the_receivers_verification(self):
+        """What makes the test above able to fail: one bit of the pattern
+        changed, the receiver's --verify finds it in the first block. (The
+        sender then waits for ever; the harness ends it.)"""
+        regular_pass_only("fio's failing verification")
+        other = bytes(b ^ 1 if n == 0 else b for n, b in enumerate(FIO_PATTERN))
+        with CmHosts(timeout=20) as hosts, self.assertRaises(AssertionError) as failed:
+            self.fio_pair(hosts, ["--verify=pattern", f"--verify_pattern=0x{FIO_PATTERN.hex()}"],
+                          ["--verb=send", f"--buffer_pattern=0x{other.hex()}", "--scramble_buffers=0"])
+        self.assertIn("verify failed at file server.0.0 offset 0,", str(failed.exception))
+        self.assertIn("err=84", str(failed.exception))
+
     def test_fio_rdma_write_lands_every_byte_in_the_servers_buffers(self):
-        """The client's blocks carry a 251-byte pattern (a prime length: a
-        block landing shifted, or a byte lost, breaks it); after the run
-        every buffer of the server holds it."""
+        """fio's --verify cannot check RDMA WRITE or READ (it would read
+        back through the same one-way verb), so the server's buffers are a
+        shared file the test reads. The client's blocks carry a 251-byte
+        pattern (a prime length: a block landing shifted, or a byte lost,
+        breaks it); after the run every buffer of the server holds it."""
         with CmHosts() as hosts, shared_buffers(bytes(FIO_BUFFERS * FIO_BLOCK)) as server:
-            _, client = self.fio_pair(hosts, server, ["--verb=write", f"--buffer_pattern=0x{FIO_PATTERN.hex()}",
-                                                      "--scramble_buffers=0"])
+            _, client = self.fio_pair(hosts, [f"--mem=mmapshared:{server}"],
+                                      ["--verb=write", f"--buffer_pattern=0x{FIO_PATTERN.hex()}",
+                                       "--scramble_buffers=0"])
             landed = read_buffers(server)
         self.assertIn("WRITE: bw=", client)
         self.assertRegex(client, r"issued rwts: total=0,256,")
@@ -163,7 +186,8 @@ class BetweenTwoProcesses(unittest.TestCase):
             blocks.append(bytes(block))
         with CmHosts() as hosts, shared_buffers(b"".join(blocks)) as server, \
                 shared_buffers(bytes(FIO_BUFFERS * FIO_BLOCK)) as client_buffers:
-            _, client = self.fio_pair(hosts, server, ["--verb=read", f"--mem=mmapshared:{client_buffers}"])
+            _, client = self.fio_pair(hosts, [f"--mem=mmapshared:{server}"],
+                                      ["--verb=read", f"--mem=mmapshared:{client_buffers}"])
             landed = read_buffers(client_buffers)
         self.assertRegex(client, r"issued rwts: total=0,256,")
         for n in range(FIO_BUFFERS):

@@ -7,6 +7,8 @@ in it; dumpcap can watch the bridge.
         server, client = hosts.pingpong(["-s", "4096", "--chk"])
         server, client = hosts.perf(["-T", "read", "-s", "4096", "--check"])
 """
+import contextlib
+import glob
 import os
 import re
 import signal
@@ -127,14 +129,36 @@ class BridgedHosts:
         return outputs[0], outputs[1]
 
 
+def descendants(pid):
+    """The processes `pid` started, and theirs, as /proc has them now."""
+    found, todo = [], [pid]
+    while todo:
+        parent = todo.pop()
+        for task in glob.glob(f"/proc/{parent}/task/*/children"):
+            try:
+                with open(task) as f:
+                    children = [int(c) for c in f.read().split()]
+            except OSError:
+                continue
+            found += children
+            todo += children
+    return found
+
+
 def kill_all(proc):
     """Ends a host's process and every process it started (it leads a
-    session of its own: fio's job processes, say, would hold its output
-    open and outlive the test); what it printed."""
-    try:
+    session of its own, whose processes would hold its output open and
+    outlive the test; fio's job processes start sessions of their own,
+    so its descendants are ended one by one too); what it printed."""
+    family = [proc.pid, *descendants(proc.pid)]
+    for pid in family:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGSTOP)  # stopped, none starts another
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+    for pid in family:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
     return proc.communicate()[0]
 
 
