@@ -83,9 +83,10 @@ link fuzz_devargs "$(main_of fuzz_devargs)" "$(src "$ROOT/pmd/net/cna_devargs.cp
 link fuzz_daemon_config "$(main_of fuzz_daemon_config)" "$(src "$ROOT/transport/daemon/daemon_options.cpp")"
 link fuzz_vf_channel "$(main_of fuzz_vf_channel)" "$(src "$ROOT/base/ecore/ecore_iov_tlv.cpp")" \
     "$(src "$ROOT/base/ecore/ecore_iov_checks.cpp")" "$(src "$ROOT/osal/dpdk/os/osal_util.cpp")" -- -lz
-link fuzz_cm "$(main_of fuzz_cm)" $(for s in "${CM_SRCS[@]}"; do src "$s"; done)
 link fuzz_host_writes "$(main_of fuzz_host_writes)" "${ADAPTER_OBJS[@]}" -- -lz -lisal -pthread
 link fuzz_roce "$(main_of fuzz_roce)" "${ADAPTER_OBJS[@]}" -- -lz -lisal -pthread
+link fuzz_cm "$(main_of fuzz_cm)" $(for s in "${CM_SRCS[@]}"; do src "$s"; done) "${ADAPTER_OBJS[@]}" \
+    -- -lz -lisal -pthread
 link fuzz_daemon "$(main_of fuzz_daemon)" "$(src "$ROOT/transport/daemon/client_session.cpp")" \
     "${ADAPTER_OBJS[@]}" -- -lz -lisal -pthread
 link fuzz_vm "$(main_of fuzz_vm)" "$(src "$ROOT/transport/daemon/client_session.cpp")" \
