@@ -131,6 +131,37 @@ def ucmatose_seconds(hosts, connections):
     return seconds
 
 
+def rping_first_ping_seconds(hosts):
+    """rping's requester from its REQ (the CM's log stamps it on the
+    monotonic clock) to its first ping verified (-v: its buffer's address
+    sent, the listener's RDMA READ of it, its RDMA WRITE back, the SENDs
+    that say so), as the line comes out (line-buffered)."""
+    server = hosts.verbs_host("s", ["rping", "-s", "-a", SERVER_IP, "-v", "-C", "1"])
+    try:
+        for _ in range(20):
+            client = hosts.verbs_host("c", ["stdbuf", "-oL", "rping", "-c", "-a", SERVER_IP, "-v", "-C", "1"],
+                                      env={"CNA_CM_LOG": "1"})
+            req = first_ping = None
+            out = []
+            for line in client.stdout:
+                out.append(line)
+                m = re.match(r"cna rdmacm: (\d+\.\d+) sent REQ", line)
+                if m and req is None:
+                    req = float(m.group(1))
+                if line.startswith("ping data:") and first_ping is None:
+                    first_ping = time.monotonic()
+            client.wait()
+            if client.returncode == 0 and req is not None and first_ping is not None:
+                return first_ping - req
+            if not not_listening_yet("".join(out)):
+                raise BenchError(f"rping: {last_lines(''.join(out), 4)}")
+            time.sleep(0.5)
+        raise BenchError("rping: the listener never came up")
+    finally:
+        server.kill()
+        server.communicate()
+
+
 def run_rdma_cm(args, rounds=3, connections=1000):
     """RDMA CM through cna's librdmacm: perftest's connection by RDMA CM
     (-R) beside its own TCP exchange, alternating, medians of `rounds`;
@@ -164,6 +195,9 @@ def run_rdma_cm(args, rounds=3, connections=1000):
             many = statistics.median(ucmatose_seconds(hosts, connections) for _ in range(rounds))
             print(f"ucmatose -c {connections} (all at once), the requester's whole run with "
                   f"its start: {many:.2f} s, {connections / many:.0f} connections/s at least (median of {rounds})")
+            first = statistics.median(rping_first_ping_seconds(hosts) for _ in range(rounds))
+            print(f"rping -v -C 1, the requester's REQ to its first ping verified: {first * 1e3:.1f} ms "
+                  f"(median of {rounds})")
             server = hosts.probe_server(7500)
             try:
                 client = hosts.verbs_host("c", [cm_probe(args.build), "cycles", SERVER_IP, "7500", "200"])
