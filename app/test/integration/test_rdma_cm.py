@@ -126,23 +126,33 @@ class BetweenTwoProcesses(unittest.TestCase):
                     self.assertIn("Data ex. method : rdma_cm", out)
                     self.assertRegex(out, rf"(?m)^ {size}\s+100\s+[\d.]+")
 
-    def fio_pair(self, hosts, server_args, client_args):
-        """fio's rdma ioengine: a server of four 64 KiB buffers, and a
-        client moving 16 MiB (256 blocks of 64 KiB) to or from them; each
-        block goes to or comes from one of the server's buffers chosen at
-        random, so every buffer is hit."""
-        common = ["fio", "--ioengine=rdma", "--port=7600", "--bs=64k", f"--iodepth={FIO_BUFFERS}", "--size=16m"]
-        return hosts.cm_pair([*common, "--name=server", "--rw=read", *server_args],
-                             [*common, "--name=client", f"--hostname={SERVER_IP}", "--rw=write", *client_args])
+    def fio_pair(self, hosts, server_args, client_args, depths=(FIO_BUFFERS, FIO_BUFFERS), size="16m"):
+        """fio's rdma ioengine: a server of `depths[0]` 64 KiB buffers, and
+        a client moving `size` in blocks of 64 KiB, `depths[1]` at a time,
+        to or from them; each block goes to or comes from one of the
+        server's buffers chosen at random, so every buffer is hit."""
+        common = ["fio", "--ioengine=rdma", "--port=7600", "--bs=64k", f"--size={size}"]
+        return hosts.cm_pair([*common, "--name=server", "--rw=read", f"--iodepth={depths[0]}", *server_args],
+                             [*common, "--name=client", f"--hostname={SERVER_IP}", "--rw=write",
+                              f"--iodepth={depths[1]}", *client_args])
+
+    def fio_send_pair(self, hosts, client_pattern):
+        """fio over SEND: the client's blocks carry `client_pattern`, the
+        server verifies FIO_PATTERN in each it receives. fio's connection
+        asks for no RNR retries, so a SEND that finds no receive posted
+        ends the run: the server keeps 16 receives posted (fio's advice:
+        the receiver deeper than the sender), the client sends one block at
+        a time at 8 MiB/s, and the server may fall 125 ms behind."""
+        return self.fio_pair(hosts, ["--verify=pattern", f"--verify_pattern=0x{FIO_PATTERN.hex()}"],
+                             ["--verb=send", f"--buffer_pattern=0x{client_pattern.hex()}", "--scramble_buffers=0",
+                              "--rate=8m"], depths=(16, 1), size="8m")
 
     def test_fio_rdma_send_is_verified_by_the_receiver(self):
         """Over SEND, fio's receiving side completes each block it receives
         as a read of its own, which --verify checks against the pattern."""
-        pattern = f"0x{FIO_PATTERN.hex()}"
-        with CmHosts() as hosts:
-            server, client = self.fio_pair(hosts, ["--verify=pattern", f"--verify_pattern={pattern}"],
-                                           ["--verb=send", f"--buffer_pattern={pattern}", "--scramble_buffers=0"])
-        self.assertRegex(server, r"issued rwts: total=256,0,")
+        with CmHosts(timeout=30) as hosts:
+            server, _ = self.fio_send_pair(hosts, FIO_PATTERN)
+        self.assertRegex(server, r"issued rwts: total=128,0,")
         self.assertRegex(server, r"err= 0")
         self.assertNotIn("verify failed", server)
 
@@ -153,8 +163,7 @@ class BetweenTwoProcesses(unittest.TestCase):
         regular_pass_only("fio's failing verification")
         other = bytes(b ^ 1 if n == 0 else b for n, b in enumerate(FIO_PATTERN))
         with CmHosts(timeout=20) as hosts, self.assertRaises(AssertionError) as failed:
-            self.fio_pair(hosts, ["--verify=pattern", f"--verify_pattern=0x{FIO_PATTERN.hex()}"],
-                          ["--verb=send", f"--buffer_pattern=0x{other.hex()}", "--scramble_buffers=0"])
+            self.fio_send_pair(hosts, other)
         self.assertIn("verify failed at file server.0.0 offset 0,", str(failed.exception))
         self.assertIn("err=84", str(failed.exception))
 

@@ -180,28 +180,35 @@ bool Neighbours::on_icmpv6(const WireFrame& f, uint8_t (&mac)[6], uint16_t* tag)
     return true;
 }
 
-bool Neighbours::ask(const ResolveNeighbourRamrodData& d)
+void Neighbours::ask(const ResolveNeighbourRamrodData& d)
 {
+    /* The question kept as answered() matches it: an IPv4 target in its
+     * first four bytes. */
+    uint8_t target[16]{};
+    const bool v4 = d.ip_version == IP_VERSION_4;
+    std::memcpy(target, v4 ? d.target + 12 : d.target, v4 ? 4 : 16);
+    /* The same target asked again takes its question's slot (ecore asks
+     * again when no answer came); a question nobody answers makes room,
+     * the oldest first, for new ones (its asker gave up long ago). */
     Pending* slot = nullptr;
-    for (Pending& p : pending_)
-        if (!p.valid || (p.ip_version == d.ip_version && std::memcmp(p.target, d.target, 16) == 0)) {
+    for (Pending& p : pending_) {
+        if (p.valid && p.ip_version == d.ip_version && std::memcmp(p.target, target, 16) == 0) {
             slot = &p;
             break;
         }
-    if (slot == nullptr)
-        return false;
-    *slot = Pending{.valid = true, .ip_version = d.ip_version, .tag = d.tag};
-    if (d.ip_version == IP_VERSION_4) {
-        std::memcpy(slot->target, d.target + 12, 4);
+        if (slot == nullptr || (slot->valid && (!p.valid || p.asked < slot->asked)))
+            slot = &p;
+    }
+    *slot = Pending{.valid = true, .ip_version = d.ip_version, .tag = d.tag, .asked = ++questions_asked_};
+    std::memcpy(slot->target, target, 16);
+    if (v4) {
         owe_arp(1, BROADCAST, d.source + 12, ZERO_MAC, d.target + 12);
     } else {
-        std::memcpy(slot->target, d.target, 16);
         const uint8_t group_mac[6] = {0x33, 0x33, 0xff, d.target[13], d.target[14], d.target[15]};
         const uint8_t group[16] = {0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0xff, d.target[13], d.target[14],
                                    d.target[15]};
         owe_nd(ND_SOLICIT, group_mac, d.source, group, d.target, false);
     }
-    return true;
 }
 
 uint8_t* Neighbours::owe(uint32_t len)

@@ -28,7 +28,7 @@ public:
     void set_addresses(const hsi::rdma::SetAddressesRamrodData& d);
     void clear();
     /* RESOLVE_NEIGHBOUR: the question goes out at the next poll. */
-    bool ask(const hsi::rdma::ResolveNeighbourRamrodData& d);
+    void ask(const hsi::rdma::ResolveNeighbourRamrodData& d);
 
     /* An ARP or ICMPv6 frame from the wire. Answers to our questions come
      * back as answered(mac, tag); questions about our addresses queue an
@@ -57,6 +57,7 @@ private:
         bool valid = false;
         uint8_t ip_version = 0;
         uint16_t tag = 0;
+        uint32_t asked = 0; /* questions_asked_ when it was asked */
         uint8_t target[16]{};
     };
     static constexpr uint32_t MAX_PENDING = 16;
@@ -83,6 +84,7 @@ private:
     uint8_t ipv4_[hsi::rdma::MAX_IPV4_ADDRESSES][4]{};
     uint8_t ipv6_[hsi::rdma::MAX_IPV6_ADDRESSES][16]{};
     std::array<Pending, MAX_PENDING> pending_{};
+    uint32_t questions_asked_ = 0;
     std::array<std::array<uint8_t, FRAME_MAX>, MAX_FRAMES> frames_{};
     std::array<uint32_t, MAX_FRAMES> lengths_{};
     uint32_t out_head_ = 0, out_tail_ = 0;

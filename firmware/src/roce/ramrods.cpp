@@ -573,7 +573,8 @@ FwReturn RoceFirmware::resolve_neighbour(const ResolveNeighbourRamrodData& d)
 {
     if (d.ip_version != IP_VERSION_4 && d.ip_version != IP_VERSION_6)
         return FwReturn::invalid_param;
-    return neighbours_.ask(d) ? FwReturn::ok : FwReturn::no_resource;
+    neighbours_.ask(d);
+    return FwReturn::ok;
 }
 
 } // namespace cna::fw::roce

@@ -225,7 +225,7 @@ TEST(RoceNeighbour, QuestionsGoOutAndTheirAnswersComeBack)
     q.tag = 77;
     std::memcpy(q.target + 12, PEER_V4, 4);
     std::memcpy(q.source + 12, OUR_V4, 4);
-    ASSERT_TRUE(r.n.ask(q));
+    r.n.ask(q);
     auto out = r.sent();
     ASSERT_EQ(out.size(), 1u);
     EXPECT_EQ(out[0][0], 0xff) << "broadcast";
@@ -242,7 +242,7 @@ TEST(RoceNeighbour, QuestionsGoOutAndTheirAnswersComeBack)
     q.tag = 78;
     std::memcpy(q.target, PEER_V6, 16);
     std::memcpy(q.source, OUR_LL, 16);
-    ASSERT_TRUE(r.n.ask(q));
+    r.n.ask(q);
     out = r.sent();
     ASSERT_EQ(out.size(), 1u);
     EXPECT_EQ(out[0][0], 0x33);
@@ -253,6 +253,49 @@ TEST(RoceNeighbour, QuestionsGoOutAndTheirAnswersComeBack)
     answers = r.feed(nd(136, PEER, PEER_V6, OUR_LL, PEER_V6));
     ASSERT_EQ(answers.size(), 1u);
     EXPECT_EQ(answers[0].second, 78);
+}
+
+TEST(RoceNeighbour, ATargetAskedAgainKeepsOneQuestionWithTheLatestTag)
+{
+    Rig r;
+    ResolveNeighbourRamrodData q{};
+    q.ip_version = IP_VERSION_4;
+    std::memcpy(q.target + 12, PEER_V4, 4);
+    std::memcpy(q.source + 12, OUR_V4, 4);
+    /* More times than the adapter keeps questions: ecore asks again each
+     * time an answer is late. */
+    for (uint16_t tag = 1; tag <= 40; tag++) {
+        q.tag = tag;
+        r.n.ask(q);
+        EXPECT_EQ(r.sent().size(), 1u) << "each asking is an ARP request";
+    }
+    const auto answers = r.feed(arp(2, OUR_MAC, PEER, PEER_V4, OUR_V4));
+    ASSERT_EQ(answers.size(), 1u) << "one question, answered once";
+    EXPECT_EQ(answers[0].second, 40);
+}
+
+TEST(RoceNeighbour, QuestionsNobodyAnswersMakeRoomOldestFirst)
+{
+    Rig r;
+    ResolveNeighbourRamrodData q{};
+    q.ip_version = IP_VERSION_4;
+    std::memcpy(q.source + 12, OUR_V4, 4);
+    const auto ask = [&](uint8_t host) {
+        q.tag = host;
+        q.target[12] = 10;
+        q.target[15] = host;
+        r.n.ask(q);
+        r.sent();
+    };
+    for (uint8_t host = 100; host < 140; host++) /* 40 dead addresses */
+        ask(host);
+    ask(9); /* PEER_V4, after them */
+    const auto answers = r.feed(arp(2, OUR_MAC, PEER, PEER_V4, OUR_V4));
+    ASSERT_EQ(answers.size(), 1u) << "dead addresses' questions do not crowd out a live one";
+    EXPECT_EQ(answers[0].second, 9);
+    const uint8_t oldest[4] = {10, 0, 0, 100}, recent[4] = {10, 0, 0, 139};
+    EXPECT_TRUE(r.feed(arp(2, OUR_MAC, PEER, oldest, OUR_V4)).empty()) << "the oldest made room";
+    EXPECT_EQ(r.feed(arp(2, OUR_MAC, PEER, recent, OUR_V4)).size(), 1u) << "a recent one is still asked";
 }
 
 TEST(RoceNeighbour, EventDataCarriesTheMacAndTheTag)
