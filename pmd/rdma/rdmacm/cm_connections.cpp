@@ -388,19 +388,16 @@ void Service::on_cm_event(CmDevice& d, const cm::Event& e)
         break;
     case cm::EventType::rejected: {
         const cm::Rej rej = cm::parse_rej(*e.mad);
-        error_qp(id);
         id->state = IdState::disconnected;
         post(id, RDMA_CM_EVENT_REJECTED, static_cast<int>(rej.reason), rej.private_data);
         break;
     }
     case cm::EventType::unreachable:
-        error_qp(id);
         id->state = IdState::disconnected;
         post(id, RDMA_CM_EVENT_UNREACHABLE, -ETIMEDOUT);
         break;
     case cm::EventType::dreq_received: /* the peer ends it: rdma_disconnect answers */
     case cm::EventType::disconnected:  /* the DREP came, or the DREQ went unanswered */
-        error_qp(id);
         if (id->state != IdState::disconnected) {
             id->state = IdState::disconnected;
             post(id, RDMA_CM_EVENT_DISCONNECTED, 0);

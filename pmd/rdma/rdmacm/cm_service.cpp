@@ -254,6 +254,13 @@ int Service::next_event(Channel* c, rdma_cm_event** event)
             continue;
         Event* e = c->queue.front();
         c->queue.pop_front();
+        /* A connection refused or given up on takes its QP to the error
+         * state here, in the application's thread as librdmacm does: the
+         * CM's thread never touches a QP the application may be
+         * destroying (rping destroys its QP with ibv_destroy_qp). A
+         * disconnection waits for rdma_disconnect, as with the kernel. */
+        if (e->public_event.event == RDMA_CM_EVENT_REJECTED || e->public_event.event == RDMA_CM_EVENT_UNREACHABLE)
+            error_qp(id_of(e->public_event.id));
         *event = &e->public_event;
         return 0;
     }
