@@ -346,6 +346,7 @@ class APeerOfTheTestsOwn(unittest.TestCase):
                 time.sleep(0.3)
                 os.killpg(server.pid, signal.SIGKILL)
                 reader.join()
+                server.stdout.close()
                 server.wait()
         return json.loads(peer.stdout), "".join(server_out)
 

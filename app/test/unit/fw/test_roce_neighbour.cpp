@@ -255,18 +255,25 @@ TEST(RoceNeighbour, QuestionsGoOutAndTheirAnswersComeBack)
     EXPECT_EQ(answers[0].second, 78);
 }
 
+/* RESOLVE_NEIGHBOUR for 10.0.0.`host` from OUR_V4. */
+ResolveNeighbourRamrodData question_for(uint8_t host, uint16_t tag)
+{
+    ResolveNeighbourRamrodData q{};
+    q.ip_version = IP_VERSION_4;
+    q.tag = tag;
+    const uint8_t target[4] = {10, 0, 0, host};
+    std::memcpy(q.target + 12, target, 4);
+    std::memcpy(q.source + 12, OUR_V4, 4);
+    return q;
+}
+
 TEST(RoceNeighbour, ATargetAskedAgainKeepsOneQuestionWithTheLatestTag)
 {
     Rig r;
-    ResolveNeighbourRamrodData q{};
-    q.ip_version = IP_VERSION_4;
-    std::memcpy(q.target + 12, PEER_V4, 4);
-    std::memcpy(q.source + 12, OUR_V4, 4);
     /* More times than the adapter keeps questions: ecore asks again each
      * time an answer is late. */
     for (uint16_t tag = 1; tag <= 40; tag++) {
-        q.tag = tag;
-        r.n.ask(q);
+        r.n.ask(question_for(PEER_V4[3], tag));
         EXPECT_EQ(r.sent().size(), 1u) << "each asking is an ARP request";
     }
     const auto answers = r.feed(arp(2, OUR_MAC, PEER, PEER_V4, OUR_V4));
@@ -277,14 +284,8 @@ TEST(RoceNeighbour, ATargetAskedAgainKeepsOneQuestionWithTheLatestTag)
 TEST(RoceNeighbour, QuestionsNobodyAnswersMakeRoomOldestFirst)
 {
     Rig r;
-    ResolveNeighbourRamrodData q{};
-    q.ip_version = IP_VERSION_4;
-    std::memcpy(q.source + 12, OUR_V4, 4);
     const auto ask = [&](uint8_t host) {
-        q.tag = host;
-        q.target[12] = 10;
-        q.target[15] = host;
-        r.n.ask(q);
+        r.n.ask(question_for(host, host));
         r.sent();
     };
     for (uint8_t host = 100; host < 140; host++) /* 40 dead addresses */
