@@ -143,7 +143,8 @@ class BetweenTwoProcesses(unittest.TestCase):
         ends the run: the server keeps 16 receives posted (fio's advice:
         the receiver deeper than the sender), the client sends one block at
         a time at 8 MiB/s, and the server may fall 125 ms behind."""
-        return self.fio_pair(hosts, ["--verify=pattern", f"--verify_pattern=0x{FIO_PATTERN.hex()}"],
+        return self.fio_pair(hosts, ["--verify=pattern", f"--verify_pattern=0x{FIO_PATTERN.hex()}",
+                                     "--verify_state_save=0"],  # no state file left in the working directory
                              ["--verb=send", f"--buffer_pattern=0x{client_pattern.hex()}", "--scramble_buffers=0",
                               "--rate=8m"], depths=(16, 1), size="8m")
 
