@@ -109,26 +109,36 @@ def run_perftest_rows(args, rounds=3):
             print_provider_row(label, 32, figures, bandwidth)
     return ok
 
+def against_listener(hosts, server_argv, attempt, what):
+    """`server_argv` as the listener, and `attempt()` (a client run:
+    (its figure, or None when it failed; its output)) until the listener
+    was up; the figure."""
+    server = hosts.verbs_host("s", server_argv)
+    try:
+        for _ in range(20):
+            figure, out = attempt()
+            if figure is not None:
+                return figure
+            if not not_listening_yet(out):
+                raise BenchError(f"{what}: {last_lines(out, 4)}")
+            time.sleep(0.5)
+        raise BenchError(f"{what}: the listener never came up")
+    finally:
+        server.kill()
+        server.communicate()
+
+
 def ucmatose_seconds(hosts, connections):
     """The wall time of ucmatose's requester, its process start included,
     making `connections` connections (one message each) to a listener
     already up."""
-    server = hosts.verbs_host("s", ["ucmatose", "-c", str(connections), "-C", "1"])
-    try:
-        for _ in range(20):
-            start = time.monotonic()
-            client = hosts.verbs_host("c", ["ucmatose", "-s", SERVER_IP, "-c", str(connections), "-C", "1"])
-            out, _ = client.communicate(timeout=hosts.timeout)
-            seconds = time.monotonic() - start
-            if client.returncode == 0 or not not_listening_yet(out):
-                break
-            time.sleep(0.5)
-        if client.returncode != 0:
-            raise BenchError(f"ucmatose -c {connections}: {last_lines(out, 4)}")
-    finally:
-        server.kill()
-        server.communicate()
-    return seconds
+    def attempt():
+        start = time.monotonic()
+        client = hosts.verbs_host("c", ["ucmatose", "-s", SERVER_IP, "-c", str(connections), "-C", "1"])
+        out, _ = client.communicate(timeout=hosts.timeout)
+        return (time.monotonic() - start if client.returncode == 0 else None), out
+    return against_listener(hosts, ["ucmatose", "-c", str(connections), "-C", "1"], attempt,
+                            f"ucmatose -c {connections}")
 
 
 def rping_first_ping_seconds(hosts):
@@ -136,30 +146,22 @@ def rping_first_ping_seconds(hosts):
     monotonic clock) to its first ping verified (-v: its buffer's address
     sent, the listener's RDMA READ of it, its RDMA WRITE back, the SENDs
     that say so), as the line comes out (line-buffered)."""
-    server = hosts.verbs_host("s", ["rping", "-s", "-a", SERVER_IP, "-v", "-C", "1"])
-    try:
-        for _ in range(20):
-            client = hosts.verbs_host("c", ["stdbuf", "-oL", "rping", "-c", "-a", SERVER_IP, "-v", "-C", "1"],
-                                      env={"CNA_CM_LOG": "1"})
-            req = first_ping = None
-            out = []
-            for line in client.stdout:
-                out.append(line)
-                m = re.match(r"cna rdmacm: (\d+\.\d+) sent REQ", line)
-                if m and req is None:
-                    req = float(m.group(1))
-                if line.startswith("ping data:") and first_ping is None:
-                    first_ping = time.monotonic()
-            client.wait()
-            if client.returncode == 0 and req is not None and first_ping is not None:
-                return first_ping - req
-            if not not_listening_yet("".join(out)):
-                raise BenchError(f"rping: {last_lines(''.join(out), 4)}")
-            time.sleep(0.5)
-        raise BenchError("rping: the listener never came up")
-    finally:
-        server.kill()
-        server.communicate()
+    def attempt():
+        client = hosts.verbs_host("c", ["stdbuf", "-oL", "rping", "-c", "-a", SERVER_IP, "-v", "-C", "1"],
+                                  env={"CNA_CM_LOG": "1"})
+        req = first_ping = None
+        out = []
+        for line in client.stdout:
+            out.append(line)
+            m = re.match(r"cna rdmacm: (\d+\.\d+) sent REQ", line)
+            if m and req is None:
+                req = float(m.group(1))
+            if line.startswith("ping data:") and first_ping is None:
+                first_ping = time.monotonic()
+        client.wait()
+        done = client.returncode == 0 and req is not None and first_ping is not None
+        return (first_ping - req if done else None), "".join(out)
+    return against_listener(hosts, ["rping", "-s", "-a", SERVER_IP, "-v", "-C", "1"], attempt, "rping")
 
 
 def run_rdma_cm(args, rounds=3, connections=1000):
