@@ -15,7 +15,7 @@ namespace cna::hsi {
 
 /* The version of this interface. The firmware image carries the version it was
  * built for; ecore refuses an image whose major differs from its own. */
-inline constexpr uint8_t HSI_VERSION_MAJOR = 3; /* 2: 16-byte RxCqe; 3: VPORT_START without drop_ttl0 */
+inline constexpr uint8_t HSI_VERSION_MAJOR = 4; /* 2: 16-byte RxCqe; 3: VPORT_START without drop_ttl0; 4: a GTT page per PF */
 inline constexpr uint8_t HSI_VERSION_MINOR = 2; /* 1: RDMA (hsi_rdma.h), DPI pages; 2: SR-IOV (hsi_iov.h) */
 
 /* Chip-wide limits. Resources are split between PFs by the MFW (SHMEM). */
@@ -39,18 +39,18 @@ inline constexpr uint32_t CONN_CONTEXT_SIZE = 128; /* bytes of host context per 
  *            internal (GRC) address its window points to.
  *   0x00800  IGU command space: one 32-bit register per status block.
  *   0x01000  windows, 4 KiB each: PTT_WINDOWS windows re-pointable through
- *            the PTT entries, then GTT_WINDOWS windows fixed at storm RAM
- *            offset 0 (plain memory on the host side).
+ *            the PTT entries, then the GTT window fixed at the PF's own
+ *            page of storm RAM (iro::gtt_page; plain memory on the host
+ *            side, and nothing of another function's).
  * ---------------------------------------------------------------------- */
 inline constexpr uint32_t WINDOW_SIZE = 0x1000;
 inline constexpr uint32_t BAR0_PTT_ENTRY_BASE = 0x0000;
 inline constexpr uint32_t BAR0_IGU_CMD_BASE = 0x0800;
 inline constexpr uint32_t BAR0_WINDOW_BASE = 0x1000;
 inline constexpr uint32_t PTT_WINDOWS = 16;
-inline constexpr uint32_t GTT_WINDOWS = 16;
 inline constexpr uint32_t BAR0_GTT_BASE = BAR0_WINDOW_BASE + PTT_WINDOWS * WINDOW_SIZE;
-inline constexpr uint32_t BAR0_SIZE = BAR0_GTT_BASE + GTT_WINDOWS * WINDOW_SIZE;
-inline constexpr uint32_t GTT_SIZE = GTT_WINDOWS * WINDOW_SIZE;
+inline constexpr uint32_t GTT_SIZE = WINDOW_SIZE;
+inline constexpr uint32_t BAR0_SIZE = BAR0_GTT_BASE + GTT_SIZE;
 
 inline constexpr uint32_t bar0_ptt_entry(uint32_t ptt) { return BAR0_PTT_ENTRY_BASE + ptt * 4; }
 inline constexpr uint32_t bar0_ptt_window(uint32_t ptt) { return BAR0_WINDOW_BASE + ptt * WINDOW_SIZE; }
@@ -180,7 +180,7 @@ inline constexpr uint32_t STORM_PF_ENABLE = STORM_PF_BASE + 0x18;
 inline constexpr uint32_t STORM_PF_QUEUE_ERROR = STORM_PF_BASE + 0x1c;
 inline constexpr uint32_t STORM_PF_QUEUE_ERROR_COUNT = STORM_PF_BASE + 0x20;
 
-/* Storm RAM. Its first GTT_SIZE bytes are also GTT-mapped into BAR0. */
+/* Storm RAM. Its first MAX_PFS pages are the PFs' GTT pages (iro::gtt_page). */
 inline constexpr uint32_t STORM_RAM_BASE = 0x400000;
 inline constexpr uint32_t STORM_RAM_SIZE = 0x40000;
 inline constexpr uint32_t STORM_MICROCODE = STORM_RAM_BASE + 0x20000; /* not GTT-mapped */
@@ -235,19 +235,25 @@ inline constexpr QueueKind queue_error_kind(uint32_t v) { return static_cast<Que
 
 /* ------------------------------------------------------------------------
  * Storm RAM layout (IRO: internal RAM offsets), relative to STORM_RAM_BASE.
- * The first GTT_SIZE bytes are what the host may touch directly: producers.
+ * It starts with one GTT page per PF, what that PF's host may touch
+ * directly (its producers): the page its BAR0 GTT window shows, at the
+ * offsets of namespace gtt. A host in another process maps that page and
+ * nothing else of storm RAM. The rest is reached through PTTs, a PF's own
+ * per-PF areas only (pf_owning).
  * ---------------------------------------------------------------------- */
 namespace iro {
-/* Per PF, per Rx queue: RxProdData (below). GTT-mapped. */
+inline constexpr uint32_t gtt_page(uint32_t pf) { return pf * GTT_SIZE; }
 inline constexpr uint32_t RX_PROD_STRIDE = 8;
 inline constexpr uint32_t PF_RX_PROD_SIZE = MAX_QUEUES_PER_PF * RX_PROD_STRIDE;
-inline constexpr uint32_t rx_prod(uint32_t pf, uint32_t queue)
-{
-    return pf * PF_RX_PROD_SIZE + queue * RX_PROD_STRIDE;
-}
-/* Per PF: event queue consumer written by the driver (u16). GTT-mapped. */
-inline constexpr uint32_t EQ_CONS_BASE = MAX_PFS * PF_RX_PROD_SIZE;
-inline constexpr uint32_t eq_cons(uint32_t pf) { return EQ_CONS_BASE + pf * 8; }
+/* Offsets within a PF's GTT page. */
+namespace gtt {
+/* Per Rx queue: RxProdData (below). */
+inline constexpr uint32_t rx_prod(uint32_t queue) { return queue * RX_PROD_STRIDE; }
+/* The event queue consumer written by the driver (u16). */
+inline constexpr uint32_t EQ_CONS = PF_RX_PROD_SIZE;
+} // namespace gtt
+inline constexpr uint32_t rx_prod(uint32_t pf, uint32_t queue) { return gtt_page(pf) + gtt::rx_prod(queue); }
+inline constexpr uint32_t eq_cons(uint32_t pf) { return gtt_page(pf) + gtt::EQ_CONS; }
 /* Statistics maintained by the storms, read by ecore through a PTT. */
 inline constexpr uint32_t STATS_BASE = 0x10000;
 inline constexpr uint32_t VPORT_STATS_SIZE = 0x100;
@@ -277,8 +283,28 @@ inline constexpr uint32_t flow_counters(uint32_t pf, uint32_t rule)
 inline constexpr uint32_t ROCE_STATS_BASE = flow_counters(MAX_PFS - 1, FLOW_RULES_PER_PF - 1) + FLOW_COUNTERS_SIZE;
 inline constexpr uint32_t ROCE_STATS_SIZE = 0x100;
 inline constexpr uint32_t roce_stats(uint32_t pf) { return ROCE_STATS_BASE + pf * ROCE_STATS_SIZE; }
+inline constexpr uint32_t ROCE_STATS_END = roce_stats(MAX_PFS);
+
+/* The PF whose per-PF area holds `offset`, or SHARED: a PF's PTT reaches
+ * its own areas and the shared ones (the microcode), never another PF's. */
+inline constexpr uint32_t SHARED = MAX_PFS;
+inline constexpr uint32_t pf_owning(uint32_t offset)
+{
+    if (offset < gtt_page(MAX_PFS))
+        return offset / GTT_SIZE;
+    if (offset >= STATS_BASE && offset < QUEUE_STATS_BASE)
+        return (offset - STATS_BASE) / (MAX_VPORTS_PER_PF * VPORT_STATS_SIZE);
+    if (offset >= QUEUE_STATS_BASE && offset < FLOW_COUNTERS_BASE)
+        return (offset - QUEUE_STATS_BASE) / (MAX_QUEUES_PER_PF * 2 * QUEUE_STATS_SIZE);
+    if (offset >= FLOW_COUNTERS_BASE && offset < ROCE_STATS_BASE)
+        return (offset - FLOW_COUNTERS_BASE) / (FLOW_RULES_PER_PF * FLOW_COUNTERS_SIZE);
+    if (offset >= ROCE_STATS_BASE && offset < ROCE_STATS_END)
+        return (offset - ROCE_STATS_BASE) / ROCE_STATS_SIZE;
+    return SHARED;
+}
 } // namespace iro
-static_assert(iro::EQ_CONS_BASE + MAX_PFS * 8 <= GTT_SIZE, "producers must be GTT-mapped");
+static_assert(iro::gtt::EQ_CONS + 8 <= GTT_SIZE, "a PF's producers are in its GTT page");
+static_assert(iro::gtt_page(MAX_PFS) <= iro::STATS_BASE, "GTT pages precede the statistics");
 static_assert(iro::tx_queue_stats(MAX_PFS - 1, MAX_QUEUES_PER_PF - 1) + iro::QUEUE_STATS_SIZE <=
               reg::STORM_MICROCODE - reg::STORM_RAM_BASE);
 

@@ -239,7 +239,8 @@ struct VportStats {
     uint64_t rx_flow_drop_pkts;    /* dropped by a flow rule's DROP action */
     uint64_t tx_spoofed_pkts;      /* a VF's, dropped by anti-spoofing (vport_update::UPDATE_ANTI_SPOOF) */
     uint64_t tx_link_down_pkts;    /* a VF's, dropped while its PF forces its link down (UPDATE_LINK_DOWN) */
-    uint64_t reserved[11];
+    uint64_t rx_link_down_pkts;    /* a VF's, that it would have received while its link is forced down */
+    uint64_t reserved[10];
 };
 static_assert(sizeof(VportStats) == iro::VPORT_STATS_SIZE);
 

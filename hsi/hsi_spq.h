@@ -6,7 +6,7 @@
  * storm DMA-reads the element and its ramrod data, executes it and posts an
  * EventRingElement on the EQ (set up by PF_START), then bumps the slowpath
  * status block's SP_PI_EQ. ecore returns consumed EQ slots by writing the
- * consumer to iro::eq_cons(pf).
+ * consumer to iro::gtt::EQ_CONS of its GTT window.
  */
 #pragma once
 

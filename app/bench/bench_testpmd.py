@@ -155,3 +155,16 @@ def core_latency(args):
 def all_rates(runs):
     """The windows of every process of a row, as one list."""
     return [rate for run in runs for rate in run.rates]
+
+
+def print_rows(results, width, digits, per_run):
+    """A line per row of `results` ({name: [Run] or why it failed}): the
+    median, min and max of its windows' rates (Mpps, `digits` decimals),
+    then per_run(run) of each of its processes."""
+    for name, runs in results.items():
+        if isinstance(runs, str):
+            print(f"{name:<{width}}  failed: {runs}")
+            continue
+        r = all_rates(runs)
+        print(f"{name:<{width}}{statistics.median(r) / 1e6:>9.{digits}f}{min(r) / 1e6:>8.{digits}f}"
+              f"{max(r) / 1e6:>8.{digits}f}  " + " ".join(per_run(run) for run in runs))

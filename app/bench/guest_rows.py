@@ -14,8 +14,8 @@ import time
 
 import pexpect
 
-from bench_testpmd import TESTPMD, BenchError, Run, Session, all_rates, core_latency, last_lines, wait_links_up, \
-    window_rates
+from bench_testpmd import TESTPMD, BenchError, Run, Session, all_rates, core_latency, last_lines, print_rows, \
+    wait_links_up, window_rates
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 VM_RUN = os.path.join(ROOT, "app", "vm", "vm_run.py")
@@ -199,13 +199,8 @@ def run_vm(args, pmd):
     width = max(len(c.name) for c in configs) + 2
     print(f"{'configuration':<{width}}{'median':>9}{'min':>8}{'max':>8}  per guest: median (CPU0-CPU1 round trip "
           "before/after, ns)   (Mpps: the port's Rx, i.e. frames forwarded)")
-    for name, runs in results.items():
-        if isinstance(runs, str):
-            print(f"{name:<{width}}  failed: {runs}")
-            continue
-        r = all_rates(runs)
-        print(f"{name:<{width}}{statistics.median(r) / 1e6:>9.3f}{min(r) / 1e6:>8.3f}{max(r) / 1e6:>8.3f}  "
-              + " ".join(f"{statistics.median(run.rates) / 1e6:.3f} ({run.rtt[0]}/{run.rtt[1]})" for run in runs))
+    print_rows(results, width, 3,
+               lambda run: f"{statistics.median(run.rates) / 1e6:.3f} ({run.rtt[0]}/{run.rtt[1]})")
     vf, virtio = (results.get(c.name) for c in configs)
     if not (isinstance(vf, list) and isinstance(virtio, list)):
         print("vm: net_cna_vf/virtio-net: n/a")

@@ -12,13 +12,14 @@ inline against memif (one core each), and net_cna with its engine thread
 against memif on two forwarding lcores with two queues per port (`memif 2
 lcores`, two cores each).
 
-Two processes: after the table, testpmd pairs with one port each, the
-ports connected across the processes (net_cna through cna-adapterd's two
-cabled PFs, memif server and client, vhost and virtio-user split, and two
-VFs of one PF through cna-adapterd, frames switched inside the adapter), at
-64 B: the aggregate of both ports, as above. `--no-two-process` skips them;
-`--only` selects them by name as the other rows (`--only net_cna_vf`: the
-VF row).
+Two processes (two_process_rows.py): after the table, testpmd pairs with
+one port each, the ports connected across the processes (net_cna through
+cna-adapterd's two cabled PFs, two VFs of one PF through cna-adapterd,
+memif and vhost/virtio-user through a third testpmd that switches between
+them, and memif and vhost/virtio-user directly), at 64 B: the aggregate of
+both ports, as above, and the adapter rows' ratios to the switch rows.
+`--no-two-process` skips them; `--only` selects them by name as the other
+rows (`--only net_cna_vf`: the VF row).
 
 In a guest: testpmd io forwarding on one port in a QEMU/TCG guest booted by
 app/vm/vm_run.py, once on a VF of cna-adapterd (one port on a loopback wire)
@@ -67,7 +68,6 @@ The last line is `net_cna/memif: R`, R the ratio of the median aggregate
 rates at 64 B; with `--only rdma`, `rdma write 64KiB: X Gbit/s`.
 """
 import argparse
-import contextlib
 import os
 import re
 import shutil
@@ -88,6 +88,7 @@ from harness.testpmd import pmd_path  # noqa: E402
 from bench_testpmd import (APP_ARGS, FWD_CPU, MAIN_CPU, TESTPMD, TWO_LCORE_APP_ARGS, TWO_LCORES, BenchError, Run, Session, all_rates,  # noqa: E402
                            core_latency, last_lines, wait_links_up, window_rate, window_rates)
 from guest_rows import run_vm  # noqa: E402
+from two_process_rows import run_two_process  # noqa: E402
 from verbs_rows import RDMA_BW_ROW, RDMA_LAT_ROW, print_provider_row, run_perftest_rows, run_rdma_cm  # noqa: E402
 
 SIZES = (64, 1518)
@@ -270,156 +271,6 @@ def run_throughput(args, pmd):
         print("net_cna adapter engine: NOT pinned (the PMD has no engine_cpu devarg yet); "
               "the scheduler places it")
     print_table(configs, results, args)
-    return results
-
-
-# ---- Two processes: one port each, forwarding into each other -----------------
-
-class TwoProcessConfig:
-    """Two testpmd processes with one port each, the ports connected:
-    sides(tmp) gives each process's --vdev list, setup(tmp) what must run
-    before them (a context manager: net_cna's adapter daemon, and a VF
-    row's PF). mac_forwarding: each side forwards with `set fwd mac` to the
-    other's MAC (ports behind a switch: a frame forwarded unchanged would go
-    back to its sender), not io."""
-
-    def __init__(self, name, sides, setup=None, mac_forwarding=False):
-        self.name = name
-        self.sides = sides
-        self.setup = setup or (lambda tmp: contextlib.nullcontext())
-        self.mac_forwarding = mac_forwarding
-
-
-def two_process_eal(pmd, lcores, who):
-    """EAL options of one process of a pair: its main lcore and forwarding
-    lcore (--lcores), its own file prefix."""
-    return ["--lcores", lcores, "--file-prefix", f"cnabench-{who}{os.getpid()}", "--no-huge", "-m", "512",
-            "--no-pci", "-d", pmd]
-
-
-@contextlib.contextmanager
-def adapter_daemon(args, tmp, ports=("--ports", "2", "--wire", "cable")):
-    """cna-adapterd with `ports` (its options): by default two cabled ports
-    for the two processes."""
-    sock = os.path.join(tmp, "adapterd.sock")
-    log = open(os.path.join(tmp, "adapterd.log"), "w+")
-    proc = subprocess.Popen([os.path.join(args.build, "transport", "cna-adapterd"), "--socket", sock, *ports],
-                            stdout=log, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + 10
-        while not os.path.exists(sock):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                log.seek(0)
-                raise BenchError("cna-adapterd did not start: " + last_lines(log.read()))
-            time.sleep(0.05)
-        yield sock
-    finally:
-        proc.terminate()
-        proc.wait(10)
-        log.close()
-
-
-@contextlib.contextmanager
-def vf_adapter(args, pmd, tmp, vfs=2):
-    """cna-adapterd with one port, and PF 0's testpmd with `vfs` VFs enabled
-    (started first: the VFs' processes attach to VFs it has enabled). It
-    never starts forwarding: its main lcore waits at the prompt and its
-    forwarding lcore is parked, both on CPU 0 (testpmd wants a forwarding
-    lcore even if it never forwards)."""
-    with adapter_daemon(args, tmp, ports=("--ports", "1")) as sock:
-        pf = Session(two_process_eal(pmd, "0@0,1@0", "pf"), [f"net_cna0,daemon={sock},pf=0,vfs={vfs}"])
-        try:
-            wait_links_up(pf, 1)
-            yield sock
-        finally:
-            pf.close()
-
-
-# Bursts B injects: with 32 frames in flight, two processes whose threads
-# share a CPU (net_cna's adapter engine is a third busy thread on this
-# 2-core machine) move one burst per scheduler slice; 1024 keep every
-# configuration's rings busy across the slices.
-TWO_PROCESS_TX_FIRST = 32
-
-
-def two_process_configurations(args, pmd):
-    return [
-        TwoProcessConfig("net_cna (daemon)",
-                         lambda tmp: ([f"net_cna0,daemon={tmp}/adapterd.sock,pf=0"],
-                                      [f"net_cna0,daemon={tmp}/adapterd.sock,pf=1"]),
-                         setup=lambda tmp: adapter_daemon(args, tmp)),
-        TwoProcessConfig("memif", lambda tmp: (
-            [f"net_memif0,role=server,socket={tmp}/memif2.sock,socket-abstract=no"],
-            [f"net_memif0,role=client,socket={tmp}/memif2.sock,socket-abstract=no"])),
-        TwoProcessConfig("vhost/virtio split", lambda tmp: (
-            [f"net_vhost0,iface={tmp}/vhost2.sock,queues=1"],
-            [f"net_virtio_user0,path={tmp}/vhost2.sock,queues=1,packed_vq=0"])),
-        TwoProcessConfig("net_cna_vf: two VFs through cna-adapterd",
-                         lambda tmp: ([f"net_cna_vf0,daemon={tmp}/adapterd.sock,pf=0,vf=0"],
-                                      [f"net_cna_vf1,daemon={tmp}/adapterd.sock,pf=0,vf=1"]),
-                         setup=lambda tmp: vf_adapter(args, pmd, tmp), mac_forwarding=True),
-    ]
-
-
-def measure_two(pmd, config, tmp, args):
-    """Aggregate Rx rates (packets/s, both processes' ports) of the windows
-    of one pair of processes: A forwards on CPU 1, B on CPU 0, each main
-    lcore idle at its prompt on the other CPU."""
-    vdevs_a, vdevs_b = config.sides(tmp)
-    with config.setup(tmp):
-        a = Session(two_process_eal(pmd, "0@0,1@1", "a"), vdevs_a)
-        try:
-            b = Session(two_process_eal(pmd, "0@1,1@0", "b"), vdevs_b)
-            try:
-                for session in (a, b):
-                    wait_links_up(session, 1)
-                    session.cmd("set txpkts 64")
-                if config.mac_forwarding:
-                    for session, peer in ((a, b.mac(0)), (b, a.mac(0))):
-                        session.cmd("set fwd mac")
-                        session.cmd(f"set eth-peer 0 {peer}")
-                a.cmd("start")
-                b.cmd(f"start tx_first {TWO_PROCESS_TX_FIRST}")
-                time.sleep(args.warmup)
-                return window_rates([a, b], args)
-            finally:
-                b.close()
-        finally:
-            a.close()
-
-
-def run_two_process(args, pmd):
-    """The two-process rows at 64 B: {name: [Run] or why it failed}."""
-    print()
-    print(f"Two processes, one port each (64 B; process A forwards on CPU 1, B on CPU 0, B starts with "
-          f"tx_first {TWO_PROCESS_TX_FIRST}; net_cna through cna-adapterd, its engine thread not pinned; "
-          "net_cna_vf: VFs 0 and 1 of PF 0, whose testpmd starts first and never forwards, mac forwarding "
-          "to each other's MAC)")
-    results = {}
-    with tempfile.TemporaryDirectory(prefix="cna-bench-") as tmp:
-        for config in two_process_configurations(args, pmd):
-            if args.only and not any(o in config.name for o in args.only):
-                continue
-            try:
-                results[config.name] = [Run(measure_two(pmd, config, tmp, args), None, None)
-                                        for _ in range(args.runs)]
-            except BenchError as e:
-                results[config.name] = str(e)
-            except (pexpect.ExceptionPexpect, OSError) as e:
-                results[config.name] = f"{type(e).__name__}: {e}"
-    memif = results.get("memif")
-    width = max([22] + [len(name) + 2 for name in results])
-    print(f"{'configuration':<{width}}{'median':>9}{'min':>8}{'max':>8}{'/memif':>8}  per pair: median"
-          "   (Mpps, aggregate of both ports)")
-    for name, runs in results.items():
-        if isinstance(runs, str):
-            print(f"{name:<{width}}  failed: {runs}")
-            continue
-        r = all_rates(runs)
-        med = statistics.median(r)
-        ratio = f"{med / statistics.median(all_rates(memif)):.2f}" if isinstance(memif, list) else "-"
-        print(f"{name:<{width}}{med / 1e6:>9.2f}{min(r) / 1e6:>8.2f}{max(r) / 1e6:>8.2f}{ratio:>8}  "
-              + " ".join(f"{statistics.median(run.rates) / 1e6:.1f}" for run in runs))
     return results
 
 

@@ -279,7 +279,7 @@ EventRingElement FakeDriver::next_eqe()
     EventRingElement eqe;
     std::memcpy(&eqe, eq_.va + (eq_cons_ & (EQ_SIZE - 1)) * sizeof(eqe), sizeof(eqe));
     eq_cons_++;
-    publish(fn_.gtt_memory() + iro::eq_cons(pf_), eq_cons_);
+    publish(fn_.gtt_memory() + iro::gtt::EQ_CONS, eq_cons_);
     return eqe;
 }
 

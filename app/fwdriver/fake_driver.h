@@ -238,7 +238,7 @@ private:
         uint32_t raw;
         std::memcpy(&raw, &p, sizeof(raw));
         publish(fn_.gtt_memory() + (pf_driver_ != nullptr ? hsi::iov::vf_page::rx_prod(queue)
-                                                           : hsi::iro::rx_prod(pf_, queue)),
+                                                           : hsi::iro::gtt::rx_prod(queue)),
                 raw);
     }
     static void ring_doorbell(DeviceFunction& fn, uint32_t cid, uint16_t prod)

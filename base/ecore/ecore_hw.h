@@ -64,6 +64,10 @@ template <typename Stats> void read_storm_stats(Hwfn& hwfn, Ptt& ptt, uint32_t i
     read_counters([&](uint32_t a) { return rd(hwfn, ptt, a); }, hsi::reg::STORM_RAM_BASE + iro_offset, out);
 }
 
+/* Whether the device is gone (surprise removal): a wait for its answer
+ * ends at once with Status::nodev. */
+inline bool device_gone(const Hwfn& hwfn) { return hwfn.dev->pci->removed(); }
+
 /* Doorbells: a connection's hsi::DoorbellData in the doorbell BAR. */
 inline volatile uint32_t* doorbell_addr(Hwfn& hwfn, uint32_t cid)
 {

@@ -219,12 +219,17 @@ Status hw_stop(Dev& dev)
     if (!ptt)
         return Status::again;
 
-    Status first = pf_stop(hwfn);
-    int_igu_disable_int(hwfn, *ptt);
-    pf_disable(hwfn, *ptt);
-    Status rc = mcp_unload(hwfn, *ptt);
-    if (first == Status::success)
-        first = rc;
+    /* A device that is gone has nothing left to stop: only the host's side
+     * is undone. */
+    const bool gone = device_gone(hwfn);
+    Status first = gone ? Status::success : pf_stop(hwfn);
+    if (!gone) {
+        int_igu_disable_int(hwfn, *ptt);
+        pf_disable(hwfn, *ptt);
+        const Status rc = mcp_unload(hwfn, *ptt);
+        if (first == Status::success)
+            first = rc;
+    }
     if (hwfn.sp_sb->irq_requested && dev.ops.slowpath_irq_release)
         dev.ops.slowpath_irq_release(hwfn);
     hwfn.sp_sb->irq_requested = false;

@@ -119,7 +119,9 @@ void int_sb_release(Hwfn& hwfn, Ptt& ptt, SbInfo& sb_info)
 
 void int_sp_dpc(Hwfn& hwfn)
 {
-    if (!hwfn.sp_sb || hwfn.sp_sb->info.sb_virt == nullptr || !hwfn.eq)
+    /* A device that is gone raises nothing: its registers read all ones,
+     * which no attention is. */
+    if (!hwfn.sp_sb || hwfn.sp_sb->info.sb_virt == nullptr || !hwfn.eq || device_gone(hwfn))
         return;
     SpSbInfo& sp = *hwfn.sp_sb;
     bool link_changed = false;

@@ -215,8 +215,7 @@ Status eth_rx_queue_start(Hwfn& hwfn, const RxQueueStartParams& p, RxQueueStartR
     }
 
     /* The storm restarts the queue at 0: so must the producers it reads. */
-    auto* prod = reinterpret_cast<volatile uint32_t*>(hwfn.dev->pci->gtt() +
-                                                      hsi::iro::rx_prod(hwfn.hw_info.pf_id, p.queue.queue_id));
+    auto* prod = reinterpret_cast<volatile uint32_t*>(hwfn.dev->pci->gtt() + hsi::iro::gtt::rx_prod(p.queue.queue_id));
     osal::publish(prod, uint32_t{0});
 
     RxQueueStartRamrodData data{};

@@ -50,6 +50,10 @@ void mcp_read_link_state(Hwfn& hwfn, Ptt& ptt)
 Status mcp_cmd_payload(Hwfn& hwfn, Ptt& ptt, uint32_t cmd, uint32_t param, const void* payload,
                        std::size_t payload_len, uint32_t* resp, uint32_t* resp_param)
 {
+    if (device_gone(hwfn)) {
+        DP_VERBOSE(hwfn, osal::dp_module::MCP, "%s not sent: the device is gone", mcp_cmd_name(cmd));
+        return Status::nodev;
+    }
     McpInfo& mcp = *hwfn.mcp_info;
     std::lock_guard guard(mcp.mb_lock);
 
@@ -69,6 +73,10 @@ Status mcp_cmd_payload(Hwfn& hwfn, Ptt& ptt, uint32_t cmd, uint32_t param, const
             DP_VERBOSE(hwfn, osal::dp_module::MCP, "%s answered 0x%08x param 0x%x", mcp_cmd_name(cmd),
                        *resp, *resp_param);
             return Status::success;
+        }
+        if (device_gone(hwfn)) {
+            DP_ERR(hwfn, "%s: the device is gone", mcp_cmd_name(cmd));
+            return Status::nodev;
         }
         if (deadline.expired())
             break;

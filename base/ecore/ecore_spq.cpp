@@ -82,7 +82,7 @@ Status spq_wait(Hwfn& hwfn, SpqEntry& entry, uint64_t* comp_data)
         eq_try_process(hwfn);
         if (entry.state.load(std::memory_order_acquire) == SpqEntryState::done)
             break;
-        if (deadline.expired()) {
+        if (deadline.expired() || device_gone(hwfn)) {
             /* A completion racing with the deadline wins. */
             SpqEntryState expected = SpqEntryState::pending;
             entry.state.compare_exchange_strong(expected, SpqEntryState::abandoned);
@@ -92,6 +92,10 @@ Status spq_wait(Hwfn& hwfn, SpqEntry& entry, uint64_t* comp_data)
     }
 
     if (entry.state.load(std::memory_order_acquire) == SpqEntryState::abandoned) {
+        if (device_gone(hwfn)) {
+            DP_ERR(hwfn, "ramrod %s (echo %u): the device is gone", name, echo);
+            return Status::nodev;
+        }
         DP_ERR(hwfn, "ramrod %s (echo %u) not completed by the firmware within %u ms", name, echo,
                spq.timeout_ms);
         hw_report_dma_faults(hwfn, name);
@@ -202,6 +206,10 @@ void eq_free(Hwfn& hwfn) { hwfn.eq.reset(); }
 Status spq_post(Hwfn& hwfn, const SpqRequest& req, uint64_t* comp_data)
 {
     const char* name = ramrod_name(static_cast<uint8_t>(req.protocol), req.cmd_id);
+    if (device_gone(hwfn)) {
+        DP_VERBOSE(hwfn, osal::dp_module::SPQ, "%s not posted: the device is gone", name);
+        return Status::nodev;
+    }
     if (!hwfn.spq || req.data_len > hsi::RAMROD_DATA_MAX) {
         DP_ERR(hwfn, "cannot post %s: %s", name, hwfn.spq ? "ramrod data too large" : "no SPQ (resc_alloc)");
         return Status::inval;
@@ -275,7 +283,7 @@ void eq_process(Hwfn& hwfn)
         else
             DP_INFO(hwfn, "async event %u (protocol %u, data 0x%" PRIx64 ")", eqe.opcode, eqe.protocol_id, eqe.data);
     }
-    auto* cons = reinterpret_cast<volatile uint16_t*>(hwfn.dev->pci->gtt() + hsi::iro::eq_cons(hwfn.hw_info.pf_id));
+    auto* cons = reinterpret_cast<volatile uint16_t*>(hwfn.dev->pci->gtt() + hsi::iro::gtt::EQ_CONS);
     osal::publish(cons, eq.chain.cons());
 }
 

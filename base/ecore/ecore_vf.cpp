@@ -72,6 +72,10 @@ constexpr const char* CLOSED = "the PF has not enabled this VF, or took it for m
 /* Before a request: the channel may take one. */
 Status wait_channel_idle(Hwfn& hwfn, VfIov& iov)
 {
+    if (device_gone(hwfn)) {
+        DP_VERBOSE(hwfn, osal::dp_module::HW, "no request: the device is gone");
+        return Status::nodev;
+    }
     const ChannelState state = wait_while_pending(hwfn, iov.timeout_ms);
     if (state == ChannelState::idle) {
         iov.unanswered = false;

@@ -182,6 +182,10 @@ int hw_bring_up(EthPort* port)
             st = ecore::hw_init(edev, params);
             if (st == ecore::Status::success) {
                 port->hw_initialized = true;
+                if (const int rc = removal_watch_start(port); rc != 0) {
+                    hw_tear_down(port);
+                    return rc;
+                }
                 return port->devargs.vfs != 0 ? enable_vfs(port) : 0;
             }
             ecore::resc_free(edev);
@@ -195,6 +199,7 @@ int hw_bring_up(EthPort* port)
 
 void hw_tear_down(EthPort* port)
 {
+    removal_watch_stop(port);
     if (port->rdma_teardown)
         std::exchange(port->rdma_teardown, nullptr)();
     ecore::Dev& edev = port->edev;
@@ -283,17 +288,23 @@ int dev_configure(rte_eth_dev* dev)
 
 namespace {
 
+/* A device that is gone is not asked: only what the host holds is
+ * released (here and in the queue stops). */
 void vport_teardown(EthPort* port)
 {
     ecore::Hwfn& hwfn = port->edev.hwfn;
     ecore::SpVportUpdateParams inactive;
     inactive.vport_id = VPORT_ID;
     inactive.update_vport_active_rx_flg = inactive.update_vport_active_tx_flg = true;
-    if (ecore::Status st = ecore::sp_vport_update(hwfn, inactive); st != ecore::Status::success)
-        PMD_LOG(WARNING, port, "vport deactivation: %s", ecore::status_name(st));
-    stop_all_queues(port);
-    if (ecore::Status st = ecore::sp_vport_stop(hwfn, VPORT_ID); st != ecore::Status::success)
-        PMD_LOG(WARNING, port, "vport stop: %s", ecore::status_name(st));
+    if (removed(port)) {
+        stop_all_queues(port);
+    } else {
+        if (ecore::Status st = ecore::sp_vport_update(hwfn, inactive); st != ecore::Status::success)
+            PMD_LOG(WARNING, port, "vport deactivation: %s", ecore::status_name(st));
+        stop_all_queues(port);
+        if (ecore::Status st = ecore::sp_vport_stop(hwfn, VPORT_ID); st != ecore::Status::success)
+            PMD_LOG(WARNING, port, "vport stop: %s", ecore::status_name(st));
+    }
     port->vport_started = false;
 }
 
@@ -379,7 +390,7 @@ int dev_stop(rte_eth_dev* dev)
     if (!port->vport_started)
         return 0;
     mp_primary_rxtx(dev, false);
-    if (!is_vf(port))
+    if (!is_vf(port) && !removed(port))
         set_link(port, false);
     rx_intr_release(dev);
     vport_teardown(port);
@@ -441,6 +452,15 @@ int reattach(EthPort* port)
     if (rc != 0)
         PMD_LOG(ERR, port, "cannot attach the function again: %s", strerror(-rc));
     return rc;
+}
+
+int dev_reset(rte_eth_dev* dev)
+{
+    EthPort* port = port_of(dev);
+    if (const int rc = reattach(port); rc != 0)
+        return rc;
+    PMD_LOG(INFO, port, "reset: the PF attached anew");
+    return 0;
 }
 
 int probe_port(rte_eth_dev* dev, Devargs&& devargs, const eth_dev_ops& ops, rte_pci_device* vm_device)

@@ -120,6 +120,7 @@ eth_dev_ops make_ops()
     ops.dev_start = dev_start;
     ops.dev_stop = dev_stop;
     ops.dev_close = dev_close;
+    ops.dev_reset = dev_reset;
     ops.dev_set_link_up = dev_set_link_up;
     ops.dev_set_link_down = dev_set_link_down;
     ops.dev_infos_get = dev_infos_get;

@@ -28,6 +28,9 @@ int dev_configure(rte_eth_dev* dev);
 int dev_start(rte_eth_dev* dev);
 int dev_stop(rte_eth_dev* dev);
 int dev_close(rte_eth_dev* dev);
+/* The PF attached anew and brought up to where probe left it: after its
+ * adapter went away (surprise removal), or to start over. */
+int dev_reset(rte_eth_dev* dev);
 
 /* vdev probe and removal (cna_ethdev.cpp) */
 int cna_probe(rte_vdev_device* vdev);
@@ -92,6 +95,16 @@ int flow_ctrl_get(rte_eth_dev* dev, rte_eth_fc_conf* fc);
 int flow_ctrl_set(rte_eth_dev* dev, rte_eth_fc_conf* fc);
 /* ecore's link_update hook: runs on the EAL interrupt thread. */
 void link_changed(EthPort* port);
+
+/* cna_removal.cpp: surprise removal (the adapter's daemon ended) */
+/* Watches the attached function's removal fd from the EAL interrupt
+ * thread; 0 where it cannot be removed. */
+int removal_watch_start(EthPort* port);
+void removal_watch_stop(EthPort* port);
+/* Whether the function is gone: the port's operations fail with ENODEV. */
+bool removed(const EthPort* port);
+/* A gone function's link: down, for good (rte_eth_linkstatus_set's result). */
+int set_link_gone(rte_eth_dev* dev);
 
 /* cna_filters.cpp: classification */
 uint16_t rx_accept_flags(const EthPort* port);

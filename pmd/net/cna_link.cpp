@@ -96,6 +96,8 @@ void link_changed(EthPort* port)
 int link_update(rte_eth_dev* dev, int wait_to_complete)
 {
     EthPort* port = port_of(dev);
+    if (removed(port))
+        return set_link_gone(dev);
     /* Waiting covers autonegotiation after a start: bounded, as ethdev expects. */
     constexpr int WAIT_MS = 1000, STEP_MS = 10;
     rte_eth_link link = link_from_mfw(port);

@@ -116,14 +116,14 @@ int serve(const MpRequest& req, MpReply& r, rte_mp_msg& reply)
     if (!rte_eth_dev_is_valid_port(req.port_id))
         return -ENODEV;
     rte_eth_dev* dev = &rte_eth_devices[req.port_id];
-    if (dev->dev_ops != &cna_dev_ops || dev->data->dev_private == nullptr)
+    if ((dev->dev_ops != &cna_dev_ops && dev->dev_ops != &cna_vf_dev_ops) || dev->data->dev_private == nullptr)
         return -ENODEV;
     if ((req.op == MpOp::stats_get || req.op == MpOp::xstats_get) && rte_mem_virt2memseg_list(req.buffer) == nullptr)
         return -EFAULT; /* not DPDK memory: the primary cannot reach it */
     switch (req.op) {
-    case MpOp::stats_get: return stats_get(dev, static_cast<rte_eth_stats*>(req.buffer));
-    case MpOp::xstats_get: return xstats_get(dev, static_cast<rte_eth_xstat*>(req.buffer), req.count);
-    case MpOp::link_update: return link_update(dev, req.wait_to_complete);
+    case MpOp::stats_get: return dev->dev_ops->stats_get(dev, static_cast<rte_eth_stats*>(req.buffer));
+    case MpOp::xstats_get: return dev->dev_ops->xstats_get(dev, static_cast<rte_eth_xstat*>(req.buffer), req.count);
+    case MpOp::link_update: return dev->dev_ops->link_update(dev, req.wait_to_complete);
     case MpOp::bars_get: return serve_bars(dev, r, reply);
     }
     return -EINVAL;
@@ -231,9 +231,8 @@ int secondary_link_update(rte_eth_dev* dev, int wait_to_complete)
 
 /* This process's mappings of the primary's BARs, by port; only the probe
  * and close of a port touch its entry (the EAL thread's notices read
- * `mapped`). The PFs of one embedded adapter share its GTT window, one
- * mapping in the primary: here too, one mapping for the ports whose BAR is
- * at the same address. */
+ * `mapped`). Ports whose BAR is one mapping in the primary (the same file
+ * at the same address) share one here too. */
 using BarMapping = std::shared_ptr<osal::SharedBar>;
 struct SecondaryBars {
     BarMapping gtt;
@@ -295,26 +294,15 @@ int map_primary_bars(rte_eth_dev* dev, SecondaryBars& bars)
  * secondary; later changes are the driver's to make. */
 void install_bursts(rte_eth_dev* dev, bool started)
 {
-    const uint16_t port_id = dev->data->port_id;
-    if (started && secondary_bars[port_id].mapped.load(std::memory_order_acquire)) {
-        set_fastpath_ops(dev);
-        /* The embedded adapter lives in the primary: a secondary's polls
-         * never run it. */
-        select_fastpath(dev, false);
-    } else {
-        dev->rx_pkt_burst = rte_eth_pkt_burst_dummy;
-        dev->tx_pkt_burst = rte_eth_pkt_burst_dummy;
+    if (!started || !secondary_bars[dev->data->port_id].mapped.load(std::memory_order_acquire)) {
+        stop_fastpath(dev);
+        return;
     }
-    struct rte_eth_fp_ops& fp = rte_eth_fp_ops[port_id];
-    fp.rxq.data = dev->data->rx_queues;
-    fp.txq.data = dev->data->tx_queues;
-    fp.tx_pkt_prepare = dev->tx_pkt_prepare;
-    fp.rx_queue_count = dev->rx_queue_count;
-    fp.rx_descriptor_status = dev->rx_descriptor_status;
-    fp.tx_descriptor_status = dev->tx_descriptor_status;
-    /* The queue pointers before the bursts that use them. */
-    std::atomic_ref(fp.rx_pkt_burst).store(dev->rx_pkt_burst, std::memory_order_release);
-    std::atomic_ref(fp.tx_pkt_burst).store(dev->tx_pkt_burst, std::memory_order_release);
+    set_fastpath_ops(dev);
+    /* The embedded adapter lives in the primary: a secondary's polls
+     * never run it. */
+    select_fastpath(dev, false);
+    publish_fastpath(dev);
 }
 
 int secondary_close(rte_eth_dev* dev);

@@ -77,7 +77,10 @@ void stop_rx_queue(EthPort* port, RxQueue* rxq)
 {
     if (!rxq->started)
         return;
-    if (ecore::Status st = ecore::eth_rx_queue_stop(port->edev.hwfn, rxq->handle); st != ecore::Status::success)
+    /* A gone device is not asked: the ring is the host's alone. */
+    const ecore::Status st =
+        removed(port) ? ecore::Status::success : ecore::eth_rx_queue_stop(port->edev.hwfn, rxq->handle);
+    if (st != ecore::Status::success)
         PMD_LOG(WARNING, port, "Rx queue %u stop: %s", rxq->queue_id, ecore::status_name(st));
     rxq->started = false;
     rx_queue_drain(rxq);
@@ -88,7 +91,10 @@ void stop_tx_queue(EthPort* port, TxQueue* txq)
 {
     if (!txq->started)
         return;
-    if (ecore::Status st = ecore::eth_tx_queue_stop(port->edev.hwfn, txq->handle); st != ecore::Status::success)
+    /* A gone device is not asked: the ring is the host's alone. */
+    const ecore::Status st =
+        removed(port) ? ecore::Status::success : ecore::eth_tx_queue_stop(port->edev.hwfn, txq->handle);
+    if (st != ecore::Status::success)
         PMD_LOG(WARNING, port, "Tx queue %u stop: %s", txq->queue_id, ecore::status_name(st));
     txq->started = false;
     tx_queue_drain(txq);

@@ -17,6 +17,7 @@ extern "C" {
 
 #include "cna_rxtx.h"
 
+#include <atomic>
 #include <cerrno>
 
 #include <ethdev_driver.h>
@@ -111,6 +112,27 @@ void set_fastpath_ops(rte_eth_dev* dev)
     dev->rx_queue_count = rx_queue_count;
     dev->rx_descriptor_status = rx_descriptor_status;
     dev->tx_descriptor_status = tx_descriptor_status;
+}
+
+void publish_fastpath(rte_eth_dev* dev)
+{
+    struct rte_eth_fp_ops& fp = rte_eth_fp_ops[dev->data->port_id];
+    fp.rxq.data = dev->data->rx_queues;
+    fp.txq.data = dev->data->tx_queues;
+    fp.tx_pkt_prepare = dev->tx_pkt_prepare;
+    fp.rx_queue_count = dev->rx_queue_count;
+    fp.rx_descriptor_status = dev->rx_descriptor_status;
+    fp.tx_descriptor_status = dev->tx_descriptor_status;
+    /* The queue pointers before the bursts that use them. */
+    std::atomic_ref(fp.rx_pkt_burst).store(dev->rx_pkt_burst, std::memory_order_release);
+    std::atomic_ref(fp.tx_pkt_burst).store(dev->tx_pkt_burst, std::memory_order_release);
+}
+
+void stop_fastpath(rte_eth_dev* dev)
+{
+    dev->rx_pkt_burst = rte_eth_pkt_burst_dummy;
+    dev->tx_pkt_burst = rte_eth_pkt_burst_dummy;
+    publish_fastpath(dev);
 }
 
 void select_fastpath(rte_eth_dev* dev, bool inline_engine)

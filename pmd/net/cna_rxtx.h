@@ -124,6 +124,13 @@ void set_fastpath_ops(rte_eth_dev* dev);
  * its dataplane (engine=inline, cna_rxtx_inline.cpp: the queues'
  * inline_adapter set). */
 void select_fastpath(rte_eth_dev* dev, bool inline_engine);
+/* This process's fastpath for the port from now on: dev's bursts and
+ * queue callbacks copied into ethdev's fastpath table, which ethdev fills
+ * itself only at start (and at a secondary's probe). */
+void publish_fastpath(rte_eth_dev* dev);
+/* The bursts that move nothing, published: for a port not started here,
+ * or whose device is gone. */
+void stop_fastpath(rte_eth_dev* dev);
 /* A burst function's engine=inline wrapper, and back (ethdev's
  * eth_rx_burst_t and eth_tx_burst_t, which are the same type). */
 using Burst = uint16_t (*)(void* queue, rte_mbuf** pkts, uint16_t nb_pkts);

@@ -49,6 +49,7 @@ constexpr VportXstat VPORT_XSTATS[] = {
     {"tx_oversize_packets", &VportStats::tx_oversize_pkts},
     {"tx_spoofed_packets", &VportStats::tx_spoofed_pkts},
     {"tx_link_down_packets", &VportStats::tx_link_down_pkts},
+    {"rx_link_down_packets", &VportStats::rx_link_down_pkts},
 };
 
 struct QueueXstat {
@@ -110,7 +111,9 @@ int read_raw(EthPort* port, Snapshot* s, uint16_t nb_rxq, uint16_t nb_txq)
         st = ecore::get_tx_queue_stats(hwfn, *ptt, q, &s->txq[q]);
     if (st == ecore::Status::success && port->devargs.rdma)
         st = ecore::rdma_get_stats(hwfn, *ptt, &s->roce);
-    return ecore::status_to_errno(st);
+    /* Counters read from a device that went meanwhile are all ones: never
+     * reported as counts. */
+    return removed(port) ? -ENODEV : ecore::status_to_errno(st);
 }
 
 /* Under the port's stats lock. */
@@ -155,7 +158,7 @@ void vport_eth_stats(const VportStats& v, rte_eth_stats* stats)
 {
     stats->ipackets = v.rx_ucast_pkts + v.rx_mcast_pkts + v.rx_bcast_pkts;
     stats->ibytes = v.rx_ucast_bytes + v.rx_mcast_bytes + v.rx_bcast_bytes;
-    stats->imissed = v.rx_no_buffer_pkts;
+    stats->imissed = v.rx_no_buffer_pkts + v.rx_link_down_pkts;
     stats->ierrors = v.rx_error_pkts + v.rx_oversize_pkts;
     stats->opackets = v.tx_ucast_pkts + v.tx_mcast_pkts + v.tx_bcast_pkts;
     stats->obytes = v.tx_ucast_bytes + v.tx_mcast_bytes + v.tx_bcast_bytes;

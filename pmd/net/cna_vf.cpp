@@ -57,6 +57,11 @@ BoardNews take_board(EthPort* port)
     BoardNews news;
     std::lock_guard guard(port->bulletin_lock);
     hsi::iov::Bulletin board;
+    if (removed(port)) {
+        /* Not the PF's doing: the removal's handler tells the application. */
+        port->vf_cut_off = true;
+        return news;
+    }
     if (!port->vf_cut_off && !ecore::vf_channel_open(port->edev.hwfn)) {
         PMD_LOG(ERR, port, "the PF closed the VF's channel (it went away, disabled the VF, took it for malicious, "
                            "or reset it): the port needs a reset");
@@ -104,6 +109,8 @@ void bulletin_poll(void* arg)
 int vf_link_update(rte_eth_dev* dev, int)
 {
     EthPort* port = port_of(dev);
+    if (removed(port))
+        return set_link_gone(dev);
     std::lock_guard guard(port->bulletin_lock);
     const rte_eth_link link = link_from_bulletin(port->bulletin);
     return rte_eth_linkstatus_set(dev, &link);
@@ -137,12 +144,12 @@ eth_dev_ops make_vf_ops()
     return ops;
 }
 
-/* 0, or -ENOTSUP in a secondary process, which drives no VF. */
+/* 0, or -ENOTSUP in a secondary process: a VM's VF is its primary's alone. */
 int primary_only(const char* name)
 {
     if (rte_eal_process_type() != RTE_PROC_SECONDARY)
         return 0;
-    PMD_DRV_LOG(ERR, "%s: a VF port is driven from its primary process only", name);
+    PMD_DRV_LOG(ERR, "%s: a VF in a VM is driven from its primary process only", name);
     return -ENOTSUP;
 }
 
@@ -151,8 +158,8 @@ int primary_only(const char* name)
 int cna_vf_probe(rte_vdev_device* vdev)
 {
     const char* name = rte_vdev_device_name(vdev);
-    if (const int rc = primary_only(name); rc != 0)
-        return rc;
+    if (rte_eal_process_type() == RTE_PROC_SECONDARY)
+        return mp_secondary_probe(vdev);
     Devargs devargs;
     std::string error;
     if (parse_vf_devargs(name, rte_vdev_device_args(vdev), &devargs, &error) != 0) {

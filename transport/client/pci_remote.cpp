@@ -8,6 +8,7 @@
  */
 #include "pci_remote.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
@@ -68,7 +69,7 @@ public:
     ~RemotePciFunction() override
     {
         iommu_.stop();
-        for (int fd : {kick_fd_, done_fd_, sock_})
+        for (int fd : {kick_fd_, done_fd_, alive_fd_, mem_fd_, sock_})
             if (fd >= 0)
                 ::close(fd);
         for (int fd : msix_)
@@ -82,6 +83,8 @@ public:
     int dma_map(uint64_t iova, void* va, std::size_t len) override { return lend(iova, va, len); }
     int dma_unmap(uint64_t iova, std::size_t len) override { return take_back(iova, len); }
     AdapterControl* control() override { return &control_; }
+    int removal_fd() const override { return alive_fd_; }
+    bool removed() const override;
 
     /* One request and its reply (of at most reply_len bytes, starting with a
      * Status): the reply's status, or -errno when the daemon did not answer. */
@@ -95,6 +98,8 @@ protected:
 private:
     uint32_t mailbox(Bar0Op op, uint32_t offset, uint32_t value);
     int lend(uint64_t iova, void* va, std::size_t len);
+    /* This process's memory, not a file's: the daemon copies through our /proc/self/mem. */
+    int lend_own(uint64_t iova, void* va, std::size_t len);
     int take_back(uint64_t iova, std::size_t len);
     void log_err(uint32_t module, const char* func, const char* fmt, ...) __attribute__((format(printf, 4, 5)));
 
@@ -103,9 +108,12 @@ private:
     uint32_t seq_ = 0;
     SharedBar mailbox_mem_; /* not a BAR, but memory shared the same way */
     int kick_fd_ = -1, done_fd_ = -1;
+    int alive_fd_ = -1;       /* FD_ALIVE: hangs up when the daemon is gone */
     std::mutex bar0_lock_;    /* one BAR0 access at a time: control and interrupt threads */
     uint32_t bar0_seq_ = 0;
-    bool daemon_gone_ = false;
+    mutable std::atomic<bool> daemon_gone_{false}; /* its pipe hung up, or it did not answer */
+    std::once_flag mem_fd_once_;
+    int mem_fd_ = -1; /* /proc/self/mem, for lend_own */
     std::vector<int> msix_;
     RemoteControl control_;
     IommuSync iommu_;
@@ -121,21 +129,33 @@ void RemotePciFunction::log_err(uint32_t module, const char* func, const char* f
     dp_log(logtype_ecore, DpLevel::err, module, name().c_str(), func, "%s", line);
 }
 
+bool RemotePciFunction::removed() const
+{
+    if (daemon_gone_.load(std::memory_order_relaxed))
+        return true;
+    pollfd p{alive_fd_, 0, 0};
+    if (alive_fd_ >= 0 && ::poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR)) != 0)
+        daemon_gone_.store(true, std::memory_order_relaxed);
+    return daemon_gone_.load(std::memory_order_relaxed);
+}
+
 int RemotePciFunction::request(MsgType type, const void* body, uint32_t len, void* reply, uint32_t reply_len,
                                const int* fds, uint32_t nfds, Message* reply_msg)
 {
+    if (removed())
+        return -ENODEV;
     std::lock_guard guard(request_lock_);
     return transport::daemon::request(sock_, static_cast<uint16_t>(type), ++seq_, body, len, reply, reply_len,
                                 REPLY_TIMEOUT_MS, fds, nfds, reply_msg);
 }
 
 /* A register outside the GTT: the request goes into the mailbox and the
- * daemon is kicked. A daemon that does not answer reads as all ones, as a
- * device that fell off the bus does. */
+ * daemon is kicked. A daemon gone, or that does not answer, reads as all
+ * ones, as a device that fell off the bus does. */
 uint32_t RemotePciFunction::mailbox(Bar0Op op, uint32_t offset, uint32_t value)
 {
     std::lock_guard guard(bar0_lock_);
-    if (daemon_gone_)
+    if (removed())
         return 0xffffffff;
     auto* box = reinterpret_cast<Bar0Mailbox*>(const_cast<uint8_t*>(mailbox_mem_.va()));
     const uint32_t seq = ++bar0_seq_;
@@ -146,8 +166,12 @@ uint32_t RemotePciFunction::mailbox(Bar0Op op, uint32_t offset, uint32_t value)
     const uint64_t one = 1;
     [[maybe_unused]] ssize_t n = ::write(kick_fd_, &one, sizeof one);
     for (int waited = 0; std::atomic_ref<uint32_t>(box->done_seq).load(std::memory_order_acquire) != seq;) {
-        pollfd p{done_fd_, POLLIN, 0};
-        if (::poll(&p, 1, 100) == 1) {
+        pollfd p[2] = {{done_fd_, POLLIN, 0}, {alive_fd_, 0, 0}};
+        if (::poll(p, 2, 100) > 0) {
+            if (p[1].revents != 0) {
+                daemon_gone_ = true;
+                return 0xffffffff;
+            }
             uint64_t count;
             n = ::read(done_fd_, &count, sizeof count);
         } else if ((waited += 100) >= REPLY_TIMEOUT_MS) {
@@ -162,7 +186,9 @@ uint32_t RemotePciFunction::mailbox(Bar0Op op, uint32_t offset, uint32_t value)
 
 /* Lends [va, va + len) to the function at iova: the files behind it, piece
  * by piece (DPDK memory is file-backed: a memfd with --no-huge, hugetlbfs
- * files otherwise), up to MAX_DMA_PIECES pieces per region. */
+ * files otherwise), up to MAX_DMA_PIECES pieces per region; memory with no
+ * file behind it (an RDMA application's malloc'd buffers) as this
+ * process's own, which the adapter copies through /proc/self/mem. */
 int RemotePciFunction::lend(uint64_t iova, void* va, std::size_t len)
 {
     struct Piece {
@@ -175,11 +201,8 @@ int RemotePciFunction::lend(uint64_t iova, void* va, std::size_t len)
         const rte_memseg* ms = rte_mem_virt2memseg(reinterpret_cast<void*>(at), nullptr);
         size_t seg_offset = 0;
         const int fd = ms != nullptr ? rte_memseg_get_fd_thread_unsafe(ms) : -1;
-        if (fd < 0 || rte_memseg_get_fd_offset_thread_unsafe(ms, &seg_offset) != 0) {
-            log_err(dp_module::IOMMU, __func__,
-                    "VA 0x%" PRIxPTR " is not DPDK memory with a file behind it: the daemon cannot reach it", at);
-            return -ENOTSUP;
-        }
+        if (fd < 0 || rte_memseg_get_fd_offset_thread_unsafe(ms, &seg_offset) != 0)
+            return lend_own(iova, va, len);
         const uintptr_t ms_start = reinterpret_cast<uintptr_t>(ms->addr);
         const uint64_t offset = seg_offset + (at - ms_start);
         const uint64_t n = std::min<uint64_t>(ms_start + ms->len, start + len) - at;
@@ -211,8 +234,27 @@ int RemotePciFunction::lend(uint64_t iova, void* va, std::size_t len)
     return 0;
 }
 
+int RemotePciFunction::lend_own(uint64_t iova, void* va, std::size_t len)
+{
+    std::call_once(mem_fd_once_, [this] { mem_fd_ = ::open("/proc/self/mem", O_RDWR | O_CLOEXEC); });
+    if (mem_fd_ < 0) {
+        log_err(dp_module::IOMMU, __func__, "cannot open /proc/self/mem for the daemon to reach this memory: %s",
+                std::strerror(errno));
+        return -ENOTSUP;
+    }
+    const DmaMapProcess req{iova, len, reinterpret_cast<uintptr_t>(va)};
+    Status st;
+    const int rc = request(MsgType::dma_map_process, &req, sizeof req, &st, sizeof st, &mem_fd_, 1);
+    if (rc != 0)
+        log_err(dp_module::IOMMU, __func__, "the daemon cannot reach VA 0x%" PRIxPTR " (%zu bytes): %s",
+                reinterpret_cast<uintptr_t>(va), len, std::strerror(-rc));
+    return rc;
+}
+
 int RemotePciFunction::take_back(uint64_t iova, std::size_t len)
 {
+    if (removed())
+        return 0; /* a gone device holds nothing of ours any more */
     const DmaUnmap req{iova, len};
     Status st;
     return request(MsgType::dma_unmap, &req, sizeof req, &st, sizeof st);
@@ -252,6 +294,7 @@ int RemotePciFunction::connect(const PciAttachParams& params, std::string* msg)
     }
     kick_fd_ = m.take_fd(FD_KICK);
     done_fd_ = m.take_fd(FD_DONE);
+    alive_fd_ = m.take_fd(FD_ALIVE);
     for (uint32_t v = 0; v < ar.msix_vectors; v++) {
         const int fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
         if (fd < 0) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "daemon/client_session.h"
 
+#include <fcntl.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -27,6 +28,9 @@ namespace {
 constexpr uint64_t PAGE = 4096;
 /* What one client may lend the device: far more than a DPDK process has. */
 constexpr uint64_t MAX_CLIENT_MEMORY = 1ull << 40;
+/* Ranges of its own memory a client may have the adapter copy through:
+ * memory regions, one range each, far more than RDMA_MRS of a PF. */
+constexpr std::size_t MAX_PROCESS_RANGES = 65536;
 
 /* Whether fd is an eventfd: what the adapter writes MSI-X interrupts into
  * must never block or reach a file. */
@@ -107,6 +111,7 @@ bool ClientSession::handle(Message& m)
     case MsgType::attach: return on_attach(m);
     case MsgType::set_msix: return on_set_msix(m);
     case MsgType::dma_map: return on_dma_map(m);
+    case MsgType::dma_map_process: return on_dma_map_process(m);
     case MsgType::dma_unmap: return on_dma_unmap(m);
     case MsgType::control: return on_control(m);
     case MsgType::status: return on_status(m);
@@ -165,7 +170,7 @@ bool ClientSession::on_attach(const Message& m)
     mailbox_ = std::make_unique<SharedMemory>("cna-bar0-mailbox", MAILBOX_SIZE);
     kick_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     done_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (!mailbox_->valid() || kick_fd_ < 0 || done_fd_ < 0) {
+    if (!mailbox_->valid() || kick_fd_ < 0 || done_fd_ < 0 || ::pipe2(alive_, O_CLOEXEC | O_NONBLOCK) != 0) {
         const int rc = errno != 0 ? -errno : -ENOMEM;
         detach();
         return reply_status(m.header, rc);
@@ -186,6 +191,7 @@ bool ClientSession::on_attach(const Message& m)
     fds[FD_MAILBOX] = mailbox_->fd();
     fds[FD_KICK] = kick_fd_;
     fds[FD_DONE] = done_fd_;
+    fds[FD_ALIVE] = alive_[0];
     log(LogLevel::notice, "%s: attached", name().c_str());
     return reply(m.header, &r, sizeof r, fds, ATTACH_FDS);
 }
@@ -332,6 +338,33 @@ int ClientSession::map_region(const DmaMap& req, const int* fds)
     return 0;
 }
 
+/* A range of the client's own memory it cannot lend as a file. The first
+ * fd is kept for the session (a later one is the same address space's, or
+ * another the client could read anyway); the range must read at both ends
+ * now, so that a wrong address is refused here rather than fault later. */
+bool ClientSession::on_dma_map_process(Message& m)
+{
+    const auto* req = m.body_as<DmaMapProcess>();
+    if (req == nullptr || m.nfds != 1) {
+        reply_status(m.header, -EPROTO);
+        return false;
+    }
+    if (function_ == nullptr || vm_bar_ != nullptr)
+        return reply_status(m.header, -ENODEV);
+    if (req->len == 0 || req->iova + req->len < req->iova || req->va + req->len < req->va ||
+        process_ranges_.size() >= MAX_PROCESS_RANGES)
+        return reply_status(m.header, -EINVAL);
+    if (process_memory_ == nullptr)
+        process_memory_ = std::make_shared<ProcessMemory>(m.take_fd(0));
+    uint8_t probe;
+    if (!process_memory_->read(req->va, &probe, 1) || !process_memory_->read(req->va + req->len - 1, &probe, 1))
+        return reply_status(m.header, -EFAULT);
+    if (const int rc = function_->dma_map_remote(req->iova, process_memory_, req->va, req->len); rc != 0)
+        return reply_status(m.header, rc);
+    process_ranges_[req->iova] = req->len;
+    return reply_status(m.header, 0);
+}
+
 bool ClientSession::on_dma_unmap(const Message& m)
 {
     const auto* req = m.body_as<DmaUnmap>();
@@ -354,8 +387,7 @@ int ClientSession::dma_unmap(uint64_t iova, uint64_t len)
 
 void ClientSession::dma_unmap_all()
 {
-    for (const auto& [iova, region] : regions_)
-        function_->dma_unmap(iova, region.len);
+    function_->dma_unmap(0, UINT64_MAX);
     unmap_regions(0, UINT64_MAX);
 }
 
@@ -366,6 +398,9 @@ void ClientSession::dma_unmap_all()
  * nothing. */
 void ClientSession::unmap_regions(uint64_t iova, uint64_t len)
 {
+    std::erase_if(process_ranges_, [&](const auto& r) {
+        return r.first >= iova && r.first - iova <= len && r.second <= len - (r.first - iova);
+    });
     for (auto it = regions_.lower_bound(iova); it != regions_.end() && it->first - iova < len;) {
         if (it->second.len > len - (it->first - iova)) {
             ++it;
@@ -536,10 +571,10 @@ void ClientSession::detach()
         vm_bar_ = guest_ram_ = nullptr;
         guest_ram_size_ = 0;
     }
-    for (int fd : {kick_fd_, done_fd_})
+    for (int fd : {kick_fd_, done_fd_, alive_[0], alive_[1]})
         if (fd >= 0)
             ::close(fd);
-    kick_fd_ = done_fd_ = -1;
+    kick_fd_ = done_fd_ = alive_[0] = alive_[1] = -1;
     mailbox_.reset();
     owners_.release(id_of_function_);
     log(LogLevel::notice, "%s: detached", name().c_str());

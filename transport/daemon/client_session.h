@@ -21,6 +21,7 @@
 #include "hsi_iov.h"
 #include "daemon_socket.h"
 #include "base/shared_memory.h"
+#include "daemon/process_memory.h"
 
 namespace cna::adapterd {
 
@@ -105,6 +106,7 @@ private:
     bool on_attach(const transport::daemon::Message& m);
     bool on_set_msix(transport::daemon::Message& m);
     bool on_dma_map(transport::daemon::Message& m);
+    bool on_dma_map_process(transport::daemon::Message& m);
     bool on_dma_unmap(const transport::daemon::Message& m);
     bool on_control(const transport::daemon::Message& m);
     bool on_status(const transport::daemon::Message& m);
@@ -134,6 +136,7 @@ private:
     std::unique_ptr<fw::SharedMemory> mailbox_;   /* a host client's */
     int kick_fd_ = -1;
     int done_fd_ = -1;                        /* -1 for a VM: the guest polls */
+    int alive_[2] = {-1, -1};                 /* a host client's alive pipe (FD_ALIVE) */
     uint32_t served_seq_ = 0;
     /* A VM's: the VF's memory (vm_protocol.h's BAR), guest RAM mapped here. */
     uint8_t* vm_bar_ = nullptr;
@@ -143,6 +146,10 @@ private:
     uint64_t routed_msix_ = 0;                /* bit per vector routed to a client eventfd */
     std::map<uint64_t, Region> regions_;      /* by IOVA; disjoint (a VM's: views of guest RAM) */
     uint64_t mapped_bytes_ = 0;
+    /* The client's memory reached by copying (dma_map_process): its
+     * /proc/self/mem, and the ranges mapped through it, by IOVA. */
+    std::shared_ptr<ProcessMemory> process_memory_;
+    std::map<uint64_t, uint64_t> process_ranges_;
 };
 
 } // namespace cna::adapterd

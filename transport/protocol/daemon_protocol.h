@@ -10,12 +10,17 @@
  *
  *   hello     -> version, functions and ports of the adapter
  *   attach    -> the function's BARs (a PF, or a VF its PF has enabled):
- *                fds of the GTT window (storm RAM; a VF's GTT page), the
+ *                fds of the GTT window (the function's own page), the
  *                doorbell BAR and the BAR0 mailbox, the mailbox's kick and
- *                done eventfds
+ *                done eventfds, and the read end of the session's alive
+ *                pipe, which hangs up when the daemon is gone
  *   set_msix  <- the client's eventfds, one per MSI-X vector
  *   dma_map   <- a region of client memory (fds of the files behind it)
  *                the function's IOMMU maps at an IOVA
+ *   dma_map_process <- a range of the client's own address space that is
+ *                not file-backed (malloc'd buffers an RDMA application
+ *                registers), with the fd of the client's /proc/self/mem:
+ *                the adapter copies to and from it (RDMA payload only)
  *   dma_unmap    every region inside an IOVA range
  *   control      the back door (link, faults, counters)
  *   status       the PFs and their clients
@@ -41,7 +46,7 @@
 namespace cna::transport::daemon {
 
 inline constexpr uint32_t MAGIC = 0x44414e43; /* "CNAD" */
-inline constexpr uint16_t VERSION = 2; /* 2: doorbells_offset, attach_vm */
+inline constexpr uint16_t VERSION = 3; /* 2: doorbells_offset, attach_vm; 3: GTT page per PF, FD_ALIVE */
 inline constexpr uint32_t MAX_BODY = 1024;
 inline constexpr uint32_t MAX_FDS = 64;       /* per message */
 inline constexpr uint32_t MAX_MSIX = 64;
@@ -56,6 +61,7 @@ enum class MsgType : uint16_t {
     control = 6,
     status = 7,
     attach_vm = 8,
+    dma_map_process = 9,
 };
 inline constexpr uint16_t REPLY = 0x8000;
 
@@ -101,7 +107,10 @@ struct Attach {
 static_assert(sizeof(Attach) == 8);
 
 /* The fds of an attach reply, in this order. */
-enum AttachFd : uint32_t { FD_GTT = 0, FD_DOORBELLS, FD_MAILBOX, FD_KICK, FD_DONE, ATTACH_FDS };
+/* FD_ALIVE: a pipe nobody writes, whose write end only the daemon holds: a
+ * client that watches it hears the daemon's end at once (POLLHUP), however
+ * the daemon ended, without a request in flight. */
+enum AttachFd : uint32_t { FD_GTT = 0, FD_DOORBELLS, FD_MAILBOX, FD_KICK, FD_DONE, FD_ALIVE, ATTACH_FDS };
 
 struct AttachReply {
     Status status;
@@ -152,6 +161,16 @@ struct DmaMap {
 };
 static_assert(sizeof(DmaMap) == 24 + 16 * MAX_DMA_PIECES);
 static_assert(sizeof(DmaMap) <= MAX_BODY);
+
+/* [iova, iova + len) is the client's memory from address va; the one fd
+ * that comes with it is the client's /proc/self/mem, opened read-write by
+ * the client itself. */
+struct DmaMapProcess {
+    uint64_t iova;
+    uint64_t len;
+    uint64_t va;
+};
+static_assert(sizeof(DmaMapProcess) == 24);
 
 struct DmaUnmap {
     uint64_t iova;

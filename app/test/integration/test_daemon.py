@@ -15,13 +15,35 @@ import time
 import unittest
 
 from harness.daemon import AdapterDaemon, adapterctl, daemon_path
-from harness.testpmd import TestPmd, forward_stats, hugetlbfs_mounts, run_testpmd_once, unique_tag
+from harness.testpmd import TestPmd, build_dir, forward_stats, hugetlbfs_mounts, run_testpmd_once, unique_tag
 
 
 def attached(socket, pf, tag):
     """A testpmd on PF `pf` of the daemon: its own memory and runtime files."""
     return TestPmd([f"net_cna0,daemon={socket},pf={pf}"],
                    memory=["--no-huge", "-m", "512", "--file-prefix", f"{tag}pf{pf}"])
+
+
+def assert_counters_agree(test, a, b):
+    """Every frame one process sent over the cable arrived at the other
+    (received, or missed for want of a buffer), both ways, once the
+    processes stopped and the adapter settled."""
+    time.sleep(0.3)
+    nic = {"a": a.port_stats(0), "b": b.port_stats(0)}
+    for src, dst in (("a", "b"), ("b", "a")):
+        test.assertEqual(nic[src]["TX-packets"], nic[dst]["RX-packets"] + nic[dst]["RX-missed"],
+                         f"frames process {src} sent must all arrive at process {dst}")
+        test.assertEqual(nic[src]["TX-bytes"], nic[dst]["RX-bytes"] + 64 * nic[dst]["RX-missed"])
+
+
+def assert_both_forward(test, a, b, seconds, why):
+    """A forwards, B starts with tx_first: for `seconds` both receive."""
+    a.cmd("start")
+    b.cmd("start tx_first")
+    time.sleep(seconds)
+    fwd = {"b": forward_stats(b.cmd("stop")), "a": forward_stats(a.cmd("stop"))}
+    for name in ("a", "b"):
+        test.assertGreater(fwd[name][0]["RX-packets"], 1000, f"process {name} {why}")
 
 
 class TwoProcesses(unittest.TestCase):
@@ -31,18 +53,8 @@ class TwoProcesses(unittest.TestCase):
                 attached(d.socket, 0, tag) as a, attached(d.socket, 1, tag) as b:
             for tp in (a, b):
                 self.assertEqual(tp.link(0)[0], "up")
-            a.cmd("start")
-            b.cmd("start tx_first")
-            time.sleep(2)
-            fwd = {"b": forward_stats(b.cmd("stop")), "a": forward_stats(a.cmd("stop"))}
-            for name in ("a", "b"):
-                self.assertGreater(fwd[name][0]["RX-packets"], 1000, f"process {name} received too little")
-            time.sleep(0.3)
-            nic = {"a": a.port_stats(0), "b": b.port_stats(0)}
-            for src, dst in (("a", "b"), ("b", "a")):
-                self.assertEqual(nic[src]["TX-packets"], nic[dst]["RX-packets"] + nic[dst]["RX-missed"],
-                                 f"frames process {src} sent must all arrive at process {dst}")
-                self.assertEqual(nic[src]["TX-bytes"], nic[dst]["RX-bytes"] + 64 * nic[dst]["RX-missed"])
+            assert_both_forward(self, a, b, 2, "received too little")
+            assert_counters_agree(self, a, b)
             # One process pulls its link down: the cable's other end, in the
             # other process, sees it.
             a.cmd("set link-down port 0")
@@ -127,6 +139,76 @@ def daemon_pids(socket):
         if argv[0].endswith(b"cna-adapterd") and socket.encode() in argv:
             pids.append(int(pid))
     return pids
+
+
+class Isolation(unittest.TestCase):
+    def test_a_rogue_client_reaches_nothing_of_another_function(self):
+        """While two processes forward through PFs 0 and 1, a rogue client
+        on PF 2 (app/test/tools/rogue_client) overwrites every byte of every
+        fd it was given and points a PTT at every page of storm RAM: its
+        files are its PF's pages alone and cannot grow, another PF's areas
+        are refused, and the two forward on with counters that agree."""
+        tag = unique_tag()
+        with AdapterDaemon(["--ports", "4", "--wire", "cable"]) as d, \
+                attached(d.socket, 0, tag) as a, attached(d.socket, 1, tag) as b:
+            a.cmd("start")
+            b.cmd("start tx_first")
+            rogue = subprocess.run([os.path.join(build_dir(), "app", "test", "tools", "rogue_client"), "--daemon",
+                                    d.socket, "--pf", "2"],
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+            self.assertEqual(rogue.returncode, 0, rogue.stdout)
+            for name in ("gtt", "doorbells", "mailbox"):
+                self.assertRegex(rogue.stdout, rf"(?m)^{name}: \d+ bytes, as announced$")
+                self.assertRegex(rogue.stdout, rf"(?m)^{name}: cannot grow$")
+                self.assertRegex(rogue.stdout, rf"(?m)^{name}: every byte overwritten$")
+            self.assertRegex(rogue.stdout, r"ptt: [1-9]\d* lines of its own or shared written, [1-9]\d* of other PFs "
+                                           r"refused, 0 of other PFs reached")
+            received = {name: tp.port_stats(0)["RX-packets"] for name, tp in (("a", a), ("b", b))}
+            time.sleep(1)
+            for name, tp in (("a", a), ("b", b)):
+                self.assertGreater(tp.port_stats(0)["RX-packets"] - received[name], 1000,
+                                   f"process {name} forwards on after the rogue")
+            b.cmd("stop")
+            a.cmd("stop")
+            assert_counters_agree(self, a, b)
+        self.assertRegex(d.output(), r"client \d+ \(pid \d+\) on pf2: detached")
+
+
+class DaemonDeath(unittest.TestCase):
+    def test_kill_9_of_the_daemon_is_a_removal_and_a_new_daemon_serves_the_ports_again(self):
+        """Two testpmd processes forward through cna-adapterd; then kill -9
+        of the daemon. Each hears it at once: link down (an LSC) and a
+        device removal event within a second, on which testpmd stops,
+        closes and detaches its port, at once and with every mbuf back in
+        its pool. Once a daemon serves the socket again, `port attach`
+        brings each port back and the two forward again."""
+        tag = unique_tag()
+        with AdapterDaemon(["--ports", "2", "--wire", "cable"]) as d, \
+                attached(d.socket, 0, tag) as a, attached(d.socket, 1, tag) as b:
+            a.cmd("start")
+            b.cmd("start tx_first")
+            time.sleep(1)
+            t0 = time.monotonic()
+            d.kill()
+            for name, tp in (("a", a), ("b", b)):
+                out = tp.collect(r"Now total ports is 0", timeout=10)
+                for line in (r"Port 0: link state change event", r"Port 0: device removal event",
+                             r"Device is detached", r"Now total ports is 0"):
+                    self.assertRegex(out, line, f"process {name}")
+            # Heard from the hang-up, and stopped, closed and detached
+            # without waiting out any timeout (the mailbox's is 5 s).
+            self.assertLess(time.monotonic() - t0, 3.0)
+            for name, tp in (("a", a), ("b", b)):
+                self.assertEqual(sum(tp.mempool_in_use().values()), 0, f"process {name}: every mbuf back")
+            d.start()
+            for pf, tp in ((0, a), (1, b)):
+                tp.cmd("stop")  # testpmd went on forwarding, on no port
+                out = tp.cmd(f"port attach net_cna0,daemon={d.socket},pf={pf}")
+                self.assertRegex(out, r"Port 0 is attached")
+                tp.cmd("port start 0")
+            for tp in (a, b):  # each end of the cable up
+                tp.wait_link_up(0)
+            assert_both_forward(self, a, b, 1, "forwards again")
 
 
 class OnDemand(unittest.TestCase):

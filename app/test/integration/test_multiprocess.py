@@ -3,7 +3,7 @@ drives net_cna ports. A secondary reads the adapter's counters through the
 primary (the PCI function is the primary's), so dpdk-proc-info must print
 exactly what testpmd prints; dpdk-dumpcap must capture every frame testpmd
 sends and receives; a secondary testpmd forwards on the primary's queues,
-with the embedded adapter and with a daemon's.
+with the embedded adapter and with a daemon's, PF and VF ports alike.
 """
 import os
 import re
@@ -14,6 +14,7 @@ import unittest
 from harness.secondary import (Dumpcap, file_prefix, proc_info, proc_info_stats, proc_info_xstats, require_hugepages,
                        tshark_frames)
 from harness.daemon import AdapterDaemon
+from harness.sriov import Rig
 from harness.testpmd import TestPmd, forward_stats, port_mac, unique_tag, xstats
 
 TESTPMD_BURST = 32  # testpmd's default --burst
@@ -155,6 +156,30 @@ class SecondaryForwarding(SharedMemoryTest):
     def test_a_secondary_forwards_on_a_daemons_functions(self):
         with AdapterDaemon(["--ports", "2", "--wire", "cable"]) as daemon:
             self.check([f"net_cna0,daemon={daemon.socket},pf=0", f"net_cna1,daemon={daemon.socket},pf=1"])
+
+    def test_a_secondary_forwards_between_vf_ports(self):
+        """VFs 0 and 1 of a daemon's PF (its testpmd elsewhere, vfs=2) are
+        the primary's ports; a secondary testpmd forwards between them (mac
+        forwarding to each other's MAC, switched inside the port) on their
+        one queue pair each while the primary does not forward at all."""
+        with Rig(vf_list=()) as rig:
+            vdevs = [f"net_cna_vf{vf},daemon={rig.daemon.socket},pf=0,vf={vf}" for vf in (0, 1)]
+            with TestPmd(vdevs, [], file_prefix=self.prefix) as tp:
+                macs = [port_mac(tp, port) for port in (0, 1)]
+                with TestPmd([], [], lcores="2@0,3@1",
+                             memory=["--proc-type=secondary", "--file-prefix", self.prefix]) as sec:
+                    self.assertNotIn("no Rx/Tx here", sec.startup_output)
+                    sec.cmd("set fwd mac")
+                    sec.cmd(f"set eth-peer 0 {macs[1]}")
+                    sec.cmd(f"set eth-peer 1 {macs[0]}")
+                    fwd = self.forward(sec)
+                    self.assertGreater(fwd[1]["RX-packets"], 10000, fwd)
+                    stats = [tp.port_stats(p) for p in (0, 1)]
+                    self.assertGreater(stats[0]["RX-packets"], 10000, "the primary reads the VF's counters")
+                    sec.quit()
+                tp.cmd("port stop all")
+                self.assertEqual(set(tp.mempool_in_use().values()), {0})
+                tp.quit()
 
 
 if __name__ == "__main__":

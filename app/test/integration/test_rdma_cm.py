@@ -23,7 +23,7 @@ from scapy.all import ARP, rdpcap
 from harness.rdma import kill_all
 from harness.testpmd import PYTHON
 from harness.roce_wire import bad_icrcs, roce_frames
-from harness.rdma_cm import CmHosts, cm_probe
+from harness.rdma_cm import CmHosts, assert_rping_verified, cm_probe
 from harness.verbs import CLIENT_IP, SERVER_IP, needs_root_and_tun, regular_pass_only
 
 # The kernel's end of the bridge, which answers ARP and nothing on UDP 4791:
@@ -73,11 +73,7 @@ class BetweenTwoProcesses(unittest.TestCase):
 
     def test_rping_verifies_every_ping(self):
         with CmHosts() as hosts:
-            server, client = hosts.cm_pair(["rping", "-s", "-a", SERVER_IP, "-v", "-C", "10"],
-                                           ["rping", "-c", "-a", SERVER_IP, "-v", "-C", "10"])
-        pings = re.findall(r"^ping data: rdma-ping-(\d+):", client, re.M)
-        self.assertEqual(pings, [str(i) for i in range(10)], client)
-        self.assertEqual(len(re.findall(r"^server ping data: rdma-ping-\d+:", server, re.M)), 10, server)
+            assert_rping_verified(self, hosts, 10)
 
     def test_rping_over_ipv6_from_the_global_address(self):
         """Each port has its link-local GID first: the requester still

@@ -217,11 +217,37 @@ class Policy(unittest.TestCase):
             self.assertEqual((stats["oerrors"], stats["tx_spoofed"]), (0, 0), "the limit drops nothing")
             self.assertEqual(vf1.port_stats(0)["TX-errors"], 0)
 
+    def test_testpmd_in_the_vf_measures_the_limit_it_was_given(self):
+        """The PF limits VF 1 to 100 Mbit/s, 1 Gbit/s and 10 Gbit/s in
+        turn while the VF floods 1500-byte frames to the wire (txonly):
+        testpmd in the VF's process measures its Tx rate (`show port
+        stats`' Tx-bps, over three seconds) within 5 % of each limit, and
+        the adapter drops nothing to keep it there."""
+        with Rig(vf_list=(1,)) as rig:
+            vf1 = rig.vf[1]
+            vf1.cmd("set fwd txonly")
+            vf1.cmd("set txpkts 1500")
+            vf1.cmd("set eth-peer 0 02:00:5e:00:00:99")
+            vf1.cmd("start")
+            measured = {}
+            for mbps in (100, 1000, 10000):
+                self.assertEqual(rig.set("rate", 1, mbps), 0)
+                time.sleep(0.5)
+                vf1.cmd("show port stats 0")  # testpmd's rate is measured from here
+                time.sleep(3)
+                measured[mbps] = tx_bps(vf1.cmd("show port stats 0")) / 1e6
+            vf1.cmd("stop")
+            for mbps, rate in measured.items():
+                self.assertLess(abs(rate / mbps - 1), 0.05, f"limit {mbps} Mbit/s, measured {measured}")
+            stats, = rig.telemetry("/cna/vf/stats,0,1")
+            self.assertEqual(stats["oerrors"], 0, "the limit drops nothing")
+
     def test_the_pf_sets_a_vfs_link_down_while_the_rest_forwards(self):
         """VF 1's link forced down: an LSC within a second, and the adapter
-        cuts it off (its frames are dropped and counted, nothing reaches it)
-        while VF 0 and the PF forward; back to auto, VF 1 is up and heard
-        again."""
+        cuts it off both ways (its frames are dropped and counted; nothing
+        reaches it, what would have is counted, and none of it leaves on
+        the wire) while VF 0 and the PF forward; back to auto, VF 1 is up
+        and heard again."""
         with Rig() as rig:
             macs = {vf: port_mac(rig.vf[vf], 0) for vf in (0, 1)}
             vf0, vf1 = rig.vf[0], rig.vf[1]
@@ -261,7 +287,13 @@ class Policy(unittest.TestCase):
             self.assertGreater(stats["oerrors"], 1000, "the adapter dropped them")
             dropped = int(re.search(r"tx_link_down_packets: (\d+)", vf1.cmd("show port xstats 0")).group(1))
             self.assertEqual(dropped, stats["oerrors"], "VF 1 sees why")
+            wire_before = wire_tx_frames(rig.daemon.socket, 0)
             self.assertEqual(flood(0, 1, macs[1]), 0, "nothing reaches VF 1")
+            xstats = vf1.cmd("show port xstats 0")
+            self.assertGreater(int(re.search(r"rx_link_down_packets: (\d+)", xstats).group(1)), 1000,
+                               "VF 1 sees what it missed")
+            self.assertEqual(wire_tx_frames(rig.daemon.socket, 0), wire_before,
+                             "VF 0's frames to VF 1 stop at the port's switch")
             # VF 0 and the PF carry on.
             vf0.cmd("set fwd mac")
             vf0.cmd(f"set eth-peer 0 {port_mac(rig.pf, 0)}")
@@ -353,6 +385,11 @@ def run_rogue(rig, mode, vf=1):
     finally:
         remove_hugepage_files(prefix)
     return proc.returncode, proc.stdout
+
+
+def tx_bps(show_port_stats):
+    """testpmd's Tx rate since its previous `show port stats`."""
+    return int(re.search(r"Tx-bps:\s+(\d+)", show_port_stats).group(1))
 
 
 def collect_all(tp, patterns, timeout=5.0):

@@ -77,6 +77,21 @@ void set_log_sink(LogSink sink);
  * (an idle poll) and lends its time. */
 enum class PassCause { doorbell, idle };
 
+/* Host memory the adapter reaches by copying rather than by address:
+ * another process's that the daemon cannot map, as the buffers a verbs
+ * application allocates with malloc. `va` is the host's own address of the
+ * bytes. true when every byte was copied. Engine threads call it; the
+ * implementation decides how (cna-adapterd: the client's /proc/self/mem). */
+class RemoteMemory {
+public:
+    virtual ~RemoteMemory() = default;
+    virtual bool read(uint64_t va, void* dst, std::size_t len) = 0;
+    virtual bool write(uint64_t va, const void* src, std::size_t len) = 0;
+    /* Whether the memory is gone for good, its owner with it (a process
+     * that ended): the function's host is gone, and its reset is coming. */
+    virtual bool gone() const = 0;
+};
+
 /* Device side of one PCI function. Thread-safe: any host thread may access
  * BAR0 and the IOMMU while the engine runs. */
 class DeviceFunction {
@@ -114,6 +129,12 @@ public:
     virtual int route_msix(uint32_t vector, int fd) = 0;
     /* IOMMU: the only way the adapter reaches host memory. Returns 0 or -errno. */
     virtual int dma_map(uint64_t iova, void* va, std::size_t len) = 0;
+    /* [iova, iova + len) as the bytes from `va` of `memory`, which the
+     * adapter copies to and from (the RDMA engines' payload; rings and
+     * buffers it must address are refused there as unmapped). */
+    virtual int dma_map_remote(uint64_t iova, std::shared_ptr<RemoteMemory> memory, uint64_t va,
+                               std::size_t len) = 0;
+    /* Every mapping, of either kind, inside [iova, iova + len). */
     virtual int dma_unmap(uint64_t iova, std::size_t len) = 0;
     virtual uint32_t pf_id() const = 0;
     virtual uint32_t port_id() const = 0;

@@ -62,8 +62,8 @@ AdapterImpl::AdapterImpl(const AdapterConfig& config)
     uint32_t pfs = config.ports * config.pfs_per_port;
     for (uint32_t pf = 0; pf < pfs; pf++) {
         functions_.push_back(
-            std::make_unique<FunctionHw>(pf, mfw_.port_of(pf), grant_.num_sbs + 1, grc_, ram_.gtt(),
-                                         ram_.gtt_fd(), static_cast<ServingEngines&>(*this)));
+            std::make_unique<FunctionHw>(pf, mfw_.port_of(pf), grant_.num_sbs + 1, grc_, ram_.gtt_page(pf),
+                                         ram_.gtt_fd(pf), static_cast<ServingEngines&>(*this)));
         pf_firmware_.push_back(std::make_unique<PfFirmware>(*functions_.back(), ram_, storms_, grant_));
         iovs_.push_back(std::make_unique<PfIov>(
             *functions_.back(), ram_, static_cast<ServingEngines&>(*this),

@@ -11,6 +11,7 @@
 namespace cna::fw {
 
 using namespace hsi::reg;
+namespace iro = hsi::iro;
 
 namespace {
 
@@ -51,6 +52,14 @@ Grc::Block Grc::block_of(uint32_t addr)
     return Block::none;
 }
 
+/* Another PF's producers and counters are not this one's to touch, in a
+ * daemon whose clients trust each other no more than VMs do. */
+bool Grc::owns(const FunctionHw& fn, uint32_t addr)
+{
+    const uint32_t owner = iro::pf_owning(addr - STORM_RAM_BASE);
+    return owner == iro::SHARED || owner == fn.pf_id();
+}
+
 bool Grc::open_before_ptt_enable(Block block)
 {
     return block == Block::misc || block == Block::pglue || block == Block::mcp;
@@ -89,7 +98,11 @@ bool Grc::read(FunctionHw& fn, uint32_t addr, uint32_t& value)
     case Block::storm_ctrl: return storms_.read(addr, value);
     case Block::storm_pf: return pf_firmware_[fn.pf_id()]->read(addr, value);
     case Block::iov: return iovs_[fn.pf_id()]->read(addr, value);
-    case Block::storm_ram: value = ram_.read32(addr - STORM_RAM_BASE); return true;
+    case Block::storm_ram:
+        if (!owns(fn, addr))
+            return false;
+        value = ram_.read32(addr - STORM_RAM_BASE);
+        return true;
     case Block::none: break;
     }
     return false;
@@ -111,7 +124,11 @@ bool Grc::write(FunctionHw& fn, uint32_t addr, uint32_t value)
     case Block::storm_ctrl: return storms_.write(addr, value);
     case Block::storm_pf: return pf_firmware_[fn.pf_id()]->write(addr, value);
     case Block::iov: return iovs_[fn.pf_id()]->write(addr, value);
-    case Block::storm_ram: ram_.write32(addr - STORM_RAM_BASE, value); return true;
+    case Block::storm_ram:
+        if (!owns(fn, addr))
+            return false;
+        ram_.write32(addr - STORM_RAM_BASE, value);
+        return true;
     case Block::none: break;
     }
     return false;

@@ -38,6 +38,7 @@ private:
     enum class Block { misc, pglue, cau, igu, attn, mcp, nig, storm_ctrl, storm_pf, iov, storm_ram, none };
     static Block block_of(uint32_t addr);
     static bool open_before_ptt_enable(Block block);
+    static bool owns(const FunctionHw& fn, uint32_t addr);
 
     bool read(FunctionHw& fn, uint32_t addr, uint32_t& value);
     bool write(FunctionHw& fn, uint32_t addr, uint32_t value);

@@ -7,7 +7,7 @@
 
 namespace cna::fw {
 
-SharedMemory::SharedMemory(const char* name, std::size_t size) : size_(size)
+SharedMemory::SharedMemory(const char* name, std::size_t size, void* at) : size_(size), placed_(at != nullptr)
 {
     fd_ = ::memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd_ < 0)
@@ -20,7 +20,7 @@ SharedMemory::SharedMemory(const char* name, std::size_t size) : size_(size)
         fd_ = -1;
         return;
     }
-    void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+    void* p = ::mmap(at, size, PROT_READ | PROT_WRITE, MAP_SHARED | (placed_ ? MAP_FIXED : 0), fd_, 0);
     if (p == MAP_FAILED) {
         ::close(fd_);
         fd_ = -1;
@@ -31,7 +31,7 @@ SharedMemory::SharedMemory(const char* name, std::size_t size) : size_(size)
 
 SharedMemory::~SharedMemory()
 {
-    if (base_ != nullptr)
+    if (base_ != nullptr && !placed_)
         ::munmap(base_, size_);
     if (fd_ >= 0)
         ::close(fd_);

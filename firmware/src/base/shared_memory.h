@@ -12,8 +12,10 @@ namespace cna::fw {
 
 class SharedMemory {
 public:
-    /* `size` zeroed bytes, page-aligned; valid() tells whether it worked. */
-    SharedMemory(const char* name, std::size_t size);
+    /* `size` zeroed bytes, page-aligned; valid() tells whether it worked.
+     * With `at`, mapped there, over memory its owner reserved (and unmaps):
+     * a page of the owner's own that a host can map alone. */
+    SharedMemory(const char* name, std::size_t size, void* at = nullptr);
     SharedMemory() = default; /* none */
     ~SharedMemory();
     SharedMemory(const SharedMemory&) = delete;
@@ -28,6 +30,7 @@ private:
     int fd_ = -1;
     uint8_t* base_ = nullptr;
     std::size_t size_ = 0;
+    bool placed_ = false;
 };
 
 } // namespace cna::fw

@@ -43,13 +43,14 @@ public:
      * the function is not master-enabled). The view's engine only. */
     uint8_t* map(uint64_t iova, std::size_t len)
     {
-        if (!pglue_.master_enabled())
-            return nullptr;
-        uint8_t* va = iommu_.translate(cache_, iova, len);
+        uint8_t* va = translate(iova, len);
         if (va == nullptr)
-            pglue_.dma_fault(iova, len);
+            fault(iova, len);
         return va;
     }
+
+    /* Whether the host behind the function is gone (Iommu::remote_gone). */
+    bool host_gone() const { return iommu_.remote_gone(); }
 
     /* Asks for the cache line of an access to come (its translation will
      * tell whether it may be made): a hint, as cheap as the last range's
@@ -60,22 +61,25 @@ public:
             for_write ? __builtin_prefetch(va, 1) : __builtin_prefetch(va, 0);
     }
 
+    /* A copy out of (or into) [iova, iova + len): through its host address,
+     * or, for a range the IOMMU reaches only by copying (map_remote), through
+     * that. */
     bool read(uint64_t iova, void* dst, std::size_t len)
     {
-        const uint8_t* src = map(iova, len);
-        if (src == nullptr)
-            return false;
-        std::memcpy(dst, src, len);
-        return true;
+        if (const uint8_t* src = translate(iova, len)) [[likely]] {
+            std::memcpy(dst, src, len);
+            return true;
+        }
+        return copy_remote(iova, dst, len, false);
     }
 
     bool write(uint64_t iova, const void* src, std::size_t len)
     {
-        uint8_t* dst = map(iova, len);
-        if (dst == nullptr)
-            return false;
-        std::memcpy(dst, src, len);
-        return true;
+        if (uint8_t* dst = translate(iova, len)) [[likely]] {
+            std::memcpy(dst, src, len);
+            return true;
+        }
+        return copy_remote(iova, const_cast<void*>(src), len, true);
     }
 
     /* [offset, offset + len) of a ring (inside it): as map(ring.iova +
@@ -113,6 +117,25 @@ public:
     }
 
 private:
+    uint8_t* translate(uint64_t iova, std::size_t len)
+    {
+        return pglue_.master_enabled() ? iommu_.translate(cache_, iova, len) : nullptr;
+    }
+    /* Reported only while master-enabled: a function that is not makes no
+     * access at all. */
+    void fault(uint64_t iova, std::size_t len)
+    {
+        if (pglue_.master_enabled())
+            pglue_.dma_fault(iova, len);
+    }
+    bool copy_remote(uint64_t iova, void* buf, std::size_t len, bool to_host)
+    {
+        if (pglue_.master_enabled() && iommu_.copy_remote(iova, buf, len, to_host))
+            return true;
+        fault(iova, len);
+        return false;
+    }
+
     /* The generation is read before the table, so a change racing with the
      * translation leaves the entry stale rather than wrong. A ring no range
      * covers whole is no fault (yet): its accesses decide. */

@@ -8,18 +8,36 @@
 
 namespace cna::fw {
 
+bool Iommu::taken(uint64_t iova, std::size_t len) const
+{
+    const auto overlaps = [&](uint64_t start, uint64_t n) { return start < iova + len && iova < start + n; };
+    return std::any_of(ranges_.begin(), ranges_.end(), [&](const Range& r) { return overlaps(r.iova, r.len); }) ||
+           std::any_of(remote_.begin(), remote_.end(),
+                       [&](const RemoteRange& r) { return overlaps(r.iova, r.len); });
+}
+
 int Iommu::map(uint64_t iova, void* va, std::size_t len)
 {
     if (len == 0 || va == nullptr || iova + len < iova)
         return -EINVAL;
     std::lock_guard lock(mutex_);
+    if (taken(iova, len))
+        return -EEXIST;
     auto next = std::lower_bound(ranges_.begin(), ranges_.end(), iova,
                                  [](const Range& r, uint64_t a) { return r.iova < a; });
-    if (next != ranges_.end() && next->iova < iova + len)
-        return -EEXIST;
-    if (next != ranges_.begin() && std::prev(next)->iova + std::prev(next)->len > iova)
-        return -EEXIST;
     ranges_.insert(next, Range{iova, len, static_cast<uint8_t*>(va)});
+    generation_.fetch_add(1, std::memory_order_release);
+    return 0;
+}
+
+int Iommu::map_remote(uint64_t iova, std::shared_ptr<RemoteMemory> memory, uint64_t va, std::size_t len)
+{
+    if (len == 0 || memory == nullptr || iova + len < iova || va + len < va)
+        return -EINVAL;
+    std::lock_guard lock(mutex_);
+    if (taken(iova, len))
+        return -EEXIST;
+    remote_.push_back(RemoteRange{iova, len, std::move(memory), va});
     generation_.fetch_add(1, std::memory_order_release);
     return 0;
 }
@@ -27,11 +45,15 @@ int Iommu::map(uint64_t iova, void* va, std::size_t len)
 int Iommu::unmap(uint64_t iova, std::size_t len)
 {
     std::lock_guard lock(mutex_);
-    auto removed = std::erase_if(ranges_, [&](const Range& r) {
-        return r.iova >= iova && r.iova - iova <= len && r.len <= len - (r.iova - iova);
-    });
+    const auto inside = [&](uint64_t start, uint64_t n) {
+        return start >= iova && start - iova <= len && n <= len - (start - iova);
+    };
+    auto removed = std::erase_if(ranges_, [&](const Range& r) { return inside(r.iova, r.len); }) +
+                   std::erase_if(remote_, [&](const RemoteRange& r) { return inside(r.iova, r.len); });
     if (removed == 0)
         return -ENOENT;
+    if (remote_.empty())
+        remote_gone_.store(false, std::memory_order_relaxed);
     generation_.fetch_add(1, std::memory_order_release);
     return 0;
 }
@@ -81,6 +103,33 @@ std::optional<Iommu::Range> Iommu::find(uint64_t iova, std::size_t len) const
         run.len += next->len;
     }
     return run;
+}
+
+bool Iommu::copy_remote(uint64_t iova, void* buf, std::size_t len, bool to_host)
+{
+    std::shared_ptr<RemoteMemory> memory;
+    uint64_t va = 0;
+    {
+        std::lock_guard lock(mutex_);
+        if (blocked_.load(std::memory_order_relaxed))
+            return false;
+        for (const RemoteRange& r : remote_) {
+            if (iova - r.iova < r.len && len <= r.len - (iova - r.iova)) {
+                memory = r.memory;
+                va = r.va + (iova - r.iova);
+                break;
+            }
+        }
+    }
+    /* Outside the lock: the copy is a system call. An unmap meanwhile waits
+     * for the engines' passes (dma_unmap), so the range outlives it. */
+    if (memory == nullptr)
+        return false;
+    if (to_host ? memory->write(va, buf, len) : memory->read(va, buf, len))
+        return true;
+    if (memory->gone())
+        remote_gone_.store(true, std::memory_order_relaxed);
+    return false;
 }
 
 bool Iommu::copy_out(uint64_t iova, void* dst, std::size_t len)

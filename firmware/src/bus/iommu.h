@@ -13,9 +13,12 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <vector>
+
+#include "cna_fw/adapter.h"
 
 namespace cna::fw {
 
@@ -23,7 +26,11 @@ class Iommu {
 public:
     /* 0, -EINVAL (empty, wrapping or null) or -EEXIST (overlaps a range). */
     int map(uint64_t iova, void* va, std::size_t len);
-    /* Removes every range inside [iova, iova + len); -ENOENT if none. */
+    /* A range the adapter copies through `memory` from host address va,
+     * never addresses: translate() misses it, copy_remote() reaches it. */
+    int map_remote(uint64_t iova, std::shared_ptr<RemoteMemory> memory, uint64_t va, std::size_t len);
+    /* Removes every range of either kind inside [iova, iova + len); -ENOENT
+     * if none. */
     int unmap(uint64_t iova, std::size_t len);
     struct Range {
         uint64_t iova;
@@ -79,6 +86,13 @@ public:
      * cache is not touched. */
     bool copy_out(uint64_t iova, void* dst, std::size_t len);
     bool copy_in(uint64_t iova, const void* src, std::size_t len);
+    /* An engine's access to a remote range covering [iova, iova + len):
+     * false if none does, or the copy failed. */
+    bool copy_remote(uint64_t iova, void* buf, std::size_t len, bool to_host);
+    /* Whether a copy found its remote memory gone (RemoteMemory::gone):
+     * the host behind the function has ended. Until every remote range
+     * is unmapped (the function's reset). */
+    bool remote_gone() const { return remote_gone_.load(std::memory_order_relaxed); }
     /* Changes with every map and unmap: a translation kept outside the
      * cache (DmaRing) is valid while this stays what it was. */
     uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
@@ -87,13 +101,24 @@ public:
     void set_blocked(bool on);
 
 private:
+    struct RemoteRange {
+        uint64_t iova;
+        uint64_t len;
+        std::shared_ptr<RemoteMemory> memory;
+        uint64_t va;
+    };
+
     uint8_t* lookup_slow(TranslationCache& cache, uint64_t iova, std::size_t len);
+    /* Whether [iova, iova + len) overlaps a range of either kind, mutex_ held. */
+    bool taken(uint64_t iova, std::size_t len) const;
     /* The range, or run of ranges, covering [iova, iova + len), mutex_
      * held. */
     std::optional<Range> find(uint64_t iova, std::size_t len) const;
 
     std::mutex mutex_;
     std::vector<Range> ranges_; /* sorted by iova, disjoint */
+    std::vector<RemoteRange> remote_; /* disjoint from each other and from ranges_ */
+    std::atomic<bool> remote_gone_{false};
     std::atomic<uint64_t> generation_{1};
     std::atomic<bool> blocked_{false}; /* set before the generation changes: a cache is stale first */
 };

@@ -97,6 +97,10 @@ public:
     int msix_eventfd(uint32_t vector) const override { return msix_.eventfd(vector); }
     int route_msix(uint32_t vector, int fd) override { return msix_.route(vector, fd); }
     int dma_map(uint64_t iova, void* va, std::size_t len) override { return iommu_.map(iova, va, len); }
+    int dma_map_remote(uint64_t iova, std::shared_ptr<RemoteMemory> memory, uint64_t va, std::size_t len) override
+    {
+        return iommu_.map_remote(iova, std::move(memory), va, len);
+    }
     int dma_unmap(uint64_t iova, std::size_t len) override;
     uint32_t pf_id() const override { return pf_; }
     uint32_t port_id() const override { return port_; }

@@ -22,6 +22,7 @@ void VfFirmware::queue_error(QueueKind kind, uint32_t queue, QueueError why)
     /* Its own engine thread: nothing of the VF is served from now on, and
      * the slowpath forgets its objects once the PF has been told. */
     l2_.active_rx_vports = 0;
+    l2_.link_down_vports = 0;
     l2_.started_txqs = 0;
     on_malicious_(vf(), kind, queue, why);
 }

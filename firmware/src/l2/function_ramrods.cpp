@@ -146,6 +146,8 @@ FwReturn FunctionFirmware::vport_update(const VportUpdateRamrodData& d)
     uint32_t bit = 1u << d.vport_id;
     const bool receives = v.active_rx && !v.link_down;
     l2_.active_rx_vports = receives ? l2_.active_rx_vports | bit : l2_.active_rx_vports & ~bit;
+    const bool cut_off = v.active_rx && v.link_down;
+    l2_.link_down_vports = cut_off ? l2_.link_down_vports | bit : l2_.link_down_vports & ~bit;
     return FwReturn::ok;
 }
 
@@ -161,6 +163,7 @@ FwReturn FunctionFirmware::vport_stop(const VportStopRamrodData& d)
     v.started = v.active_rx = v.active_tx = false;
     v.rss = Rss{};
     l2_.active_rx_vports &= ~(1u << d.vport_id);
+    l2_.link_down_vports &= ~(1u << d.vport_id);
     return FwReturn::ok;
 }
 

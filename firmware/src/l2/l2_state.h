@@ -101,6 +101,10 @@ struct L2State {
     uint32_t mac_filters_used = 0;
     uint32_t vlan_filters_used = 0;
     uint32_t active_rx_vports = 0; /* bit per vport: the Rx fast check */
+    /* Bit per vport activated for Rx whose link its PF forced down: what it
+     * would have received is dropped and counted, and switched to it all
+     * the same (never to the wire). */
+    uint32_t link_down_vports = 0;
     uint32_t started_txqs = 0;     /* bit per queue: what the Tx poll walks */
 };
 

@@ -28,11 +28,21 @@ void RxEngine::receive(std::span<FunctionFirmware* const> functions, const Frame
                        const FunctionFirmware* except)
 {
     for (FunctionFirmware* pf : functions) {
-        if (pf == except)
+        if (pf == except || !pf->started())
             continue;
-        uint32_t vports = pf->started() ? pf->l2().active_rx_vports : 0;
-        for (; vports != 0; vports &= vports - 1)
+        for (uint32_t vports = pf->l2().active_rx_vports; vports != 0; vports &= vports - 1)
             receive_vport(*pf, std::countr_zero(vports), burst);
+        for (uint32_t vports = pf->l2().link_down_vports; vports != 0; vports &= vports - 1) [[unlikely]]
+            count_link_down(pf->l2().vports[std::countr_zero(vports)], burst);
+    }
+}
+
+void RxEngine::count_link_down(Vport& vport, const FrameBurst& burst)
+{
+    for (uint32_t i = 0; i < burst.count; i++) {
+        const WireFrame& f = burst.frames[i];
+        if (f.parsed && classify(vport, f.data, f.len, f.layout, destination(f.data)) == RxVerdict::accept)
+            counter_add(vport.stats->rx_link_down_pkts, 1);
     }
 }
 

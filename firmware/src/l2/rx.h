@@ -72,6 +72,9 @@ private:
     };
     static constexpr uint32_t NO_QUEUE = UINT32_MAX;
 
+    /* A vport whose link its PF forced down: the frames of the burst it
+     * would have accepted, counted as dropped. */
+    static void count_link_down(Vport& vport, const FrameBurst& burst);
     /* One vport's share of a burst, and its statistics and SB updates. */
     void receive_vport(FunctionFirmware& pf, uint32_t vport_id, const FrameBurst& burst);
     /* Whether the vport's frames may take the lane: no flow rules or port

@@ -2,7 +2,6 @@
 #include "roce/host_memory.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include "bus/dma.h"
 #include "function/function.h"
@@ -29,16 +28,15 @@ bool HostMemory::copy_mr(const MemoryRegion& mr, uint64_t addr, uint8_t* buf, ui
 {
     Dma& dma = ctx_.hw.dma();
     return MrTable::for_each_piece(mr, addr, len, [&](uint64_t iova, uint64_t n) {
-        uint8_t* host = dma.map(iova, n);
-        if (host == nullptr)
-            return false;
-        if (to_host)
-            std::memcpy(host, buf, n);
-        else
-            std::memcpy(buf, host, n);
+        const bool copied = to_host ? dma.write(iova, buf, n) : dma.read(iova, buf, n);
         buf += n;
-        return true;
+        return copied;
     });
+}
+
+bool HostMemory::host_gone()
+{
+    return ctx_.hw.dma().host_gone();
 }
 
 uint64_t* HostMemory::map_atomic(const MemoryRegion& mr, uint64_t va)

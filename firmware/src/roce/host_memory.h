@@ -25,8 +25,14 @@ public:
     /* [addr, addr + len) of a region check() accepted, to (or from) buf. */
     bool copy_mr(const MemoryRegion& mr, uint64_t addr, uint8_t* buf, uint32_t len, bool to_host);
     /* The word an atomic works on at `va` of a region check() accepted;
-     * nullptr when it does not map. */
+     * nullptr when it does not map (memory the adapter reaches only by
+     * copying, RemoteMemory, cannot take an atomic: it is refused). */
     uint64_t* map_atomic(const MemoryRegion& mr, uint64_t va);
+    /* Whether the host's memory is gone with the process that owned it: the
+     * function answers nothing more, as it will not once reset (a peer
+     * then sees what a peer that went silent makes it see), rather than
+     * NAK what it can no longer reach. */
+    bool host_gone();
 
 private:
     template <bool TO_HOST>

@@ -233,6 +233,8 @@ Responder::Verdict Responder::acknowledge(Qp& qp, Request& req)
 
 void Responder::refuse(Qp& qp, const Request& req, Verdict verdict)
 {
+    if (memory_.host_gone())
+        return;
     switch (verdict) {
     case Verdict::duplicate:
         qp.counters.duplicates++;
@@ -531,6 +533,8 @@ bool Responder::send_read_response(Qp& qp, Response& resp, Bth bth, FrameBurst& 
     const uint64_t va = resp.va + resp.sent;
     if (!remote_access_ok(ctx_.mrs, resp.rkey, qp.pd, va, n, access::REMOTE_READ, &mr) ||
         (n != 0 && !memory_.copy_mr(*mr, va, p + BTH_LEN + (aeth ? AETH_LEN : 0), n, false))) {
+        if (memory_.host_gone())
+            return false; /* the packet begun is never ended: nothing is sent */
         r.out_head++;
         responder_error(qp, NakCode::remote_access_error, RdmaError::nak_remote_access, RdmaEvent::qp_access_error);
         return false;

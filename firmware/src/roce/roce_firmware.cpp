@@ -15,6 +15,8 @@ using namespace hsi::rdma;
 
 bool RoceFirmware::poll(uint64_t now_ns, FrameBurst& out)
 {
+    if (memory_.host_gone())
+        return false;
     bool work = neighbours_.poll(out, packets_.buffers(), PacketWriter::FRAME_BUFFER);
     const uint32_t n = static_cast<uint32_t>(live_qps_.size());
     for (uint32_t i = 0; i < n && !out.full(); i++)
@@ -45,6 +47,8 @@ bool RoceFirmware::poll_qp(Qp& qp, uint64_t now_ns, FrameBurst& out)
 void RoceFirmware::receive(const WireFrame& frame, uint64_t now_ns)
 {
     const FrameLayout& l = frame.layout;
+    if (memory_.host_gone())
+        return;
     counter_add(ctx_.stats.rx_packets, 1);
     counter_add(ctx_.stats.rx_bytes, l.l3_end);
     if (frame.pending_icrc == nullptr && !icrc_ok(frame.data, l)) {

@@ -1,11 +1,37 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "slowpath/storm_ram.h"
 
+#include <sys/mman.h>
+
 namespace cna::fw {
 
 using namespace hsi;
 
-StormRam::StormRam() : memory_("cna-storm-ram", reg::STORM_RAM_SIZE), base_(memory_.base()) {}
+StormRam::StormRam()
+{
+    void* p = ::mmap(nullptr, reg::STORM_RAM_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return;
+    base_ = static_cast<uint8_t*>(p);
+    for (uint32_t pf = 0; pf < MAX_PFS; pf++)
+        gtt_pages_[pf] = std::make_unique<SharedMemory>("cna-gtt-page", GTT_SIZE, gtt_page(pf));
+}
+
+StormRam::~StormRam()
+{
+    if (base_ != nullptr)
+        ::munmap(base_, reg::STORM_RAM_SIZE);
+}
+
+bool StormRam::valid() const
+{
+    if (base_ == nullptr)
+        return false;
+    for (const auto& page : gtt_pages_)
+        if (!page->valid())
+            return false;
+    return true;
+}
 
 void StormRam::write32(uint32_t offset, uint32_t value)
 {

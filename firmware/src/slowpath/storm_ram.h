@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Storm RAM: the storms' internal memory. Its first GTT_SIZE bytes are
- * GTT-mapped into every function's BAR0, where the host writes Rx producers
- * and EQ consumers with plain stores; the statistics the storms keep there
- * are read by ecore through PTTs. Every access is single-copy atomic.
+ * Storm RAM: the storms' internal memory. Each PF's GTT page is GTT-mapped
+ * into its BAR0, where the host writes Rx producers and the EQ consumer
+ * with plain stores; the page is a file of its own, so that a host in
+ * another process maps that page and no other PF's. The statistics the
+ * storms keep are read by ecore through PTTs. Every access is single-copy
+ * atomic.
  */
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 
 #include "hsi_common.h"
 #include "hsi_eth.h"
@@ -20,14 +24,14 @@ namespace cna::fw {
 class StormRam {
 public:
     StormRam();
+    ~StormRam();
     StormRam(const StormRam&) = delete;
     StormRam& operator=(const StormRam&) = delete;
 
-    bool valid() const { return base_ != nullptr; }
-    /* The GTT windows: storm RAM from offset 0, and the file behind them
-     * for a host in another process. */
-    uint8_t* gtt() { return base_; }
-    int gtt_fd() const { return memory_.fd(); }
+    bool valid() const;
+    /* PF pf's GTT window, and the file behind it for its host. */
+    uint8_t* gtt_page(uint32_t pf) { return base_ + hsi::iro::gtt_page(pf); }
+    int gtt_fd(uint32_t pf) const { return gtt_pages_[pf]->fd(); }
 
     /* GRC accesses (offset relative to STORM_RAM_BASE). */
     /* Inline: the Rx path reads a queue's producers for every frame. */
@@ -55,8 +59,8 @@ public:
     hsi::rdma::RoceStats& roce_stats(uint32_t pf);
 
 private:
-    SharedMemory memory_;
-    uint8_t* base_;
+    uint8_t* base_ = nullptr;
+    std::array<std::unique_ptr<SharedMemory>, hsi::MAX_PFS> gtt_pages_; /* placed in [base_, ...) */
 };
 
 } // namespace cna::fw

@@ -99,7 +99,9 @@ bool PortSwitch::addressed_here(const WireFrame& f, const void* source) const
     for (FunctionFirmware* fn : functions_.view()) {
         if (fn == source)
             continue;
-        for (uint32_t vports = fn->l2().active_rx_vports; vports != 0; vports &= vports - 1)
+        /* A function whose link is forced down still owns its address. */
+        const uint32_t receiving = fn->l2().active_rx_vports | fn->l2().link_down_vports;
+        for (uint32_t vports = receiving; vports != 0; vports &= vports - 1)
             if (mac_filter_match(fn->l2().vports[std::countr_zero(vports)], f.data, tagged, vid))
                 return true;
     }

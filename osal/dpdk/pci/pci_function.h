@@ -77,6 +77,14 @@ public:
     /* The adapter's back door; nullptr where the backend has none. */
     virtual AdapterControl* control() = 0;
 
+    /* Surprise removal, as of a device that fell off the bus: an fd that
+     * hangs up (POLLHUP) once the function is gone for good (the daemon
+     * behind it ended), -1 where it cannot go; and whether it is gone. A
+     * gone function answers every access at once (reads all ones,
+     * requests -ENODEV) instead of waiting for what will never come. */
+    virtual int removal_fd() const { return -1; }
+    virtual bool removed() const { return false; }
+
     /* Whether the host's threads run the adapter's dataplane, a pass at a
      * time (an embedded adapter's engine=inline or engine=service): then
      * adapter_pass() runs one on the calling thread, for the function's

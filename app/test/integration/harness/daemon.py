@@ -59,6 +59,12 @@ class AdapterDaemon:
         finally:
             self.log.close()
 
+    def kill(self):
+        """SIGKILL, as the OOM killer or a crash ends it: no clean-up of its own."""
+        self.proc.kill()
+        self.proc.wait(10)
+        self.log.close()
+
     def open_fds(self):
         return len(os.listdir(f"/proc/{self.proc.pid}/fd"))
 

@@ -25,10 +25,22 @@ def not_listening_yet(output):
     error 8", perftest "REJECTED; error: 8", a synchronous rdma_connect
     "Connection refused"); a SIDR REQ's SIDR REP, status 1 (udaddy:
     "UNREACHABLE, error: 1"). fio, and perftest waiting for ESTABLISHED,
-    name the event (REJECTED, 8) and no reason."""
+    name the event (REJECTED, 8) and no reason; perftest exchanging over
+    TCP says "Couldn't connect to" its server."""
     return re.search(r"REJECTED[,;] error:? 8\b|UNREACHABLE, error:? 1\b|rdma_connect: Connection refused|"
-                     r"event is RDMA_CM_EVENT_REJECTED instead of|Unexpected CM event bl blka 8\b",
-                     output) is not None
+                     r"event is RDMA_CM_EVENT_REJECTED instead of|Unexpected CM event bl blka 8\b|"
+                     r"Couldn't connect to ", output) is not None
+
+
+def assert_rping_verified(test, hosts, count):
+    """rping -v between the hosts (CmHosts), `count` pings: the client saw
+    pings 0 .. count - 1 in order, the server as many (each verified by
+    rping itself)."""
+    server, client = hosts.cm_pair(["rping", "-s", "-a", SERVER_IP, "-v", "-C", str(count)],
+                                   ["rping", "-c", "-a", SERVER_IP, "-v", "-C", str(count)])
+    pings = re.findall(r"^ping data: rdma-ping-(\d+):", client, re.M)
+    test.assertEqual(pings, [str(i) for i in range(count)], client)
+    test.assertEqual(len(re.findall(r"^server ping data: rdma-ping-\d+:", server, re.M)), count, server)
 
 
 class CmHosts(VerbsHosts):

@@ -57,12 +57,13 @@ class VerbsHosts(BridgedHosts):
         super().__init__(build, timeout)
         self.env = {"CNA_RDMA_MTU": str(mtu)} if mtu else {}
 
-    def verbs_host(self, role, argv, server=None, env=None, devargs_extra="", stdin=None):
-        ifname = self.tap(role)
+    def devargs(self, role):
+        """The role's port: an adapter of its own on a TAP in the bridge."""
         ip = SERVER_IP if role == "s" else CLIENT_IP
-        env = dict(os.environ,
-                   CNA_RDMA_DEVARGS=f"adapter=vb{self.tag}{role},wire=tap:{ifname},ipv4={ip}/24{devargs_extra}",
-                   **self.env, **(env or {}))
+        return f"adapter=vb{self.tag}{role},wire=tap:{self.tap(role)},ipv4={ip}/24"
+
+    def verbs_host(self, role, argv, server=None, env=None, devargs_extra="", stdin=None):
+        env = dict(os.environ, CNA_RDMA_DEVARGS=self.devargs(role) + devargs_extra, **self.env, **(env or {}))
         return self.ns.popen(rdma_run_path(self.build), *argv, *([server] if server else []), stdin=stdin,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
                              start_new_session=True)

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * BAR0: PTT windows, access gating, GTT aliasing of storm RAM.
+ * BAR0: PTT windows, access gating, each PF's GTT page of storm RAM.
  */
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
 #include "fake_driver.h"
@@ -75,24 +77,54 @@ TEST_F(Bar0, ScratchIsPerFunction)
     }
 }
 
-TEST_F(Bar0, GttAliasesStormRam)
+TEST_F(Bar0, TheGttWindowIsThePfsOwnPageOfStormRam)
 {
     FakeDriver drv(*adapter, 0);
     drv.open_ptt_access();
     volatile uint8_t* gtt = drv.fn().gtt_memory();
-    uint32_t offset = iro::rx_prod(0, 3);
-    *reinterpret_cast<volatile uint32_t*>(gtt + offset) = 0x00050040;
-    EXPECT_EQ(drv.rd(reg::STORM_RAM_BASE + offset), 0x00050040u);
-    drv.wr(reg::STORM_RAM_BASE + iro::eq_cons(2), 77);
-    EXPECT_EQ(*reinterpret_cast<volatile uint32_t*>(gtt + iro::eq_cons(2)), 77u);
+    *reinterpret_cast<volatile uint32_t*>(gtt + iro::gtt::rx_prod(3)) = 0x00050040;
+    EXPECT_EQ(drv.rd(reg::STORM_RAM_BASE + iro::rx_prod(0, 3)), 0x00050040u);
+    drv.wr(reg::STORM_RAM_BASE + iro::eq_cons(0), 77);
+    EXPECT_EQ(*reinterpret_cast<volatile uint32_t*>(gtt + iro::gtt::EQ_CONS), 77u);
     /* BAR0 accesses at the GTT offsets reach the same bytes. */
-    EXPECT_EQ(drv.fn().bar0_read(BAR0_GTT_BASE + offset), 0x00050040u);
+    EXPECT_EQ(drv.fn().bar0_read(BAR0_GTT_BASE + iro::gtt::rx_prod(3)), 0x00050040u);
     drv.fn().bar0_write(BAR0_GTT_BASE + GTT_SIZE - 4, 0xdeadbeef);
-    EXPECT_EQ(drv.rd(reg::STORM_RAM_BASE + GTT_SIZE - 4), 0xdeadbeefu);
-    /* And the other function sees the same storm RAM. */
+    EXPECT_EQ(drv.rd(reg::STORM_RAM_BASE + iro::gtt_page(0) + GTT_SIZE - 4), 0xdeadbeefu);
+    EXPECT_EQ(drv.fn().bar0_read(BAR0_GTT_BASE + GTT_SIZE), 0xffffffffu) << "the window is one page";
+
+    /* The other PF's window is its own page, a file of its own. */
     FakeDriver other(*adapter, 1);
     other.open_ptt_access();
-    EXPECT_EQ(other.rd(reg::STORM_RAM_BASE + offset), 0x00050040u);
+    EXPECT_EQ(*reinterpret_cast<volatile uint32_t*>(other.fn().gtt_memory() + iro::gtt::rx_prod(3)), 0u);
+    const auto mine = drv.fn().shared_bars(), theirs = other.fn().shared_bars();
+    EXPECT_NE(mine.gtt_fd, theirs.gtt_fd);
+    for (int fd : {mine.gtt_fd, theirs.gtt_fd}) {
+        struct stat st {};
+        ASSERT_EQ(fstat(fd, &st), 0);
+        EXPECT_EQ(st.st_size, GTT_SIZE) << "a host maps its page and nothing more";
+    }
+}
+
+TEST_F(Bar0, APfsPttReachesItsOwnAreasOfStormRamOnly)
+{
+    FakeDriver owner(*adapter, 0), other(*adapter, 1);
+    owner.open_ptt_access();
+    other.open_ptt_access();
+    const uint32_t areas[] = {iro::rx_prod(0, 3), iro::eq_cons(0), iro::vport_stats(0, 1), iro::tx_queue_stats(0, 2),
+                              iro::flow_counters(0, 5), iro::roce_stats(0)};
+    for (uint32_t area : areas) {
+        SCOPED_TRACE(area);
+        owner.wr(reg::STORM_RAM_BASE + area, 0x1234);
+        const uint32_t bad_before = owner.rd(reg::PGLUE_BAD_ACCESS_COUNT);
+        other.wr(reg::STORM_RAM_BASE + area, 0xdead);
+        EXPECT_EQ(other.rd(reg::STORM_RAM_BASE + area), 0xffffffffu);
+        EXPECT_EQ(owner.rd(reg::STORM_RAM_BASE + area), 0x1234u) << "another PF's write is dropped";
+        EXPECT_EQ(owner.rd(reg::PGLUE_BAD_ACCESS_COUNT), bad_before) << "and charged to the PF that made it";
+        EXPECT_EQ(other.rd(reg::PGLUE_BAD_ACCESS_ADDR), reg::STORM_RAM_BASE + area);
+    }
+    /* The microcode is the engine's, every PF's to load. */
+    other.wr(reg::STORM_MICROCODE, 0x55aa55aa);
+    EXPECT_EQ(owner.rd(reg::STORM_MICROCODE), 0x55aa55aau);
 }
 
 } // namespace

@@ -448,15 +448,18 @@ TEST_F(Iov, AVfWhoseLinkIsForcedDownNeitherSendsNorReceives)
     vf1->send(0, eth_frame(BCAST, VF1_MAC, 0x88b5, 60));
     ASSERT_TRUE(vf1->wait_tx_done(0)) << "its BDs are consumed, as behind a port without link";
     vf0->send(0, eth_frame(BCAST, VF0_MAC, 0x88b5, 60));
+    vf0->send(0, eth_frame(VF1_MAC, VF0_MAC, 0x88b5, 60));
     ASSERT_TRUE(vf0->wait_tx_done(0));
     EXPECT_EQ(peer->rx_wait(0, 1).size(), 1u) << "VF 0's broadcast, on the wire";
     EXPECT_TRUE(vf0->rx_poll(0).empty()) << "nothing from VF 1";
     EXPECT_TRUE(vf1->rx_poll(0).empty()) << "not even a broadcast for VF 1";
-    EXPECT_TRUE(peer->rx_poll(0).empty());
+    EXPECT_TRUE(peer->rx_poll(0).empty()) << "nor its unicast, which stays in the port";
     EXPECT_EQ(adapter->control().port_counters(0).wire_tx_frames, before.wire_tx_frames + 1);
     const VportStats stats = vf1->vport_stats(0);
     EXPECT_EQ(stats.tx_bcast_pkts + stats.tx_ucast_pkts, 0u);
     EXPECT_EQ(stats.tx_link_down_pkts, 2u) << "dropped and counted";
+    EXPECT_EQ(stats.rx_ucast_pkts + stats.rx_bcast_pkts, 0u);
+    EXPECT_EQ(stats.rx_link_down_pkts, 2u) << "VF 0's broadcast and unicast, dropped and counted";
 
     ASSERT_EQ(set_link_down(*vf1, false), FwReturn::ok);
     vf1->send(0, eth_frame(VF0_MAC, VF1_MAC, 0x88b5, 60));

@@ -47,8 +47,15 @@ protected:
             ASSERT_EQ(rte_eth_tx_queue_setup(port, q, RING, 0, nullptr), 0);
         }
         ASSERT_EQ(rte_eth_dev_start(port), 0);
+        /* With LSC interrupts ethdev only reads what the last event said;
+         * an adapter in another process, on a busy machine, may take a
+         * while to say it. */
         rte_eth_link link{};
-        ASSERT_EQ(rte_eth_link_get(port, &link), 0);
+        for (int ms = 0; ms < 5000 && link.link_status != RTE_ETH_LINK_UP; ms += 10) {
+            ASSERT_EQ(rte_eth_link_get(port, &link), 0);
+            if (link.link_status != RTE_ETH_LINK_UP)
+                rte_delay_ms(10);
+        }
         ASSERT_EQ(link.link_status, RTE_ETH_LINK_UP);
     }
 
