@@ -55,6 +55,8 @@ int cna_vf_pci_remove(rte_pci_device* pci_dev);
 /* The VF's bulletin board, read on an EAL alarm: link (LSC), forced MAC. */
 void vf_bulletin_start(EthPort* port);
 void vf_bulletin_stop(EthPort* port);
+/* Whether the PF trusts the VF, as its bulletin board last said. */
+bool vf_trusted(EthPort* port);
 
 /* cna_queues.cpp: queue control and Rx interrupts */
 int start_rx_queue(EthPort* port, RxQueue* rxq);

@@ -45,6 +45,12 @@ int apply_rx_mode(EthPort* port)
 int set_rx_mode(rte_eth_dev* dev, bool EthPort::*flag, bool on)
 {
     EthPort* port = port_of(dev);
+    /* Not started, a VF is told now what its PF would tell it at start
+     * (which would then fail): no promiscuous or all-multicast untrusted. */
+    if (on && is_vf(port) && !port->vport_started && !vf_trusted(port)) {
+        PMD_LOG(ERR, port, "cannot set the rx mode: not trusted by the PF");
+        return -EPERM;
+    }
     const bool before = port->*flag;
     port->*flag = on;
     const int rc = apply_rx_mode(port);

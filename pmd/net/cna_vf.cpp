@@ -209,6 +209,12 @@ void vf_bulletin_start(EthPort* port)
     port->bulletin_polled = true;
 }
 
+bool vf_trusted(EthPort* port)
+{
+    std::lock_guard guard(port->bulletin_lock);
+    return (port->bulletin.flags & hsi::iov::BULLETIN_TRUSTED) != 0;
+}
+
 void vf_bulletin_stop(EthPort* port)
 {
     if (std::exchange(port->bulletin_polled, false))

@@ -54,7 +54,8 @@ ADAPTER_SRCS=("$ROOT"/firmware/src/*/*.cpp "$ROOT"/app/fwdriver/fake_driver.cpp 
               "$BUILD/firmware/cna_fw_builtin.cpp" "$ROOT/base/ecore/ecore_init_image.cpp"
               "$ROOT/osal/dpdk/os/osal_util.cpp")
 PARSER_SRCS=("$ROOT/pmd/net/cna_devargs.cpp" "$ROOT/transport/daemon/daemon_options.cpp"
-             "$ROOT/transport/daemon/client_session.cpp" "$ROOT/base/ecore/ecore_iov_tlv.cpp"
+             "$ROOT/transport/daemon/client_session.cpp" "$ROOT/transport/daemon/process_memory.cpp"
+             "$ROOT/base/ecore/ecore_iov_tlv.cpp"
              "$ROOT/base/ecore/ecore_iov_checks.cpp")
 CM_SRCS=("$ROOT"/pmd/rdma/cm/cm_ip_service.cpp "$ROOT"/pmd/rdma/cm/cm_mad.cpp "$ROOT"/pmd/rdma/cm/cm_manager.cpp)
 TARGETS=(fuzz_init_image fuzz_frame fuzz_devargs fuzz_host_writes fuzz_roce fuzz_daemon fuzz_daemon_config
@@ -88,9 +89,9 @@ link fuzz_roce "$(main_of fuzz_roce)" "${ADAPTER_OBJS[@]}" -- -lz -lisal -pthrea
 link fuzz_cm "$(main_of fuzz_cm)" $(for s in "${CM_SRCS[@]}"; do src "$s"; done) "${ADAPTER_OBJS[@]}" \
     -- -lz -lisal -pthread
 link fuzz_daemon "$(main_of fuzz_daemon)" "$(src "$ROOT/transport/daemon/client_session.cpp")" \
-    "${ADAPTER_OBJS[@]}" -- -lz -lisal -pthread
+    "$(src "$ROOT/transport/daemon/process_memory.cpp")" "${ADAPTER_OBJS[@]}" -- -lz -lisal -pthread
 link fuzz_vm "$(main_of fuzz_vm)" "$(src "$ROOT/transport/daemon/client_session.cpp")" \
-    "${ADAPTER_OBJS[@]}" -- -lz -lisal -pthread
+    "$(src "$ROOT/transport/daemon/process_memory.cpp")" "${ADAPTER_OBJS[@]}" -- -lz -lisal -pthread
 link fuzz_vf_pf "$(main_of fuzz_vf_pf)" "$OUT/libvf_pf.a" "${ADAPTER_OBJS[@]}" \
     -- $(pkg-config --libs libdpdk) -lz -lisal -pthread
 

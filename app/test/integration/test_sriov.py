@@ -337,6 +337,47 @@ class Death(unittest.TestCase):
             rig.vf[0].cmd("stop")
             self.assertEqual(rig.pf.link(0)[0], "up", "the PF is unaffected")
 
+    def test_the_daemons_end_is_a_removal_for_the_pf_and_its_vfs(self):
+        """kill -9 of the daemon under a VF forwarding to its PF: the PF's
+        and the VF's testpmd each hear it at once (an LSC and a device
+        removal event) and detach their port with every mbuf back; once a
+        daemon serves again, `port attach` of the PF (enabling its VFs) and
+        then of the VF brings both back, switching to each other again."""
+        with Rig(vf_list=(0,)) as rig:
+            vf0, pf = rig.vf[0], rig.pf
+            vf0.cmd("set fwd mac")
+            vf0.cmd(f"set eth-peer 0 {port_mac(pf, 0)}")
+            vf0.cmd("start tx_first")
+            time.sleep(0.5)
+            t0 = time.monotonic()
+            rig.daemon.kill()
+            for who, tp in (("the PF", pf), ("the VF", vf0)):
+                out = tp.collect(r"Now total ports is 0", timeout=10)
+                for line in (r"Port 0: link state change event", r"Port 0: device removal event",
+                             r"Device is detached"):
+                    self.assertRegex(out, line, who)
+            self.assertLess(time.monotonic() - t0, 3.0, "no timeout waited out")
+            for who, tp in (("the PF", pf), ("the VF", vf0)):
+                tp.cmd("stop")
+                self.assertEqual(sum(tp.mempool_in_use().values()), 0, f"{who}: every mbuf back")
+            rig.daemon.start()
+            self.assertRegex(pf.cmd(f"port attach net_cna0,daemon={rig.daemon.socket},pf=0,vfs={rig.vfs}"),
+                             r"Port 0 is attached")
+            pf.cmd("port start 0")
+            self.assertRegex(vf0.cmd(f"port attach net_cna_vf0,daemon={rig.daemon.socket},pf=0,vf=0"),
+                             r"Port 0 is attached")
+            vf0.cmd("port start 0")
+            for tp in (pf, vf0):
+                tp.wait_link_up(0)
+            pf.cmd("set fwd mac")
+            pf.cmd(f"set eth-peer 0 {port_mac(vf0, 0)}")
+            vf0.cmd(f"set eth-peer 0 {port_mac(pf, 0)}")
+            pf.cmd("start")
+            vf0.cmd("start tx_first")
+            time.sleep(1)
+            self.assertGreater(forward_stats(vf0.cmd("stop"))[0]["RX-packets"], 1000, "switched again")
+            pf.cmd("stop")
+
     def test_a_vf_whose_pf_died_asks_for_a_reset_and_comes_back_with_a_new_pf(self):
         with Rig() as rig:
             macs = {vf: port_mac(rig.vf[vf], 0) for vf in (0, 1)}
