@@ -16,6 +16,7 @@ import unittest
 from harness.daemon import adapterctl
 from harness.sriov import VF_IP, Rig, settled, wait_for, wire_tx_frames
 from harness.testpmd import TestPmd, build_dir, forward_stats, port_mac, remove_hugepage_files, run_testpmd_once
+from harness.verbs import regular_pass_only
 
 
 class Switching(unittest.TestCase):
@@ -222,7 +223,9 @@ class Policy(unittest.TestCase):
         turn while the VF floods 1500-byte frames to the wire (txonly):
         testpmd in the VF's process measures its Tx rate (`show port
         stats`' Tx-bps, over three seconds) within 5 % of each limit, and
-        the adapter drops nothing to keep it there."""
+        the adapter drops nothing to keep it there. The regular pass's
+        alone: the sanitized build's VF cannot send 10 Gbit/s at all."""
+        regular_pass_only("the limit's accuracy up to 10 Gbit/s")
         with Rig(vf_list=(1,)) as rig:
             vf1 = rig.vf[1]
             vf1.cmd("set fwd txonly")
