@@ -63,6 +63,7 @@ struct EthPort {
     ecore::Dev edev;
     osal::MsixIrq slowpath_irq;
     osal::MsixIrq removal_watch;          /* on the function's removal fd (cna_removal.cpp) */
+    std::atomic<bool> removal_reported{false};
     std::vector<uint8_t> fw_image;        /* bytes of fw_file=, empty: built-in */
     std::vector<FastpathSb> sbs;          /* one per queue pair */
     rte_eth_dev* eth_dev = nullptr;

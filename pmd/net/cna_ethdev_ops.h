@@ -105,6 +105,10 @@ int removal_watch_start(EthPort* port);
 void removal_watch_stop(EthPort* port);
 /* Whether the function is gone: the port's operations fail with ENODEV. */
 bool removed(const EthPort* port);
+/* The port taken down for good, once: its bursts stopped, its link down
+ * (LSC), RTE_ETH_EVENT_INTR_RMV; from the removal fd's watch, or a VF's
+ * bulletin poll where there is no fd (a VF in a guest). */
+void report_removal(EthPort* port);
 /* A gone function's link: down, for good (rte_eth_linkstatus_set's result). */
 int set_link_gone(rte_eth_dev* dev);
 

@@ -24,6 +24,15 @@ void on_removal(void* arg)
     if (!port->pci->removed())
         return;
     port->removal_watch.release();
+    report_removal(port);
+}
+
+} // namespace
+
+void report_removal(EthPort* port)
+{
+    if (port->removal_reported.exchange(true))
+        return;
     rte_eth_dev* dev = port->eth_dev;
     PMD_LOG(ERR, port,
             "the adapter is gone (%s ended): link down, the port moves no frames and every operation fails "
@@ -35,10 +44,9 @@ void on_removal(void* arg)
     rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_RMV, nullptr);
 }
 
-} // namespace
-
 int removal_watch_start(EthPort* port)
 {
+    port->removal_reported = false;
     /* The fd hangs up and stays so: the EAL thread watches it as it watches
      * a vector's eventfd, and the handler lets go of it at the first call. */
     const int fd = port->pci->removal_fd();

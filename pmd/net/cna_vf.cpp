@@ -49,6 +49,7 @@ rte_eth_link link_from_bulletin(const hsi::iov::Bulletin& b)
 struct BoardNews {
     bool link_changed = false;
     bool cut_off = false; /* the PF closed the channel: the port needs a reset */
+    bool removed = false; /* the VF is gone with its adapter */
 };
 
 BoardNews take_board(EthPort* port)
@@ -58,8 +59,8 @@ BoardNews take_board(EthPort* port)
     std::lock_guard guard(port->bulletin_lock);
     hsi::iov::Bulletin board;
     if (removed(port)) {
-        /* Not the PF's doing: the removal's handler tells the application. */
-        port->vf_cut_off = true;
+        /* Not the PF's doing: the adapter is gone. */
+        port->vf_cut_off = news.removed = true;
         return news;
     }
     if (!port->vf_cut_off && !ecore::vf_channel_open(port->edev.hwfn)) {
@@ -104,6 +105,8 @@ void bulletin_poll(void* arg)
         rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_LSC, nullptr);
     if (news.cut_off)
         rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_RESET, nullptr);
+    if (news.removed)
+        report_removal(port);
 }
 
 int vf_link_update(rte_eth_dev* dev, int)

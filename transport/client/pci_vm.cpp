@@ -95,6 +95,9 @@ public:
     int dma_map(uint64_t iova, void*, std::size_t len) override { return ask(vm::FunctionOp::dma_map, iova, len); }
     int dma_unmap(uint64_t iova, std::size_t len) override { return ask(vm::FunctionOp::dma_unmap, iova, len); }
     AdapterControl* control() override { return nullptr; }
+    /* No fd to watch in a guest: the daemon (or, if the daemon died, cna-vm)
+     * clears the BAR's signature, which the VF's bulletin poll reads. */
+    bool removed() const override { return daemon_gone_ || signature_of(bar_) != vm::SIGNATURE; }
 
 protected:
     uint32_t bar0_read(uint32_t offset) override { return bar0(Bar0Op::read, offset, 0); }

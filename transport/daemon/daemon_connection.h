@@ -39,6 +39,7 @@ public:
                                     TIMEOUT_MS, fds, nfds, reply_msg);
     }
     const transport::daemon::HelloReply& hello() const { return hello_; }
+    int fd() const { return sock_; }
     void close()
     {
         if (sock_ >= 0)

@@ -14,11 +14,14 @@
  */
 #include <fcntl.h>
 #include <signal.h>
+#include <poll.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -32,6 +35,7 @@
 namespace {
 
 using namespace cna::transport::daemon;
+using VmHeader = cna::transport::vm::Header;
 
 const char USAGE[] = "usage: cna-vm --socket PATH --pf N --vf M --memory MB [--slot S] -- QEMU [ARGS...]\n"
                      "  runs QEMU with VF M of PF N of cna-adapterd's adapter as the ivshmem device at\n"
@@ -119,6 +123,36 @@ void forward_signal(int signo)
     std::_Exit(127);
 }
 
+/* Until QEMU ends. A daemon that ends first (its socket hangs up) took the
+ * VF with it: the guest's driver is told as the daemon's own detach tells
+ * it, by the BAR's signature cleared, which it sees at once. */
+void watch_until_qemu_ends(int daemon_fd, int bar_fd)
+{
+    const int qemu_fd = static_cast<int>(::syscall(SYS_pidfd_open, qemu_pid, 0));
+    if (qemu_fd < 0)
+        return; /* no pidfd: the caller's waitpid alone */
+    for (bool daemon_up = true;;) {
+        pollfd p[2] = {{qemu_fd, POLLIN, 0}, {daemon_up ? daemon_fd : -1, 0, 0}};
+        if (::poll(p, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        if (p[1].revents != 0) {
+            daemon_up = false;
+            if (void* bar = ::mmap(nullptr, sizeof(VmHeader), PROT_READ | PROT_WRITE, MAP_SHARED, bar_fd, 0);
+                bar != MAP_FAILED) {
+                std::atomic_ref<uint32_t>(static_cast<VmHeader*>(bar)->signature).store(0, std::memory_order_release);
+                ::munmap(bar, sizeof(VmHeader));
+            }
+            std::fprintf(stderr, "cna-vm: the adapter daemon is gone: the guest's VF with it\n");
+        }
+        if (p[0].revents != 0)
+            break;
+    }
+    ::close(qemu_fd);
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -179,6 +213,7 @@ int main(int argc, char** argv)
         return fail(std::string("fork: ") + std::strerror(errno));
     if (qemu_pid == 0)
         exec_qemu(std::move(argv_qemu), ram_fd, bar_fd);
+    watch_until_qemu_ends(daemon.fd(), bar_fd);
     int status = 0;
     while (::waitpid(qemu_pid, &status, 0) < 0 && errno == EINTR) {
     }

@@ -295,5 +295,22 @@ class Death(unittest.TestCase):
         host.cmd("stop")
 
 
+class DaemonDeath(unittest.TestCase):
+    def test_the_daemons_end_is_a_removal_in_the_guest(self):
+        """A daemon and a guest of their own, the guest's testpmd sending on
+        its VF; kill -9 of the daemon: cna-vm, which holds the VF's session,
+        clears the VF's signature, and the guest's testpmd hears the
+        removal (link down, a device removal event) from its next bulletin
+        poll, without waiting out a mailbox's timeout."""
+        with Rig(vfs=1, vf_list=()) as rig, GuestTestPmd(rig.daemon.socket, vf=0) as guest:
+            wait_for(lambda: guest.link(0)[0] == "up", timeout=10, what="the guest VF's link")
+            guest.cmd("set fwd txonly")
+            guest.cmd("start")
+            rig.daemon.kill()
+            out = guest.collect(r"Port 0: device removal event", timeout=30)
+            self.assertRegex(out, r"Port 0: device removal event", out)
+            self.assertNotRegex(out, r"did not answer", "heard from the signature, not a timeout")
+
+
 if __name__ == "__main__":
     unittest.main()
