@@ -221,9 +221,9 @@ Status hw_stop(Dev& dev)
 
     /* A device that is gone has nothing left to stop: only the host's side
      * is undone. */
-    const bool gone = device_gone(hwfn);
-    Status first = gone ? Status::success : pf_stop(hwfn);
-    if (!gone) {
+    Status first = Status::success;
+    if (!device_gone(hwfn)) {
+        first = pf_stop(hwfn);
         int_igu_disable_int(hwfn, *ptt);
         pf_disable(hwfn, *ptt);
         const Status rc = mcp_unload(hwfn, *ptt);

@@ -296,15 +296,14 @@ void vport_teardown(EthPort* port)
     ecore::SpVportUpdateParams inactive;
     inactive.vport_id = VPORT_ID;
     inactive.update_vport_active_rx_flg = inactive.update_vport_active_tx_flg = true;
-    if (removed(port)) {
-        stop_all_queues(port);
-    } else {
-        if (ecore::Status st = ecore::sp_vport_update(hwfn, inactive); st != ecore::Status::success)
-            PMD_LOG(WARNING, port, "vport deactivation: %s", ecore::status_name(st));
-        stop_all_queues(port);
-        if (ecore::Status st = ecore::sp_vport_stop(hwfn, VPORT_ID); st != ecore::Status::success)
-            PMD_LOG(WARNING, port, "vport stop: %s", ecore::status_name(st));
-    }
+    const bool asked = !removed(port);
+    if (ecore::Status st = asked ? ecore::sp_vport_update(hwfn, inactive) : ecore::Status::success;
+        st != ecore::Status::success)
+        PMD_LOG(WARNING, port, "vport deactivation: %s", ecore::status_name(st));
+    stop_all_queues(port);
+    if (ecore::Status st = asked ? ecore::sp_vport_stop(hwfn, VPORT_ID) : ecore::Status::success;
+        st != ecore::Status::success)
+        PMD_LOG(WARNING, port, "vport stop: %s", ecore::status_name(st));
     port->vport_started = false;
 }
 

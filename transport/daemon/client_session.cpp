@@ -28,9 +28,6 @@ namespace {
 constexpr uint64_t PAGE = 4096;
 /* What one client may lend the device: far more than a DPDK process has. */
 constexpr uint64_t MAX_CLIENT_MEMORY = 1ull << 40;
-/* Ranges of its own memory a client may have the adapter copy through:
- * memory regions, one range each, far more than RDMA_MRS of a PF. */
-constexpr std::size_t MAX_PROCESS_RANGES = 65536;
 
 /* Whether fd is an eventfd: what the adapter writes MSI-X interrupts into
  * must never block or reach a file. */
@@ -351,18 +348,14 @@ bool ClientSession::on_dma_map_process(Message& m)
     }
     if (function_ == nullptr || vm_bar_ != nullptr)
         return reply_status(m.header, -ENODEV);
-    if (req->len == 0 || req->iova + req->len < req->iova || req->va + req->len < req->va ||
-        process_ranges_.size() >= MAX_PROCESS_RANGES)
+    if (req->len == 0 || req->iova + req->len < req->iova || req->va + req->len < req->va)
         return reply_status(m.header, -EINVAL);
     if (process_memory_ == nullptr)
         process_memory_ = std::make_shared<ProcessMemory>(m.take_fd(0));
     uint8_t probe;
     if (!process_memory_->read(req->va, &probe, 1) || !process_memory_->read(req->va + req->len - 1, &probe, 1))
         return reply_status(m.header, -EFAULT);
-    if (const int rc = function_->dma_map_remote(req->iova, process_memory_, req->va, req->len); rc != 0)
-        return reply_status(m.header, rc);
-    process_ranges_[req->iova] = req->len;
-    return reply_status(m.header, 0);
+    return reply_status(m.header, function_->dma_map_remote(req->iova, process_memory_, req->va, req->len));
 }
 
 bool ClientSession::on_dma_unmap(const Message& m)
@@ -398,9 +391,6 @@ void ClientSession::dma_unmap_all()
  * nothing. */
 void ClientSession::unmap_regions(uint64_t iova, uint64_t len)
 {
-    std::erase_if(process_ranges_, [&](const auto& r) {
-        return r.first >= iova && r.first - iova <= len && r.second <= len - (r.first - iova);
-    });
     for (auto it = regions_.lower_bound(iova); it != regions_.end() && it->first - iova < len;) {
         if (it->second.len > len - (it->first - iova)) {
             ++it;

@@ -147,9 +147,8 @@ private:
     std::map<uint64_t, Region> regions_;      /* by IOVA; disjoint (a VM's: views of guest RAM) */
     uint64_t mapped_bytes_ = 0;
     /* The client's memory reached by copying (dma_map_process): its
-     * /proc/self/mem, and the ranges mapped through it, by IOVA. */
+     * /proc/self/mem, whose ranges only the function's IOMMU keeps. */
     std::shared_ptr<ProcessMemory> process_memory_;
-    std::map<uint64_t, uint64_t> process_ranges_;
 };
 
 } // namespace cna::adapterd

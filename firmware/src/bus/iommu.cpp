@@ -8,12 +8,30 @@
 
 namespace cna::fw {
 
+namespace {
+
+/* The first of a table's ranges (sorted by iova, disjoint) at or past iova. */
+template <typename Table>
+auto at_or_after(Table& table, uint64_t iova)
+{
+    return std::lower_bound(table.begin(), table.end(), iova, [](const auto& r, uint64_t a) { return r.iova < a; });
+}
+
+/* Whether [iova, iova + len) overlaps a range of the table: only the ones
+ * either side of where it would go can. */
+template <typename Table>
+bool overlaps(const Table& table, uint64_t iova, std::size_t len)
+{
+    const auto next = at_or_after(table, iova);
+    return (next != table.end() && next->iova < iova + len) ||
+           (next != table.begin() && std::prev(next)->iova + std::prev(next)->len > iova);
+}
+
+} // namespace
+
 bool Iommu::taken(uint64_t iova, std::size_t len) const
 {
-    const auto overlaps = [&](uint64_t start, uint64_t n) { return start < iova + len && iova < start + n; };
-    return std::any_of(ranges_.begin(), ranges_.end(), [&](const Range& r) { return overlaps(r.iova, r.len); }) ||
-           std::any_of(remote_.begin(), remote_.end(),
-                       [&](const RemoteRange& r) { return overlaps(r.iova, r.len); });
+    return overlaps(ranges_, iova, len) || overlaps(remote_, iova, len);
 }
 
 int Iommu::map(uint64_t iova, void* va, std::size_t len)
@@ -23,9 +41,7 @@ int Iommu::map(uint64_t iova, void* va, std::size_t len)
     std::lock_guard lock(mutex_);
     if (taken(iova, len))
         return -EEXIST;
-    auto next = std::lower_bound(ranges_.begin(), ranges_.end(), iova,
-                                 [](const Range& r, uint64_t a) { return r.iova < a; });
-    ranges_.insert(next, Range{iova, len, static_cast<uint8_t*>(va)});
+    ranges_.insert(at_or_after(ranges_, iova), Range{iova, len, static_cast<uint8_t*>(va)});
     generation_.fetch_add(1, std::memory_order_release);
     return 0;
 }
@@ -35,9 +51,11 @@ int Iommu::map_remote(uint64_t iova, std::shared_ptr<RemoteMemory> memory, uint6
     if (len == 0 || memory == nullptr || iova + len < iova || va + len < va)
         return -EINVAL;
     std::lock_guard lock(mutex_);
+    if (remote_.size() >= MAX_REMOTE_RANGES)
+        return -ENOSPC;
     if (taken(iova, len))
         return -EEXIST;
-    remote_.push_back(RemoteRange{iova, len, std::move(memory), va});
+    remote_.insert(at_or_after(remote_, iova), RemoteRange{iova, len, std::move(memory), va});
     generation_.fetch_add(1, std::memory_order_release);
     return 0;
 }
@@ -113,11 +131,13 @@ bool Iommu::copy_remote(uint64_t iova, void* buf, std::size_t len, bool to_host)
         std::lock_guard lock(mutex_);
         if (blocked_.load(std::memory_order_relaxed))
             return false;
-        for (const RemoteRange& r : remote_) {
+        const auto after = std::upper_bound(remote_.begin(), remote_.end(), iova,
+                                            [](uint64_t a, const RemoteRange& r) { return a < r.iova; });
+        if (after != remote_.begin()) {
+            const RemoteRange& r = *std::prev(after);
             if (iova - r.iova < r.len && len <= r.len - (iova - r.iova)) {
                 memory = r.memory;
                 va = r.va + (iova - r.iova);
-                break;
             }
         }
     }

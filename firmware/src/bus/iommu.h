@@ -27,7 +27,10 @@ public:
     /* 0, -EINVAL (empty, wrapping or null) or -EEXIST (overlaps a range). */
     int map(uint64_t iova, void* va, std::size_t len);
     /* A range the adapter copies through `memory` from host address va,
-     * never addresses: translate() misses it, copy_remote() reaches it. */
+     * never addresses: translate() misses it, copy_remote() reaches it.
+     * -ENOSPC past MAX_REMOTE_RANGES of them: a bound on what one host may
+     * make the device keep. */
+    static constexpr std::size_t MAX_REMOTE_RANGES = 65536;
     int map_remote(uint64_t iova, std::shared_ptr<RemoteMemory> memory, uint64_t va, std::size_t len);
     /* Removes every range of either kind inside [iova, iova + len); -ENOENT
      * if none. */
@@ -117,7 +120,7 @@ private:
 
     std::mutex mutex_;
     std::vector<Range> ranges_; /* sorted by iova, disjoint */
-    std::vector<RemoteRange> remote_; /* disjoint from each other and from ranges_ */
+    std::vector<RemoteRange> remote_; /* sorted by iova, disjoint from each other and from ranges_ */
     std::atomic<bool> remote_gone_{false};
     std::atomic<uint64_t> generation_{1};
     std::atomic<bool> blocked_{false}; /* set before the generation changes: a cache is stale first */

@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <cstring>
+#include <memory>
+#include <vector>
 
 #include "bus/iommu.h"
 
@@ -120,6 +123,89 @@ TEST(Iommu, ManyRangesStayFindable)
     for (size_t round = 0; round < 2; round++)
         for (size_t i = 0; i < bufs.size(); i++)
             EXPECT_EQ(iommu.translate(cache, 0x100000 * (bufs.size() - i) + 8, 8), bufs[i].data() + 8);
+}
+
+/* Memory reached by copying: a buffer standing for another process's,
+ * addressed from `base`; gone() once told so. */
+class FakeRemote final : public RemoteMemory {
+public:
+    explicit FakeRemote(uint64_t base, std::size_t size) : base_(base), bytes_(size) {}
+    bool read(uint64_t va, void* dst, std::size_t len) override
+    {
+        if (gone_ || va < base_ || va + len > base_ + bytes_.size())
+            return false;
+        std::memcpy(dst, bytes_.data() + (va - base_), len);
+        return true;
+    }
+    bool write(uint64_t va, const void* src, std::size_t len) override
+    {
+        if (gone_ || va < base_ || va + len > base_ + bytes_.size())
+            return false;
+        std::memcpy(bytes_.data() + (va - base_), src, len);
+        return true;
+    }
+    bool gone() const override { return gone_; }
+    void end() { gone_ = true; }
+    const uint8_t* at(uint64_t va) const { return bytes_.data() + (va - base_); }
+
+private:
+    uint64_t base_;
+    std::vector<uint8_t> bytes_;
+    bool gone_ = false;
+};
+
+TEST(Iommu, RemoteRangesAreCopiedThroughNeverAddressed)
+{
+    Iommu iommu;
+    Iommu::TranslationCache cache;
+    auto remote = std::make_shared<FakeRemote>(0x7f0000000000, 0x2000);
+    std::vector<uint8_t> plain(0x1000);
+    ASSERT_EQ(iommu.map(0x10000, plain.data(), plain.size()), 0);
+    ASSERT_EQ(iommu.map_remote(0x20000, remote, 0x7f0000000000, 0x2000), 0);
+    EXPECT_EQ(iommu.translate(cache, 0x20010, 8), nullptr) << "no address for the engines' pointers";
+    const uint64_t word = 0x0123456789abcdef;
+    ASSERT_TRUE(iommu.copy_remote(0x21ff8, const_cast<uint64_t*>(&word), 8, true));
+    uint64_t back = 0;
+    ASSERT_TRUE(iommu.copy_remote(0x21ff8, &back, 8, false));
+    EXPECT_EQ(back, word);
+    EXPECT_EQ(std::memcmp(remote->at(0x7f0000001ff8), &word, 8), 0) << "at the host address the range names";
+    EXPECT_FALSE(iommu.copy_remote(0x21ffc, &back, 8, false)) << "crosses the end of the range";
+    EXPECT_FALSE(iommu.copy_remote(0x10000, &back, 8, false)) << "a plain range is no remote one";
+    /* The two kinds share one IOVA space. */
+    EXPECT_EQ(iommu.map_remote(0x10800, remote, 0x7f0000000000, 0x1000), -EEXIST);
+    EXPECT_EQ(iommu.map(0x21000, plain.data(), 0x1000), -EEXIST);
+    EXPECT_EQ(iommu.map_remote(0x30000, remote, 0x7f0000000000, 0), -EINVAL);
+    EXPECT_EQ(iommu.map_remote(0x30000, nullptr, 0x7f0000000000, 16), -EINVAL);
+    /* An unmap covering both takes both. */
+    ASSERT_EQ(iommu.unmap(0x10000, 0x20000), 0);
+    EXPECT_FALSE(iommu.copy_remote(0x20000, &back, 8, false));
+    EXPECT_EQ(iommu.translate(cache, 0x10000, 8), nullptr);
+}
+
+TEST(Iommu, AGoneRemoteMarksTheHostGoneUntilItsRangesAreUnmapped)
+{
+    Iommu iommu;
+    auto remote = std::make_shared<FakeRemote>(0x1000, 0x1000);
+    ASSERT_EQ(iommu.map_remote(0x20000, remote, 0x1000, 0x1000), 0);
+    uint64_t v = 0;
+    EXPECT_FALSE(iommu.copy_remote(0x30000, &v, 8, false));
+    EXPECT_FALSE(iommu.remote_gone()) << "a miss is a fault, not a host gone";
+    remote->end();
+    EXPECT_FALSE(iommu.copy_remote(0x20000, &v, 8, false));
+    EXPECT_TRUE(iommu.remote_gone());
+    ASSERT_EQ(iommu.unmap(0, UINT64_MAX), 0);
+    EXPECT_FALSE(iommu.remote_gone()) << "the function's reset took every range";
+}
+
+TEST(Iommu, RemoteRangesAreBounded)
+{
+    Iommu iommu;
+    auto remote = std::make_shared<FakeRemote>(0, 1);
+    for (std::size_t i = 0; i < Iommu::MAX_REMOTE_RANGES; i++)
+        ASSERT_EQ(iommu.map_remote(0x1000 * i, remote, 0, 1), 0) << i;
+    EXPECT_EQ(iommu.map_remote(0x1000 * Iommu::MAX_REMOTE_RANGES, remote, 0, 1), -ENOSPC);
+    ASSERT_EQ(iommu.unmap(0, 0x1000), 0);
+    EXPECT_EQ(iommu.map_remote(0x1000 * Iommu::MAX_REMOTE_RANGES, remote, 0, 1), 0) << "room again";
 }
 
 } // namespace
