@@ -339,10 +339,13 @@ def run_testpmd_once(vdevs, commands=(), build=None, timeout=30, eal_extra=(), e
 
 import itertools  # noqa: E402
 import json  # noqa: E402
+import select  # noqa: E402
 import subprocess  # noqa: E402
+import tempfile  # noqa: E402
 
 NSIO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nsio.py")
 PYTHON = "/usr/bin/python3"  # Debian's python (scapy, pexpect) also inside namespaces
+KILL_WAIT = 10  # seconds a killed tool may take to end
 _unique = itertools.count(1)
 
 
@@ -359,12 +362,25 @@ def tool_env():
 
 
 def sh(*argv, check=True, timeout=20, input=None):
-    """Run a tool of the system; on failure raise with its output."""
-    proc = subprocess.run(argv, input=input, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True, timeout=timeout, env=tool_env())
+    """Run a tool of the system; on failure raise with its output. One that
+    outlives `timeout` is killed and raises subprocess.TimeoutExpired; one
+    that a SIGKILL does not end either (stuck in the kernel) is left behind
+    with a report of where the kernel holds it, rather than waited for."""
+    proc = subprocess.Popen(argv, stdin=None if input is None else subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=tool_env())
+    try:
+        out, err = proc.communicate(input, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        try:
+            out, err = proc.communicate(timeout=KILL_WAIT)
+        except subprocess.TimeoutExpired:
+            raise TestPmdError(f"{' '.join(argv)} did not end in {timeout} s, nor {KILL_WAIT} s after "
+                               f"SIGKILL; the machine then:\n{machine_snapshot()}") from None
+        raise subprocess.TimeoutExpired(argv, timeout, out, err) from None
     if check and proc.returncode != 0:
-        raise TestPmdError(f"{' '.join(argv)} failed ({proc.returncode}):\n{proc.stdout}{proc.stderr}")
-    return proc
+        raise TestPmdError(f"{' '.join(argv)} failed ({proc.returncode}):\n{out}{err}")
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 
 def machine_snapshot():
@@ -416,6 +432,7 @@ class Netns:
 
     def __init__(self, tag=None):
         self.name = f"cna-{tag or unique_tag()}"
+        self._nsio = self._nsio_log = None
         sh("ip", "netns", "add", self.name)
         for conf in ("all", "default"):
             self.run("sysctl", "-qw", f"net.ipv6.conf.{conf}.disable_ipv6=1")
@@ -443,21 +460,63 @@ class Netns:
         out = self.run("ip", "-j", "link", "show", ifname).stdout
         return json.loads(out)[0]["address"]
 
+    def bind(self, *ifnames):
+        """Have nsio open its sockets on these interfaces now, while the
+        CPUs are free (see nsio.py: a bind waits for an RCU grace period)."""
+        self._ask({"bind": list(ifnames)}, timeout=60)
+
     def io(self, send=(), capture=(), expect=None, timeout=1.0, linger=0.2, gap=0):
         """Send raw frames (bytes) [(ifname, frame)] and capture what the
         kernel receives on `capture`; returns [(ifname, bytes)] in order."""
         req = {"send": [[i, bytes(f).hex()] for i, f in send], "capture": list(capture),
                "expect": expect, "timeout": timeout, "linger": linger, "gap": gap}
+        answer = self._ask(req, timeout=timeout + 60)
+        return [(i, bytes.fromhex(h)) for i, h in answer["captured"]]
+
+    def _ask(self, req, timeout):
+        """One request to this namespace's nsio server, started on first use."""
+        if self._nsio is None:
+            self._nsio_log = tempfile.TemporaryFile("w+")
+            self._nsio = self.popen(PYTHON, NSIO, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=self._nsio_log, text=True, env=tool_env())
         try:
-            out = self.run(PYTHON, NSIO, input=json.dumps(req), timeout=timeout + 60).stdout
-        except subprocess.TimeoutExpired as e:
-            steps = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else e.stderr or ""
+            self._nsio.stdin.write(json.dumps(req) + "\n")
+            self._nsio.stdin.flush()
+        except BrokenPipeError:
+            pass  # it ended: reported below with its steps
+        if not select.select([self._nsio.stdout], [], [], timeout)[0]:
+            snapshot = machine_snapshot()
             # its steps last: a recap of the failure keeps a traceback's tail
-            raise TestPmdError(f"nsio.py did not finish in {e.timeout} s; the machine then:\n"
-                               f"{machine_snapshot()}\nits steps:\n{steps}") from None
-        return [(i, bytes.fromhex(h)) for i, h in json.loads(out)["captured"]]
+            raise TestPmdError(f"nsio.py did not answer in {timeout} s; the machine then:\n{snapshot}\n"
+                               f"its steps:\n{self._stop_nsio()}")
+        line = self._nsio.stdout.readline()
+        if not line:
+            raise TestPmdError(f"nsio.py ended ({self._nsio.wait()}); its steps:\n{self._stop_nsio()}")
+        return json.loads(line)
+
+    def _stop_nsio(self):
+        """End the nsio server (its input closed, then a SIGKILL, each waited
+        for a bounded time) and return what it logged."""
+        proc, log, self._nsio, self._nsio_log = self._nsio, self._nsio_log, None, None
+        if proc is None:
+            return ""
+        for end in (proc.stdin.close, proc.kill):
+            try:
+                end()
+                proc.wait(timeout=KILL_WAIT)
+                break
+            except (OSError, subprocess.TimeoutExpired):
+                continue
+        else:
+            log.write(f"nsio.py (pid {proc.pid}) did not end after SIGKILL: left behind\n")
+        proc.stdout.close()
+        log.seek(0)
+        steps = log.read()
+        log.close()
+        return steps
 
     def delete(self):
+        self._stop_nsio()
         sh("ip", "netns", "del", self.name, check=False)
 
 
@@ -507,6 +566,7 @@ class TapRig:
             for ifname in self.ifname:
                 wait_for_iface(ifname)
                 self.ns.adopt(ifname, mtu=self.kernel_mtu)
+            self.ns.bind(*self.ifname)
             self.kernel_mac = [self.ns.mac(i) for i in self.ifname]
         except BaseException:
             self.__exit__()
