@@ -356,11 +356,14 @@ bool AdapterImpl::poll_roce(PfFirmware& pf, Dataplane& dp)
     const bool work = pf.roce().poll(dp.clock.now(), out);
     if (out.count == 0)
         return work;
+    const FrameBurst& wire = dp.port_switch[port.id()]->switch_roce(out, pf.roce(), dp.roce_uplink);
+    if (wire.count == 0)
+        return work;
     /* Frames to a TAP leave the adapter: their ICRCs now. (A TAP is
      * attached only while no PF of the port is loaded.) */
     if (port.tap() != nullptr)
-        roce::write_pending_icrcs(out);
-    port.transmit(out, dp.rx);
+        roce::write_pending_icrcs(wire);
+    port.transmit(wire, dp.rx);
     return work;
 }
 

@@ -122,7 +122,8 @@ private:
          * are held (the doorbell goes to the group's pass). */
         uint32_t take_slot(uint32_t cid);
         void give_slot(uint32_t slot) { queue_slots[slot].taken.store(false, std::memory_order_release); }
-        FrameBurst roce_out; /* the RoCE frames a PF sends in a pass */
+        FrameBurst roce_out;    /* the RoCE frames a PF sends in a pass */
+        FrameBurst roce_uplink; /* those of them for the wire, when some were not */
         PassClock clock;     /* the time of the pass, for its ports' switches too */
         std::array<std::optional<PortSwitch>, hsi::MAX_PORTS> port_switch;
         /* Held by the engine thread for the length of a pass. */

@@ -53,6 +53,23 @@ roce::RoceFirmware* PortSwitch::roce_owner(const WireFrame& f) const
     return nullptr;
 }
 
+const FrameBurst& PortSwitch::switch_roce(const FrameBurst& sent, const roce::RoceFirmware& source,
+                                          FrameBurst& uplink)
+{
+    if (roce_.size() < 2)
+        return sent; /* the port's one RoCE function: all is for the wire */
+    uplink.clear();
+    for (uint32_t i = 0; i < sent.count; i++) {
+        const WireFrame& f = sent.frames[i];
+        roce::RoceFirmware* owner = roce_owner(f);
+        if (owner != nullptr && owner != &source)
+            owner->receive(f, clock_.now());
+        else
+            uplink.push(f);
+    }
+    return uplink;
+}
+
 const FrameBurst& PortSwitch::switch_frames(const FrameBurst& sent, const void* source, FrameBurst& uplink,
                                             RxEngine& rx)
 {

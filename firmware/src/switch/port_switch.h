@@ -22,9 +22,10 @@ class RoceFirmware;
 /* What a port does with the frames its wire delivers, on the Rx engine of
  * the pass that delivers them: they go to the functions on the port while
  * the storms run — RoCEv2 to the RoCE firmware of the PF whose RDMA MAC
- * they are sent to, the rest to L2. Once a PF of the port has VFs, it is also the port's switch
- * (a VEB): frames a function sends to another function of the port reach it
- * without leaving the adapter. */
+ * they are sent to, the rest to L2. RoCEv2 one function of the port sends
+ * to another's RDMA MAC reaches it without leaving the adapter. Once a PF
+ * of the port has VFs, it is also the port's L2 switch (a VEB): frames a
+ * function sends to another function of the port reach it the same way. */
 class PortSwitch final : public FrameReceiver, public LocalSwitch {
 public:
     PortSwitch(std::span<roce::RoceFirmware* const> roce, const FunctionList& functions, const Storms& storms,
@@ -35,6 +36,10 @@ public:
     void receive(const FrameBurst& burst, RxEngine& rx) override;
     const FrameBurst& switch_frames(const FrameBurst& sent, const void* source, FrameBurst& uplink,
                                     RxEngine& rx) override;
+    /* Engine: the RoCE frames `source` sent. Those for another RoCE
+     * firmware of the port are handed to it; returns those for the wire
+     * (`sent` itself, or `uplink` filled). */
+    const FrameBurst& switch_roce(const FrameBurst& sent, const roce::RoceFirmware& source, FrameBurst& uplink);
 
 private:
     /* The RoCE firmware a RoCEv2 frame is for, nullptr for L2. */

@@ -65,21 +65,29 @@ class RoceEngine : public ::testing::Test {
 protected:
     void SetUp() override { set_up(EnginePlacement::threads); }
 
-    void set_up(EnginePlacement placement)
+    /* The sides are PFs 0 and 1, on the cable's two ports; with
+     * pfs_per_port 2, PFs 0 and 2, both on port 0, and PF 1 holds up
+     * port 1, the cable's other end. */
+    void set_up(EnginePlacement placement, uint32_t pfs_per_port = 1)
     {
         AdapterConfig config;
         config.name = "roce";
         config.ports = 2;
+        config.pfs_per_port = pfs_per_port;
         config.wire = Wire::cable;
         config.link_up_delay_ms = 0;
         config.engine_placement = placement;
         adapter = Adapter::create(config, nullptr);
         ASSERT_NE(adapter, nullptr);
         a = std::make_unique<Side>(*adapter, 0);
-        b = std::make_unique<Side>(*adapter, 1);
+        b = std::make_unique<Side>(*adapter, pfs_per_port == 1 ? 1 : 2);
         /* A cable's link comes up once both ends are up. */
         ASSERT_EQ(bring_up_l2(a->drv, L2Setup{}), "");
         ASSERT_EQ(bring_up_l2(b->drv, L2Setup{}), "");
+        if (pfs_per_port > 1) {
+            cable_end = std::make_unique<FakeDriver>(*adapter, 1);
+            ASSERT_EQ(bring_up_l2(*cable_end, L2Setup{}), "");
+        }
         for (Side* s : {a.get(), b.get()}) {
             ASSERT_TRUE(wait_link(s->drv));
             ASSERT_EQ(s->rdma.init(), FwReturn::ok);
@@ -137,6 +145,7 @@ protected:
 
     std::unique_ptr<Adapter> adapter;
     std::unique_ptr<Side> a, b;
+    std::unique_ptr<FakeDriver> cable_end; /* port 1's PF, when both sides are on port 0 */
 };
 
 } // namespace cna::fw::test

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstring>
 #include <memory>
@@ -460,6 +461,56 @@ TEST_F(RoceEngine, ADmaFaultIsAQpFatalEventNotACrash)
         return fatal;
     }));
     EXPECT_NE(a->drv.attn_status() & attn::DMA_FAULT, 0u);
+}
+
+/* Two PFs of one port (its partitions): the port's switch hands each
+ * RoCE frame one sends to the other's RoCE firmware, so their RDMA never
+ * touches the cable; L2 still does. */
+class RoceOnOnePort : public RoceEngine {
+protected:
+    void SetUp() override { set_up(EnginePlacement::threads, 2); }
+};
+
+TEST_F(RoceOnOnePort, SendsWritesAndReadsBetweenItsPfsStayInTheAdapter)
+{
+    connect();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50)); /* the addresses' announcements are out */
+    const uint64_t wire_before = adapter->control().port_counters(0).wire_tx_frames;
+    const uint64_t sent_before = roce_stat(*a, offsetof(RoceStats, tx_packets));
+    uint64_t id = 1;
+    for (uint32_t len : {1u, 1024u, 1025u, 65536u})
+        send_and_check(len, id++);
+    const uint32_t len = 65536;
+    auto data = pattern(len, 9);
+    std::memcpy(a->buf.va, data.data(), len);
+    a->rdma.post_send(QP,
+                      SqWqe{.wr_id = id, .opcode = uint8_t(SqOpcode::rdma_write), .flags = sq_wqe::SIGNALED,
+                            .length = len, .rkey = b->key, .remote_addr = b->va(4096)},
+                      {a->sge(0, len)});
+    std::memset(a->buf.va + 128 * 1024, 0, len);
+    a->rdma.post_send(QP,
+                      SqWqe{.wr_id = id + 1, .opcode = uint8_t(SqOpcode::rdma_read), .flags = sq_wqe::SIGNALED,
+                            .length = len, .rkey = b->key, .remote_addr = b->va(4096)},
+                      {a->sge(128 * 1024, len)});
+    auto tx = a->rdma.wait_cq(CQ, 2);
+    ASSERT_EQ(tx.size(), 2u);
+    EXPECT_EQ(tx[0].status, uint8_t(CqeStatus::success));
+    EXPECT_EQ(tx[1].status, uint8_t(CqeStatus::success));
+    EXPECT_EQ(std::memcmp(a->buf.va + 128 * 1024, data.data(), len), 0) << "the READ brought back what the WRITE put";
+
+    EXPECT_GE(roce_stat(*a, offsetof(RoceStats, tx_packets)) - sent_before, 2u * len / 1024)
+        << "a sent its requests";
+    EXPECT_EQ(adapter->control().port_counters(0).wire_tx_frames, wire_before) << "none of them to the cable";
+
+    /* L2 between the two PFs still goes by the cable: the port has no VFs,
+     * so no L2 switching. */
+    std::vector<uint8_t> frame(60, 0);
+    const auto to = b->drv.mac();
+    std::memcpy(frame.data(), to.data(), 6);
+    frame[12] = 0x88;
+    frame[13] = 0xb5;
+    a->drv.send(0, frame);
+    EXPECT_TRUE(wait_until([&] { return adapter->control().port_counters(0).wire_tx_frames == wire_before + 1; }));
 }
 
 /* The dataplane on the host's threads: each pass is the test's. */
