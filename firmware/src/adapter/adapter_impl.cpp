@@ -292,7 +292,7 @@ bool AdapterImpl::slowpath_pending() const
     if (storms_.assert_event_pending() || mfw_.mailbox_pending())
         return true;
     for (const auto& pf : pf_firmware_)
-        if (pf->spq_pending() || pf->hw().attention().undelivered() || pf->roce().events_pending())
+        if (pf->spq().pending() || pf->hw().attention().undelivered() || pf->roce().events_pending())
             return true;
     for (const auto& iov : iovs_)
         if (iov->events_pending() || iov->resets_pending())
@@ -400,7 +400,7 @@ void AdapterImpl::run_slowpath()
             pf->raise_fw_assert(fw_assert::INJECTED);
     mfw_.poll(Link::Clock::now());
     for (const auto& pf : pf_firmware_) {
-        pf->poll_spq();
+        pf->spq().poll();
         pf->post_async_events();
     }
     for (const auto& fn : functions_)

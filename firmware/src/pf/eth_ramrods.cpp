@@ -91,7 +91,7 @@ FwReturn PfFirmware::open_tx_connection(const TxQueueStartRamrodData& d)
 {
     if (d.cid == CID_SPQ || d.cid >= MAX_CIDS_PER_PF)
         return FwReturn::invalid_param;
-    if (d.cid >= regs_.ilt_cids)
+    if (d.cid >= spq_.ilt_cids())
         return FwReturn::no_resource;
     ConnContext ctx{};
     ctx.cid = d.cid;

@@ -16,6 +16,7 @@
 #include "roce/roce_firmware.h"
 #include "l2/function_firmware.h"
 #include "slowpath/resources.h"
+#include "slowpath/slowpath_queue.h"
 #include "slowpath/storm_ram.h"
 
 namespace cna::fw {
@@ -25,7 +26,7 @@ class Storms;
 class PfIov;
 class VfFirmware;
 
-class PfFirmware final : public FunctionFirmware {
+class PfFirmware final : public FunctionFirmware, private SlowpathQueue::Storm {
 public:
     PfFirmware(FunctionHw& hw, StormRam& ram, Storms& storms, const Grant& grant);
 
@@ -39,16 +40,9 @@ public:
     bool read(uint32_t addr, uint32_t& value) const;
     bool write(uint32_t addr, uint32_t value);
 
-    /* Engine, lock-free: is there an SPQ element the storm would take now?
-     * Inline up to the doorbell compare, all that an engine pass pays while
-     * no ramrod is posted. */
-    bool spq_pending() const
-    {
-        uint16_t prod = hw_.doorbell_prod(hsi::CID_SPQ);
-        return prod != spq_cons_ && prod != spq_refused_prod_ && spq_can_take();
-    }
-    /* Engine, slowpath lock held: execute pending ramrods. */
-    void poll_spq();
+    /* The PF's slowpath queue (engine thread 0, slowpath lock held; its
+     * pending() lock-free). */
+    SlowpathQueue& spq() { return spq_; }
     /* Engine, slowpath lock held: the RoCE firmware's and the IOV block's
      * asynchronous events onto the EQ (while it has room). */
     void post_async_events();
@@ -60,18 +54,6 @@ public:
     void queue_error(hsi::QueueKind kind, uint32_t queue, hsi::QueueError why) override;
 
 private:
-    struct Registers {
-        uint32_t spq_base_lo = 0, spq_base_hi = 0, spq_size = 0;
-        uint32_t ilt_base_lo = 0, ilt_base_hi = 0, ilt_cids = 0;
-        uint32_t pf_enable = 0;
-    };
-    struct EventQueue {
-        uint64_t base = 0;
-        uint16_t mask = 0;
-        uint16_t prod = 0;
-        uint8_t sb_pi = 0;
-    };
-
     /* FunctionFirmware */
     hsi::eth::VportStats& vport_stats(uint32_t vport) override;
     hsi::eth::QueueStats& rx_queue_stats(uint32_t queue) override;
@@ -79,15 +61,13 @@ private:
     hsi::FwReturn open_tx_connection(const hsi::eth::TxQueueStartRamrodData& d) override;
     void close_tx_connection(const TxQueue& q, uint16_t queue_id) override;
 
-    /* spq.cpp */
-    bool eq_full() const;
-    bool spq_can_take() const;
-    void execute(const hsi::SlowPathElement& elem);
-    /* false when the EQ cannot take it (full, or not DMA-writable). */
-    bool post_eqe(const hsi::RamrodHeader& hdr, hsi::FwReturn rc, uint64_t data = 0, uint8_t flags = 0);
+    /* SlowpathQueue::Storm (spq.cpp) */
+    hsi::FwReturn start(const hsi::PfStartRamrodData& d) override;
+    void stopped() override { started_ = false; }
+    hsi::FwReturn execute(const hsi::SlowPathElement& elem, uint64_t& data) override;
+    void fw_assert(uint32_t code) override { raise_fw_assert(code); }
     bool read_data(uint64_t data_ptr, void* data, std::size_t len);
     /* common_ramrods.cpp */
-    void pf_start(const hsi::SlowPathElement& elem);
     hsi::FwReturn pf_stop();
     hsi::FwReturn common_ramrod(uint8_t cmd, uint64_t data_ptr);
     bool write_conn_context(const hsi::ConnContext& ctx);
@@ -102,15 +82,9 @@ private:
     FunctionFirmware* vf_firmware(uint32_t vf);
 
     Storms& storms_;
-    Registers regs_;
-    uint16_t spq_cons_ = 0;
-    /* A doorbell producer more than the SPQ ahead, reported once and then
-     * ignored until the driver rings another: none is 2^16 or more. */
-    uint32_t spq_refused_prod_ = NONE_REFUSED;
-    static constexpr uint32_t NONE_REFUSED = UINT32_MAX;
+    SlowpathQueue spq_;
     std::atomic<uint32_t> last_queue_error_{0};
     std::atomic<uint32_t> queue_errors_{0};
-    EventQueue eq_;
     uint64_t completion_data_ = 0; /* EQE data of the ramrod being executed */
     roce::RoceFirmware roce_;
     PfIov* iov_ = nullptr;
