@@ -40,19 +40,34 @@ inline constexpr uint32_t VF_MSIX_VECTORS = MAX_VF_SBS; /* one per fastpath SB; 
  * VF BAR0.
  *
  *   0x0000  channel: request address (lo, hi), trigger, state
+ *   0x0100  the VF's RDMA slowpath: its SPQ, ILT and enable (below)
  *   0x0800  IGU command space: one 32-bit register per VF status block
  *   0x1000  the VF's GTT page (its window of storm RAM): its Rx producers
  *           (RxProdData per queue), from 0x1100 its statistics (kept by the
  *           storms; the PF reads them through reg::IOV_VF_PAGE)
  *
  * VF doorbells: a page of the VF's own, DB_STRIDE per connection id
- * (cid_tx_queue(q) for its Tx queues).
+ * (cid_tx_queue(q) for its Tx queues) and CID_SPQ's, then its DPI page
+ * (VF_DPI) for its RDMA objects' doorbells.
+ *
+ * RDMA on a VF. A VF's RDMA slowpath is its own, as its RDMA objects are:
+ * an SPQ, an EQ and an ILT, which it sets through the registers at
+ * SLOWPATH_BASE (each at the offset its reg::STORM_* twin has in a PF's
+ * STORM_PF block) before it rings CID_SPQ. Its first ramrod is PF_START
+ * (its EQ, on any of its status blocks; its EQ consumer is vf_page::EQ_CONS),
+ * its last PF_STOP; between them the storms take its RoCE ramrods only, with
+ * the limits of VF_RDMA_GRANT. Its L2 objects stay its PF's to make (the
+ * channel). A violation of its SPQ's protocol makes it malicious.
  * ---------------------------------------------------------------------- */
 namespace vf_bar0 {
 inline constexpr uint32_t CHANNEL_REQ_ADDR_LO = 0x0000;
 inline constexpr uint32_t CHANNEL_REQ_ADDR_HI = 0x0004;
 inline constexpr uint32_t CHANNEL_TRIGGER = 0x0008;  /* WO: 1 sends the request */
 inline constexpr uint32_t CHANNEL_STATE = 0x000c;    /* RO: ChannelState */
+inline constexpr uint32_t SLOWPATH_BASE = 0x0100;
+inline constexpr uint32_t SLOWPATH_SIZE = reg::STORM_PF_ENABLE + 4 - reg::STORM_PF_BASE;
+/* The VF's twin of a PF's STORM_SPQ_BASE_LO .. STORM_PF_ENABLE. */
+inline constexpr uint32_t slowpath(uint32_t storm_pf_reg) { return SLOWPATH_BASE + storm_pf_reg - reg::STORM_PF_BASE; }
 inline constexpr uint32_t IGU_CMD_BASE = 0x0800;
 inline constexpr uint32_t GTT_BASE = 0x1000;
 inline constexpr uint32_t SIZE = GTT_BASE + WINDOW_SIZE;
@@ -66,11 +81,22 @@ inline constexpr uint32_t VPORT_STATS = 0x100;             /* eth::VportStats */
 inline constexpr uint32_t QUEUE_STATS = VPORT_STATS + iro::VPORT_STATS_SIZE;
 inline constexpr uint32_t rx_queue_stats(uint32_t queue) { return QUEUE_STATS + queue * 2 * iro::QUEUE_STATS_SIZE; }
 inline constexpr uint32_t tx_queue_stats(uint32_t queue) { return rx_queue_stats(queue) + iro::QUEUE_STATS_SIZE; }
+inline constexpr uint32_t EQ_CONS = 0x400;    /* the RDMA slowpath's EQ consumer, as iro::gtt::EQ_CONS */
+inline constexpr uint32_t ROCE_STATS = 0x500; /* rdma::RoceStats */
 } // namespace vf_page
-inline constexpr uint32_t VF_DB_BAR_SIZE = WINDOW_SIZE;
+inline constexpr uint32_t VF_DPI = 0;
+inline constexpr uint32_t VF_DB_BAR_SIZE = dpi_offset(VF_DPI) + DPI_SIZE;
 static_assert(MAX_VF_QUEUES * iro::RX_PROD_STRIDE <= vf_page::VPORT_STATS);
-static_assert(vf_page::rx_queue_stats(MAX_VF_QUEUES) <= WINDOW_SIZE);
-static_assert((1 + MAX_VF_QUEUES) * DB_STRIDE <= VF_DB_BAR_SIZE);
+static_assert(vf_page::rx_queue_stats(MAX_VF_QUEUES) <= vf_page::EQ_CONS);
+static_assert(vf_page::EQ_CONS + 8 <= vf_page::ROCE_STATS);
+static_assert(vf_page::ROCE_STATS + iro::ROCE_STATS_SIZE <= WINDOW_SIZE);
+static_assert((1 + MAX_VF_QUEUES) * DB_STRIDE <= DPI_BASE, "the L2 doorbells precede the DPI page");
+static_assert(vf_bar0::SLOWPATH_BASE > vf_bar0::CHANNEL_STATE &&
+              vf_bar0::SLOWPATH_BASE + vf_bar0::SLOWPATH_SIZE <= vf_bar0::IGU_CMD_BASE);
+
+/* The RDMA objects one VF may create (the storms hold its ramrods to them). */
+inline constexpr uint32_t VF_RDMA_QPS = 64;
+inline constexpr uint32_t VF_RDMA_TIDS = 256;
 
 enum class ChannelState : uint32_t {
     idle = 0,      /* the VF may trigger */

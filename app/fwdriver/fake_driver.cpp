@@ -182,10 +182,7 @@ uint32_t FakeDriver::load(uint32_t modes)
     }
     open_ptt_access();
     if (spq_.va == nullptr) {
-        spq_ = alloc(SPQ_SIZE * sizeof(SlowPathElement));
-        spq_data_ = alloc(SPQ_SIZE * RAMROD_DATA_MAX);
-        eq_ = alloc(EQ_SIZE * sizeof(EventRingElement));
-        ilt_ = alloc(ILT_CIDS * CONN_CONTEXT_SIZE);
+        alloc_slowpath();
         sbs_ = alloc((MAX_SB_PER_PF + 1) * SB_MEM_SIZE / 64);
     }
     uint32_t response = mcp_cmd(mfw::DRV_MSG_CODE_LOAD_REQ, HSI_VERSION_MAJOR);
@@ -224,14 +221,44 @@ const StatusBlock& FakeDriver::sb(uint32_t sb) const
     return *sbs_.at<StatusBlock>(uint64_t{sb} * 64);
 }
 
+void FakeDriver::alloc_slowpath()
+{
+    spq_ = alloc(SPQ_SIZE * sizeof(SlowPathElement));
+    spq_data_ = alloc(SPQ_SIZE * RAMROD_DATA_MAX);
+    eq_ = alloc(EQ_SIZE * sizeof(EventRingElement));
+    ilt_ = alloc(ILT_CIDS * CONN_CONTEXT_SIZE);
+}
+
 FwReturn FakeDriver::start_pf()
 {
     setup_sb(SP_SB_ID, SP_MSIX_VECTOR);
     wr(reg::ATTN_MASK, attn::ALL);
+    return post_pf_start();
+}
+
+FwReturn FakeDriver::start_vf_slowpath(uint32_t eq_sb)
+{
+    if (spq_.va == nullptr)
+        alloc_slowpath();
+    const auto set = [&](uint32_t storm_reg, uint32_t value) { fn_.bar0_write(iov::vf_bar0::slowpath(storm_reg), value); };
+    set(reg::STORM_SPQ_BASE_LO, static_cast<uint32_t>(spq_.iova));
+    set(reg::STORM_SPQ_BASE_HI, static_cast<uint32_t>(spq_.iova >> 32));
+    set(reg::STORM_SPQ_SIZE, SPQ_SIZE);
+    set(reg::STORM_ILT_BASE_LO, static_cast<uint32_t>(ilt_.iova));
+    set(reg::STORM_ILT_BASE_HI, static_cast<uint32_t>(ilt_.iova >> 32));
+    set(reg::STORM_ILT_CIDS, ILT_CIDS);
+    set(reg::STORM_PF_ENABLE, 1);
+    eq_sb_ = eq_sb;
+    setup_sb(eq_sb, eq_sb);
+    return post_pf_start();
+}
+
+FwReturn FakeDriver::post_pf_start()
+{
     PfStartRamrodData d{};
     d.event_ring_base = make_regpair(eq_.iova);
     d.event_ring_size = EQ_SIZE;
-    d.event_ring_sb_id = SP_SB_ID;
+    d.event_ring_sb_id = static_cast<uint16_t>(eq_sb_);
     d.event_ring_sb_pi = SP_PI_EQ;
     d.personality = 1;
     d.hsi_major = HSI_VERSION_MAJOR;
@@ -262,7 +289,7 @@ EventRingElement FakeDriver::ramrod(ProtocolId protocol, uint8_t cmd, const void
         return eqe;
     /* Asynchronous events may come first: kept for take_async_events(). */
     for (;;) {
-        if (!wait_until([&] { return sb_pi(SP_SB_ID, SP_PI_EQ) != eq_cons_; }, std::chrono::milliseconds(500))) {
+        if (!wait_until([&] { return sb_pi(eq_sb_, SP_PI_EQ) != eq_cons_; }, std::chrono::milliseconds(500))) {
             eqe_timed_out_ = true;
             eqe.fw_return_code = 0xff;
             return eqe;
@@ -279,13 +306,13 @@ EventRingElement FakeDriver::next_eqe()
     EventRingElement eqe;
     std::memcpy(&eqe, eq_.va + (eq_cons_ & (EQ_SIZE - 1)) * sizeof(eqe), sizeof(eqe));
     eq_cons_++;
-    publish(fn_.gtt_memory() + iro::gtt::EQ_CONS, eq_cons_);
+    publish(fn_.gtt_memory() + (is_vf() ? iov::vf_page::EQ_CONS : iro::gtt::EQ_CONS), eq_cons_);
     return eqe;
 }
 
 std::vector<EventRingElement> FakeDriver::take_async_events()
 {
-    while (sb_pi(SP_SB_ID, SP_PI_EQ) != eq_cons_)
+    while (sb_pi(eq_sb_, SP_PI_EQ) != eq_cons_)
         async_events_.push_back(next_eqe());
     return std::exchange(async_events_, {});
 }
@@ -494,6 +521,8 @@ bool FakeDriver::wait_tx_done(uint16_t queue)
 
 std::array<uint8_t, 6> FakeDriver::mac()
 {
+    if (is_vf())
+        return {0x02, 0x00, 0x00, 0x00, static_cast<uint8_t>(0xf0 | pf_), static_cast<uint8_t>(vf_)};
     uint32_t upper = rd(mfw::func_addr(pf_) + offsetof(mfw::PublicFunc, mac_upper));
     uint32_t lower = rd(mfw::func_addr(pf_) + offsetof(mfw::PublicFunc, mac_lower));
     return {static_cast<uint8_t>(upper >> 8), static_cast<uint8_t>(upper),       static_cast<uint8_t>(lower >> 24),

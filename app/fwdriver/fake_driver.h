@@ -57,6 +57,8 @@ public:
 
     DeviceFunction& fn() { return fn_; }
     uint32_t pf() const { return pf_; }
+    bool is_vf() const { return pf_driver_ != nullptr; }
+    uint32_t vf() const { return vf_; }
 
     /* GRC access through PTT 0. */
     uint32_t rd(uint32_t addr);
@@ -77,6 +79,9 @@ public:
     uint32_t load(uint32_t modes = 0);
     /* Slowpath SB, attentions, PF_START. */
     hsi::FwReturn start_pf();
+    /* A VF's RDMA slowpath (hsi_iov.h): its own SPQ, ILT and EQ (on status
+     * block eq_sb), set through its BAR0, then PF_START on it. */
+    hsi::FwReturn start_vf_slowpath(uint32_t eq_sb);
 
     /* Posts a ramrod (data copied into the SPQ entry's data area); waits for
      * its EQE when wait is set. */
@@ -201,7 +206,8 @@ public:
     /* A connection context the adapter wrote into the ILT. */
     const uint8_t* ilt_context(uint32_t cid) const { return ilt_.va + uint64_t{cid} * hsi::CONN_CONTEXT_SIZE; }
 
-    /* The PF's MAC address, as the MFW publishes it in SHMEM. */
+    /* The PF's MAC address, as the MFW publishes it in SHMEM; a VF's, the
+     * one the tests give VF v of PF p: 02:00:00:00:fp:v. */
     std::array<uint8_t, 6> mac();
 
     hsi::eth::VportStats vport_stats(uint32_t vport);
@@ -218,6 +224,8 @@ public:
 private:
     const hsi::StatusBlock& sb(uint32_t sb) const;
     hsi::EventRingElement next_eqe();
+    void alloc_slowpath();
+    hsi::FwReturn post_pf_start();
     struct RxRing {
         HostMem bds, cqes, buffers;
         uint16_t size = 0, cqe_size = 0, bd_max = 0, bd_prod = 0, bd_cons = 0, cqe_cons = 0;
@@ -271,6 +279,7 @@ private:
     std::vector<HostMem> allocations_;
     HostMem spq_, spq_data_, eq_, ilt_, sbs_;
     uint16_t spq_prod_ = 0, eq_cons_ = 0, echo_ = 0;
+    uint32_t eq_sb_ = hsi::SP_SB_ID;
     bool eqe_timed_out_ = false;
     std::vector<hsi::EventRingElement> async_events_;
     std::vector<RxRing> rx_;

@@ -9,13 +9,14 @@ namespace cna::fw::test {
 using namespace hsi;
 using namespace hsi::rdma;
 
-FakeRdma::FakeRdma(FakeDriver& drv, uint16_t cnq_sb) : drv_(drv), cnq_sb_(cnq_sb)
+FakeRdma::FakeRdma(FakeDriver& drv, uint16_t cnq_sb)
+    : drv_(drv), cnq_sb_(cnq_sb), dpi_(drv.is_vf() ? iov::VF_DPI : 1)
 {
     cnq_ = drv_.alloc(CNQ_SIZE * sizeof(CnqEntry));
     tids_ = drv_.alloc(64 * 1024);
     pbl_ = drv_.alloc(64 * 1024);
     mac_ = drv_.mac();
-    ipv4_ = 0x0a000001 + drv_.pf();
+    ipv4_ = drv_.is_vf() ? 0x0a000100 + drv_.pf() * iov::MAX_VFS_PER_PF + drv_.vf() : 0x0a000001 + drv_.pf();
 }
 
 FwReturn FakeRdma::init(uint32_t num_qps, uint32_t num_tids, uint16_t max_mtu)
@@ -56,7 +57,7 @@ FwReturn FakeRdma::create_cq(uint16_t id, uint32_t size)
     cq.size = size;
     CreateCqRamrodData d{};
     d.cq_id = id;
-    d.dpi = DPI;
+    d.dpi = dpi_;
     d.ring_base = make_regpair(cq.ring.iova);
     d.ring_size = size;
     d.cq_handle = make_regpair(0xc0000000ull + id);
@@ -85,7 +86,7 @@ std::vector<RdmaCqe> FakeRdma::poll_cq(uint16_t id)
         cq.cons++;
     }
     if (!out.empty())
-        doorbell(cq_db_offset(DPI, id), cq.cons);
+        doorbell(cq_db_offset(dpi_, id), cq.cons);
     return out;
 }
 
@@ -105,7 +106,7 @@ std::vector<RdmaCqe> FakeRdma::wait_cq(uint16_t id, std::size_t count, std::chro
 void FakeRdma::arm_cq(uint16_t id, bool solicited_only)
 {
     Cq& cq = cqs_.at(id);
-    doorbell(cq_db_offset(DPI, id) + 4, cq_arm::make(++cq.arm_seq, solicited_only));
+    doorbell(cq_db_offset(dpi_, id) + 4, cq_arm::make(++cq.arm_seq, solicited_only));
 }
 
 uint64_t FakeRdma::cnq_entry(uint16_t index) const
@@ -163,7 +164,7 @@ FwReturn FakeRdma::create_qp(uint16_t id, const QpOptions& o)
     CreateQpRamrodData d{};
     d.qp_id = id;
     d.pd = o.pd;
-    d.dpi = DPI;
+    d.dpi = dpi_;
     d.srq_id = o.srq;
     d.sq_cq_id = o.sq_cq;
     d.rq_cq_id = o.rq_cq;
@@ -279,7 +280,7 @@ void FakeRdma::post_send(uint16_t id, const SqWqe& wqe, const std::vector<Sge>& 
     if (!inline_data.empty())
         std::memcpy(slot + sizeof(w), inline_data.data(), inline_data.size());
     qp.sq_prod++;
-    doorbell(qp_db_offset(DPI, id), qp.sq_prod);
+    doorbell(qp_db_offset(dpi_, id), qp.sq_prod);
 }
 
 void FakeRdma::post_datagram(uint16_t id, const SqWqe& wqe, const UdAddress& to, const std::vector<Sge>& sges)
@@ -293,7 +294,7 @@ void FakeRdma::post_datagram(uint16_t id, const SqWqe& wqe, const UdAddress& to,
     if (!sges.empty())
         std::memcpy(slot + sizeof(w) + sizeof(to), sges.data(), sges.size() * sizeof(Sge));
     qp.sq_prod++;
-    doorbell(qp_db_offset(DPI, id), qp.sq_prod);
+    doorbell(qp_db_offset(dpi_, id), qp.sq_prod);
 }
 
 FwReturn FakeRdma::datagrams_ready(uint16_t id, uint32_t qkey)
@@ -323,7 +324,7 @@ void FakeRdma::post_recv(uint16_t id, uint64_t wr_id, const std::vector<Sge>& sg
     std::memcpy(slot, &w, sizeof(w));
     std::memcpy(slot + sizeof(w), sges.data(), sges.size() * sizeof(Sge));
     qp.rq_prod++;
-    doorbell(qp_db_offset(DPI, id) + 4, qp.rq_prod);
+    doorbell(qp_db_offset(dpi_, id) + 4, qp.rq_prod);
 }
 
 } // namespace cna::fw::test

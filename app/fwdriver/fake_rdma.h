@@ -12,14 +12,15 @@
 #include <vector>
 
 #include "fake_driver.h"
+#include "hsi_iov.h"
 #include "hsi_rdma.h"
 
 namespace cna::fw::test {
 
 class FakeRdma {
 public:
-    /* RDMA on `drv`'s PF (loaded, started, link configured), its CNQ on
-     * status block cnq_sb. */
+    /* RDMA on `drv`'s PF (loaded, started, link configured), or on its VF
+     * (its RDMA slowpath started), its CNQ on status block cnq_sb. */
     FakeRdma(FakeDriver& drv, uint16_t cnq_sb = 8);
 
     hsi::FwReturn init(uint32_t num_qps = FakeDriver::RDMA_QPS, uint32_t num_tids = 64, uint16_t max_mtu = 4096);
@@ -123,7 +124,7 @@ private:
 
     FakeDriver& drv_;
     const uint16_t cnq_sb_;
-    static constexpr uint16_t DPI = 1;
+    const uint16_t dpi_; /* a PF's DPI 1, a VF's own */
     static constexpr uint32_t CNQ_SIZE = 256;
     HostMem cnq_, tids_, pbl_, query_;
     std::array<uint8_t, 6> mac_{};

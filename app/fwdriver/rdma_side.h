@@ -13,9 +13,12 @@
 
 namespace cna::fw::test {
 
-/* One side: its PF's driver, RDMA, a CQ, a QP and a registered buffer. */
+/* One side: its PF's or VF's driver, RDMA, a CQ, a QP and a registered
+ * buffer. */
 struct Side {
     Side(Adapter& adapter, uint32_t pf) : drv(adapter, pf), rdma(drv) {}
+    /* VF `vf` of the PF `pf` drives, its CNQ on status block cnq_sb. */
+    Side(Adapter& adapter, FakeDriver& pf, uint32_t vf, uint16_t cnq_sb) : drv(adapter, pf, vf), rdma(drv, cnq_sb) {}
     FakeDriver drv;
     FakeRdma rdma;
     HostMem buf;

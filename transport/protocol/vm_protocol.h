@@ -9,7 +9,7 @@
  *   0x0000  Header: signature, version, where the rest is, the VF
  *   0x1000  Bar0Mailbox (daemon_protocol.h), then FunctionMailbox
  *   0x2000  the VF's GTT page (hsi_iov.h vf_page)
- *   0x3000  the VF's doorbell page
+ *   0x3000  the VF's doorbell BAR (its L2 doorbell page, then its DPI page)
  *
  * The daemon writes the header (signature last) when it attaches the VF to
  * a VM and clears the signature when it detaches it: a guest's driver that
@@ -51,7 +51,7 @@ inline constexpr uint32_t MAILBOX_OFFSET = 0x1000;
 inline constexpr uint32_t FUNCTION_MAILBOX_OFFSET = MAILBOX_OFFSET + 0x80;
 inline constexpr uint32_t GTT_OFFSET = 0x2000;
 inline constexpr uint32_t DOORBELLS_OFFSET = 0x3000;
-inline constexpr uint32_t BAR_SIZE = 0x4000; /* a power of two, as a PCI BAR */
+inline constexpr uint32_t BAR_SIZE = 0x10000; /* a power of two, as a PCI BAR */
 
 inline constexpr uint64_t MAX_GUEST_RAM = 2ull << 30;
 inline constexpr uint32_t POLL_PERIOD_US = 100;

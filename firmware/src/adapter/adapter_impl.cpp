@@ -57,7 +57,7 @@ std::string engine_thread_name(const std::string& adapter_name, uint32_t engine)
 
 AdapterImpl::AdapterImpl(const AdapterConfig& config)
     : config_(config), nig_(config.ports, config.wire), mfw_(config_, grant_, nig_, *this),
-      grc_(slowpath_, mfw_, nig_, storms_, ram_, pf_firmware_, iovs_), pfs_on_port_(config.ports), roce_on_port_(config.ports)
+      grc_(slowpath_, mfw_, nig_, storms_, ram_, pf_firmware_, iovs_), pfs_on_port_(config.ports)
 {
     uint32_t pfs = config.ports * config.pfs_per_port;
     for (uint32_t pf = 0; pf < pfs; pf++) {
@@ -66,12 +66,13 @@ AdapterImpl::AdapterImpl(const AdapterConfig& config)
                                          ram_.gtt_fd(pf), static_cast<ServingEngines&>(*this)));
         pf_firmware_.push_back(std::make_unique<PfFirmware>(*functions_.back(), ram_, storms_, grant_));
         iovs_.push_back(std::make_unique<PfIov>(
-            *functions_.back(), ram_, static_cast<ServingEngines&>(*this),
+            *functions_.back(), grc_, ram_, storms_, static_cast<ServingEngines&>(*this),
             [this, pf](VfFirmware& vf) { vf_created(pf, vf); },
             [this, pf] { update_switching(mfw_.port_of(pf)); }));
         pf_firmware_.back()->attach_iov(*iovs_.back());
         pfs_on_port_[mfw_.port_of(pf)].push_back(pf_firmware_.back().get());
         functions_on_port_[mfw_.port_of(pf)].add(pf_firmware_.back().get());
+        roce_on_port_[mfw_.port_of(pf)].add(&pf_firmware_.back()->roce());
     }
     /* Faults asked for at power-on, set as inject() sets them later (the
      * MFW takes its own from the configuration). */
@@ -84,11 +85,10 @@ AdapterImpl::AdapterImpl(const AdapterConfig& config)
         Dataplane& dp = *dataplanes_[port_group(config, port) % num_dataplanes];
         dataplane_of_port_[port] = &dp;
         dp.ports |= 1u << port;
-        dp.pfs.insert(dp.pfs.end(), pfs_on_port_[port].begin(), pfs_on_port_[port].end());
-        for (PfFirmware* pf : pfs_on_port_[port])
+        for (PfFirmware* pf : pfs_on_port_[port]) {
             dp.functions.add(pf);
-        for (PfFirmware* pf : pfs_on_port_[port])
-            roce_on_port_[port].push_back(&pf->roce());
+            dp.roce.add(&pf->roce());
+        }
         PortSwitch& sw = dp.port_switch[port].emplace(roce_on_port_[port], functions_on_port_[port], storms_, dp.clock);
         nig_.port(port).bind_receiver(sw);
         nig_.port(port).bind_switch(sw);
@@ -223,7 +223,8 @@ bool AdapterImpl::serves_beside(const Dataplane& dp, PfFirmware& pf, uint32_t ci
     const Port& port = nig_.port(pf.hw().port_id());
     if (port.switching.load(std::memory_order_relaxed) || port.tap() != nullptr || port.loses())
         return false;
-    if (std::any_of(dp.pfs.begin(), dp.pfs.end(), [](PfFirmware* p) { return p->roce().active(); }))
+    const std::span<roce::RoceFirmware* const> roce = dp.roce.view();
+    if (std::any_of(roce.begin(), roce.end(), [](roce::RoceFirmware* r) { return r->active(); }))
         return false;
     for (uint32_t queues = pf.l2().started_txqs; queues != 0; queues &= queues - 1) {
         const uint32_t queue = std::countr_zero(queues);
@@ -297,6 +298,9 @@ bool AdapterImpl::slowpath_pending() const
     for (const auto& iov : iovs_)
         if (iov->events_pending() || iov->resets_pending())
             return true;
+    for (VfFirmware* vf : vfs_.view())
+        if (vf->spq().pending() || vf->roce().events_pending())
+            return true;
     return false;
 }
 
@@ -338,25 +342,25 @@ bool AdapterImpl::poll_dataplane(Dataplane& dp)
                 work = true;
             }
         }
-        for (PfFirmware* pf : dp.pfs)
-            if (pf->roce().active())
-                work |= poll_roce(*pf, dp);
+        for (roce::RoceFirmware* roce : dp.roce.view())
+            if (roce->active())
+                work |= poll_roce(*roce, dp);
     }
     flush_status_blocks(functions); /* whatever else changed them (TAP) */
     dp.clock.end();
     return work;
 }
 
-bool AdapterImpl::poll_roce(PfFirmware& pf, Dataplane& dp)
+bool AdapterImpl::poll_roce(roce::RoceFirmware& roce, Dataplane& dp)
 {
     FrameBurst& out = dp.roce_out;
     out.clear();
-    Port& port = nig_.port(pf.hw().port_id());
-    pf.roce().track_link(port.link_up.load(std::memory_order_relaxed));
-    const bool work = pf.roce().poll(dp.clock.now(), out);
+    Port& port = nig_.port(roce.port());
+    roce.track_link(port.link_up.load(std::memory_order_relaxed));
+    const bool work = roce.poll(dp.clock.now(), out);
     if (out.count == 0)
         return work;
-    const FrameBurst& wire = dp.port_switch[port.id()]->switch_roce(out, pf.roce(), dp.roce_uplink);
+    const FrameBurst& wire = dp.port_switch[port.id()]->switch_roce(out, roce, dp.roce_uplink);
     if (wire.count == 0)
         return work;
     /* Frames to a TAP leave the adapter: their ICRCs now. (A TAP is
@@ -378,7 +382,10 @@ void AdapterImpl::vf_created(uint32_t pf, VfFirmware& vf)
 {
     const uint32_t port = mfw_.port_of(pf);
     functions_on_port_[port].add(&vf);
+    roce_on_port_[port].add(&vf.roce());
     dataplane_of_port_[port]->functions.add(&vf);
+    dataplane_of_port_[port]->roce.add(&vf.roce());
+    vfs_.add(&vf);
 }
 
 void AdapterImpl::update_switching(uint32_t port)
@@ -402,6 +409,10 @@ void AdapterImpl::run_slowpath()
     for (const auto& pf : pf_firmware_) {
         pf->spq().poll();
         pf->post_async_events();
+    }
+    for (VfFirmware* vf : vfs_.view()) {
+        vf->spq().poll();
+        vf->post_async_events();
     }
     for (const auto& fn : functions_)
         fn->attention().deliver();

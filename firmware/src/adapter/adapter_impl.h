@@ -98,8 +98,8 @@ private:
         bool host_pass(PassCause cause);
 
         uint32_t ports = 0; /* bit per port */
-        std::vector<PfFirmware*> pfs;
         FunctionList functions; /* the PFs and their VFs: L2 Tx and status blocks */
+        roce::RoceList roce;    /* theirs: the RoCE engines' passes */
         RxEngine rx;
         TxEngine tx{rx};
         /* Host passes: the queue passes that run beside the group's, each
@@ -122,7 +122,7 @@ private:
          * are held (the doorbell goes to the group's pass). */
         uint32_t take_slot(uint32_t cid);
         void give_slot(uint32_t slot) { queue_slots[slot].taken.store(false, std::memory_order_release); }
-        FrameBurst roce_out;    /* the RoCE frames a PF sends in a pass */
+        FrameBurst roce_out;    /* the RoCE frames a function sends in a pass */
         FrameBurst roce_uplink; /* those of them for the wire, when some were not */
         PassClock clock;     /* the time of the pass, for its ports' switches too */
         std::array<std::optional<PortSwitch>, hsi::MAX_PORTS> port_switch;
@@ -180,8 +180,8 @@ private:
     /* One dataplane pass: the TAPs, then every started PF's Tx (whose
      * frames the wire delivers to the group's Rx at once). */
     bool poll_dataplane(Dataplane& dp);
-    /* The PF's RoCE: what its QPs send, onto the PF's port. */
-    bool poll_roce(PfFirmware& pf, Dataplane& dp);
+    /* A function's RoCE: what its QPs send, through its port's switch. */
+    bool poll_roce(roce::RoceFirmware& roce, Dataplane& dp);
     bool slowpath_pending() const;
     /* EnginePlacement::host: the host's threads run the dataplanes. */
     bool host_passes() const { return config_.engine_placement == EnginePlacement::host; }
@@ -227,8 +227,9 @@ private:
     std::vector<std::unique_ptr<FunctionHw>> functions_;
     std::vector<std::unique_ptr<PfIov>> iovs_;
     std::vector<std::vector<PfFirmware*>> pfs_on_port_;
-    std::vector<std::vector<roce::RoceFirmware*>> roce_on_port_; /* the RoCE firmware of pfs_on_port_ */
     std::array<FunctionList, hsi::MAX_PORTS> functions_on_port_;
+    std::array<roce::RoceList, hsi::MAX_PORTS> roce_on_port_; /* functions_on_port_'s RoCE firmware */
+    PublishedList<VfFirmware, hsi::MAX_PFS * hsi::iov::MAX_VFS_PER_PF> vfs_; /* their RDMA slowpaths */
     /* Set while the slowpath waits for the other engine threads' pass
      * locks: they hold off their next pass instead of racing it for them. */
     std::atomic<bool> slowpath_waiting_{false};

@@ -82,8 +82,19 @@ void Grc::grc_write(FunctionHw& fn, uint32_t addr, uint32_t value)
         fn.pglue().bad_access(addr, BAD_ACCESS_GRC | BAD_ACCESS_WRITE);
 }
 
+VfFirmware* Grc::vf_storm(FunctionHw& fn, uint32_t addr)
+{
+    if (block_of(addr) != Block::storm_pf || !fn.pglue().master_enabled())
+        return nullptr;
+    return iovs_[fn.pf_id()]->firmware(fn.vf_id());
+}
+
 bool Grc::read(FunctionHw& fn, uint32_t addr, uint32_t& value)
 {
+    if (fn.is_vf()) {
+        VfFirmware* vf = vf_storm(fn, addr);
+        return vf != nullptr && vf->read(addr, value);
+    }
     Block block = block_of(addr);
     if (!fn.pglue().ptt_access_enabled() && !open_before_ptt_enable(block))
         return false;
@@ -110,6 +121,10 @@ bool Grc::read(FunctionHw& fn, uint32_t addr, uint32_t& value)
 
 bool Grc::write(FunctionHw& fn, uint32_t addr, uint32_t value)
 {
+    if (fn.is_vf()) {
+        VfFirmware* vf = vf_storm(fn, addr);
+        return vf != nullptr && vf->write(addr, value);
+    }
     Block block = block_of(addr);
     if (!fn.pglue().ptt_access_enabled() && !open_before_ptt_enable(block))
         return false;

@@ -24,6 +24,7 @@ class Nig;
 class PfIov;
 class PfFirmware;
 class StormRam;
+class VfFirmware;
 class Storms;
 
 class Grc final : public RegisterSpace {
@@ -39,6 +40,9 @@ private:
     static Block block_of(uint32_t addr);
     static bool open_before_ptt_enable(Block block);
     static bool owns(const FunctionHw& fn, uint32_t addr);
+    /* What a VF's slowpath registers lead to: its storms' STORM_PF block,
+     * while its PF has it enabled. */
+    VfFirmware* vf_storm(FunctionHw& fn, uint32_t addr);
 
     bool read(FunctionHw& fn, uint32_t addr, uint32_t& value);
     bool write(FunctionHw& fn, uint32_t addr, uint32_t value);

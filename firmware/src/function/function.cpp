@@ -27,8 +27,9 @@ uint8_t* page_of(const SharedMemory& memory, uint32_t offset)
 }
 } // namespace
 
-FunctionHw::FunctionHw(uint32_t pf, uint32_t vf, uint32_t port, ChannelRegisters& channel, ServingEngines& engines)
-    : pf_(pf), vf_(vf), port_(port), grc_(nullptr), channel_(&channel), vf_memory_("cna-vf-bars", vm::BAR_SIZE),
+FunctionHw::FunctionHw(uint32_t pf, uint32_t vf, uint32_t port, ChannelRegisters& channel, RegisterSpace& grc,
+                       ServingEngines& engines)
+    : pf_(pf), vf_(vf), port_(port), grc_(&grc), channel_(&channel), vf_memory_("cna-vf-bars", vm::BAR_SIZE),
       gtt_(page_of(vf_memory_, vm::GTT_OFFSET)), gtt_fd_(vf_memory_.fd()), engines_(engines),
       doorbells_(page_of(vf_memory_, vm::DOORBELLS_OFFSET)), doorbells_size_(iov::VF_DB_BAR_SIZE),
       msix_(iov::VF_MSIX_VECTORS)
@@ -104,9 +105,20 @@ void FunctionHw::bar0_write(uint32_t offset, uint32_t value)
     std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(gtt_ + offset - BAR0_GTT_BASE)).store(value);
 }
 
+namespace {
+bool in_vf_slowpath(uint32_t offset)
+{
+    namespace bar = iov::vf_bar0;
+    return offset % 4 == 0 && offset >= bar::SLOWPATH_BASE && offset < bar::SLOWPATH_BASE + bar::SLOWPATH_SIZE;
+}
+uint32_t storm_pf_twin(uint32_t offset) { return reg::STORM_PF_BASE + offset - iov::vf_bar0::SLOWPATH_BASE; }
+} // namespace
+
 uint32_t FunctionHw::vf_bar0_read(uint32_t offset)
 {
     namespace bar = iov::vf_bar0;
+    if (in_vf_slowpath(offset))
+        return grc_->grc_read(*this, storm_pf_twin(offset));
     if (offset % 4 == 0 && offset >= bar::GTT_BASE && offset < bar::SIZE)
         return std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(gtt_ + offset - bar::GTT_BASE)).load();
     if (offset <= bar::CHANNEL_STATE && offset % 4 == 0)
@@ -122,6 +134,8 @@ void FunctionHw::vf_bar0_write(uint32_t offset, uint32_t value)
     namespace bar = iov::vf_bar0;
     if (offset % 4 == 0 && offset >= bar::GTT_BASE && offset < bar::SIZE)
         std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(gtt_ + offset - bar::GTT_BASE)).store(value);
+    else if (in_vf_slowpath(offset))
+        grc_->grc_write(*this, storm_pf_twin(offset), value);
     else if (offset <= bar::CHANNEL_STATE && offset % 4 == 0)
         channel_->write(offset, value);
     else if (offset % 4 == 0 && offset >= bar::IGU_CMD_BASE && offset < bar::igu_cmd(iov::MAX_VF_SBS))

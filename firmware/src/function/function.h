@@ -80,9 +80,12 @@ class FunctionHw final : public DeviceFunction {
 public:
     FunctionHw(uint32_t pf, uint32_t port, uint32_t msix_vectors, RegisterSpace& grc, uint8_t* gtt, int gtt_fd,
                ServingEngines& engines);
-    /* A VF of PF `pf`: the reduced BAR0 (its channel, IGU commands and a
-     * GTT page of its own), a doorbell page, a vector per status block. */
-    FunctionHw(uint32_t pf, uint32_t vf, uint32_t port, ChannelRegisters& channel, ServingEngines& engines);
+    /* A VF of PF `pf`: the reduced BAR0 (its channel, its RDMA slowpath's
+     * registers, which lead to `grc` as a PF's STORM_PF block, its IGU
+     * commands and a GTT page of its own), a doorbell BAR (a page and a
+     * DPI page), a vector per status block. */
+    FunctionHw(uint32_t pf, uint32_t vf, uint32_t port, ChannelRegisters& channel, RegisterSpace& grc,
+               ServingEngines& engines);
 
     bool valid() const { return msix_.valid() && doorbells_ != nullptr && gtt_ != nullptr; }
 
@@ -164,7 +167,7 @@ private:
     const uint32_t pf_;
     const uint32_t vf_ = 0;
     const uint32_t port_;
-    RegisterSpace* const grc_;      /* a PF's: its PTT windows lead there */
+    RegisterSpace* const grc_;      /* a PF's PTT windows lead there, a VF's slowpath registers */
     ChannelRegisters* const channel_ = nullptr; /* a VF's */
     SharedMemory vf_memory_;        /* a VF's: vm_protocol.h's BAR, with its GTT and doorbell pages */
     uint8_t* const gtt_;

@@ -2,7 +2,6 @@
 #include "iov/pf_iov.h"
 
 #include <bit>
-#include <cstdio>
 #include <utility>
 
 #include "base/log.h"
@@ -22,11 +21,8 @@ struct PfIov::Vf {
                   iov.raise(MESSAGE, v);
               },
               [&iov](uint32_t v, const char* why) { iov.mark_malicious(v, iov::MaliciousWhy::channel_misuse, why); }),
-          hw(iov.pf_.pf_id(), vf, iov.pf_.port_id(), channel, iov.engines_),
-          firmware(hw, iov.ram_, [&iov](uint32_t v, QueueKind kind, uint32_t queue, QueueError why) {
-              char what[64];
-              std::snprintf(what, sizeof what, "its %s queue %u broke its protocol (%u)",
-                            kind == QueueKind::tx ? "Tx" : "Rx", queue, static_cast<uint32_t>(why));
+          hw(iov.pf_.pf_id(), vf, iov.pf_.port_id(), channel, iov.grc_, iov.engines_),
+          firmware(hw, iov.ram_, iov.storms_, [&iov](uint32_t v, const char* what) {
               iov.vfs_[v]->channel.enable(false);
               iov.mark_malicious(v, iov::MaliciousWhy::queue_error, what);
           })
@@ -56,9 +52,9 @@ struct PfIov::Vf {
     bool enabled = false;
 };
 
-PfIov::PfIov(FunctionHw& pf, StormRam& ram, ServingEngines& engines,
+PfIov::PfIov(FunctionHw& pf, RegisterSpace& grc, StormRam& ram, Storms& storms, ServingEngines& engines,
              std::function<void(VfFirmware&)> on_vf_created, std::function<void()> on_vfs_changed)
-    : pf_(pf), ram_(ram), engines_(engines), on_vf_created_(std::move(on_vf_created)),
+    : pf_(pf), grc_(grc), ram_(ram), storms_(storms), engines_(engines), on_vf_created_(std::move(on_vf_created)),
       on_vfs_changed_(std::move(on_vfs_changed))
 {
 }

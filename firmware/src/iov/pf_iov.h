@@ -27,13 +27,14 @@
 namespace cna::fw {
 
 class StormRam;
+class Storms;
 
 class PfIov {
 public:
     /* on_vf_created: a new VF's firmware, for the engines to serve;
      * on_vfs_changed: the number of enabled VFs did (slowpath lock held; the
      * engines may be running). */
-    PfIov(FunctionHw& pf, StormRam& ram, ServingEngines& engines,
+    PfIov(FunctionHw& pf, RegisterSpace& grc, StormRam& ram, Storms& storms, ServingEngines& engines,
           std::function<void(VfFirmware&)> on_vf_created, std::function<void()> on_vfs_changed);
     ~PfIov();
 
@@ -82,7 +83,9 @@ private:
     void mark_malicious(uint32_t vf, hsi::iov::MaliciousWhy why, const char* what);
 
     FunctionHw& pf_;
+    RegisterSpace& grc_;
     StormRam& ram_;
+    Storms& storms_;
     ServingEngines& engines_;
     const std::function<void(VfFirmware&)> on_vf_created_;
     const std::function<void()> on_vfs_changed_;

@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "iov/vf_firmware.h"
 
+#include "l2/filters.h"
+
+#include <cstdio>
+#include <cstring>
 #include <utility>
 
 namespace cna::fw {
@@ -8,23 +12,87 @@ namespace cna::fw {
 using namespace hsi;
 namespace page = hsi::iov::vf_page;
 
-VfFirmware::VfFirmware(FunctionHw& hw, StormRam& ram, Malicious on_malicious)
+VfFirmware::VfFirmware(FunctionHw& hw, StormRam& ram, Storms& storms, Malicious on_malicious)
     : FunctionFirmware(hw, ram, hw.pf_id(), VF_GRANT, const_cast<uint8_t*>(hw.gtt_memory()) + page::rx_prod(0)),
-      on_malicious_(std::move(on_malicious))
+      on_malicious_(std::move(on_malicious)),
+      spq_(hw, storms, *this, [](uint32_t sb) { return sb < iov::MAX_VF_SBS; },
+           const_cast<uint8_t*>(hw.gtt_memory()) + page::EQ_CONS,
+           "pf" + std::to_string(hw.pf_id()) + " vf" + std::to_string(hw.vf_id())),
+      roce_(hw, grant_, in_page<rdma::RoceStats>(page::ROCE_STATS),
+            /* Its RoCE speaks with an address its PF gave it (a MAC filter
+             * of its vport), never another function's. */
+            [this](const uint8_t* mac) { return mac_filter_match(l2_.vports[0], mac, false, 0); })
 {
-    /* A VF's objects exist only while its PF has it enabled: whatever
+    /* A VF's L2 objects exist only while its PF has it enabled: whatever
      * there is, the engines serve. */
     started_ = true;
 }
 
+void VfFirmware::reset()
+{
+    reset_l2();
+    roce_.reset();
+    spq_.reset();
+}
+
 void VfFirmware::queue_error(QueueKind kind, uint32_t queue, QueueError why)
 {
-    /* Its own engine thread: nothing of the VF is served from now on, and
-     * the slowpath forgets its objects once the PF has been told. */
+    static constexpr const char* KINDS[] = {"Tx queue", "Rx queue", "SPQ"};
+    char what[64];
+    std::snprintf(what, sizeof what, "its %s %u broke its protocol (%u)", KINDS[static_cast<uint32_t>(kind)], queue,
+                  static_cast<uint32_t>(why));
+    mark_malicious(what);
+}
+
+void VfFirmware::fw_assert(uint32_t code)
+{
+    char what[64];
+    std::snprintf(what, sizeof what, "its SPQ broke its protocol (firmware assert %u)", code);
+    mark_malicious(what);
+}
+
+void VfFirmware::mark_malicious(const char* what)
+{
+    /* Its own engine thread or the slowpath: nothing of the VF is served
+     * from now on, and the slowpath forgets its objects once the PF has
+     * been told. */
     l2_.active_rx_vports = 0;
     l2_.link_down_vports = 0;
     l2_.started_txqs = 0;
-    on_malicious_(vf(), kind, queue, why);
+    spq_.halt();
+    on_malicious_(vf(), what);
+}
+
+FwReturn VfFirmware::start(const PfStartRamrodData&)
+{
+    std::memset(&in_page<rdma::RoceStats>(page::ROCE_STATS), 0, sizeof(rdma::RoceStats));
+    return FwReturn::ok;
+}
+
+FwReturn VfFirmware::execute(const SlowPathElement& elem, uint64_t& data)
+{
+    switch (static_cast<ProtocolId>(elem.hdr.protocol_id)) {
+    case ProtocolId::roce:
+        return roce_.ramrod(elem.hdr.cmd_id, from_regpair(elem.data_ptr), roce::Ilt{spq_.ilt_base(), spq_.ilt_cids()},
+                            data);
+    case ProtocolId::common:
+        if (elem.hdr.cmd_id == static_cast<uint8_t>(CommonCmd::pf_stop))
+            return roce_.active() ? FwReturn::bad_state : FwReturn::ok;
+        if (elem.hdr.cmd_id == static_cast<uint8_t>(CommonCmd::empty))
+            return FwReturn::ok;
+        return FwReturn::invalid_command;
+    default:
+        return FwReturn::invalid_command; /* its L2 is its PF's to make */
+    }
+}
+
+void VfFirmware::post_async_events()
+{
+    if (!spq_.started())
+        return;
+    roce_.take_events([&](rdma::RdmaEvent event, uint64_t data) {
+        return spq_.post_async(ProtocolId::roce, static_cast<uint8_t>(event), 0, data);
+    });
 }
 
 eth::VportStats& VfFirmware::vport_stats(uint32_t) { return in_page<eth::VportStats>(page::VPORT_STATS); }

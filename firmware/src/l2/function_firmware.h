@@ -21,6 +21,7 @@
 #include <span>
 
 #include "base/host_pass_gate.h"
+#include "base/published_list.h"
 #include "hsi_common.h"
 #include "hsi_eth.h"
 #include "hsi_iov.h"
@@ -125,23 +126,7 @@ protected:
 
 namespace cna::fw {
 
-/* The functions an engine serves (a port's, an engine thread's): the PFs
- * from power-on, the VFs as their PFs first enable them. Appended under the
- * slowpath lock while the engines read it; an entry is published by the
- * count, and none is ever removed. */
-class FunctionList {
-public:
-    void add(FunctionFirmware* fn)
-    {
-        const uint32_t n = count_.load(std::memory_order_relaxed);
-        at_[n] = fn;
-        count_.store(n + 1, std::memory_order_release);
-    }
-    std::span<FunctionFirmware* const> view() const { return {at_.data(), count_.load(std::memory_order_acquire)}; }
-
-private:
-    std::array<FunctionFirmware*, hsi::MAX_PFS*(1 + hsi::iov::MAX_VFS_PER_PF)> at_{};
-    std::atomic<uint32_t> count_{0};
-};
+/* The functions an engine serves (a port's, an engine thread's). */
+class FunctionList : public PublishedList<FunctionFirmware, MAX_FUNCTIONS> {};
 
 } // namespace cna::fw

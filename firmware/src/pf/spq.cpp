@@ -88,19 +88,12 @@ void PfFirmware::post_async_events()
 {
     if (!spq_.started())
         return;
-    roce_.take_events([&](hsi::rdma::RdmaEvent event, uint64_t data) {
-        RamrodHeader hdr{};
-        hdr.cmd_id = static_cast<uint8_t>(event);
-        hdr.protocol_id = static_cast<uint8_t>(ProtocolId::roce);
-        return spq_.post_eqe(hdr, FwReturn::ok, data, EQE_FLAG_ASYNC);
+    roce_.take_events([&](rdma::RdmaEvent event, uint64_t data) {
+        return spq_.post_async(ProtocolId::roce, static_cast<uint8_t>(event), 0, data);
     });
     if (iov_ != nullptr)
-        iov_->take_events([&](hsi::iov::IovEvent event, uint32_t vf, uint64_t data) {
-            RamrodHeader hdr{};
-            hdr.cmd_id = static_cast<uint8_t>(event);
-            hdr.protocol_id = static_cast<uint8_t>(ProtocolId::iov);
-            hdr.echo = static_cast<uint16_t>(vf);
-            return spq_.post_eqe(hdr, FwReturn::ok, data, EQE_FLAG_ASYNC);
+        iov_->take_events([&](iov::IovEvent event, uint32_t vf, uint64_t data) {
+            return spq_.post_async(ProtocolId::iov, static_cast<uint8_t>(event), static_cast<uint16_t>(vf), data);
         });
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * What the RoCE engines of one PF share: the PF's hardware (DMA and the
- * doorbells the driver rings), its counters in storm RAM, and the RDMA
+ * What the RoCE engines of one function share: its hardware (DMA and the
+ * doorbells the driver rings), its counters, and the RDMA
  * objects the ramrods create (CNQs, CQs, SRQs, QPs, memory regions), which
  * the requester, the responder and the completer all work on. The RoCE
  * storm owns it and runs the ramrods on it; the engines take it by
@@ -26,7 +26,7 @@ struct Context {
     Context(FunctionHw& hw_, hsi::rdma::RoceStats& stats_) : hw(hw_), stats(stats_) {}
 
     FunctionHw& hw;
-    hsi::rdma::RoceStats& stats;   /* the PF's counters in storm RAM */
+    hsi::rdma::RoceStats& stats;   /* the function's counters */
     std::array<Cnq, hsi::rdma::MAX_CNQS> cnqs{};
     std::vector<Cq> cqs;
     std::vector<Srq> srqs;

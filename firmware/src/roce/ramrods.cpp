@@ -129,7 +129,9 @@ FwReturn RoceFirmware::check_func_init(const FuncInitRamrodData& d)
     if (d.num_cnqs == 0 || d.num_cnqs > MAX_CNQS || d.num_qps == 0 || d.num_qps > MAX_QPS || d.num_tids == 0 ||
         d.num_tids > MAX_TIDS || d.max_mtu < 256 || (d.mac[0] & 1) != 0)
         return FwReturn::invalid_param;
-    if (responder_cid(d.num_qps - 1) >= ilt_.cids)
+    if (may_use_mac_ && !may_use_mac_(d.mac))
+        return FwReturn::invalid_param;
+    if (d.num_qps > grant_.num_rdma_qps || d.num_tids > grant_.num_tids || responder_cid(d.num_qps - 1) >= ilt_.cids)
         return FwReturn::no_resource;
     for (uint32_t i = 0; i < d.num_cnqs; i++) {
         const CnqParams& c = d.cnq[i];
@@ -199,6 +201,8 @@ FwReturn RoceFirmware::create_cq(const CreateCqRamrodData& d)
     if (d.cq_id >= MAX_CQS || d.dpi >= hsi::MAX_DPIS || !ring_size_ok(d.ring_size, MAX_CQES) || d.cnq_id >= MAX_CNQS ||
         !ctx_.cnqs[d.cnq_id].exists)
         return FwReturn::invalid_param;
+    if (d.dpi >= grant_.num_dpis)
+        return FwReturn::no_resource;
     if (ctx_.cqs[d.cq_id].exists)
         return FwReturn::bad_state;
     const uint64_t bytes = uint64_t{d.ring_size} * sizeof(RdmaCqe);
@@ -254,7 +258,7 @@ FwReturn RoceFirmware::check_create_qp(const CreateQpRamrodData& d)
     const bool with_srq = d.srq_id != NO_SRQ;
     if (!create_qp_params_ok(d))
         return FwReturn::invalid_param;
-    if (d.qp_id >= num_qps_)
+    if (d.qp_id >= num_qps_ || d.dpi >= grant_.num_dpis)
         return FwReturn::no_resource;
     if (ctx_.qps[d.qp_id].exists || (static_cast<QpType>(d.qp_type) == QpType::gsi && gsi_qp_ != NO_GSI_QP))
         return FwReturn::bad_state;
@@ -512,6 +516,8 @@ FwReturn RoceFirmware::create_srq(const CreateSrqRamrodData& d)
         d.max_sge > MAX_SGE || d.wqe_shift > 5 || (RQ_WQE_UNIT << d.wqe_shift) < sizeof(RqWqe) + d.max_sge * sizeof(Sge) ||
         d.limit > d.ring_size)
         return FwReturn::invalid_param;
+    if (d.dpi >= grant_.num_dpis)
+        return FwReturn::no_resource;
     if (ctx_.srqs[d.srq_id].exists)
         return FwReturn::bad_state;
     const uint64_t bytes = uint64_t{d.ring_size} << (d.wqe_shift + 4);

@@ -5,6 +5,7 @@
  */
 #include <cstring>
 
+#include "function/function.h"
 #include "roce/encap.h"
 #include "roce/icrc.h"
 #include "roce/roce_firmware.h"
@@ -12,6 +13,8 @@
 namespace cna::fw::roce {
 
 using namespace hsi::rdma;
+
+uint32_t RoceFirmware::port() const { return ctx_.hw.port_id(); }
 
 bool RoceFirmware::poll(uint64_t now_ns, FrameBurst& out)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The storms' RoCE for one PF: three engines, the requester (SQ WQEs out
+ * The storms' RoCE for one function, a PF or a VF: three engines, the requester (SQ WQEs out
  * as packets, retransmission, retirement on ACKs and responses), the
  * responder (requests in, their checks, placement, ACKs, NAKs, READ
  * responses, atomics) and the completer (CQEs, CNQs, events, flushes),
@@ -8,8 +8,8 @@
  * received to the responder or the requester by its opcode, and drives
  * the engines in the engine's pass over the QPs.
  *
- * Threads: ramrods run on engine thread 0 while the PF's engine thread is
- * between two passes; poll() and receive() run on the PF's engine thread.
+ * Threads: ramrods run on engine thread 0 while the function's engine
+ * thread is between two passes; poll() and receive() run on that thread.
  * Frames go out through poll() only: what receive() owes the wire (ACKs,
  * responses) is queued on the QP and sent by the next poll(), so a frame
  * never causes a transmission from inside the wire's delivery.
@@ -18,8 +18,11 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <utility>
 #include <vector>
 
+#include "base/published_list.h"
 #include "hsi_rdma.h"
 #include "hsi_spq.h"
 #include "frame/frame_burst.h"
@@ -38,7 +41,11 @@ class FunctionHw;
 
 namespace cna::fw::roce {
 
-/* Where the PF's connection contexts are (its ILT): the QP contexts go there. */
+class RoceFirmware;
+/* The RoCE firmware of a port's functions, or of those a dataplane serves. */
+class RoceList : public PublishedList<RoceFirmware, MAX_FUNCTIONS> {};
+
+/* Where the function's connection contexts are (its ILT): the QP contexts go there. */
 struct Ilt {
     uint64_t base = 0;
     uint32_t cids = 0;
@@ -46,15 +53,21 @@ struct Ilt {
 
 class RoceFirmware {
 public:
-    /* stats: the PF's counters in storm RAM. */
-    RoceFirmware(FunctionHw& hw, const Grant& grant, hsi::rdma::RoceStats& stats)
-        : ctx_(hw, stats), grant_(grant), memory_(ctx_), packets_(stats), completer_(ctx_),
-          requester_(ctx_, completer_, memory_, packets_), responder_(ctx_, completer_, memory_, packets_)
+    /* stats: the function's counters (a PF's in storm RAM, a VF's in its
+     * GTT page); grant: the objects it may create. */
+    /* Which MACs FUNC_INIT may name: a VF's, those its PF gave it. */
+    using MacPolicy = std::function<bool(const uint8_t* mac)>;
+
+    RoceFirmware(FunctionHw& hw, const Grant& grant, hsi::rdma::RoceStats& stats, MacPolicy may_use_mac = {})
+        : ctx_(hw, stats), grant_(grant), may_use_mac_(std::move(may_use_mac)), memory_(ctx_), packets_(stats),
+          completer_(ctx_), requester_(ctx_, completer_, memory_, packets_),
+          responder_(ctx_, completer_, memory_, packets_)
     {
     }
 
     bool active() const { return active_; }
     const std::array<uint8_t, 6>& mac() const { return mac_; }
+    uint32_t port() const;
 
     /* Slowpath: a ramrod of ProtocolId::roce; data is its completion data. */
     hsi::FwReturn ramrod(uint8_t cmd, uint64_t data_ptr, const Ilt& ilt, uint64_t& data);
@@ -121,6 +134,7 @@ private:
 
     Context ctx_;
     const Grant grant_;
+    const MacPolicy may_use_mac_; /* empty: any unicast MAC */
     Ilt ilt_;                  /* as the ramrod being executed found it */
     uint64_t completion_data_ = 0;
     bool active_ = false;

@@ -67,7 +67,7 @@ void SlowpathQueue::poll()
 {
     /* Until the driver enables the storm for the function and PGLUE lets
      * it master the bus, the doorbell just stays rung. */
-    if (!storms_.running() || !regs_.enable || !hw_.pglue().master_enabled())
+    if (!storms_.running() || !regs_.enable || halted_ || !hw_.pglue().master_enabled())
         return;
     const uint32_t size = regs_.spq_size;
     if (!std::has_single_bit(size) || size > 0x10000)
@@ -82,7 +82,7 @@ void SlowpathQueue::poll()
         return;
     }
     refused_prod_ = NONE_REFUSED;
-    while (cons_ != prod && storms_.running()) {
+    while (cons_ != prod && storms_.running() && !halted_) {
         if (started_ && eq_full())
             break;
         SlowPathElement elem;
@@ -208,6 +208,7 @@ void SlowpathQueue::reset()
     regs_ = Registers{};
     eq_ = EventQueue{};
     started_ = false;
+    halted_ = false;
     cons_ = 0;
     refused_prod_ = NONE_REFUSED;
 }

@@ -62,12 +62,21 @@ public:
     bool pending() const
     {
         const uint16_t prod = hw_.doorbell_prod(hsi::CID_SPQ);
-        return prod != cons_ && prod != refused_prod_ && can_take();
+        return prod != cons_ && prod != refused_prod_ && !halted_ && can_take();
     }
     /* Engine, slowpath lock held: execute pending ramrods. */
     void poll();
     /* An EQE; false when the EQ cannot take it (full, or not DMA-writable). */
     bool post_eqe(const hsi::RamrodHeader& hdr, hsi::FwReturn rc, uint64_t data = 0, uint8_t flags = 0);
+    /* An asynchronous event of `protocol` (EQE_FLAG_ASYNC), as post_eqe. */
+    bool post_async(hsi::ProtocolId protocol, uint8_t event, uint16_t echo, uint64_t data)
+    {
+        return post_eqe(hsi::RamrodHeader{0, event, static_cast<uint8_t>(protocol), echo}, hsi::FwReturn::ok, data,
+                        hsi::EQE_FLAG_ASYNC);
+    }
+    /* The function broke the SPQ's protocol: nothing more is taken until
+     * reset(). */
+    void halt() { halted_ = true; }
     /* Back to power-on state: no EQ, the SPQ's registers and consumer clear. */
     void reset();
 
@@ -101,6 +110,7 @@ private:
     Registers regs_;
     EventQueue eq_;
     bool started_ = false;
+    bool halted_ = false;
     uint16_t cons_ = 0;
     /* A doorbell producer more than the SPQ ahead, reported once and then
      * ignored until the driver rings another: none is 2^16 or more. */

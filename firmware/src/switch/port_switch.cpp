@@ -19,7 +19,8 @@ void PortSwitch::receive(const FrameBurst& burst, RxEngine& rx)
 {
     if (!storms_.running())
         return;
-    const bool roce = std::any_of(roce_.begin(), roce_.end(), [](roce::RoceFirmware* r) { return r->active(); });
+    const std::span<roce::RoceFirmware* const> engines = roce_.view();
+    const bool roce = std::any_of(engines.begin(), engines.end(), [](roce::RoceFirmware* r) { return r->active(); });
     if (!roce) {
         roce::write_pending_icrcs(burst); /* another port's RoCE to this one's L2 */
         rx.receive(functions_.view(), burst);
@@ -33,7 +34,7 @@ void PortSwitch::receive(const FrameBurst& burst, RxEngine& rx)
             continue;
         }
         if (roce::Neighbours::is_neighbour_protocol(f))
-            for (roce::RoceFirmware* r : roce_)
+            for (roce::RoceFirmware* r : engines)
                 if (r->active())
                     r->neighbour_frame(f);
         roce::write_pending_icrc(f);
@@ -47,7 +48,7 @@ roce::RoceFirmware* PortSwitch::roce_owner(const WireFrame& f) const
 {
     if (!f.parsed || !roce::is_roce(f.data, f.layout))
         return nullptr;
-    for (roce::RoceFirmware* r : roce_)
+    for (roce::RoceFirmware* r : roce_.view())
         if (r->active() && std::memcmp(f.data, r->mac().data(), 6) == 0)
             return r;
     return nullptr;
@@ -56,7 +57,7 @@ roce::RoceFirmware* PortSwitch::roce_owner(const WireFrame& f) const
 const FrameBurst& PortSwitch::switch_roce(const FrameBurst& sent, const roce::RoceFirmware& source,
                                           FrameBurst& uplink)
 {
-    if (roce_.size() < 2)
+    if (roce_.view().size() < 2)
         return sent; /* the port's one RoCE function: all is for the wire */
     uplink.clear();
     for (uint32_t i = 0; i < sent.count; i++) {

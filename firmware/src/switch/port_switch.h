@@ -17,18 +17,19 @@ class FunctionList;
 class Storms;
 namespace roce {
 class RoceFirmware;
+class RoceList;
 }
 
 /* What a port does with the frames its wire delivers, on the Rx engine of
  * the pass that delivers them: they go to the functions on the port while
- * the storms run — RoCEv2 to the RoCE firmware of the PF whose RDMA MAC
- * they are sent to, the rest to L2. RoCEv2 one function of the port sends
+ * the storms run — RoCEv2 to the RoCE firmware of the function whose RDMA
+ * MAC they are sent to, the rest to L2. RoCEv2 one function of the port sends
  * to another's RDMA MAC reaches it without leaving the adapter. Once a PF
  * of the port has VFs, it is also the port's L2 switch (a VEB): frames a
  * function sends to another function of the port reach it the same way. */
 class PortSwitch final : public FrameReceiver, public LocalSwitch {
 public:
-    PortSwitch(std::span<roce::RoceFirmware* const> roce, const FunctionList& functions, const Storms& storms,
+    PortSwitch(const roce::RoceList& roce, const FunctionList& functions, const Storms& storms,
                PassClock& clock)
         : roce_(roce), functions_(functions), storms_(storms), clock_(clock)
     {
@@ -50,7 +51,7 @@ private:
     /* Whether some of the frame goes to the port's functions. */
     bool switched(const WireFrame& f, const void* source) const;
 
-    const std::span<roce::RoceFirmware* const> roce_; /* of the port's PFs */
+    const roce::RoceList& roce_; /* of the port's functions */
     const FunctionList& functions_;
     const Storms& storms_;
     PassClock& clock_; /* the port group's dataplane's */
