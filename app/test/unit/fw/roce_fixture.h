@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The RoCE firmware's test fixture: two PFs on cabled ports, each driven by
- * the tests' RDMA driver with a CQ and a registered buffer
- * (test_roce_engine.cpp, test_roce_gsi.cpp).
+ * The RoCE firmware's test fixtures: two sides, each driven by the tests'
+ * RDMA driver with a CQ and a registered buffer, and what the tests do
+ * between them (RoceSides); two PFs on cabled ports (RoceEngine:
+ * test_roce_engine.cpp, test_roce_gsi.cpp); two VFs (test_vf_roce.cpp).
  */
 #pragma once
 
@@ -61,42 +62,20 @@ inline std::vector<FakeDriver::RxFrame> l2_wait(Side& s, std::size_t count)
     return frames;
 }
 
-class RoceEngine : public ::testing::Test {
+/* Two sides, each with RDMA up, a CQ and a registered buffer, and what
+ * the tests do between them over one RC QP each. */
+class RoceSides : public ::testing::Test {
 protected:
-    void SetUp() override { set_up(EnginePlacement::threads); }
-
-    /* The sides are PFs 0 and 1, on the cable's two ports; with
-     * pfs_per_port 2, PFs 0 and 2, both on port 0, and PF 1 holds up
-     * port 1, the cable's other end. */
-    void set_up(EnginePlacement placement, uint32_t pfs_per_port = 1)
+    /* RDMA up on a side whose function is ready for it, with CQ and the
+     * buffer registered as key 1. */
+    static void rdma_up(Side& s)
     {
-        AdapterConfig config;
-        config.name = "roce";
-        config.ports = 2;
-        config.pfs_per_port = pfs_per_port;
-        config.wire = Wire::cable;
-        config.link_up_delay_ms = 0;
-        config.engine_placement = placement;
-        adapter = Adapter::create(config, nullptr);
-        ASSERT_NE(adapter, nullptr);
-        a = std::make_unique<Side>(*adapter, 0);
-        b = std::make_unique<Side>(*adapter, pfs_per_port == 1 ? 1 : 2);
-        /* A cable's link comes up once both ends are up. */
-        ASSERT_EQ(bring_up_l2(a->drv, L2Setup{}), "");
-        ASSERT_EQ(bring_up_l2(b->drv, L2Setup{}), "");
-        if (pfs_per_port > 1) {
-            cable_end = std::make_unique<FakeDriver>(*adapter, 1);
-            ASSERT_EQ(bring_up_l2(*cable_end, L2Setup{}), "");
-        }
-        for (Side* s : {a.get(), b.get()}) {
-            ASSERT_TRUE(wait_link(s->drv));
-            ASSERT_EQ(s->rdma.init(), FwReturn::ok);
-            ASSERT_EQ(s->rdma.create_cq(CQ), FwReturn::ok);
-            s->buf = s->drv.alloc(BUF);
-            FwReturn rc;
-            s->key = s->rdma.reg_mr(1, s->buf, 0, BUF, access::ALL, 1, &rc);
-            ASSERT_EQ(rc, FwReturn::ok);
-        }
+        ASSERT_EQ(s.rdma.init(), FwReturn::ok);
+        ASSERT_EQ(s.rdma.create_cq(CQ), FwReturn::ok);
+        s.buf = s.drv.alloc(BUF);
+        FwReturn rc;
+        s.key = s.rdma.reg_mr(1, s.buf, 0, BUF, access::ALL, 1, &rc);
+        ASSERT_EQ(rc, FwReturn::ok);
     }
 
     void connect(FakeRdma::ConnectOptions oa = {}, FakeRdma::ConnectOptions ob = {})
@@ -137,14 +116,73 @@ protected:
         EXPECT_EQ(b->buf.va[len], 0) << "nothing past the message";
     }
 
+    /* A WRITE of `len` bytes from a into b's buffer at 4 KiB, then a READ
+     * of them back into a's at 128 KiB, posted together: both complete
+     * and the bytes went there and back. */
+    void write_then_read(uint32_t len, uint64_t id)
+    {
+        auto data = pattern(len, static_cast<uint8_t>(id));
+        std::memcpy(a->buf.va, data.data(), len);
+        std::memset(a->buf.va + 128 * 1024, 0, len);
+        a->rdma.post_send(QP,
+                          SqWqe{.wr_id = id, .opcode = uint8_t(SqOpcode::rdma_write), .flags = sq_wqe::SIGNALED,
+                                .length = len, .rkey = b->key, .remote_addr = b->va(4096)},
+                          {a->sge(0, len)});
+        a->rdma.post_send(QP,
+                          SqWqe{.wr_id = id + 1, .opcode = uint8_t(SqOpcode::rdma_read), .flags = sq_wqe::SIGNALED,
+                                .length = len, .rkey = b->key, .remote_addr = b->va(4096)},
+                          {a->sge(128 * 1024, len)});
+        auto tx = a->rdma.wait_cq(CQ, 2);
+        ASSERT_EQ(tx.size(), 2u);
+        EXPECT_EQ(tx[0].status, uint8_t(CqeStatus::success));
+        EXPECT_EQ(tx[1].status, uint8_t(CqeStatus::success));
+        EXPECT_EQ(std::memcmp(b->buf.va + 4096, data.data(), len), 0) << "the WRITE landed";
+        EXPECT_EQ(std::memcmp(a->buf.va + 128 * 1024, data.data(), len), 0) << "the READ brought it back";
+    }
+
+    std::unique_ptr<Adapter> adapter;
+    std::unique_ptr<Side> a, b;
+};
+
+class RoceEngine : public RoceSides {
+protected:
+    void SetUp() override { set_up(EnginePlacement::threads); }
+
+    /* The sides are PFs 0 and 1, on the cable's two ports; with
+     * pfs_per_port 2, PFs 0 and 2, both on port 0, and PF 1 holds up
+     * port 1, the cable's other end. */
+    void set_up(EnginePlacement placement, uint32_t pfs_per_port = 1)
+    {
+        AdapterConfig config;
+        config.name = "roce";
+        config.ports = 2;
+        config.pfs_per_port = pfs_per_port;
+        config.wire = Wire::cable;
+        config.link_up_delay_ms = 0;
+        config.engine_placement = placement;
+        adapter = Adapter::create(config, nullptr);
+        ASSERT_NE(adapter, nullptr);
+        a = std::make_unique<Side>(*adapter, 0);
+        b = std::make_unique<Side>(*adapter, pfs_per_port == 1 ? 1 : 2);
+        /* A cable's link comes up once both ends are up. */
+        ASSERT_EQ(bring_up_l2(a->drv, L2Setup{}), "");
+        ASSERT_EQ(bring_up_l2(b->drv, L2Setup{}), "");
+        if (pfs_per_port > 1) {
+            cable_end = std::make_unique<FakeDriver>(*adapter, 1);
+            ASSERT_EQ(bring_up_l2(*cable_end, L2Setup{}), "");
+        }
+        for (Side* s : {a.get(), b.get()}) {
+            ASSERT_TRUE(wait_link(s->drv));
+            rdma_up(*s);
+        }
+    }
+
     /* A RoceStats counter of the side's port, as the storms keep it. */
     static uint64_t roce_stat(Side& s, std::size_t field)
     {
         return s.drv.rd(reg::STORM_RAM_BASE + iro::roce_stats(s.drv.pf()) + field);
     }
 
-    std::unique_ptr<Adapter> adapter;
-    std::unique_ptr<Side> a, b;
     std::unique_ptr<FakeDriver> cable_end; /* port 1's PF, when both sides are on port 0 */
 };
 

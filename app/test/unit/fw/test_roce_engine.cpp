@@ -481,22 +481,7 @@ TEST_F(RoceOnOnePort, SendsWritesAndReadsBetweenItsPfsStayInTheAdapter)
     for (uint32_t len : {1u, 1024u, 1025u, 65536u})
         send_and_check(len, id++);
     const uint32_t len = 65536;
-    auto data = pattern(len, 9);
-    std::memcpy(a->buf.va, data.data(), len);
-    a->rdma.post_send(QP,
-                      SqWqe{.wr_id = id, .opcode = uint8_t(SqOpcode::rdma_write), .flags = sq_wqe::SIGNALED,
-                            .length = len, .rkey = b->key, .remote_addr = b->va(4096)},
-                      {a->sge(0, len)});
-    std::memset(a->buf.va + 128 * 1024, 0, len);
-    a->rdma.post_send(QP,
-                      SqWqe{.wr_id = id + 1, .opcode = uint8_t(SqOpcode::rdma_read), .flags = sq_wqe::SIGNALED,
-                            .length = len, .rkey = b->key, .remote_addr = b->va(4096)},
-                      {a->sge(128 * 1024, len)});
-    auto tx = a->rdma.wait_cq(CQ, 2);
-    ASSERT_EQ(tx.size(), 2u);
-    EXPECT_EQ(tx[0].status, uint8_t(CqeStatus::success));
-    EXPECT_EQ(tx[1].status, uint8_t(CqeStatus::success));
-    EXPECT_EQ(std::memcmp(a->buf.va + 128 * 1024, data.data(), len), 0) << "the READ brought back what the WRITE put";
+    write_then_read(len, id);
 
     EXPECT_GE(roce_stat(*a, offsetof(RoceStats, tx_packets)) - sent_before, 2u * len / 1024)
         << "a sent its requests";

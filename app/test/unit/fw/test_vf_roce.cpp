@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "rdma_side.h"
+#include "roce_fixture.h"
 
 /* WQEs are written as designated initializers naming only what each
  * operation uses: the rest is zero on purpose. */
@@ -24,25 +24,14 @@
 namespace cna::fw::test {
 namespace {
 
-using namespace hsi;
-using namespace hsi::rdma;
 namespace iov = hsi::iov;
 
-constexpr uint16_t QP = 3;
-constexpr uint16_t CQ = 0;
-constexpr std::size_t BUF = 256 * 1024;
 constexpr uint32_t EQ_SB = 2;  /* of a VF's four: L2 keeps 0 and 1 */
 constexpr uint16_t CNQ_SB = 3;
 
-std::vector<uint8_t> pattern(std::size_t len, uint8_t seed)
-{
-    std::vector<uint8_t> v(len);
-    for (std::size_t i = 0; i < len; i++)
-        v[i] = static_cast<uint8_t>(seed + i * 7 + (i >> 8));
-    return v;
-}
-
-class VfRoce : public ::testing::Test {
+/* Sides a and b are VFs 0 and 1 of PF 0, on port 0, the cable's other end
+ * PF 1. */
+class VfRoce : public RoceSides {
 protected:
     void SetUp() override
     {
@@ -54,7 +43,7 @@ protected:
         adapter = Adapter::create(config, nullptr);
         ASSERT_NE(adapter, nullptr);
         pf = std::make_unique<FakeDriver>(*adapter, 0);
-        peer = std::make_unique<FakeDriver>(*adapter, 1); /* the cable's other end */
+        peer = std::make_unique<FakeDriver>(*adapter, 1);
         ASSERT_EQ(bring_up_l2(*pf, L2Setup{}), "");
         ASSERT_EQ(bring_up_l2(*peer, L2Setup{}), "");
         ASSERT_TRUE(wait_link(*pf));
@@ -71,30 +60,13 @@ protected:
             ASSERT_EQ(s->drv.filter(eth::FilterOpcode::add, eth::FilterType::mac, 0, s->drv.mac().data()),
                       FwReturn::ok);
             ASSERT_EQ(s->drv.start_vf_slowpath(EQ_SB), FwReturn::ok);
-            ASSERT_EQ(s->rdma.init(), FwReturn::ok);
-            ASSERT_EQ(s->rdma.create_cq(CQ), FwReturn::ok);
-            s->buf = s->drv.alloc(BUF);
-            FwReturn rc;
-            s->key = s->rdma.reg_mr(1, s->buf, 0, BUF, access::ALL, 1, &rc);
-            ASSERT_EQ(rc, FwReturn::ok);
+            rdma_up(*s);
         }
-    }
-
-    void connect(FakeRdma::ConnectOptions oa = {}, FakeRdma::ConnectOptions ob = {})
-    {
-        ASSERT_EQ(a->rdma.create_qp(QP), FwReturn::ok);
-        ASSERT_EQ(b->rdma.create_qp(QP), FwReturn::ok);
-        ob.rq_psn = oa.sq_psn;
-        oa.rq_psn = ob.sq_psn;
-        ASSERT_EQ(a->rdma.connect(QP, b->peer(QP), oa), FwReturn::ok);
-        ASSERT_EQ(b->rdma.connect(QP, a->peer(QP), ob), FwReturn::ok);
     }
 
     uint64_t wire_tx() { return adapter->control().port_counters(0).wire_tx_frames; }
 
-    std::unique_ptr<Adapter> adapter;
     std::unique_ptr<FakeDriver> pf, peer;
-    std::unique_ptr<Side> a, b; /* VFs 0 and 1 of PF 0, on port 0 */
 };
 
 TEST_F(VfRoce, TwoVfsOfAPortTalkRcThroughItsSwitchNeverOnTheWire)
@@ -103,43 +75,10 @@ TEST_F(VfRoce, TwoVfsOfAPortTalkRcThroughItsSwitchNeverOnTheWire)
     std::this_thread::sleep_for(std::chrono::milliseconds(50)); /* the addresses' announcements are out */
     const uint64_t wire_before = wire_tx();
     uint64_t id = 1;
-    for (uint32_t len : {1u, 1024u, 1025u, 65536u}) {
-        auto data = pattern(len, static_cast<uint8_t>(id));
-        std::copy(data.begin(), data.end(), a->buf.va);
-        std::memset(b->buf.va, 0, len + 1);
-        b->rdma.post_recv(QP, 1000 + id, {b->sge(0, BUF / 2)});
-        a->rdma.post_send(QP, SqWqe{.wr_id = id, .opcode = uint8_t(SqOpcode::send), .flags = sq_wqe::SIGNALED,
-                                    .length = len},
-                          {a->sge(0, len)});
-        auto rx = b->rdma.wait_cq(CQ, 1);
-        auto tx = a->rdma.wait_cq(CQ, 1);
-        ASSERT_EQ(rx.size(), 1u) << len;
-        ASSERT_EQ(tx.size(), 1u) << len;
-        EXPECT_EQ(rx[0].status, uint8_t(CqeStatus::success));
-        EXPECT_EQ(rx[0].byte_len, len);
-        EXPECT_EQ(tx[0].status, uint8_t(CqeStatus::success));
-        EXPECT_TRUE(std::equal(data.begin(), data.end(), b->buf.va)) << len;
-        EXPECT_EQ(b->buf.va[len], 0) << "nothing past the message";
-        id++;
-    }
+    for (uint32_t len : {1u, 1024u, 1025u, 65536u})
+        send_and_check(len, id++);
     const uint32_t len = 65536;
-    auto data = pattern(len, 9);
-    std::memcpy(a->buf.va, data.data(), len);
-    a->rdma.post_send(QP,
-                      SqWqe{.wr_id = id, .opcode = uint8_t(SqOpcode::rdma_write), .flags = sq_wqe::SIGNALED,
-                            .length = len, .rkey = b->key, .remote_addr = b->va(4096)},
-                      {a->sge(0, len)});
-    std::memset(a->buf.va + 128 * 1024, 0, len);
-    a->rdma.post_send(QP,
-                      SqWqe{.wr_id = id + 1, .opcode = uint8_t(SqOpcode::rdma_read), .flags = sq_wqe::SIGNALED,
-                            .length = len, .rkey = b->key, .remote_addr = b->va(4096)},
-                      {a->sge(128 * 1024, len)});
-    auto tx = a->rdma.wait_cq(CQ, 2);
-    ASSERT_EQ(tx.size(), 2u);
-    EXPECT_EQ(tx[0].status, uint8_t(CqeStatus::success));
-    EXPECT_EQ(tx[1].status, uint8_t(CqeStatus::success));
-    EXPECT_EQ(std::memcmp(b->buf.va + 4096, data.data(), len), 0) << "the WRITE landed in VF 1's memory";
-    EXPECT_EQ(std::memcmp(a->buf.va + 128 * 1024, data.data(), len), 0) << "the READ brought it back";
+    write_then_read(len, id);
 
     EXPECT_EQ(wire_tx(), wire_before) << "none of it on the cable";
     const auto stats = [](Side& s) {
