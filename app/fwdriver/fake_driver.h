@@ -286,6 +286,18 @@ private:
     std::vector<TxRing> tx_;
 };
 
+/* The tests' usual adapter: two ports joined by a cable whose link comes
+ * up as soon as both ends are up. */
+inline AdapterConfig cabled_ports(const char* name)
+{
+    AdapterConfig config;
+    config.name = name;
+    config.ports = 2;
+    config.wire = Wire::cable;
+    config.link_up_delay_ms = 0;
+    return config;
+}
+
 /* What bring_up_l2 sets up: a PF loaded and started, the PHY initialised,
  * vport 0 started with Rx queues 0..rx_queues-1 on SBs 0..rx_queues-1 (each
  * with ring-1 buffers posted) and Tx queues 0..tx_queues-1 on SBs

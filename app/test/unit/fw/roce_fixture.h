@@ -153,12 +153,8 @@ protected:
      * port 1, the cable's other end. */
     void set_up(EnginePlacement placement, uint32_t pfs_per_port = 1)
     {
-        AdapterConfig config;
-        config.name = "roce";
-        config.ports = 2;
+        AdapterConfig config = cabled_ports("roce");
         config.pfs_per_port = pfs_per_port;
-        config.wire = Wire::cable;
-        config.link_up_delay_ms = 0;
         config.engine_placement = placement;
         adapter = Adapter::create(config, nullptr);
         ASSERT_NE(adapter, nullptr);

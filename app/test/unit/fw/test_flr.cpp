@@ -58,12 +58,7 @@ TEST(FunctionLevelReset, APfWhoseDriverVanishedLoadsAgainAfterIt)
 
 TEST(FunctionLevelReset, TheOtherFunctionsCarryOn)
 {
-    AdapterConfig config;
-    config.name = "flr2";
-    config.ports = 2;
-    config.wire = Wire::cable;
-    config.link_up_delay_ms = 0;
-    auto adapter = Adapter::create(config, nullptr);
+    auto adapter = Adapter::create(cabled_ports("flr2"), nullptr);
     ASSERT_NE(adapter, nullptr);
     FakeDriver pf0(*adapter, 0), pf1(*adapter, 1);
     ASSERT_EQ(bring_up_l2(pf0, L2Setup{}), "");

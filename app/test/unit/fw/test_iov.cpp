@@ -28,12 +28,7 @@ class Iov : public ::testing::Test {
 protected:
     void SetUp() override
     {
-        AdapterConfig config;
-        config.name = "iov";
-        config.ports = 2;
-        config.wire = Wire::cable;
-        config.link_up_delay_ms = 0;
-        adapter = Adapter::create(config, nullptr);
+        adapter = Adapter::create(cabled_ports("iov"), nullptr);
         ASSERT_NE(adapter, nullptr);
         pf = std::make_unique<FakeDriver>(*adapter, 0);
         peer = std::make_unique<FakeDriver>(*adapter, 1); /* at the cable's other end */

@@ -35,12 +35,7 @@ class VfRoce : public RoceSides {
 protected:
     void SetUp() override
     {
-        AdapterConfig config;
-        config.name = "vfroce";
-        config.ports = 2;
-        config.wire = Wire::cable;
-        config.link_up_delay_ms = 0;
-        adapter = Adapter::create(config, nullptr);
+        adapter = Adapter::create(cabled_ports("vfroce"), nullptr);
         ASSERT_NE(adapter, nullptr);
         pf = std::make_unique<FakeDriver>(*adapter, 0);
         peer = std::make_unique<FakeDriver>(*adapter, 1);
