@@ -2,9 +2,12 @@
  * Surprise removal: the function gone from under the port, as a device
  * that fell off the bus (for net_cna, the end of the cna-adapterd that
  * served it). The EAL interrupt thread hears it at once, from the
- * function's removal fd; the port then stops moving frames (its bursts
- * become the dummies: the dead BARs are not touched again), goes link-down
- * with an LSC and raises RTE_ETH_EVENT_INTR_RMV. Every operation after it
+ * function's removal fd; the port then stops moving frames (its Tx bursts
+ * send nothing and ring no doorbell; its Rx bursts find nothing, as no
+ * completion comes from a gone adapter), goes link-down with an LSC and
+ * raises RTE_ETH_EVENT_INTR_RMV. The burst functions stay: rte_eth_fp_ops
+ * are the application's lcores' to read without a lock, and only a stopped
+ * port may have them changed. Every operation after it
  * fails at once (ecore's waits end with nodev, statistics with ENODEV) and
  * close returns every mbuf. A reset, or a detach and attach, brings the
  * port up again on whatever serves the function then.
@@ -38,7 +41,6 @@ void report_removal(EthPort* port)
             "the adapter is gone (%s ended): link down, the port moves no frames and every operation fails "
             "(ENODEV) until a reset, or a detach and attach, finds it served again",
             port->devargs.daemon.empty() ? "its backend" : port->devargs.daemon.c_str());
-    stop_fastpath(dev);
     if (set_link_gone(dev) == 0 && port->lsc_events.load(std::memory_order_relaxed))
         rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_LSC, nullptr);
     rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_RMV, nullptr);

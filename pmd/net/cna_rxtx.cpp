@@ -75,6 +75,8 @@ uint16_t recv_pkts_offload(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts)
 uint16_t xmit_pkts(void* tx_queue, rte_mbuf** tx_pkts, uint16_t nb_pkts)
 {
     auto* txq = static_cast<TxQueue*>(tx_queue);
+    if (tx_gone(txq)) [[unlikely]]
+        return 0;
     tx_complete(txq);
 
     uint16_t bd_prod = txq->bd_prod;
@@ -391,6 +393,7 @@ int tx_queue_setup(rte_eth_dev* dev, uint16_t queue_id, uint16_t nb_desc, unsign
     txq->nb_desc = size;
     txq->deferred_start = conf->tx_deferred_start;
     txq->fast_free = (conf->offloads | dev->data->dev_conf.txmode.offloads) & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
+    txq->gone = &port_of(dev)->removal_reported;
     dev->data->tx_queues[queue_id] = txq;
     PMD_LOG(DEBUG, port_of(dev), "Tx queue %u: %u descriptors", queue_id, size);
     return 0;

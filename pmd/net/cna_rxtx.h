@@ -4,6 +4,7 @@
  */
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 #include <rte_mbuf.h>
@@ -69,6 +70,7 @@ struct TxQueue {
     uint16_t bd_cons;                     /* BDs the adapter is done with */
     uint16_t bd_prod;
     volatile uint32_t* doorbell_addr;
+    const std::atomic<bool>* gone;        /* the port's removal_reported: nothing is sent after it */
     bool fast_free;                       /* RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE: one pool, refcnt 1, direct */
     osal::PciFunction* inline_adapter;    /* engine=inline: whose pass serves the doorbell (primary) */
 
@@ -128,8 +130,8 @@ void select_fastpath(rte_eth_dev* dev, bool inline_engine);
  * queue callbacks copied into ethdev's fastpath table, which ethdev fills
  * itself only at start (and at a secondary's probe). */
 void publish_fastpath(rte_eth_dev* dev);
-/* The bursts that move nothing, published: for a port not started here,
- * or whose device is gone. */
+/* The bursts that move nothing, published: for a port not started in this
+ * (secondary) process. */
 void stop_fastpath(rte_eth_dev* dev);
 /* A burst function's engine=inline wrapper, and back (ethdev's
  * eth_rx_burst_t and eth_tx_burst_t, which are the same type). */

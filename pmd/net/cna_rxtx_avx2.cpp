@@ -261,6 +261,8 @@ uint16_t recv_pkts_avx2_offload(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_
 uint16_t xmit_pkts_avx2(void* tx_queue, rte_mbuf** tx_pkts, uint16_t nb_pkts)
 {
     auto* txq = static_cast<TxQueue*>(tx_queue);
+    if (tx_gone(txq)) [[unlikely]]
+        return 0;
     tx_complete(txq);
 
     const uint16_t mask = txq->mask;

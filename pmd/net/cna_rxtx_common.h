@@ -261,6 +261,11 @@ inline uint64_t rx_bd_addr(const RxQueue* rxq, const rte_mbuf* m)
  * head would go back with its next pointer set). The software ring then
  * goes back to the pool as it is, at most two runs (before and after the
  * ring's end). Otherwise segment by segment. */
+/* The adapter went away under the port (cna_removal.cpp): a Tx burst sends
+ * nothing more and rings no doorbell. Told by a flag rather than by new
+ * burst functions, which only the application's lcores may change safely. */
+inline bool tx_gone(const TxQueue* txq) { return txq->gone->load(std::memory_order_relaxed); }
+
 inline void tx_complete(TxQueue* txq)
 {
     const uint16_t hw_cons = osal::observe(txq->hw_bd_cons);

@@ -27,6 +27,12 @@ struct MsixIrq::Slot {
      * Debian's uninstrumented library, where ThreadSanitizer cannot see it.
      * This makes the order explicit: all the handler did, then the free. */
     std::atomic<uint64_t> runs{0};
+    /* A release from inside the handler leaves the removal to the EAL for
+     * when the handler returns (pending); the EAL says when it is done
+     * (unregistered), and the next release elsewhere waits for that before
+     * the slot goes, so that its owner may close the fd at once. */
+    bool pending = false;
+    std::atomic<bool> unregistered{false};
 };
 
 namespace {
@@ -49,7 +55,28 @@ void free_slot(MsixIrq::Slot* slot)
     delete slot;
 }
 
-void on_deferred_unregister(rte_intr_handle*, void* arg) { free_slot(static_cast<MsixIrq::Slot*>(arg)); }
+/* Off the interrupt thread, before the handler goes: it runs once more,
+ * and its run is waited for (a second at most). The EAL's thread added the
+ * fd to the epoll set it waits on before that run, and the run's count is
+ * read with acquire: so the owner's close of the fd after release() comes
+ * after the EAL's use of it for ThreadSanitizer too, which cannot see the
+ * EAL's own lock. A handler must take a run for nothing (as an interrupt
+ * that finds no work). Not for a fd that cannot be signalled (a hung-up
+ * pipe's read end). */
+void run_once_more(MsixIrq::Slot& slot)
+{
+    const uint64_t runs = slot.runs.load(std::memory_order_acquire);
+    const uint64_t one = 1;
+    if (::write(slot.fd, &one, sizeof one) != sizeof one)
+        return;
+    for (int waited_us = 0; slot.runs.load(std::memory_order_acquire) == runs && waited_us < 1000000; waited_us += 100)
+        usleep(100);
+}
+
+void on_deferred_unregister(rte_intr_handle*, void* arg)
+{
+    static_cast<MsixIrq::Slot*>(arg)->unregistered.store(true, std::memory_order_release);
+}
 
 } // namespace
 
@@ -85,26 +112,37 @@ int MsixIrq::request(int eventfd, Handler handler, void* arg)
 
 void MsixIrq::release()
 {
-    Slot* slot = std::exchange(slot_, nullptr);
+    Slot* slot = slot_;
     if (slot == nullptr)
         return;
-    for (;;) {
-        int rc = rte_intr_callback_unregister(slot->intr, on_eventfd, slot);
-        if (rc != -EAGAIN)
-            break; /* removed (or unknown to the EAL): the slot is ours again */
+    const bool on_intr_thread = rte_thread_is_intr();
+    if (!on_intr_thread && !slot->pending)
+        run_once_more(*slot);
+    while (!slot->pending) {
+        const int rc = rte_intr_callback_unregister(slot->intr, on_eventfd, slot);
+        if (rc != -EAGAIN) {
+            /* removed (or unknown to the EAL): the slot is ours again */
+            slot->unregistered.store(true, std::memory_order_relaxed);
+            break;
+        }
         /* The callback is running. On the interrupt thread it can only be
-         * our own caller: defer the removal to when it returns. Elsewhere,
+         * our own caller: the removal waits until it returns. Elsewhere,
          * wait for it to finish. */
-        if (rte_thread_is_intr()) {
-            rc = rte_intr_callback_unregister_pending(slot->intr, on_eventfd, slot,
-                                                      on_deferred_unregister);
-            if (rc < 0)
+        if (on_intr_thread) {
+            if (rte_intr_callback_unregister_pending(slot->intr, on_eventfd, slot, on_deferred_unregister) < 0)
                 dp_log(logtype_ecore, DpLevel::err, 0, "osal", __func__,
-                       "cannot defer removal of eventfd %d: %d; its slot is leaked", slot->fd, rc);
+                       "cannot defer removal of eventfd %d: the handler stays registered", slot->fd);
+            else
+                slot->pending = true;
             return;
         }
         usleep(100);
     }
+    if (on_intr_thread && !slot->unregistered.load(std::memory_order_acquire))
+        return; /* the EAL finishes the removal once this handler returns */
+    while (!slot->unregistered.load(std::memory_order_acquire))
+        usleep(100);
+    slot_ = nullptr;
     slot->runs.load(std::memory_order_acquire);
     free_slot(slot);
 }

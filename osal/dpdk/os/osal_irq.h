@@ -23,7 +23,9 @@ public:
 
     /* Unregisters the handler. Safe from any thread, including the interrupt
      * thread and the handler itself (the removal is then deferred until the
-     * handler returns); otherwise, on return the handler no longer runs. */
+     * handler returns, and the next release on another thread waits for it
+     * to be done); otherwise, on return the handler no longer runs and the
+     * EAL no longer watches the fd: it may be closed. */
     void release();
 
     bool requested() const { return slot_ != nullptr; }
