@@ -66,8 +66,7 @@ void free_slot(MsixIrq::Slot* slot)
 void run_once_more(MsixIrq::Slot& slot)
 {
     const uint64_t runs = slot.runs.load(std::memory_order_acquire);
-    const uint64_t one = 1;
-    if (::write(slot.fd, &one, sizeof one) != sizeof one)
+    if (!msix_rearm(slot.fd))
         return;
     for (int waited_us = 0; slot.runs.load(std::memory_order_acquire) == runs && waited_us < 1000000; waited_us += 100)
         usleep(100);
@@ -147,10 +146,10 @@ void MsixIrq::release()
     free_slot(slot);
 }
 
-void msix_rearm(int eventfd)
+bool msix_rearm(int eventfd)
 {
     const uint64_t one = 1;
-    [[maybe_unused]] ssize_t n = ::write(eventfd, &one, sizeof one);
+    return ::write(eventfd, &one, sizeof one) == sizeof one;
 }
 
 } // namespace cna::osal

@@ -39,6 +39,6 @@ private:
 /* The vector's handler runs once more, as if the device had signalled its
  * eventfd: for a handler that leaves work for a later run rather than hold
  * the interrupt thread. */
-void msix_rearm(int eventfd);
+bool msix_rearm(int eventfd); /* false: the fd cannot be signalled */
 
 } // namespace cna::osal
