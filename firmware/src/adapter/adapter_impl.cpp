@@ -412,7 +412,7 @@ void AdapterImpl::run_slowpath()
     }
     for (VfFirmware* vf : vfs_.view()) {
         vf->spq().poll();
-        vf->post_async_events();
+        vf->roce().post_events(vf->spq());
     }
     for (const auto& fn : functions_)
         fn->attention().deliver();

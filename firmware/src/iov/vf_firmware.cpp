@@ -86,15 +86,6 @@ FwReturn VfFirmware::execute(const SlowPathElement& elem, uint64_t& data)
     }
 }
 
-void VfFirmware::post_async_events()
-{
-    if (!spq_.started())
-        return;
-    roce_.take_events([&](rdma::RdmaEvent event, uint64_t data) {
-        return spq_.post_async(ProtocolId::roce, static_cast<uint8_t>(event), 0, data);
-    });
-}
-
 eth::VportStats& VfFirmware::vport_stats(uint32_t) { return in_page<eth::VportStats>(page::VPORT_STATS); }
 eth::QueueStats& VfFirmware::rx_queue_stats(uint32_t queue) { return in_page<eth::QueueStats>(page::rx_queue_stats(queue)); }
 eth::QueueStats& VfFirmware::tx_queue_stats(uint32_t queue) { return in_page<eth::QueueStats>(page::tx_queue_stats(queue)); }

@@ -47,8 +47,6 @@ public:
      * (slowpath lock held). */
     bool read(uint32_t addr, uint32_t& value) const { return spq_.read(addr - hsi::reg::STORM_PF_BASE, value); }
     bool write(uint32_t addr, uint32_t value) { return spq_.write(addr - hsi::reg::STORM_PF_BASE, value); }
-    /* Engine, slowpath lock held: the RoCE firmware's events onto its EQ. */
-    void post_async_events();
     /* Every engine thread held: the VF's objects forgotten, its RDMA
      * slowpath back at power-on (FLR, disable, malice). */
     void reset();

@@ -86,11 +86,7 @@ FwReturn PfFirmware::execute(const SlowPathElement& elem, uint64_t& data)
 
 void PfFirmware::post_async_events()
 {
-    if (!spq_.started())
-        return;
-    roce_.take_events([&](rdma::RdmaEvent event, uint64_t data) {
-        return spq_.post_async(ProtocolId::roce, static_cast<uint8_t>(event), 0, data);
-    });
+    roce_.post_events(spq_);
     if (iov_ != nullptr)
         iov_->take_events([&](iov::IovEvent event, uint32_t vf, uint64_t data) {
             return spq_.post_async(ProtocolId::iov, static_cast<uint8_t>(event), static_cast<uint16_t>(vf), data);

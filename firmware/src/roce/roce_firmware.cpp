@@ -16,6 +16,13 @@ using namespace hsi::rdma;
 
 uint32_t RoceFirmware::port() const { return ctx_.hw.port_id(); }
 
+void RoceFirmware::post_events(SlowpathQueue& spq)
+{
+    completer_.take_events([&](RdmaEvent event, uint64_t data) {
+        return spq.post_async(hsi::ProtocolId::roce, static_cast<uint8_t>(event), 0, data);
+    });
+}
+
 bool RoceFirmware::poll(uint64_t now_ns, FrameBurst& out)
 {
     if (memory_.host_gone())

@@ -34,6 +34,7 @@
 #include "roce/requester.h"
 #include "roce/responder.h"
 #include "slowpath/resources.h"
+#include "slowpath/slowpath_queue.h"
 
 namespace cna::fw {
 class FunctionHw;
@@ -92,12 +93,12 @@ public:
     /* Engine: an ARP or ICMPv6 frame of the port (it goes to L2 too). */
     void neighbour_frame(const WireFrame& frame);
 
-    /* Asynchronous events for the EQ: raised on the PF's engine thread,
-     * taken by the slowpath (the pass locks order the two). */
+    /* Asynchronous events for the EQ: raised on the function's engine
+     * thread, taken by the slowpath (the pass locks order the two). */
     bool events_pending() const { return completer_.events_pending(); }
-    /* post(event, data) puts one on the EQ, false when it cannot: the rest
-     * wait for the next slowpath pass. */
-    template <typename Post> void take_events(Post&& post) { completer_.take_events(post); }
+    /* Slowpath: the events onto the function's EQ while it takes them;
+     * the rest wait for the next slowpath pass. */
+    void post_events(SlowpathQueue& spq);
 
     const Qp* qp(uint32_t id) const { return id < ctx_.qps.size() && ctx_.qps[id].exists ? &ctx_.qps[id] : nullptr; }
 

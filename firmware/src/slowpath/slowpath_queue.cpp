@@ -183,7 +183,7 @@ bool SlowpathQueue::write_conn_context(const ConnContext& ctx)
 
 bool SlowpathQueue::post_eqe(const RamrodHeader& hdr, FwReturn rc, uint64_t data, uint8_t flags)
 {
-    if (eq_full())
+    if (!started_ || eq_full())
         return false;
     EventRingElement eqe{};
     eqe.data = data;

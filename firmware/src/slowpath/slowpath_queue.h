@@ -66,7 +66,8 @@ public:
     }
     /* Engine, slowpath lock held: execute pending ramrods. */
     void poll();
-    /* An EQE; false when the EQ cannot take it (full, or not DMA-writable). */
+    /* An EQE; false when the EQ cannot take it (none before PF_START, full,
+     * or not DMA-writable). */
     bool post_eqe(const hsi::RamrodHeader& hdr, hsi::FwReturn rc, uint64_t data = 0, uint8_t flags = 0);
     /* An asynchronous event of `protocol` (EQE_FLAG_ASYNC), as post_eqe. */
     bool post_async(hsi::ProtocolId protocol, uint8_t event, uint16_t echo, uint64_t data)

@@ -2,9 +2,9 @@
  * RDMA on VFs: each VF has its own RDMA slowpath (SPQ, EQ, ILT through its
  * BAR0), RoCE firmware and DPI page. Two VFs of one port talk RC through the
  * port's switch, never on the wire; a VF's reset mid-transfer leaves its
- * peer's QP to retry and fail; a VF's ramrods stay within its grant, its
- * own memory and the MAC its PF gave it; a VF breaking its SPQ's protocol
- * is malicious.
+ * peer's QP to retry and fail; its RDMA events come on its own EQ; its
+ * ramrods stay within its grant, its own memory and the MAC its PF gave
+ * it; a VF breaking its SPQ's protocol is malicious.
  */
 #include <gtest/gtest.h>
 
@@ -100,6 +100,27 @@ TEST_F(VfRoce, AVfResetMidTransferLeavesItsPeersQpToRetryAndFail)
     ASSERT_EQ(tx.size(), 1u);
     EXPECT_EQ(tx[0].status, uint8_t(CqeStatus::transport_retry_exceeded));
     EXPECT_EQ(a->rdma.state(QP), QpState::err);
+}
+
+TEST_F(VfRoce, AVfsRdmaEventsComeOnItsOwnEventQueue)
+{
+    connect();
+    a->rdma.post_send(QP,
+                      SqWqe{.wr_id = 1, .opcode = uint8_t(SqOpcode::rdma_write), .flags = sq_wqe::SIGNALED,
+                            .length = 8, .rkey = b->key + 1, .remote_addr = b->va(0)},
+                      {a->sge(0, 8)});
+    auto tx = a->rdma.wait_cq(CQ, 1);
+    ASSERT_EQ(tx.size(), 1u);
+    EXPECT_EQ(tx[0].status, uint8_t(CqeStatus::remote_access_error));
+    bool access_event = false;
+    ASSERT_TRUE(wait_until([&] {
+        for (const EventRingElement& e : b->drv.take_async_events())
+            access_event |= e.protocol_id == uint8_t(ProtocolId::roce) &&
+                            e.opcode == uint8_t(RdmaEvent::qp_access_error) && e.data == QP;
+        return access_event;
+    })) << "VF 1's responder refused the access: the event is on VF 1's EQ";
+    for (const EventRingElement& e : pf->take_async_events())
+        EXPECT_NE(e.protocol_id, uint8_t(ProtocolId::roce)) << "nothing of it on the PF's";
 }
 
 TEST_F(VfRoce, AVfsRamrodsStayWithinItsGrantAndItsOwnDoorbells)
