@@ -16,7 +16,7 @@ namespace cna::hsi {
 /* The version of this interface. The firmware image carries the version it was
  * built for; ecore refuses an image whose major differs from its own. */
 inline constexpr uint8_t HSI_VERSION_MAJOR = 4; /* 2: 16-byte RxCqe; 3: VPORT_START without drop_ttl0; 4: a GTT page per PF */
-inline constexpr uint8_t HSI_VERSION_MINOR = 3; /* 1: RDMA (hsi_rdma.h), DPI pages; 2: SR-IOV (hsi_iov.h); 3: RDMA on VFs */
+inline constexpr uint8_t HSI_VERSION_MINOR = 4; /* 1: RDMA (hsi_rdma.h), DPI pages; 2: SR-IOV (hsi_iov.h); 3: RDMA on VFs; 4: sb_setup */
 
 /* Chip-wide limits. Resources are split between PFs by the MFW (SHMEM). */
 inline constexpr uint32_t MAX_PORTS = 4;

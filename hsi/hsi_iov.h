@@ -133,6 +133,7 @@ enum class TlvType : uint16_t {
     ucast_filter = 13,
     update_mtu = 14,
     coalesce_update = 15,
+    sb_setup = 16,
     /* parts of a vport_update, after its first TLV */
     vport_activate = 32,
     vport_rx_mode = 33,
@@ -232,6 +233,19 @@ struct VportStartRequest {
     uint64_t sb_addr[MAX_VF_SBS];
 };
 static_assert(sizeof(VportStartRequest) == 24 + 8 * MAX_VF_SBS);
+
+/* sb_setup (HSI 4.4): one status block outside the vport's, programmed at
+ * once (sb_addr its IOVA; 0 clears it), raising MSI-X vector sb. A VF's
+ * RDMA slowpath has its EQ and CNQ there: it lives on while the vport
+ * stops and starts. The vport's SBs (0..sbs-1 of its vport_start) and these
+ * are disjoint; close, release and FLR clear both. */
+struct SbSetupRequest {
+    RequestHeader hdr;
+    uint64_t sb_addr;
+    uint8_t sb;                 /* < the VF's sbs */
+    uint8_t reserved[7];
+};
+static_assert(sizeof(SbSetupRequest) == 32);
 
 /* vport_update: a RequestHeader-only first TLV, then any of these. */
 struct VportActivateTlv {

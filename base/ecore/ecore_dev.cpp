@@ -102,26 +102,25 @@ Status resc_alloc(Dev& dev)
         DP_ERR(hwfn, "resc_alloc needs a prepared device without resources");
         return Status::busy;
     }
-    if (dev.is_vf) {
-        /* A VF's slowpath is its PF's: only its queues are its own. */
-        const Status rc = l2_alloc(hwfn);
-        hwfn.resc_allocated = rc == Status::success;
-        return rc;
-    }
-    Status rc = cxt_mngr_alloc(hwfn);
-    if (rc == Status::success)
+    /* A VF's slowpath is its PF's, but for its RDMA's (ecore_vf_rdma.cpp):
+     * its queues are its own, and its RDMA objects with what makes them. */
+    const bool slowpath = !dev.is_vf || hwfn.pf_params.rdma.num_qps != 0;
+    Status rc = Status::success;
+    if (slowpath)
+        rc = cxt_mngr_alloc(hwfn);
+    if (rc == Status::success && slowpath)
         rc = spq_alloc(hwfn);
-    if (rc == Status::success)
+    if (rc == Status::success && slowpath)
         rc = eq_alloc(hwfn);
-    if (rc == Status::success)
+    if (rc == Status::success && !dev.is_vf)
         rc = sp_sb_alloc(hwfn);
-    if (rc == Status::success)
+    if (rc == Status::success && !dev.is_vf)
         rc = rt_data_alloc(hwfn);
     if (rc == Status::success)
         rc = l2_alloc(hwfn);
     if (rc == Status::success)
         rc = rdma_alloc(hwfn);
-    if (rc == Status::success)
+    if (rc == Status::success && !dev.is_vf)
         rc = iov_alloc(hwfn);
     if (rc != Status::success) {
         DP_ERR(hwfn, "resc_alloc failed: %s", status_name(rc));

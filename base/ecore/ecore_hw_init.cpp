@@ -64,29 +64,6 @@ Status run_phases(Hwfn& hwfn, Ptt& ptt, const InitImage& image, uint32_t load_co
     return rc;
 }
 
-Status pf_start(Hwfn& hwfn)
-{
-    const Chain& eq = hwfn.eq->chain;
-    hsi::PfStartRamrodData data{};
-    data.event_ring_base = hsi::make_regpair(eq.iova());
-    data.event_ring_size = static_cast<uint16_t>(eq.size());
-    data.event_ring_sb_id = static_cast<uint16_t>(hsi::SP_SB_ID);
-    data.event_ring_sb_pi = static_cast<uint8_t>(hsi::SP_PI_EQ);
-    data.personality = 1;
-    data.hsi_major = hsi::HSI_VERSION_MAJOR;
-    data.hsi_minor = hsi::HSI_VERSION_MINOR;
-    data.mtu = hwfn.hw_info.mtu;
-    return spq_post(hwfn, SpqRequest{hsi::ProtocolId::common, static_cast<uint8_t>(hsi::CommonCmd::pf_start),
-                                     hsi::CID_SPQ, &data, sizeof(data)});
-}
-
-Status pf_stop(Hwfn& hwfn)
-{
-    hsi::PfStopRamrodData data{};
-    return spq_post(hwfn, SpqRequest{hsi::ProtocolId::common, static_cast<uint8_t>(hsi::CommonCmd::pf_stop),
-                                     hsi::CID_SPQ, &data, sizeof(data)});
-}
-
 /* Stops the function's storms and DMA. */
 void pf_disable(Hwfn& hwfn, Ptt& ptt)
 {
@@ -116,7 +93,6 @@ Status hw_init_steps(Hwfn& hwfn, Ptt& ptt, const InitImage& image, IntMode int_m
     if (rc != Status::success)
         return rc;
     sp.attn_idx = 0;
-    hwfn.eq->chain.reset();
     done.sb_inited = true;
 
     if (int_mode == IntMode::msix && hwfn.dev->ops.slowpath_irq_req) {
@@ -130,7 +106,8 @@ Status hw_init_steps(Hwfn& hwfn, Ptt& ptt, const InitImage& image, IntMode int_m
     int_igu_enable_int(hwfn, ptt, int_mode);
     done.int_enabled = true;
 
-    rc = pf_start(hwfn);
+    rc = spq_pf_start(hwfn, sp.info,
+                      reinterpret_cast<volatile uint16_t*>(hwfn.dev->pci->gtt() + hsi::iro::gtt::EQ_CONS));
     if (rc != Status::success)
         return rc;
     done.pf_started = true;
@@ -140,7 +117,7 @@ Status hw_init_steps(Hwfn& hwfn, Ptt& ptt, const InitImage& image, IntMode int_m
 void hw_init_rollback(Hwfn& hwfn, Ptt& ptt, const InitProgress& done)
 {
     if (done.pf_started)
-        pf_stop(hwfn);
+        spq_pf_stop(hwfn);
     if (done.int_enabled)
         int_igu_disable_int(hwfn, ptt);
     if (hwfn.sp_sb->irq_requested && hwfn.dev->ops.slowpath_irq_release) {
@@ -223,7 +200,7 @@ Status hw_stop(Dev& dev)
      * is undone. */
     Status first = Status::success;
     if (!device_gone(hwfn)) {
-        first = pf_stop(hwfn);
+        first = spq_pf_stop(hwfn);
         int_igu_disable_int(hwfn, *ptt);
         pf_disable(hwfn, *ptt);
         const Status rc = mcp_unload(hwfn, *ptt);

@@ -166,4 +166,15 @@ Verdict check_mtu(uint16_t mtu, const VfPolicy& policy)
     return {};
 }
 
+Verdict check_sb_setup(const hsi::iov::SbSetupRequest& req, const VfGrant& grant, uint8_t vport_sbs)
+{
+    if (req.sb >= grant.sbs)
+        return {Status::bad_request, "a status block beyond the VF's grant"};
+    if (req.sb < vport_sbs)
+        return {Status::bad_request, "a status block of its started vport"};
+    if (req.sb_addr % 8 != 0)
+        return {Status::bad_request, "a status block address not 8-byte aligned"};
+    return {};
+}
+
 } // namespace cna::ecore::iov

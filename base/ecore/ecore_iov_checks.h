@@ -62,5 +62,8 @@ Verdict check_stop_queues(const hsi::iov::StopQueuesRequest& req, uint8_t grante
 Verdict check_vport_update(const TlvReader& message, const VfGrant& grant, const VfPolicy& policy);
 Verdict check_ucast_filter(const hsi::iov::UcastFilterRequest& req, const VfGrant& grant, const VfPolicy& policy);
 Verdict check_mtu(uint16_t mtu, const VfPolicy& policy);
+/* sb_setup: an SB of the grant, none of the vport's (vport_sbs of them from
+ * 0 while its vport is started), at an 8-byte aligned address (0 clears). */
+Verdict check_sb_setup(const hsi::iov::SbSetupRequest& req, const VfGrant& grant, uint8_t vport_sbs);
 
 } // namespace cna::ecore::iov

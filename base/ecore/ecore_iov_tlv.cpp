@@ -42,6 +42,7 @@ const char* tlv_name(TlvType type)
     case TlvType::ucast_filter: return "ucast_filter";
     case TlvType::update_mtu: return "update_mtu";
     case TlvType::coalesce_update: return "coalesce_update";
+    case TlvType::sb_setup: return "sb_setup";
     case TlvType::vport_activate: return "vport_activate";
     case TlvType::vport_rx_mode: return "vport_rx_mode";
     case TlvType::vport_rss: return "vport_rss";

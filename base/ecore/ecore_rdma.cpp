@@ -11,6 +11,7 @@
 #include "ecore_log.h"
 #include "ecore_mcp_api.h"
 #include "ecore_spq.h"
+#include "ecore_vf.h"
 
 namespace cna::ecore {
 
@@ -41,12 +42,17 @@ Status rdma_alloc(Hwfn& hwfn)
     const RdmaPfParams& p = hwfn.pf_params.rdma;
     if (p.num_qps == 0)
         return Status::success;
-    if (p.num_qps > MAX_QPS || p.num_mrs == 0 || p.num_mrs > MAX_TIDS) {
-        DP_ERR(hwfn, "RDMA of %u QPs and %u MRs: at most %u QPs and 1..%u MRs", p.num_qps, p.num_mrs, MAX_QPS,
-               MAX_TIDS);
+    /* What the storms hold a VF's ramrods to. */
+    const uint32_t max_qps = is_vf(hwfn) ? hsi::iov::VF_RDMA_QPS : MAX_QPS;
+    const uint32_t max_tids = is_vf(hwfn) ? hsi::iov::VF_RDMA_TIDS : MAX_TIDS;
+    if (p.num_qps > max_qps || p.num_mrs == 0 || p.num_mrs > max_tids) {
+        DP_ERR(hwfn, "RDMA of %u QPs and %u MRs: at most %u QPs and 1..%u MRs", p.num_qps, p.num_mrs, max_qps,
+               max_tids);
         return Status::inval;
     }
     auto rdma = std::make_unique<RdmaInfo>();
+    if (is_vf(hwfn))
+        rdma->dpis = IdPool(hsi::iov::VF_DPI + 1); /* its one DPI page */
     /* The TIDs' contexts are ILT memory the device writes, as the QPs'. */
     if (rdma->tid_contexts.alloc(std::size_t{p.num_mrs} * sizeof(TidContext), "RDMA TID contexts") < 0)
         return Status::nomem;
@@ -99,6 +105,11 @@ Status rdma_start(Hwfn& hwfn, const RdmaStartParams& params)
                hwfn.hw_info.resc.num_sbs);
         return Status::inval;
     }
+    if (is_vf(hwfn)) {
+        /* Its EQ shares the first CNQ's status block. */
+        if (Status rc = vf_rdma_slowpath_start(hwfn, params.cnq[0].sb_id); rc != Status::success)
+            return rc;
+    }
     FuncInitRamrodData d{};
     d.num_cnqs = params.desired_cnq;
     std::memcpy(d.mac, params.mac_addr.data(), 6);
@@ -112,8 +123,11 @@ Status rdma_start(Hwfn& hwfn, const RdmaStartParams& params)
         d.cnq[i].sb_id = params.cnq[i].sb_id;
     }
     Status rc = post_rdma(hwfn, RdmaCmd::func_init, &d, sizeof(d));
-    if (rc != Status::success)
+    if (rc != Status::success) {
+        if (is_vf(hwfn))
+            vf_rdma_slowpath_stop(hwfn);
         return rc;
+    }
     std::lock_guard guard(rdma.lock);
     rdma.events = params.events;
     rdma.num_cnqs = params.desired_cnq;
@@ -139,6 +153,8 @@ Status rdma_stop(Hwfn& hwfn)
     }
     FuncCloseRamrodData d{};
     Status rc = post_rdma(hwfn, RdmaCmd::func_close, &d, sizeof(d));
+    if (is_vf(hwfn))
+        vf_rdma_slowpath_stop(hwfn);
     std::lock_guard guard(rdma.lock);
     rdma.started = false;
     rdma.events = nullptr;
@@ -206,9 +222,13 @@ RdmaDevice rdma_query_device(const Hwfn& hwfn)
 RdmaPort rdma_query_port(Hwfn& hwfn)
 {
     RdmaPort p;
-    const McpLinkState link = mcp_get_link_state(hwfn);
-    p.active = link.link_up;
-    p.link_speed_mbps = link.speed_mbps;
+    if (is_vf(hwfn)) {
+        p.active = vf_link_up(hwfn, &p.link_speed_mbps);
+    } else {
+        const McpLinkState link = mcp_get_link_state(hwfn);
+        p.active = link.link_up;
+        p.link_speed_mbps = link.speed_mbps;
+    }
     p.max_mtu = 4096;
     p.active_mtu = hsi::rdma::ib_mtu_within(hwfn.rdma ? hwfn.rdma->max_mtu : 0);
     return p;
@@ -216,8 +236,17 @@ RdmaPort rdma_query_port(Hwfn& hwfn)
 
 Status rdma_get_stats(Hwfn& hwfn, Ptt& ptt, hsi::rdma::RoceStats* stats)
 {
-    read_storm_stats(hwfn, ptt, hsi::iro::roce_stats(hwfn.hw_info.pf_id), stats);
+    if (is_vf(hwfn))
+        vf_get_roce_stats(hwfn, stats);
+    else
+        read_storm_stats(hwfn, ptt, hsi::iro::roce_stats(hwfn.hw_info.pf_id), stats);
     return Status::success;
+}
+
+void rdma_process_eq(Hwfn& hwfn)
+{
+    if (is_vf(hwfn) && hwfn.eq)
+        eq_try_process(hwfn);
 }
 
 Status rdma_alloc_pd(Hwfn& hwfn, uint16_t* pd)

@@ -8,6 +8,12 @@
  * reverse, rdma_stop before hw_stop. Every call that talks to the device
  * posts a ramrod and waits (bounded) for its completion: call from a
  * control thread, never from a fastpath lcore.
+ *
+ * On a VF, the same calls: its RDMA is its own, with its own slowpath
+ * (SPQ, EQ, ILT), which rdma_start starts and rdma_stop stops; its EQ is on
+ * CNQ 0's status block, whose handler calls rdma_process_eq. Its
+ * pf_params.rdma stay within hsi::iov::VF_RDMA_QPS and VF_RDMA_TIDS; it has
+ * one user (hsi::iov::VF_DPI); its link is its bulletin board's.
  */
 #pragma once
 
@@ -203,6 +209,11 @@ Status rdma_destroy_qp(Hwfn& hwfn, uint16_t qp_id);
 
 /* The port's RoCE counters (storm RAM); they count from PF start. */
 Status rdma_get_stats(Hwfn& hwfn, Ptt& ptt, hsi::rdma::RoceStats* stats);
+
+/* A VF's EQ shares the status block of its first CNQ: the handler of that
+ * SB's interrupt calls this, which completes ramrods and hands out the
+ * asynchronous events. A PF's EQ is its slowpath DPC's: nothing to do. */
+void rdma_process_eq(Hwfn& hwfn);
 
 /* ---- RoCE addresses and neighbours ------------------------------------------ */
 

@@ -266,7 +266,9 @@ void eq_try_process(Hwfn& hwfn)
 void eq_process(Hwfn& hwfn)
 {
     Eq& eq = *hwfn.eq;
-    const uint16_t hw_prod = osal::observe(&hwfn.sp_sb->info.sb_virt->pi_array[hsi::SP_PI_EQ]);
+    if (eq.hw_prod == nullptr)
+        return; /* not started: an attention's DPC before PF_START */
+    const uint16_t hw_prod = osal::observe(eq.hw_prod);
     if (hw_prod == eq.chain.cons())
         return;
     eq.chain.set_prod(hw_prod);
@@ -283,8 +285,33 @@ void eq_process(Hwfn& hwfn)
         else
             DP_INFO(hwfn, "async event %u (protocol %u, data 0x%" PRIx64 ")", eqe.opcode, eqe.protocol_id, eqe.data);
     }
-    auto* cons = reinterpret_cast<volatile uint16_t*>(hwfn.dev->pci->gtt() + hsi::iro::gtt::EQ_CONS);
-    osal::publish(cons, eq.chain.cons());
+    osal::publish(eq.cons, eq.chain.cons());
+}
+
+Status spq_pf_start(Hwfn& hwfn, const SbInfo& eq_sb, volatile uint16_t* eq_cons)
+{
+    Eq& eq = *hwfn.eq;
+    eq.chain.reset();
+    eq.hw_prod = &eq_sb.sb_virt->pi_array[hsi::SP_PI_EQ];
+    eq.cons = eq_cons;
+    hsi::PfStartRamrodData data{};
+    data.event_ring_base = hsi::make_regpair(eq.chain.iova());
+    data.event_ring_size = static_cast<uint16_t>(eq.chain.size());
+    data.event_ring_sb_id = static_cast<uint16_t>(eq_sb.sb_id);
+    data.event_ring_sb_pi = static_cast<uint8_t>(hsi::SP_PI_EQ);
+    data.personality = 1;
+    data.hsi_major = hsi::HSI_VERSION_MAJOR;
+    data.hsi_minor = hsi::HSI_VERSION_MINOR;
+    data.mtu = hwfn.hw_info.mtu;
+    return spq_post(hwfn, SpqRequest{hsi::ProtocolId::common, static_cast<uint8_t>(hsi::CommonCmd::pf_start),
+                                     hsi::CID_SPQ, &data, sizeof(data)});
+}
+
+Status spq_pf_stop(Hwfn& hwfn)
+{
+    hsi::PfStopRamrodData data{};
+    return spq_post(hwfn, SpqRequest{hsi::ProtocolId::common, static_cast<uint8_t>(hsi::CommonCmd::pf_stop),
+                                     hsi::CID_SPQ, &data, sizeof(data)});
 }
 
 } // namespace cna::ecore

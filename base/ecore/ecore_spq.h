@@ -17,6 +17,7 @@
 
 #include "ecore.h"
 #include "ecore_chain.h"
+#include "ecore_sb.h"
 #include "hsi_spq.h"
 
 namespace cna::ecore {
@@ -52,6 +53,10 @@ using AsyncEventCb = void (*)(Hwfn& hwfn, uint8_t opcode, uint16_t echo, uint64_
 struct Eq {
     Chain chain;                          /* of hsi::EventRingElement */
     std::array<AsyncEventCb, 4> async_cbs{}; /* by hsi::ProtocolId */
+    /* Set by spq_pf_start: the producer's PI in the EQ's status block, and
+     * where the storms take the consumer back. */
+    const volatile uint16_t* hw_prod = nullptr;
+    volatile uint16_t* cons = nullptr;
 };
 
 void spq_register_async_cb(Hwfn& hwfn, hsi::ProtocolId protocol, AsyncEventCb cb);
@@ -99,6 +104,12 @@ struct SpqRequest {
  * ramrod that never completes gives Status::timeout. *comp_data (optional)
  * gets the completion's data. */
 Status spq_post(Hwfn& hwfn, const SpqRequest& request, uint64_t* comp_data = nullptr);
+
+/* PF_START, the function's first ramrod: its EQ on eq_sb (the producer at
+ * PI hsi::SP_PI_EQ), its consumer returned at eq_cons (in the function's
+ * GTT window). The EQ starts empty. PF_STOP, its last. */
+Status spq_pf_start(Hwfn& hwfn, const SbInfo& eq_sb, volatile uint16_t* eq_cons);
+Status spq_pf_stop(Hwfn& hwfn);
 
 /* Processes every new EQ element (ramrod completions, async events) and
  * returns the consumed slots to the storm. Caller owns the DPC lock. */

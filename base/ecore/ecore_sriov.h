@@ -58,7 +58,8 @@ struct IovVf {
 
     /* Its vport in the firmware (iov::vf_vport(id)) and what is on it. */
     bool vport_started = false;
-    uint8_t sbs = 0;               /* status blocks programmed in its CAU */
+    uint8_t sbs = 0;               /* status blocks 0..sbs-1 programmed in its CAU */
+    uint8_t own_sbs = 0;           /* a bit per SB sb_setup programmed (its RDMA's), kept across vports */
     uint8_t rx_started = 0;        /* a bit per queue */
     uint8_t tx_started = 0;
     uint16_t rx_accept = 0;        /* the rx mode applied (hsi::eth::accept) */

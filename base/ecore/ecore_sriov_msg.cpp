@@ -102,30 +102,38 @@ Status queue_stop(Hwfn& hwfn, IovVf& vf, bool rx, uint8_t queue)
     return rc;
 }
 
-/* The VF's status blocks in its CAU: SB i at sb_addr[i], raising VF vector i. */
+/* One of the VF's status blocks in its CAU: at addr (0: none), raising VF
+ * vector sb. IOV_VF_SELECT names the VF. */
+void cau_set(Hwfn& hwfn, Ptt& ptt, uint32_t sb, uint64_t addr)
+{
+    wr(hwfn, ptt, reg::iov_vf_cau(reg::cau_sb_conf(sb)), 0);
+    wr(hwfn, ptt, reg::iov_vf_cau(reg::cau_sb_addr_lo(sb)), static_cast<uint32_t>(addr));
+    wr(hwfn, ptt, reg::iov_vf_cau(reg::cau_sb_addr_hi(sb)), static_cast<uint32_t>(addr >> 32));
+    if (addr != 0)
+        wr(hwfn, ptt, reg::iov_vf_cau(reg::cau_sb_conf(sb)),
+           reg::CAU_SB_CONF_VALID | sb << reg::CAU_SB_CONF_VECTOR_SHIFT);
+}
+
+/* The vport's status blocks: SB i at sb_addr[i]. */
 void cau_program(Hwfn& hwfn, Ptt& ptt, IovVf& vf, const uint64_t* sb_addr, uint8_t sbs)
 {
     wr(hwfn, ptt, reg::IOV_VF_SELECT, vf.id);
-    for (uint32_t sb = 0; sb < sbs; sb++) {
-        wr(hwfn, ptt, reg::iov_vf_cau(reg::cau_sb_addr_lo(sb)), static_cast<uint32_t>(sb_addr[sb]));
-        wr(hwfn, ptt, reg::iov_vf_cau(reg::cau_sb_addr_hi(sb)), static_cast<uint32_t>(sb_addr[sb] >> 32));
-        wr(hwfn, ptt, reg::iov_vf_cau(reg::cau_sb_conf(sb)),
-           reg::CAU_SB_CONF_VALID | sb << reg::CAU_SB_CONF_VECTOR_SHIFT);
-    }
+    for (uint32_t sb = 0; sb < sbs; sb++)
+        cau_set(hwfn, ptt, sb, sb_addr[sb]);
     vf.sbs = sbs;
 }
 
-/* The CAU stops writing the VF's status blocks: their memory is the VF's
- * to free. */
-void cau_clear(Hwfn& hwfn, Ptt& ptt, IovVf& vf)
+/* The CAU stops writing the vport's status blocks (with own, sb_setup's
+ * too): their memory is the VF's to free. */
+void cau_clear(Hwfn& hwfn, Ptt& ptt, IovVf& vf, bool own = false)
 {
     wr(hwfn, ptt, reg::IOV_VF_SELECT, vf.id);
-    for (uint32_t sb = 0; sb < vf.sbs; sb++) {
-        wr(hwfn, ptt, reg::iov_vf_cau(reg::cau_sb_conf(sb)), 0);
-        wr(hwfn, ptt, reg::iov_vf_cau(reg::cau_sb_addr_lo(sb)), 0);
-        wr(hwfn, ptt, reg::iov_vf_cau(reg::cau_sb_addr_hi(sb)), 0);
-    }
+    for (uint32_t sb = 0; sb < hsi::iov::MAX_VF_SBS; sb++)
+        if (sb < vf.sbs || (own && (vf.own_sbs & (1u << sb))))
+            cau_set(hwfn, ptt, sb, 0);
     vf.sbs = 0;
+    if (own)
+        vf.own_sbs = 0;
 }
 
 uint32_t policy_flags(const VfAdmin& admin)
@@ -220,6 +228,8 @@ Verdict vport_start(Request& r)
     for (uint32_t sb = 0; sb < req.sbs; sb++)
         if (req.sb_addr[sb] == 0 || req.sb_addr[sb] % 8 != 0)
             return {VfStatus::bad_request, "a status block address that is 0 or not 8-byte aligned"};
+    if (vf.own_sbs & ((1u << req.sbs) - 1))
+        return {VfStatus::bad_request, "a status block sb_setup programmed already"};
     if (Verdict v = iov::check_mtu(req.mtu, vf.admin.policy); !v.ok())
         return v;
 
@@ -514,6 +524,25 @@ Verdict coalesce_update(Request& r)
     return OK;
 }
 
+/* A status block outside the vport's, programmed now (its RDMA's EQ and
+ * CNQ): the vport may stop and start under it. */
+Verdict sb_setup(Request& r)
+{
+    hsi::iov::SbSetupRequest req{};
+    if (!r.read(TlvType::sb_setup, &req))
+        return SHORT;
+    IovVf& vf = r.vf;
+    if (Verdict v = iov::check_sb_setup(req, vf.grant, vf.sbs); !v.ok())
+        return v;
+    wr(r.hwfn, r.ptt, reg::IOV_VF_SELECT, vf.id);
+    cau_set(r.hwfn, r.ptt, req.sb, req.sb_addr);
+    if (req.sb_addr != 0)
+        vf.own_sbs |= static_cast<uint8_t>(1u << req.sb);
+    else
+        vf.own_sbs &= static_cast<uint8_t>(~(1u << req.sb));
+    return OK;
+}
+
 /* The VF's status blocks keep no state in the PF beyond their CAU
  * addresses, which its vport's teardown clears: nothing to clean. */
 Verdict int_cleanup(Request&) { return OK; }
@@ -553,6 +582,7 @@ Handler handler_of(TlvType type)
     case TlvType::ucast_filter: return ucast_filter;
     case TlvType::update_mtu: return update_mtu;
     case TlvType::coalesce_update: return coalesce_update;
+    case TlvType::sb_setup: return sb_setup;
     default: return nullptr;
     }
 }
@@ -600,7 +630,7 @@ void iov_vf_close(Hwfn& hwfn, Ptt& ptt, IovVf& vf)
         if (post_vf(hwfn, EthCmd::vport_stop, data) != Status::success)
             DP_ERR(hwfn, "VF %u: its vport could not be stopped; forgotten anyway", vf.id);
     }
-    cau_clear(hwfn, ptt, vf);
+    cau_clear(hwfn, ptt, vf, true);
     iov_vf_forget(vf);
 }
 
@@ -608,6 +638,7 @@ void iov_vf_forget(IovVf& vf)
 {
     vf.vport_started = false;
     vf.sbs = 0;
+    vf.own_sbs = 0;
     vf.rx_started = vf.tx_started = 0;
     vf.rx_accept = 0;
     vf.forced_filter = false;

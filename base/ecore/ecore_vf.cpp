@@ -416,6 +416,7 @@ bool vf_bulletin_read(Hwfn& hwfn, hsi::iov::Bulletin* out)
         read.version == iov->bulletin_version.load(std::memory_order_relaxed))
         return false;
     iov->bulletin_version.store(read.version, std::memory_order_relaxed);
+    iov->link.store(uint64_t{read.link_up != 0} << 32 | read.speed_mbps, std::memory_order_relaxed);
     *out = read;
     return true;
 }
@@ -426,14 +427,33 @@ void vf_sb_init(Hwfn& hwfn, const SbInfo& sb_info)
 {
     VfIov& iov = *hwfn.vf_iov;
     std::lock_guard guard(iov.lock);
-    iov.sb_addr[sb_info.sb_id] = sb_info.sb_phys;
+    iov.sbs[sb_info.sb_id] = &sb_info;
 }
 
 void vf_sb_release(Hwfn& hwfn, const SbInfo& sb_info)
 {
     VfIov& iov = *hwfn.vf_iov;
     std::lock_guard guard(iov.lock);
-    iov.sb_addr[sb_info.sb_id] = 0;
+    iov.sbs[sb_info.sb_id] = nullptr;
+}
+
+Status vf_rdma_sb_setup(Hwfn& hwfn, uint32_t sb_id, bool on)
+{
+    Exchange x(hwfn);
+    VfIov& iov = x.iov();
+    const SbInfo* sb = iov.sbs[sb_id];
+    if (on && sb == nullptr) {
+        DP_ERR(hwfn, "RDMA's status block %u was not initialised (int_sb_init)", sb_id);
+        return Status::inval;
+    }
+    hsi::iov::SbSetupRequest req{};
+    req.sb = static_cast<uint8_t>(sb_id);
+    req.sb_addr = on ? sb->sb_phys : 0;
+    x.request(TlvType::sb_setup, req);
+    const Status rc = x.send();
+    if (rc == Status::success || !on)
+        iov.rdma_sb = on ? static_cast<int>(sb_id) : -1;
+    return rc;
 }
 
 /* ---- L2 -------------------------------------------------------------------- */
@@ -447,15 +467,20 @@ Status vf_vport_start(Hwfn& hwfn, const SpVportStartParams& p)
     req.vlan_strip = p.vlan_strip;
     req.max_bds_per_packet = p.max_bds_per_packet;
     req.rx_csum = p.rx_csum;
-    /* The SBs the PF configures: 0..n-1, each initialised (int_sb_init). */
-    const auto end = std::find(iov.sb_addr.begin(), iov.sb_addr.end(), 0);
-    req.sbs = static_cast<uint8_t>(end - iov.sb_addr.begin());
-    if (req.sbs == 0 || std::any_of(end, iov.sb_addr.end(), [](uint64_t addr) { return addr != 0; })) {
+    /* The SBs the PF configures: 0..n-1, each initialised (int_sb_init),
+     * but RDMA's, which is programmed already. */
+    std::array<const SbInfo*, hsi::iov::MAX_VF_SBS> vport_sbs = iov.sbs;
+    if (iov.rdma_sb >= 0)
+        vport_sbs[static_cast<uint32_t>(iov.rdma_sb)] = nullptr;
+    const auto end = std::find(vport_sbs.begin(), vport_sbs.end(), nullptr);
+    req.sbs = static_cast<uint8_t>(end - vport_sbs.begin());
+    if (req.sbs == 0 || std::any_of(end, vport_sbs.end(), [](const SbInfo* sb) { return sb != nullptr; })) {
         DP_ERR(hwfn, "vport_start needs status blocks 0..n-1 initialised (int_sb_init) before: the PF "
                      "configures them with the vport");
         return Status::inval;
     }
-    std::copy(iov.sb_addr.begin(), end, req.sb_addr);
+    for (uint32_t i = 0; i < req.sbs; i++)
+        req.sb_addr[i] = vport_sbs[i]->sb_phys;
     x.request(TlvType::vport_start, req);
     const Status rc = x.send();
     if (rc == Status::success)
@@ -627,6 +652,18 @@ void vf_get_vport_stats(Hwfn& hwfn, hsi::eth::VportStats* stats)
 void vf_get_queue_stats(Hwfn& hwfn, uint16_t queue_id, bool rx, hsi::eth::QueueStats* stats)
 {
     read_page_stats(hwfn, rx ? vf_page::rx_queue_stats(queue_id) : vf_page::tx_queue_stats(queue_id), stats);
+}
+
+void vf_get_roce_stats(Hwfn& hwfn, hsi::rdma::RoceStats* stats)
+{
+    read_page_stats(hwfn, vf_page::ROCE_STATS, stats);
+}
+
+bool vf_link_up(const Hwfn& hwfn, uint32_t* speed_mbps)
+{
+    const uint64_t link = hwfn.vf_iov->link.load(std::memory_order_relaxed);
+    *speed_mbps = static_cast<uint32_t>(link);
+    return (link >> 32) != 0;
 }
 
 bool vf_channel_open(Hwfn& hwfn)

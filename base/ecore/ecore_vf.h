@@ -15,6 +15,7 @@
 #include "ecore_l2_api.h"
 #include "ecore_vf_api.h"
 #include "hsi_iov.h"
+#include "hsi_rdma.h"
 #include "osal_mem.h"
 #include "osal_sync.h"
 
@@ -40,11 +41,14 @@ struct VfIov {
     uint32_t mcast_filters = 0; /* granted */
     std::vector<std::array<uint8_t, 6>> mcast; /* the vport's multicast list */
 
-    /* Fastpath SBs int_sb_init recorded (0: none), sent with vport_start. */
-    std::array<uint64_t, hsi::iov::MAX_VF_SBS> sb_addr{};
+    /* SBs int_sb_init recorded (nullptr: none): the vport's go with
+     * vport_start, its RDMA slowpath's (rdma_sb) with sb_setup. */
+    std::array<const SbInfo*, hsi::iov::MAX_VF_SBS> sbs{};
+    int rdma_sb = -1;
 
     uint32_t bulletin_size = 0;                /* agreed at acquire */
     std::atomic<uint64_t> bulletin_version{0}; /* of the last board vf_bulletin_read returned */
+    std::atomic<uint64_t> link{0};             /* its link_up << 32 | speed_mbps */
 };
 
 /* ecore_dev and ecore_hw_init: hw_stop and hw_remove of a VF. */
@@ -54,6 +58,18 @@ Status vf_close(Hwfn& hwfn);
  * CAU its PF configures at vport_start. */
 void vf_sb_init(Hwfn& hwfn, const SbInfo& sb_info);
 void vf_sb_release(Hwfn& hwfn, const SbInfo& sb_info);
+
+/* The PF programs (on) or clears the status block the VF's RDMA slowpath
+ * uses, outside the vport's (sb_setup); int_sb_init recorded it. */
+Status vf_rdma_sb_setup(Hwfn& hwfn, uint32_t sb_id, bool on);
+/* ecore_vf_rdma, for ecore_rdma: a VF's RDMA slowpath (SPQ, EQ, ILT)
+ * started before RDMA_FUNC_INIT, its EQ on sb_id, and stopped after
+ * RDMA_FUNC_CLOSE. */
+Status vf_rdma_slowpath_start(Hwfn& hwfn, uint32_t sb_id);
+void vf_rdma_slowpath_stop(Hwfn& hwfn);
+/* The link of the last bulletin board vf_bulletin_read returned. */
+bool vf_link_up(const Hwfn& hwfn, uint32_t* speed_mbps);
+void vf_get_roce_stats(Hwfn& hwfn, hsi::rdma::RoceStats* stats);
 
 /* ecore_l2. */
 Status vf_vport_start(Hwfn& hwfn, const SpVportStartParams& params);

@@ -19,8 +19,9 @@
  * slowpath DPC to run); no PTT: the calls that take a Ptt ignore it (pass a
  * default-constructed one), and PttGuard finds none; its Rx BD and CQE
  * rings have one size; it always accepts the unicast and multicast frames
- * its filters match; filter moves, flow rules, RDMA and the MFW are its
- * PF's. The PF may refuse a request by its policy for the
+ * its filters match; filter moves, flow rules and the MFW are its PF's.
+ * Its RDMA is its own (ecore_rdma_api.h): pf_params.rdma before
+ * resc_alloc gives it an SPQ, EQ and ILT of its own. The PF may refuse a request by its policy for the
  * VF (forced MAC or VLAN, untrusted VF): Status::perm.
  *
  * Each request waits for the PF's reply, bounded by the channel timeout: call

@@ -54,6 +54,10 @@ void check_requests(const TlvReader& r)
     if (r.find(TlvType::stop_rxqs, &stop) == TlvReader::Find::found && check_stop_queues(stop, 2).ok() &&
         stop.first + stop.count > 2)
         std::abort();
+    SbSetupRequest sb;
+    if (r.find(TlvType::sb_setup, &sb) == TlvReader::Find::found && check_sb_setup(sb, grant, 1).ok() &&
+        (sb.sb == 0 || sb.sb >= grant.sbs || sb.sb_addr % 8 != 0))
+        std::abort(); /* SB 0 is the started vport's */
     if (r.first_type() == TlvType::vport_update && check_vport_update(r, grant, untrusted).ok()) {
         VportRxModeTlv mode;
         if (r.find(TlvType::vport_rx_mode, &mode) == TlvReader::Find::found &&
@@ -86,6 +90,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     find_each<UcastFilterRequest>(r, TlvType::ucast_filter);
     find_each<UpdateMtuRequest>(r, TlvType::update_mtu);
     find_each<CoalesceUpdateRequest>(r, TlvType::coalesce_update);
+    find_each<SbSetupRequest>(r, TlvType::sb_setup);
     find_each<VportActivateTlv>(r, TlvType::vport_activate);
     find_each<VportRxModeTlv>(r, TlvType::vport_rx_mode);
     find_each<VportRssTlv>(r, TlvType::vport_rss);
