@@ -107,7 +107,7 @@ Status rdma_start(Hwfn& hwfn, const RdmaStartParams& params)
     }
     if (is_vf(hwfn)) {
         /* Its EQ shares the first CNQ's status block. */
-        if (Status rc = vf_rdma_slowpath_start(hwfn, params.cnq[0].sb_id); rc != Status::success)
+        if (Status rc = vf_rdma_slowpath_start(hwfn, params); rc != Status::success)
             return rc;
     }
     FuncInitRamrodData d{};
@@ -170,7 +170,7 @@ Status rdma_add_user(Hwfn& hwfn, RdmaUser* user)
     {
         std::lock_guard guard(rdma.lock);
         if (!rdma.dpis.acquire(&dpi)) {
-            DP_ERR(hwfn, "no DPI left: %u users at most", hsi::MAX_DPIS);
+            DP_ERR(hwfn, "no DPI left: %u users at most", rdma.dpis.size());
             return Status::nospc;
         }
     }

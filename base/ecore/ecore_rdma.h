@@ -26,6 +26,7 @@ public:
     bool release(uint32_t id);
     bool in_use(uint32_t id) const { return id < used_.size() && used_[id]; }
     uint32_t used() const;
+    uint32_t size() const { return static_cast<uint32_t>(used_.size()); }
 
 private:
     std::vector<bool> used_;

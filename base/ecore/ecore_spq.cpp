@@ -290,9 +290,12 @@ void eq_process(Hwfn& hwfn)
 
 Status spq_pf_start(Hwfn& hwfn, const SbInfo& eq_sb, volatile uint16_t* eq_cons)
 {
+    /* Both ends restart at 0, as the storms' do: a producer a previous start
+     * left in the status block must not be taken for this one's. */
     Eq& eq = *hwfn.eq;
     eq.chain.reset();
     eq.hw_prod = &eq_sb.sb_virt->pi_array[hsi::SP_PI_EQ];
+    *eq.hw_prod = 0;
     eq.cons = eq_cons;
     hsi::PfStartRamrodData data{};
     data.event_ring_base = hsi::make_regpair(eq.chain.iova());

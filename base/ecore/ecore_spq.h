@@ -55,7 +55,7 @@ struct Eq {
     std::array<AsyncEventCb, 4> async_cbs{}; /* by hsi::ProtocolId */
     /* Set by spq_pf_start: the producer's PI in the EQ's status block, and
      * where the storms take the consumer back. */
-    const volatile uint16_t* hw_prod = nullptr;
+    volatile uint16_t* hw_prod = nullptr;
     volatile uint16_t* cons = nullptr;
 };
 

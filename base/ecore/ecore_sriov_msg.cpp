@@ -102,6 +102,9 @@ Status queue_stop(Hwfn& hwfn, IovVf& vf, bool rx, uint8_t queue)
     return rc;
 }
 
+/* Forgets its vport and what is on it (not sb_setup's status blocks). */
+void forget_vport(IovVf& vf);
+
 /* One of the VF's status blocks in its CAU: at addr (0: none), raising VF
  * vector sb. IOV_VF_SELECT names the VF. */
 void cau_set(Hwfn& hwfn, Ptt& ptt, uint32_t sb, uint64_t addr)
@@ -343,7 +346,7 @@ Verdict vport_teardown(Request& r)
         return {VfStatus::failure, "the firmware refused to stop its vport"};
     /* The firmware dropped the vport's filters with it. */
     cau_clear(r.hwfn, r.ptt, vf);
-    iov_vf_forget(vf);
+    forget_vport(vf);
     return OK;
 }
 
@@ -636,9 +639,16 @@ void iov_vf_close(Hwfn& hwfn, Ptt& ptt, IovVf& vf)
 
 void iov_vf_forget(IovVf& vf)
 {
+    forget_vport(vf);
+    vf.own_sbs = 0;
+}
+
+namespace {
+
+void forget_vport(IovVf& vf)
+{
     vf.vport_started = false;
     vf.sbs = 0;
-    vf.own_sbs = 0;
     vf.rx_started = vf.tx_started = 0;
     vf.rx_accept = 0;
     vf.forced_filter = false;
@@ -646,6 +656,8 @@ void iov_vf_forget(IovVf& vf)
     vf.vlans.clear();
     vf.mcast.clear();
 }
+
+} // namespace
 
 Status iov_vf_apply_forced_mac(Hwfn& hwfn, IovVf& vf)
 {

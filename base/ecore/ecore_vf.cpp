@@ -451,8 +451,11 @@ Status vf_rdma_sb_setup(Hwfn& hwfn, uint32_t sb_id, bool on)
     req.sb_addr = on ? sb->sb_phys : 0;
     x.request(TlvType::sb_setup, req);
     const Status rc = x.send();
-    if (rc == Status::success || !on)
-        iov.rdma_sb = on ? static_cast<int>(sb_id) : -1;
+    const auto bit = static_cast<uint8_t>(1u << sb_id);
+    if (!on)
+        iov.rdma_sbs &= static_cast<uint8_t>(~bit);
+    else if (rc == Status::success)
+        iov.rdma_sbs |= bit;
     return rc;
 }
 
@@ -468,10 +471,14 @@ Status vf_vport_start(Hwfn& hwfn, const SpVportStartParams& p)
     req.max_bds_per_packet = p.max_bds_per_packet;
     req.rx_csum = p.rx_csum;
     /* The SBs the PF configures: 0..n-1, each initialised (int_sb_init),
-     * but RDMA's, which is programmed already. */
+     * but RDMA's: with RDMA, the last (its EQ and CNQ 0, whether started
+     * or not) and any other its CNQs took. */
     std::array<const SbInfo*, hsi::iov::MAX_VF_SBS> vport_sbs = iov.sbs;
-    if (iov.rdma_sb >= 0)
-        vport_sbs[static_cast<uint32_t>(iov.rdma_sb)] = nullptr;
+    if (hwfn.rdma)
+        vport_sbs[rdma_get_sb_id(hwfn, 0)] = nullptr;
+    for (uint32_t sb = 0; sb < vport_sbs.size(); sb++)
+        if (iov.rdma_sbs & (1u << sb))
+            vport_sbs[sb] = nullptr;
     const auto end = std::find(vport_sbs.begin(), vport_sbs.end(), nullptr);
     req.sbs = static_cast<uint8_t>(end - vport_sbs.begin());
     if (req.sbs == 0 || std::any_of(end, vport_sbs.end(), [](const SbInfo* sb) { return sb != nullptr; })) {

@@ -13,6 +13,7 @@
 
 #include "ecore_sb.h"
 #include "ecore_l2_api.h"
+#include "ecore_rdma_api.h"
 #include "ecore_vf_api.h"
 #include "hsi_iov.h"
 #include "hsi_rdma.h"
@@ -42,9 +43,9 @@ struct VfIov {
     std::vector<std::array<uint8_t, 6>> mcast; /* the vport's multicast list */
 
     /* SBs int_sb_init recorded (nullptr: none): the vport's go with
-     * vport_start, its RDMA slowpath's (rdma_sb) with sb_setup. */
+     * vport_start, its RDMA's CNQs' (and EQ's) with sb_setup. */
     std::array<const SbInfo*, hsi::iov::MAX_VF_SBS> sbs{};
-    int rdma_sb = -1;
+    uint8_t rdma_sbs = 0; /* a bit per SB sb_setup programmed */
 
     uint32_t bulletin_size = 0;                /* agreed at acquire */
     std::atomic<uint64_t> bulletin_version{0}; /* of the last board vf_bulletin_read returned */
@@ -63,9 +64,9 @@ void vf_sb_release(Hwfn& hwfn, const SbInfo& sb_info);
  * uses, outside the vport's (sb_setup); int_sb_init recorded it. */
 Status vf_rdma_sb_setup(Hwfn& hwfn, uint32_t sb_id, bool on);
 /* ecore_vf_rdma, for ecore_rdma: a VF's RDMA slowpath (SPQ, EQ, ILT)
- * started before RDMA_FUNC_INIT, its EQ on sb_id, and stopped after
- * RDMA_FUNC_CLOSE. */
-Status vf_rdma_slowpath_start(Hwfn& hwfn, uint32_t sb_id);
+ * started before RDMA_FUNC_INIT, its CNQs' SBs programmed and its EQ on
+ * CNQ 0's, and stopped after RDMA_FUNC_CLOSE. */
+Status vf_rdma_slowpath_start(Hwfn& hwfn, const RdmaStartParams& params);
 void vf_rdma_slowpath_stop(Hwfn& hwfn);
 /* The link of the last bulletin board vf_bulletin_read returned. */
 bool vf_link_up(const Hwfn& hwfn, uint32_t* speed_mbps);

@@ -4,8 +4,9 @@
  * A VF's RDMA objects are its own, so is the slowpath that makes them: the
  * SPQ, EQ and ILT resc_alloc gave it, set through its BAR0 as a PF's are
  * through the runtime array, then PF_START. Its EQ shares the status block
- * of its first CNQ (each has its own PI), which the PF programs at once and
- * apart from the vport's: the VF's L2 may stop and start under its RDMA.
+ * of its first CNQ (each has its own PI). The PF programs the CNQs' status
+ * blocks at once and apart from the vport's: the VF's L2 may stop and
+ * start under its RDMA.
  */
 #include "ecore_cxt.h"
 #include "ecore_log.h"
@@ -30,16 +31,30 @@ void wr_slowpath64(Hwfn& hwfn, uint32_t storm_reg_lo, uint32_t storm_reg_hi, uin
     wr_slowpath(hwfn, storm_reg_hi, static_cast<uint32_t>(value >> 32));
 }
 
+/* The PF stops writing the status blocks the CNQs took. */
+void clear_sbs(Hwfn& hwfn)
+{
+    for (uint32_t sb = 0; sb < hsi::iov::MAX_VF_SBS; sb++)
+        if (hwfn.vf_iov->rdma_sbs & (1u << sb))
+            vf_rdma_sb_setup(hwfn, sb, false);
+}
+
 } // namespace
 
-Status vf_rdma_slowpath_start(Hwfn& hwfn, uint32_t sb_id)
+Status vf_rdma_slowpath_start(Hwfn& hwfn, const RdmaStartParams& params)
 {
-    Status rc = vf_rdma_sb_setup(hwfn, sb_id, true);
-    if (rc != Status::success)
+    Status rc = Status::success;
+    for (uint32_t i = 0; i < params.desired_cnq && rc == Status::success; i++)
+        rc = vf_rdma_sb_setup(hwfn, params.cnq[i].sb_id, true);
+    if (rc != Status::success) {
+        clear_sbs(hwfn);
         return rc;
+    }
+    const uint32_t sb_id = params.cnq[0].sb_id;
     using namespace hsi::reg;
-    Spq& spq = *hwfn.spq;
-    spq.chain.reset();
+    /* The SPQ goes on where it was: the storms keep its consumer across
+     * PF_STOP. */
+    const Spq& spq = *hwfn.spq;
     wr_slowpath64(hwfn, STORM_SPQ_BASE_LO, STORM_SPQ_BASE_HI, spq.chain.iova());
     wr_slowpath(hwfn, STORM_SPQ_SIZE, spq.chain.size());
     const CxtMngr& cxt = *hwfn.cxt_mngr;
@@ -57,7 +72,7 @@ Status vf_rdma_slowpath_start(Hwfn& hwfn, uint32_t sb_id)
     if (rc != Status::success) {
         DP_ERR(hwfn, "the VF's RDMA slowpath did not start: %s", status_name(rc));
         wr_slowpath(hwfn, STORM_PF_ENABLE, 0);
-        vf_rdma_sb_setup(hwfn, sb_id, false);
+        clear_sbs(hwfn);
         return rc;
     }
     DP_VERBOSE(hwfn, osal::dp_module::SPQ, "RDMA slowpath started, its EQ on SB %u", sb_id);
@@ -71,9 +86,7 @@ void vf_rdma_slowpath_stop(Hwfn& hwfn)
             DP_ERR(hwfn, "PF_STOP of the VF's RDMA slowpath: %s", status_name(rc));
         wr_slowpath(hwfn, hsi::reg::STORM_PF_ENABLE, 0);
     }
-    const int sb = hwfn.vf_iov->rdma_sb;
-    if (sb >= 0)
-        vf_rdma_sb_setup(hwfn, static_cast<uint32_t>(sb), false);
+    clear_sbs(hwfn);
 }
 
 } // namespace cna::ecore

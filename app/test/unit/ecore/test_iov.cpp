@@ -410,6 +410,48 @@ TEST_F(IovPfChannel, VportAndQueuesOnTheVfsOwnIds)
     EXPECT_FALSE(info.acquired);
 }
 
+/* A status block apart from the vport's (a VF's RDMA slowpath): programmed
+ * at once, kept while the vport stops and starts, never one of the
+ * vport's, cleared by close. */
+TEST_F(IovPfChannel, AStatusBlockApartFromTheVportsLivesThroughIt)
+{
+    ASSERT_EQ(vf_.acquire(2, 2), VfStatus::success);
+    const auto cau = [&](uint32_t sb_reg) {
+        ecore::PttGuard ptt(hwfn());
+        ecore::wr(hwfn(), *ptt, hsi::reg::IOV_VF_SELECT, 0);
+        return ecore::rd(hwfn(), *ptt, hsi::reg::iov_vf_cau(sb_reg));
+    };
+    const uint64_t addr = vf_.iova(VfPlayer::SBS + sizeof(hsi::StatusBlock));
+    hsi::iov::SbSetupRequest setup{};
+    setup.sb = 2;
+    setup.sb_addr = addr;
+    vf_.write_request(TlvType::sb_setup, setup);
+    EXPECT_EQ(vf_.send(), VfStatus::bad_request) << "beyond the grant of 2";
+    setup.sb = 1;
+    setup.sb_addr = addr + 4;
+    vf_.write_request(TlvType::sb_setup, setup);
+    EXPECT_EQ(vf_.send(), VfStatus::bad_request) << "not 8-byte aligned";
+    setup.sb_addr = addr;
+    vf_.write_request(TlvType::sb_setup, setup);
+    ASSERT_EQ(vf_.send(), VfStatus::success);
+    EXPECT_EQ(cau(hsi::reg::cau_sb_addr_lo(1)), static_cast<uint32_t>(addr));
+    EXPECT_EQ(cau(hsi::reg::cau_sb_conf(1)), hsi::reg::CAU_SB_CONF_VALID | 1u << hsi::reg::CAU_SB_CONF_VECTOR_SHIFT);
+
+    EXPECT_EQ(vf_.vport_start(2), VfStatus::bad_request) << "SB 1 is not the vport's";
+    ASSERT_EQ(vf_.vport_start(1), VfStatus::success);
+    setup.sb = 0;
+    vf_.write_request(TlvType::sb_setup, setup);
+    EXPECT_EQ(vf_.send(), VfStatus::bad_request) << "SB 0 is the started vport's";
+    ASSERT_EQ(vf_.simple(TlvType::vport_teardown), VfStatus::success);
+    EXPECT_EQ(cau(hsi::reg::cau_sb_conf(0)), 0u) << "the vport's SB went with it";
+    EXPECT_EQ(cau(hsi::reg::cau_sb_conf(1)), hsi::reg::CAU_SB_CONF_VALID | 1u << hsi::reg::CAU_SB_CONF_VECTOR_SHIFT)
+        << "the other stayed";
+
+    ASSERT_EQ(vf_.simple(TlvType::close), VfStatus::success);
+    EXPECT_EQ(cau(hsi::reg::cau_sb_conf(1)), 0u) << "close clears it";
+    EXPECT_EQ(cau(hsi::reg::cau_sb_addr_lo(1)), 0u);
+}
+
 TEST_F(IovPfChannel, RefusesWhatTheGrantOrPolicyDoesNotAllow)
 {
     ASSERT_EQ(vf_.acquire(), VfStatus::success);

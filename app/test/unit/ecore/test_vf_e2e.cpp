@@ -9,6 +9,7 @@
 #include "ecore_chain.h"
 #include "ecore_iov_api.h"
 #include "ecore_l2_api.h"
+#include "ecore_rdma_api.h"
 #include "ecore_sriov.h"
 #include "ecore_vf_api.h"
 #include "hsi_iov.h"
@@ -224,6 +225,116 @@ TEST(VfEndToEnd, AcquireStartAndAFrameThroughItsOwnQueues)
     tx_bds.free();
     rx_bufs.release();
     tx_buf.release();
+    EXPECT_EQ(test::memzone_count(), zones);
+}
+
+/* A VF's RDMA on its own slowpath: its SPQ and EQ (on CNQ 0's status
+ * block, which raises that SB's vector), its grant's limits, its one DPI
+ * page, the MAC its vport filters; its L2 vport stops under it; stopped
+ * and started again. */
+TEST(VfEndToEnd, ItsRdmaRunsOnItsOwnSlowpathUnderItsVport)
+{
+    test::Pf pf;
+    ATTACH_OR_SKIP(pf, "t_vf_rdma", 0, osal::EmbeddedConfig{});
+    const int zones = test::memzone_count();
+    pf_with_vfs(pf, 1);
+    if (HasFatalFailure())
+        return;
+    int err = 0;
+    std::string msg;
+    std::unique_ptr<osal::PciFunction> pci = osal::pci_attach(vf_params("t_vf_rdma", 0, 0), &err, &msg);
+    ASSERT_NE(pci, nullptr) << msg;
+    ecore::Dev dev;
+    ecore::init_struct(dev, "t_vf_rdma/vf0", *pci, {});
+    ecore::Hwfn& hwfn = dev.hwfn;
+    ASSERT_EQ(ecore::hw_prepare(dev), Status::success);
+    hwfn.pf_params.rdma = ecore::RdmaPfParams{hsi::iov::VF_RDMA_QPS + 1, 16};
+    EXPECT_EQ(ecore::resc_alloc(dev), Status::inval) << "beyond a VF's grant";
+    hwfn.pf_params.rdma = ecore::RdmaPfParams{hsi::iov::VF_RDMA_QPS, 16};
+    ASSERT_EQ(ecore::resc_alloc(dev), Status::success);
+    ecore::resc_setup(dev);
+    ASSERT_EQ(ecore::hw_init(dev, ecore::HwInitParams{}), Status::success);
+    ASSERT_EQ(hwfn.hw_info.resc.num_sbs, hsi::iov::MAX_VF_SBS);
+
+    /* L2 on SB 0; RDMA on the last, its interrupt processing the EQ. */
+    ecore::Ptt no_ptt;
+    osal::DmaMem l2_sb_mem, rdma_sb_mem, cnq, cq_ring;
+    ASSERT_EQ(l2_sb_mem.alloc(sizeof(hsi::StatusBlock), "test VF L2 SB"), 0);
+    ASSERT_EQ(rdma_sb_mem.alloc(sizeof(hsi::StatusBlock), "test VF RDMA SB"), 0);
+    ASSERT_EQ(cnq.alloc(64 * sizeof(hsi::rdma::CnqEntry), "test VF CNQ"), 0);
+    ASSERT_EQ(cq_ring.alloc(256 * sizeof(hsi::rdma::RdmaCqe), "test VF CQ"), 0);
+    ecore::SbInfo l2_sb, rdma_sb;
+    const uint16_t sb_id = ecore::rdma_get_sb_id(hwfn, 0);
+    EXPECT_EQ(sb_id, hsi::iov::MAX_VF_SBS - 1);
+    ASSERT_EQ(ecore::int_sb_init(hwfn, no_ptt, l2_sb, l2_sb_mem.va(), l2_sb_mem.iova(), 0), Status::success);
+    ASSERT_EQ(ecore::int_sb_init(hwfn, no_ptt, rdma_sb, rdma_sb_mem.va(), rdma_sb_mem.iova(), sb_id),
+              Status::success);
+    struct RdmaIrq {
+        osal::MsixIrq irq;
+        ecore::Hwfn* hwfn;
+        ecore::SbInfo* sb;
+        std::atomic<int> fired{0};
+        static void isr(void* arg)
+        {
+            auto* self = static_cast<RdmaIrq*>(arg);
+            self->fired++;
+            ecore::sb_update_sb_idx(*self->sb);
+            ecore::rdma_process_eq(*self->hwfn);
+            ecore::sb_ack(*self->sb, hsi::IguIntOp::enable);
+        }
+    } rdma_irq{{}, &hwfn, &rdma_sb};
+    ASSERT_EQ(rdma_irq.irq.request(pci->msix_eventfd(sb_id), RdmaIrq::isr, &rdma_irq), 0);
+    ecore::sb_ack(rdma_sb, hsi::IguIntOp::enable);
+
+    ecore::RdmaStartParams p;
+    p.desired_cnq = 1;
+    p.cnq[0] = {cnq.iova(), 64, sb_id};
+    p.mac_addr = hwfn.hw_info.mac;
+    ecore::FilterUcast own;
+    own.mac = hwfn.hw_info.mac;
+    for (int round = 0; round < 2; round++) {
+        ASSERT_EQ(ecore::sp_vport_start(hwfn, ecore::SpVportStartParams{}), Status::success);
+        if (round == 0) {
+            EXPECT_EQ(ecore::rdma_start(hwfn, p), Status::inval) << "its MAC is not its vport's yet";
+        }
+        ASSERT_EQ(ecore::sp_eth_filter_ucast(hwfn, own), Status::success);
+        ASSERT_EQ(ecore::rdma_start(hwfn, p), Status::success) << "round " << round;
+        EXPECT_TRUE(test::wait_for([&] { return rdma_irq.fired.load() > 0; })) << "PF_START's EQE on its vector";
+        const ecore::RdmaDevice caps = ecore::rdma_query_device(hwfn);
+        EXPECT_EQ(caps.max_qp, hsi::iov::VF_RDMA_QPS);
+        ecore::RdmaUser user, second;
+        ASSERT_EQ(ecore::rdma_add_user(hwfn, &user), Status::success);
+        EXPECT_EQ(user.dpi, hsi::iov::VF_DPI);
+        EXPECT_EQ(user.doorbells, pci->doorbells() + hsi::dpi_offset(hsi::iov::VF_DPI));
+        EXPECT_EQ(ecore::rdma_add_user(hwfn, &second), Status::nospc) << "one DPI page";
+
+        /* Its vport goes; its ramrods still complete. */
+        EXPECT_EQ(ecore::sp_vport_stop(hwfn, 0), Status::success);
+        uint16_t pd, cq;
+        ASSERT_EQ(ecore::rdma_alloc_pd(hwfn, &pd), Status::success);
+        ASSERT_EQ(ecore::rdma_create_cq(hwfn, {user.dpi, 0, cq_ring.iova(), 256}, &cq), Status::success);
+        hsi::rdma::RoceStats stats;
+        EXPECT_EQ(ecore::rdma_get_stats(hwfn, no_ptt, &stats), Status::success);
+        EXPECT_EQ(stats.tx_packets, 0u);
+        EXPECT_EQ(ecore::rdma_stop(hwfn), Status::busy) << "its CQ still exists";
+        EXPECT_EQ(ecore::rdma_destroy_cq(hwfn, cq), Status::success);
+        ecore::rdma_free_pd(hwfn, pd);
+        ecore::rdma_remove_user(hwfn, user.dpi);
+        EXPECT_EQ(ecore::rdma_stop(hwfn), Status::success);
+        EXPECT_FALSE(ecore::rdma_started(hwfn));
+    }
+
+    rdma_irq.irq.release();
+    ecore::int_sb_release(hwfn, no_ptt, rdma_sb);
+    ecore::int_sb_release(hwfn, no_ptt, l2_sb);
+    EXPECT_EQ(ecore::hw_stop(dev), Status::success);
+    ecore::int_disable_post_isr_release(dev);
+    ecore::resc_free(dev);
+    ecore::hw_remove(dev);
+    pci.reset();
+    EXPECT_EQ(pf.tear_down(), Status::success);
+    for (osal::DmaMem* m : {&l2_sb_mem, &rdma_sb_mem, &cnq, &cq_ring})
+        m->release();
     EXPECT_EQ(test::memzone_count(), zones);
 }
 
