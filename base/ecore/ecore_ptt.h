@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 
 #include "ecore.h"
 #include "hsi_common.h"
@@ -44,6 +45,24 @@ public:
 private:
     Hwfn& hwfn_;
     Ptt* ptt_;
+};
+
+/* A PTT for the calls that take one, on a PF or a VF: a VF has none, and
+ * those calls ignore the one this gives it. False if a PF's pool stayed
+ * empty. */
+class FunctionPtt {
+public:
+    explicit FunctionPtt(Hwfn& hwfn)
+    {
+        if (!is_vf(hwfn))
+            guard_.emplace(hwfn);
+    }
+    explicit operator bool() const { return !guard_ || *guard_; }
+    Ptt& operator*() { return guard_ ? **guard_ : none_; }
+
+private:
+    std::optional<PttGuard> guard_;
+    Ptt none_{};
 };
 
 struct PttPool {

@@ -235,7 +235,7 @@ int parse_devargs(const char* device_name, const char* args, Devargs* out, std::
 int parse_vf_devargs(const char* device_name, const char* args, Devargs* out, std::string* error)
 {
     /* The keys that name a VF; the rest belong to its PF. */
-    static constexpr std::string_view VF_KEYS[] = {"daemon", "pf", "adapter", "port", "vf"};
+    static constexpr std::string_view VF_KEYS[] = {"daemon", "pf", "adapter", "port", "vf", "rdma", "ipv4", "ipv6"};
     KvargsPtr kvlist(args != nullptr ? rte_kvargs_parse(args, nullptr) : nullptr, &rte_kvargs_free);
     if (args != nullptr && args[0] != '\0' && !kvlist) {
         *error = std::string("malformed devargs '") + args + "': expected key=value pairs separated by ','";
@@ -253,6 +253,7 @@ int parse_vf_devargs(const char* device_name, const char* args, Devargs* out, st
     }
     if (const int rc = parse_devargs(device_name, nullptr, out, error); rc != 0)
         return rc;
+    out->rdma = false; /* its RDMA takes a status block from its queues: asked for */
     for (unsigned i = 0; kvlist && i < kvlist->count; i++) {
         const rte_kvargs_pair& pair = kvlist->pairs[i];
         if (std::string msg = apply(pair.key, pair.value ? pair.value : "", out); !msg.empty()) {
@@ -273,7 +274,6 @@ int parse_vf_devargs(const char* device_name, const char* args, Devargs* out, st
         return -EINVAL;
     }
     out->is_vf = true;
-    out->rdma = false; /* RDMA is its PF's */
     return 0;
 }
 

@@ -76,7 +76,8 @@ struct Devargs {
     "engine_cpu=<int|[int,...]> rdma=<0|1> ipv4=<a.b.c.d/len> ipv6=<addr/len> vfs=<int>"
 /* net_cna_vf's: a VF of a daemon's PF, or of a PF of an embedded adapter
  * of this process. */
-#define CNA_VF_DEVARGS_PARAM_STRING "daemon=<socket path> pf=<int> adapter=<name> port=<int> vf=<int>"
+#define CNA_VF_DEVARGS_PARAM_STRING \
+    "daemon=<socket path> pf=<int> adapter=<name> port=<int> vf=<int> rdma=<0|1> ipv4=<a.b.c.d/len> ipv6=<addr/len>"
 
 /* Parses args (may be null or empty). On error returns -EINVAL with a message
  * naming the offending key and value in *error. */

@@ -104,7 +104,8 @@ struct EthPort {
     bool vf_cut_off = false;      /* its channel closed: RTE_ETH_EVENT_INTR_RESET raised */
 };
 
-/* RDMA's share of the PF (devarg rdma): what ecore reserves at probe. */
+/* RDMA's share of the PF (devarg rdma): what ecore reserves at probe; a
+ * VF's is its grant (hsi::iov::VF_RDMA_QPS, VF_RDMA_TIDS). */
 inline constexpr uint32_t RDMA_QPS = 1024;
 inline constexpr uint32_t RDMA_MRS = 1024;
 inline constexpr uint32_t RDMA_CNQS = 1;
@@ -123,21 +124,10 @@ inline uint32_t sb_vector(const EthPort* port, uint32_t sb)
     return is_vf(port) ? sb : hsi::msix_vector_of_sb(sb);
 }
 
-/* A PTT for the ecore calls that take one, while it lives. A VF has none,
- * and ecore ignores the one it is given for a VF. */
-class PortPtt {
+/* A PTT for the ecore calls that take one, while it lives (none on a VF). */
+class PortPtt : public ecore::FunctionPtt {
 public:
-    explicit PortPtt(EthPort* port)
-    {
-        if (!is_vf(port))
-            guard_.emplace(port->edev.hwfn);
-    }
-    explicit operator bool() const { return !guard_ || *guard_; }
-    ecore::Ptt& operator*() { return guard_ ? **guard_ : none_; }
-
-private:
-    std::optional<ecore::PttGuard> guard_;
-    ecore::Ptt none_{};
+    explicit PortPtt(EthPort* port) : FunctionPtt(port->edev.hwfn) {}
 };
 
 /* A PF's MAC filter grant is split evenly between unicast addresses

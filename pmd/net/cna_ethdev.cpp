@@ -169,7 +169,8 @@ int hw_bring_up(EthPort* port)
 
     ecore::Dev& edev = port->edev;
     if (port->devargs.rdma)
-        edev.hwfn.pf_params.rdma = ecore::RdmaPfParams{RDMA_QPS, RDMA_MRS};
+        edev.hwfn.pf_params.rdma = is_vf(port) ? ecore::RdmaPfParams{hsi::iov::VF_RDMA_QPS, hsi::iov::VF_RDMA_TIDS}
+                                               : ecore::RdmaPfParams{RDMA_QPS, RDMA_MRS};
     ecore::Status st = ecore::hw_prepare(edev);
     if (st == ecore::Status::success) {
         st = ecore::resc_alloc(edev);

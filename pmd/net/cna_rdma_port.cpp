@@ -13,7 +13,7 @@ EthPort* rdma_port(uint16_t port_id)
 {
     rte_eth_dev_info info;
     if (rte_eth_dev_info_get(port_id, &info) != 0 || info.driver_name == nullptr ||
-        std::strcmp(info.driver_name, "net_cna") != 0)
+        (std::strcmp(info.driver_name, "net_cna") != 0 && std::strcmp(info.driver_name, "net_cna_vf") != 0))
         return nullptr;
     return port_of(&rte_eth_devices[port_id]);
 }
@@ -31,5 +31,11 @@ osal::PciFunction* inline_adapter(EthPort* port)
 }
 
 std::function<void()>& rdma_teardown(EthPort* port) { return port->rdma_teardown; }
+
+bool port_is_vf(EthPort* port) { return is_vf(port); }
+
+uint32_t port_sb_vector(EthPort* port, uint32_t sb) { return sb_vector(port, sb); }
+
+bool port_started(EthPort* port) { return port->eth_dev->data->dev_started != 0; }
 
 } // namespace cna::net

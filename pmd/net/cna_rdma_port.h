@@ -22,8 +22,8 @@ namespace cna::net {
 
 struct EthPort;
 
-/* The net_cna port behind ethdev port port_id; nullptr if another driver
- * drives it. */
+/* The net_cna or net_cna_vf port behind ethdev port port_id; nullptr if
+ * another driver drives it. */
 EthPort* rdma_port(uint16_t port_id);
 osal::PciFunction& port_pci(EthPort* port);
 ecore::Hwfn& port_hwfn(EthPort* port);
@@ -35,5 +35,10 @@ const Devargs& port_devargs(EthPort* port);
 osal::PciFunction* inline_adapter(EthPort* port);
 /* Set while an RDMA device is open on the port: dev_close calls it first. */
 std::function<void()>& rdma_teardown(EthPort* port);
+/* A VF's RoCE takes the MAC its started vport filters (its PF's policy). */
+bool port_is_vf(EthPort* port);
+bool port_started(EthPort* port);
+/* The MSI-X vector its status block sb raises. */
+uint32_t port_sb_vector(EthPort* port, uint32_t sb);
 
 } // namespace cna::net

@@ -85,6 +85,7 @@ void cnq_isr(void* arg)
 {
     auto* dev = static_cast<Device*>(arg);
     ecore::sb_update_sb_idx(dev->cnq_sb);
+    ecore::rdma_process_eq(*dev->hwfn); /* a VF's EQ is on this SB */
     const uint16_t prod = osal::observe(&dev->cnq_sb.sb_virt->pi_array[hsi::rdma::RDMA_PI_CNQ]);
     bool any = false;
     {
@@ -126,7 +127,7 @@ void stop(Device* dev)
     if (ecore::Status st = ecore::rdma_stop(hwfn); st != ecore::Status::success)
         RDMA_LOG(WARNING, dev, "rdma_stop: %s", ecore::status_name(st));
     ecore::rdma_remove_user(hwfn, dev->user.dpi);
-    ecore::PttGuard ptt(hwfn);
+    ecore::FunctionPtt ptt(hwfn);
     if (ptt)
         ecore::int_sb_release(hwfn, *ptt, dev->cnq_sb);
     if (dev->event_fd >= 0)
@@ -144,7 +145,7 @@ int start(Device* dev)
         dev->cnq_sb_mem.alloc(sizeof(hsi::StatusBlock), "rdma_cnq_sb") != 0)
         return -ENOMEM;
     {
-        ecore::PttGuard ptt(hwfn);
+        ecore::FunctionPtt ptt(hwfn);
         if (!ptt)
             return -EBUSY;
         if (ecore::Status st = ecore::int_sb_init(hwfn, *ptt, dev->cnq_sb, dev->cnq_sb_mem.va(),
@@ -152,7 +153,7 @@ int start(Device* dev)
             st != ecore::Status::success)
             return ecore::status_to_errno(st);
     }
-    const int vector = net::port_pci(dev->port).msix_eventfd(hsi::msix_vector_of_sb(sb_id));
+    const int vector = net::port_pci(dev->port).msix_eventfd(net::port_sb_vector(dev->port, sb_id));
     if (int rc = dev->cnq_irq.request(vector, cnq_isr, dev); rc != 0)
         return rc;
     ecore::sb_ack(dev->cnq_sb, hsi::IguIntOp::enable);
@@ -244,13 +245,18 @@ cna_rdma_dev* cna_rdma_open(uint16_t port_id)
 {
     net::EthPort* port = net::rdma_port(port_id);
     if (port == nullptr) {
-        RDMA_LOG_PORT(ERR, port_id, "not a net_cna port");
+        RDMA_LOG_PORT(ERR, port_id, "not a net_cna or net_cna_vf port");
         errno = ENODEV;
         return nullptr;
     }
     if (!net::port_devargs(port).rdma) {
         RDMA_LOG_PORT(ERR, port_id, "RDMA is off on this port (devarg rdma=0)");
         errno = ENOTSUP;
+        return nullptr;
+    }
+    if (net::port_is_vf(port) && !net::port_started(port)) {
+        RDMA_LOG_PORT(ERR, port_id, "a VF's RoCE takes the MAC its started port filters: start the port first");
+        errno = EAGAIN;
         return nullptr;
     }
     if (net::rdma_teardown(port)) {
@@ -414,7 +420,7 @@ int cna_rdma_dealloc_pd(ibv_pd* ibv)
 int cna_rdma_query_port_counters(cna_rdma_dev* handle, cna_rdma_port_counters* counters)
 {
     ecore::Hwfn& hwfn = *reinterpret_cast<Device*>(handle)->hwfn;
-    ecore::PttGuard ptt(hwfn);
+    ecore::FunctionPtt ptt(hwfn);
     if (!ptt)
         return EBUSY;
     hsi::rdma::RoceStats s;

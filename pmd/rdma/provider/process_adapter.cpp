@@ -8,7 +8,8 @@
  * own destructors run, so no engine thread outlives them.
  *
  *   CNA_RDMA_DEVARGS   net_cna devargs of device cna0;cna1;... (default:
- *                      one port on a TAP wire named cna<pid>)
+ *                      one port on a TAP wire named cna<pid>); an entry
+ *                      with vf= is a net_cna_vf port, its RDMA on
  *   CNA_RDMA_MTU       the ports' MTU (default 1500: RoCE path MTU 1024)
  *   CNA_RDMA_EAL_ARGS  more EAL arguments, split at spaces (e.g. a log level)
  */
@@ -56,6 +57,21 @@ constexpr unsigned LINK_WAIT_MS = 5000;
 constexpr uint16_t RING_SIZE = 256;
 
 void complain(const std::string& what) { std::fprintf(stderr, "cna: %s\n", what.c_str()); }
+
+/* Whether the devargs name key (as "key=..."). */
+bool has_key(const std::string& devargs, const std::string& key)
+{
+    const std::string wanted = key + "=";
+    size_t at = 0;
+    for (;;) {
+        if (devargs.compare(at, wanted.size(), wanted) == 0)
+            return true;
+        at = devargs.find(',', at);
+        if (at == std::string::npos)
+            return false;
+        at++;
+    }
+}
 
 /* Every part, empty ones too ("a;" is two). */
 std::vector<std::string> split(const std::string& text, char sep)
@@ -129,9 +145,12 @@ private:
         for (unsigned i = 0; i < entries.size(); i++) {
             cna_host_port port;
             port.index = i;
-            port.vdev = "net_cna" + std::to_string(i);
-            const std::string what = "device cna" + std::to_string(i) + " (" + port.vdev + "," + entries[i] + ")";
-            if (int rc = rte_vdev_init(port.vdev.c_str(), entries[i].c_str()); rc != 0) {
+            /* A VF's RDMA is asked for; the provider is there for it. */
+            const bool vf = has_key(entries[i], "vf");
+            port.vdev = (vf ? "net_cna_vf" : "net_cna") + std::to_string(i);
+            const std::string args = vf && !has_key(entries[i], "rdma") ? entries[i] + ",rdma=1" : entries[i];
+            const std::string what = "device cna" + std::to_string(i) + " (" + port.vdev + "," + args + ")";
+            if (int rc = rte_vdev_init(port.vdev.c_str(), args.c_str()); rc != 0) {
                 complain(what + ": the port did not come up: " + std::strerror(-rc) +
                          " (net_cna's message above says why)");
                 return false;

@@ -136,5 +136,21 @@ TEST(Devargs, EngineIsNotAVfKey)
     EXPECT_FALSE(d.engine_given);
 }
 
+TEST(Devargs, AVfsRdmaIsAskedFor)
+{
+    /* It takes a status block from the VF's queues: off unless asked. */
+    Devargs d;
+    std::string error;
+    ASSERT_EQ(parse_vf_devargs("net_cna_vf0", "daemon=/s,pf=0,vf=1", &d, &error), 0) << error;
+    EXPECT_FALSE(d.rdma);
+    ASSERT_EQ(parse_vf_devargs("net_cna_vf0", "daemon=/s,pf=0,vf=1,rdma=1,ipv4=10.0.0.5/24", &d, &error), 0)
+        << error;
+    EXPECT_TRUE(d.rdma);
+    ASSERT_TRUE(d.ipv4.has_value());
+    EXPECT_EQ(d.ipv4->prefix, 24u);
+    EXPECT_EQ(parse_vf_devargs("net_cna_vf0", "daemon=/s,pf=0,vf=1,rdma=2", &d, &error), -EINVAL);
+    EXPECT_NE(error.find("rdma"), std::string::npos) << error;
+}
+
 } // namespace
 } // namespace cna::net
