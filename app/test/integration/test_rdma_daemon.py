@@ -1,6 +1,6 @@
 """RDMA through cna-adapterd: unmodified verbs applications on cna's
 provider in two processes, each on a PF of one daemon's two-port cabled
-adapter. Their memory regions are memory of their own, not DPDK's (rping's
+adapter, or each on a VF of one port (their PF in a testpmd of its own). Their memory regions are memory of their own, not DPDK's (rping's
 and perftest's buffers come from malloc): the daemon reaches it by copying
 through each process's /proc/self/mem, only where the process registered
 it. A process killed mid-transfer is its PF's function level reset, and
@@ -12,6 +12,8 @@ import unittest
 from harness.daemon import AdapterDaemon
 from harness.rdma import kill_all
 from harness.rdma_cm import CmHosts, assert_rping_verified, not_listening_yet
+from harness.sriov import wire_tx_frames
+from harness.testpmd import TestPmd, unique_tag
 from harness.verbs import CLIENT_IP, SERVER_IP, needs_root_and_tun
 
 
@@ -35,6 +37,63 @@ class DaemonHosts(CmHosts):
         return f"daemon={self.daemon.socket},pf={pf},ipv4={ip}/24"
 
 
+class VfHosts(CmHosts):
+    """The server on VF 0, the client on VF 1, of PF 0 of the daemon's
+    one-port adapter (a loopback wire), the PF in a testpmd of its own with
+    the two VFs enabled."""
+
+    def __enter__(self):
+        super().__enter__()
+        self.daemon = AdapterDaemon(["--ports", "1", "--wire", "loopback"])
+        self.daemon.start()
+        self.pf = TestPmd([f"net_cna0,daemon={self.daemon.socket},pf=0,vfs=2"],
+                          memory=["--no-huge", "-m", "256", "--file-prefix", f"{unique_tag()}pf"])
+        self.pf.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.pf.close()
+        if self.daemon.proc.poll() is None:
+            self.daemon.stop()
+        return super().__exit__(*exc)
+
+    def devargs(self, role):
+        vf, ip = (0, SERVER_IP) if role == "s" else (1, CLIENT_IP)
+        return f"daemon={self.daemon.socket},pf=0,vf={vf},ipv4={ip}/24"
+
+    def wire_tx(self):
+        return wire_tx_frames(self.daemon.socket, 0)
+
+
+def ib_write_bw_killed_mid_transfer(test, hosts, detached):
+    """ib_write_bw for 30 s; the server killed (-9) once connected: its
+    function's reset (FLR), and the client's QP in error with
+    IBV_WC_RETRY_EXC_ERR (12: the peer no longer answers); the daemon
+    serves on."""
+    argv = ["ib_write_bw", "-x", "1", "-s", "65536", "-D", "30", "-p", hosts.tcp_port()]
+    server = hosts.verbs_host("s", argv)
+    try:
+        for _ in range(20):
+            client = hosts.verbs_host("c", [*argv, "127.0.0.1"])
+            try:
+                out, _ = client.communicate(timeout=3)
+            except subprocess.TimeoutExpired:
+                break  # connected: it runs for 30 s
+            test.assertTrue(not_listening_yet(out), out)
+            time.sleep(0.5)
+        else:
+            test.fail("the client never reached its server")
+    except BaseException:
+        kill_all(server)
+        raise
+    kill_all(server)
+    out, _ = client.communicate(timeout=hosts.timeout)
+    test.assertNotEqual(client.returncode, 0, out)
+    test.assertRegex(out, r"Failed status 12\b", out)
+    test.assertRegex(hosts.daemon.output(), detached)
+    test.assertIsNone(hosts.daemon.proc.poll(), "the daemon serves on")
+
+
 @needs_root_and_tun
 class ThroughTheDaemon(unittest.TestCase):
     def test_rping_verifies_every_ping_between_two_pfs(self):
@@ -53,33 +112,35 @@ class ThroughTheDaemon(unittest.TestCase):
                     self.assertRegex(client, r"(?m)^\s*65536\s+200\s+\d", client)
 
     def test_a_process_killed_mid_transfer_is_an_flr_and_its_peer_sees_retry_exceeded(self):
-        """ib_write_bw for 30 s; the server killed (-9) three seconds in: the
-        daemon resets its PF (FLR), the client's QP goes to error with
-        IBV_WC_RETRY_EXC_ERR (12: the peer no longer answers), and the
-        daemon serves on: the client's PF is still its own."""
+        """The client's PF is still its own after the server's reset."""
         with DaemonHosts() as hosts:
-            argv = ["ib_write_bw", "-x", "1", "-s", "65536", "-D", "30", "-p", hosts.tcp_port()]
-            server = hosts.verbs_host("s", argv)
-            try:
-                for _ in range(20):
-                    client = hosts.verbs_host("c", [*argv, "127.0.0.1"])
-                    try:
-                        out, _ = client.communicate(timeout=3)
-                    except subprocess.TimeoutExpired:
-                        break  # connected: it runs for 30 s
-                    self.assertTrue(not_listening_yet(out), out)
-                    time.sleep(0.5)
-                else:
-                    self.fail("the client never reached its server")
-            except BaseException:
-                kill_all(server)
-                raise
-            kill_all(server)
-            out, _ = client.communicate(timeout=hosts.timeout)
-            self.assertNotEqual(client.returncode, 0, out)
-            self.assertRegex(out, r"Failed status 12\b", out)
-            self.assertRegex(hosts.daemon.output(), r"on pf0: detached")
-            self.assertIsNone(hosts.daemon.proc.poll(), "the daemon serves on")
+            ib_write_bw_killed_mid_transfer(self, hosts, r"on pf0: detached")
+
+
+@needs_root_and_tun
+class BetweenVfs(unittest.TestCase):
+    """Two VFs of one port: their RoCE goes through the port's switch, not
+    on the wire; each VF's RDMA slowpath and objects are its own."""
+
+    def test_rping_verifies_every_ping(self):
+        with VfHosts() as hosts:
+            assert_rping_verified(self, hosts, 10)
+
+    def test_perftest_never_touches_the_wire(self):
+        """The frames the wire carries meanwhile are the addresses'
+        announcements and resolutions (broadcasts, a few per process), not
+        the 12,800 RoCE packets of 200 x 64 KiB at a 1024-byte path MTU."""
+        with VfHosts() as hosts:
+            before = hosts.wire_tx()
+            argv = ["ib_write_bw", "-x", "1", "-s", "65536", "-n", "200", "-p", hosts.tcp_port()]
+            _, client = hosts.cm_pair(argv, [*argv, "127.0.0.1"])
+            self.assertRegex(client, r"(?m)^\s*65536\s+200\s+\d", client)
+            self.assertLess(hosts.wire_tx() - before, 64, "RoCE between VFs of a port stays in its switch")
+
+    def test_a_vf_process_killed_mid_transfer_is_its_flr_and_its_peer_sees_retry_exceeded(self):
+        with VfHosts() as hosts:
+            ib_write_bw_killed_mid_transfer(self, hosts, r"vf0\S*: detached")
+            self.assertRegex(hosts.pf.cmd("show port info 0"), r"Link status: up", "the PF is not disturbed")
 
 
 if __name__ == "__main__":

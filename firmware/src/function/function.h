@@ -109,6 +109,8 @@ public:
     uint32_t port_id() const override { return port_; }
     bool is_vf() const override { return channel_ != nullptr; }
     uint32_t vf_id() const override { return vf_; }
+    /* "pf0", "pf0 vf1": the function in the adapter's log. */
+    const std::string& name() const { return name_; }
     bool engine_pass(PassCause cause) override { return engines_.pass(port_, cause); }
     bool doorbell_pass(uint32_t offset) override;
 
@@ -169,6 +171,7 @@ private:
     const uint32_t port_;
     RegisterSpace* const grc_;      /* a PF's PTT windows lead there, a VF's slowpath registers */
     ChannelRegisters* const channel_ = nullptr; /* a VF's */
+    const std::string name_ = "pf" + std::to_string(pf_) + (channel_ != nullptr ? " vf" + std::to_string(vf_) : "");
     SharedMemory vf_memory_;        /* a VF's: vm_protocol.h's BAR, with its GTT and doorbell pages */
     uint8_t* const gtt_;
     const int gtt_fd_;
@@ -182,7 +185,7 @@ private:
     Iommu iommu_;
     Msix msix_;
     Attention attention_{cau_};
-    Pglue pglue_{"pf" + std::to_string(pf_) + (channel_ != nullptr ? " vf" + std::to_string(vf_) : ""), attention_};
+    Pglue pglue_{name_, attention_};
     std::array<Dma, PASS_SLOTS> dma_ = dma_views(std::make_index_sequence<PASS_SLOTS>{});
     Cau cau_;
     Igu igu_{cau_, msix_};

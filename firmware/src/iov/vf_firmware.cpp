@@ -17,7 +17,7 @@ VfFirmware::VfFirmware(FunctionHw& hw, StormRam& ram, Storms& storms, Malicious 
       on_malicious_(std::move(on_malicious)),
       spq_(hw, storms, *this, [](uint32_t sb) { return sb < iov::MAX_VF_SBS; },
            const_cast<uint8_t*>(hw.gtt_memory()) + page::EQ_CONS,
-           "pf" + std::to_string(hw.pf_id()) + " vf" + std::to_string(hw.vf_id())),
+           hw.name()),
       roce_(hw, grant_, in_page<rdma::RoceStats>(page::ROCE_STATS),
             /* Its RoCE speaks with an address its PF gave it (a MAC filter
              * of its vport), never another function's. */

@@ -19,7 +19,7 @@ using namespace hsi;
 PfFirmware::PfFirmware(FunctionHw& hw, StormRam& ram, Storms& storms, const Grant& grant)
     : FunctionFirmware(hw, ram, hw.pf_id(), grant, ram.at(iro::rx_prod(hw.pf_id(), 0))), storms_(storms),
       spq_(hw, storms, *this, [](uint32_t sb) { return sb == SP_SB_ID; }, ram.at(iro::eq_cons(hw.pf_id())),
-           "pf" + std::to_string(hw.pf_id())),
+           hw.name()),
       roce_(hw, grant_, ram.roce_stats(hw.pf_id()))
 {
 }

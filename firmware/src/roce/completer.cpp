@@ -26,7 +26,7 @@ bool Completer::complete(uint16_t cq_id, RdmaCqe& cqe)
                         : ctx_.hw.dma().map(cq.ring, uint64_t{written & cq.mask} * sizeof(RdmaCqe), sizeof(RdmaCqe));
     if (slot == nullptr) {
         cq.overflowed = true;
-        log(LogLevel::err, "roce: pf%u CQ %u overrun (%u written, %u consumed, %u entries)", ctx_.hw.pf_id(), cq_id,
+        log(LogLevel::err, "roce: %s CQ %u overrun (%u written, %u consumed, %u entries)", ctx_.hw.name().c_str(), cq_id,
             cq.prod, cons, cq.mask + 1);
         raise(RdmaEvent::cq_error, cq_id);
         return false;
@@ -62,7 +62,7 @@ void Completer::notify(Cq& cq)
 void Completer::raise(RdmaEvent event, uint64_t data)
 {
     if (event_count_ == MAX_EVENTS) {
-        log(LogLevel::err, "roce: pf%u async event %u (0x%llx) lost: the slowpath is behind", ctx_.hw.pf_id(),
+        log(LogLevel::err, "roce: %s async event %u (0x%llx) lost: the slowpath is behind", ctx_.hw.name().c_str(),
             static_cast<uint32_t>(event), static_cast<unsigned long long>(data));
         return;
     }
@@ -89,7 +89,7 @@ void Completer::fail_qp(Qp& qp, RdmaError why, std::optional<RdmaEvent> event)
     if (event)
         raise(*event, qp.id);
     if (why != RdmaError::flushed)
-        log(LogLevel::info, "roce: pf%u QP %u to ERR (error %u)", ctx_.hw.pf_id(), qp.id, static_cast<uint32_t>(why));
+        log(LogLevel::info, "roce: %s QP %u to ERR (error %u)", ctx_.hw.name().c_str(), qp.id, static_cast<uint32_t>(why));
 }
 
 bool Completer::flush_ring(Qp& qp, bool requester, uint32_t& cons, uint32_t end)

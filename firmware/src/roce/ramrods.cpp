@@ -174,7 +174,7 @@ FwReturn RoceFirmware::func_init(const FuncInitRamrodData& d)
     live_qps_.reserve(d.num_qps);
     ctx_.mrs.configure(d.num_tids);
     active_ = true;
-    log(LogLevel::info, "roce: pf%u RDMA up: %u QPs, %u TIDs, %u CNQs", ctx_.hw.pf_id(), d.num_qps, d.num_tids,
+    log(LogLevel::info, "roce: %s RDMA up: %u QPs, %u TIDs, %u CNQs", ctx_.hw.name().c_str(), d.num_qps, d.num_tids,
         d.num_cnqs);
     return FwReturn::ok;
 }
@@ -190,7 +190,7 @@ FwReturn RoceFirmware::func_close(const FuncCloseRamrodData&)
     if (in_use || mrs_left)
         return FwReturn::bad_state;
     reset();
-    log(LogLevel::info, "roce: pf%u RDMA closed", ctx_.hw.pf_id());
+    log(LogLevel::info, "roce: %s RDMA closed", ctx_.hw.name().c_str());
     return FwReturn::ok;
 }
 

@@ -609,7 +609,7 @@ void Requester::fail_datagram(Qp& qp, RdmaError why)
     /* A local error of an unreliable QP stops its SQ only (IBA 10.3.1). */
     qp.state = QpState::sqe;
     qp.last_error = why;
-    log(LogLevel::info, "roce: pf%u UD QP %u to SQE (error %u)", ctx_.hw.pf_id(), qp.id, static_cast<uint32_t>(why));
+    log(LogLevel::info, "roce: %s UD QP %u to SQE (error %u)", ctx_.hw.name().c_str(), qp.id, static_cast<uint32_t>(why));
 }
 
 } // namespace cna::fw::roce
