@@ -5,6 +5,7 @@
 
 #include <cinttypes>
 #include <cstring>
+#include <mutex>
 
 #include "ecore_hw.h"
 #include "ecore_sb.h"
@@ -293,10 +294,14 @@ Status spq_pf_start(Hwfn& hwfn, const SbInfo& eq_sb, volatile uint16_t* eq_cons)
     /* Both ends restart at 0, as the storms' do: a producer a previous start
      * left in the status block must not be taken for this one's. */
     Eq& eq = *hwfn.eq;
-    eq.chain.reset();
-    eq.hw_prod = &eq_sb.sb_virt->pi_array[hsi::SP_PI_EQ];
-    *eq.hw_prod = 0;
-    eq.cons = eq_cons;
+    {
+        /* The EQ's handler may run already (its status block's interrupt). */
+        std::lock_guard guard(hwfn.dpc_lock);
+        eq.chain.reset();
+        eq.hw_prod = &eq_sb.sb_virt->pi_array[hsi::SP_PI_EQ];
+        *eq.hw_prod = 0;
+        eq.cons = eq_cons;
+    }
     hsi::PfStartRamrodData data{};
     data.event_ring_base = hsi::make_regpair(eq.chain.iova());
     data.event_ring_size = static_cast<uint16_t>(eq.chain.size());

@@ -126,6 +126,16 @@ class BetweenVfs(unittest.TestCase):
         with VfHosts() as hosts:
             assert_rping_verified(self, hosts, 10)
 
+    def test_a_vfs_rdma_is_asked_for_and_keeps_a_status_block(self):
+        """rdma=1 leaves the port 3 of its 4 queue pairs (its RDMA's CNQ
+        and EQ take the last status block); without it, all 4."""
+        with VfHosts() as hosts:
+            for rdma, queues in (("1", 3), ("0", 4)):
+                vdev = f"net_cna_vf0,daemon={hosts.daemon.socket},pf=0,vf=0,rdma={rdma}"
+                with TestPmd([vdev], memory=["--no-huge", "-m", "256", "--file-prefix", f"{unique_tag()}vf"]) as tp:
+                    info = tp.cmd("show port info 0")
+                    self.assertRegex(info, rf"Max possible RX queues: {queues}\b", info)
+
     def test_perftest_never_touches_the_wire(self):
         """The frames the wire carries meanwhile are the addresses'
         announcements and resolutions (broadcasts, a few per process), not

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The RDMA PMD's test fixture: two net_cna ports cabled in one process,
- * each with its RDMA device, a PD, a CQ, a buffer of DPDK memory and its
+ * The RDMA PMD's test fixture: two net_cna ports cabled in one process (or,
+ * VfVerbs, two net_cna_vf ports of one PF), each with its RDMA device, a PD, a CQ, a buffer of DPDK memory and its
  * MR, and a QP of the test's type.
  */
 #pragma once
@@ -46,23 +46,40 @@ class Verbs : public ::testing::Test {
 protected:
     virtual ibv_qp_type qp_type() const { return IBV_QPT_RC; }
 
-    void SetUp() override
+    /* Sides a and b: two cabled PFs of one adapter. */
+    virtual void probe(const std::string& adapter)
     {
-        const std::string adapter = "rdmat" + std::to_string(serial_++);
         a.name = "net_cna_" + adapter + "a";
         b.name = "net_cna_" + adapter + "b";
         ASSERT_EQ(rte_vdev_init(a.name.c_str(), ("adapter=" + adapter + ",ports=2,wire=cable").c_str()), 0);
         ASSERT_EQ(rte_vdev_init(b.name.c_str(), ("adapter=" + adapter + ",port=1").c_str()), 0);
-        for (Side* s : {&a, &b}) {
-            ASSERT_EQ(rte_eth_dev_get_port_by_name(s->name.c_str(), &s->port), 0);
-            s->pool = rte_pktmbuf_pool_create((s->name + "p").c_str(), 1024, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
-            ASSERT_NE(s->pool, nullptr);
-            rte_eth_conf conf{};
-            ASSERT_EQ(rte_eth_dev_configure(s->port, 1, 1, &conf), 0);
-            ASSERT_EQ(rte_eth_rx_queue_setup(s->port, 0, 256, 0, nullptr, s->pool), 0);
-            ASSERT_EQ(rte_eth_tx_queue_setup(s->port, 0, 256, 0, nullptr), 0);
-            ASSERT_EQ(rte_eth_dev_start(s->port), 0);
-        }
+    }
+
+    static void start(Side& s)
+    {
+        ASSERT_EQ(rte_eth_dev_get_port_by_name(s.name.c_str(), &s.port), 0);
+        s.pool = rte_pktmbuf_pool_create((s.name + "p").c_str(), 1024, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+        ASSERT_NE(s.pool, nullptr);
+        rte_eth_conf conf{};
+        ASSERT_EQ(rte_eth_dev_configure(s.port, 1, 1, &conf), 0);
+        ASSERT_EQ(rte_eth_rx_queue_setup(s.port, 0, 256, 0, nullptr, s.pool), 0);
+        ASSERT_EQ(rte_eth_tx_queue_setup(s.port, 0, 256, 0, nullptr), 0);
+        ASSERT_EQ(rte_eth_dev_start(s.port), 0);
+    }
+
+    static void stop(Side& s)
+    {
+        EXPECT_EQ(rte_eth_dev_stop(s.port), 0);
+        EXPECT_EQ(rte_eth_dev_close(s.port), 0);
+        rte_vdev_uninit(s.name.c_str());
+        rte_mempool_free(s.pool);
+    }
+
+    void SetUp() override
+    {
+        ASSERT_NO_FATAL_FAILURE(probe("rdmat" + std::to_string(serial_++)));
+        for (Side* s : {&a, &b})
+            ASSERT_NO_FATAL_FAILURE(start(*s));
         for (Side* s : {&a, &b}) {
             rte_eth_link link{};
             for (int i = 0; i < 200 && link.link_status != RTE_ETH_LINK_UP; i++) {
@@ -116,12 +133,8 @@ protected:
             }
             rte_free(s->buf);
         }
-        for (Side* s : {&a, &b}) {
-            EXPECT_EQ(rte_eth_dev_stop(s->port), 0);
-            EXPECT_EQ(rte_eth_dev_close(s->port), 0);
-            rte_vdev_uninit(s->name.c_str());
-            rte_mempool_free(s->pool);
-        }
+        for (Side* s : {&a, &b})
+            stop(*s);
     }
 
     /* RESET -> INIT -> RTR -> RTS towards `peer`, as ibv_rc_pingpong does. */
@@ -219,5 +232,31 @@ protected:
 
     Side a, b;
     static inline int serial_ = 0;
+};
+
+/* Sides a and b are VFs 0 and 1 (rdma=1) of a PF on a loopback wire, with
+ * a third VF enabled and not probed. */
+class VfVerbs : public Verbs {
+protected:
+    void probe(const std::string& name) override
+    {
+        adapter = name;
+        pf.name = "net_cna_" + adapter + "pf";
+        ASSERT_EQ(rte_vdev_init(pf.name.c_str(), ("adapter=" + adapter + ",wire=loopback,rdma=0,vfs=3").c_str()), 0);
+        ASSERT_NO_FATAL_FAILURE(start(pf));
+        a.name = "net_cna_vf" + adapter + "a";
+        b.name = "net_cna_vf" + adapter + "b";
+        ASSERT_EQ(rte_vdev_init(a.name.c_str(), ("adapter=" + adapter + ",vf=0,rdma=1").c_str()), 0);
+        ASSERT_EQ(rte_vdev_init(b.name.c_str(), ("adapter=" + adapter + ",vf=1,rdma=1").c_str()), 0);
+    }
+
+    void TearDown() override
+    {
+        Verbs::TearDown();
+        stop(pf);
+    }
+
+    std::string adapter;
+    Side pf;
 };
 
