@@ -51,8 +51,11 @@ Status rdma_alloc(Hwfn& hwfn)
         return Status::inval;
     }
     auto rdma = std::make_unique<RdmaInfo>();
-    if (is_vf(hwfn))
+    if (is_vf(hwfn)) {
         rdma->dpis = IdPool(hsi::iov::VF_DPI + 1); /* its one DPI page */
+        /* Its EQ's and CNQ 0's: never the vport's, started or not. */
+        vf_hold_sb(hwfn, rdma_get_sb_id(hwfn, 0), true);
+    }
     /* The TIDs' contexts are ILT memory the device writes, as the QPs'. */
     if (rdma->tid_contexts.alloc(std::size_t{p.num_mrs} * sizeof(TidContext), "RDMA TID contexts") < 0)
         return Status::nomem;
@@ -65,7 +68,12 @@ Status rdma_alloc(Hwfn& hwfn)
     return Status::success;
 }
 
-void rdma_free(Hwfn& hwfn) { hwfn.rdma.reset(); }
+void rdma_free(Hwfn& hwfn)
+{
+    if (hwfn.rdma && is_vf(hwfn))
+        vf_hold_sb(hwfn, rdma_get_sb_id(hwfn, 0), false);
+    hwfn.rdma.reset();
+}
 
 uint32_t rdma_l2_sbs(const Hwfn& hwfn, uint32_t cnqs)
 {

@@ -65,6 +65,12 @@ struct RdmaInfo {
 
 Status rdma_alloc(Hwfn& hwfn);
 void rdma_free(Hwfn& hwfn);
+
+/* ecore_rdma_vf: a VF's RDMA slowpath (SPQ, EQ, ILT), started before
+ * RDMA_FUNC_INIT (its CNQs' status blocks programmed apart from the
+ * vport's, its EQ on CNQ 0's) and stopped after RDMA_FUNC_CLOSE. */
+Status vf_rdma_slowpath_start(Hwfn& hwfn, const RdmaStartParams& params);
+void vf_rdma_slowpath_stop(Hwfn& hwfn);
 /* eq_process: an asynchronous RDMA event (rdma_alloc registers it). */
 void rdma_async_event(Hwfn& hwfn, uint8_t opcode, uint16_t echo, uint64_t data);
 /* rdma_async_event: a neighbour's answer (RdmaEvent::neighbour). */

@@ -437,13 +437,13 @@ void vf_sb_release(Hwfn& hwfn, const SbInfo& sb_info)
     iov.sbs[sb_info.sb_id] = nullptr;
 }
 
-Status vf_rdma_sb_setup(Hwfn& hwfn, uint32_t sb_id, bool on)
+Status vf_sb_setup(Hwfn& hwfn, uint32_t sb_id, bool on)
 {
     Exchange x(hwfn);
     VfIov& iov = x.iov();
     const SbInfo* sb = iov.sbs[sb_id];
     if (on && sb == nullptr) {
-        DP_ERR(hwfn, "RDMA's status block %u was not initialised (int_sb_init)", sb_id);
+        DP_ERR(hwfn, "status block %u was not initialised (int_sb_init)", sb_id);
         return Status::inval;
     }
     hsi::iov::SbSetupRequest req{};
@@ -453,10 +453,25 @@ Status vf_rdma_sb_setup(Hwfn& hwfn, uint32_t sb_id, bool on)
     const Status rc = x.send();
     const auto bit = static_cast<uint8_t>(1u << sb_id);
     if (!on)
-        iov.rdma_sbs &= static_cast<uint8_t>(~bit);
+        iov.set_up_sbs &= static_cast<uint8_t>(~bit);
     else if (rc == Status::success)
-        iov.rdma_sbs |= bit;
+        iov.set_up_sbs |= bit;
     return rc;
+}
+
+void vf_sb_setup_clear_all(Hwfn& hwfn)
+{
+    for (uint32_t sb = 0; sb < hsi::iov::MAX_VF_SBS; sb++)
+        if (hwfn.vf_iov->set_up_sbs & (1u << sb))
+            vf_sb_setup(hwfn, sb, false);
+}
+
+void vf_hold_sb(Hwfn& hwfn, uint32_t sb_id, bool held)
+{
+    VfIov& iov = *hwfn.vf_iov;
+    std::lock_guard guard(iov.lock);
+    const auto bit = static_cast<uint8_t>(1u << sb_id);
+    iov.held_sbs = held ? iov.held_sbs | bit : iov.held_sbs & static_cast<uint8_t>(~bit);
 }
 
 /* ---- L2 -------------------------------------------------------------------- */
@@ -471,13 +486,10 @@ Status vf_vport_start(Hwfn& hwfn, const SpVportStartParams& p)
     req.max_bds_per_packet = p.max_bds_per_packet;
     req.rx_csum = p.rx_csum;
     /* The SBs the PF configures: 0..n-1, each initialised (int_sb_init),
-     * but RDMA's: with RDMA, the last (its EQ and CNQ 0, whether started
-     * or not) and any other its CNQs took. */
+     * but those apart from the vport (held, or programmed by sb_setup). */
     std::array<const SbInfo*, hsi::iov::MAX_VF_SBS> vport_sbs = iov.sbs;
-    if (hwfn.rdma)
-        vport_sbs[rdma_get_sb_id(hwfn, 0)] = nullptr;
     for (uint32_t sb = 0; sb < vport_sbs.size(); sb++)
-        if (iov.rdma_sbs & (1u << sb))
+        if ((iov.held_sbs | iov.set_up_sbs) & (1u << sb))
             vport_sbs[sb] = nullptr;
     const auto end = std::find(vport_sbs.begin(), vport_sbs.end(), nullptr);
     req.sbs = static_cast<uint8_t>(end - vport_sbs.begin());

@@ -13,7 +13,6 @@
 
 #include "ecore_sb.h"
 #include "ecore_l2_api.h"
-#include "ecore_rdma_api.h"
 #include "ecore_vf_api.h"
 #include "hsi_iov.h"
 #include "hsi_rdma.h"
@@ -43,9 +42,10 @@ struct VfIov {
     std::vector<std::array<uint8_t, 6>> mcast; /* the vport's multicast list */
 
     /* SBs int_sb_init recorded (nullptr: none): the vport's go with
-     * vport_start, its RDMA's CNQs' (and EQ's) with sb_setup. */
+     * vport_start, the others (its RDMA's CNQs and EQ) with sb_setup. */
     std::array<const SbInfo*, hsi::iov::MAX_VF_SBS> sbs{};
-    uint8_t rdma_sbs = 0; /* a bit per SB sb_setup programmed */
+    uint8_t set_up_sbs = 0; /* a bit per SB sb_setup programmed */
+    uint8_t held_sbs = 0;   /* a bit per SB the vport never takes (vf_hold_sb) */
 
     uint32_t bulletin_size = 0;                /* agreed at acquire */
     std::atomic<uint64_t> bulletin_version{0}; /* of the last board vf_bulletin_read returned */
@@ -60,14 +60,13 @@ Status vf_close(Hwfn& hwfn);
 void vf_sb_init(Hwfn& hwfn, const SbInfo& sb_info);
 void vf_sb_release(Hwfn& hwfn, const SbInfo& sb_info);
 
-/* The PF programs (on) or clears the status block the VF's RDMA slowpath
- * uses, outside the vport's (sb_setup); int_sb_init recorded it. */
-Status vf_rdma_sb_setup(Hwfn& hwfn, uint32_t sb_id, bool on);
-/* ecore_vf_rdma, for ecore_rdma: a VF's RDMA slowpath (SPQ, EQ, ILT)
- * started before RDMA_FUNC_INIT, its CNQs' SBs programmed and its EQ on
- * CNQ 0's, and stopped after RDMA_FUNC_CLOSE. */
-Status vf_rdma_slowpath_start(Hwfn& hwfn, const RdmaStartParams& params);
-void vf_rdma_slowpath_stop(Hwfn& hwfn);
+/* Status blocks apart from the vport's, for the VF's RDMA (ecore_rdma_vf):
+ * the PF programs (on) or clears one that int_sb_init recorded
+ * (sb_setup); vport_start never takes one programmed so, nor one held
+ * (RDMA's, from its resc_alloc on, started or not). */
+Status vf_sb_setup(Hwfn& hwfn, uint32_t sb_id, bool on);
+void vf_sb_setup_clear_all(Hwfn& hwfn);
+void vf_hold_sb(Hwfn& hwfn, uint32_t sb_id, bool held);
 /* The link of the last bulletin board vf_bulletin_read returned. */
 bool vf_link_up(const Hwfn& hwfn, uint32_t* speed_mbps);
 void vf_get_roce_stats(Hwfn& hwfn, hsi::rdma::RoceStats* stats);

@@ -10,6 +10,7 @@
  */
 #include "ecore_cxt.h"
 #include "ecore_log.h"
+#include "ecore_rdma.h"
 #include "ecore_spq.h"
 #include "ecore_vf.h"
 
@@ -31,23 +32,15 @@ void wr_slowpath64(Hwfn& hwfn, uint32_t storm_reg_lo, uint32_t storm_reg_hi, uin
     wr_slowpath(hwfn, storm_reg_hi, static_cast<uint32_t>(value >> 32));
 }
 
-/* The PF stops writing the status blocks the CNQs took. */
-void clear_sbs(Hwfn& hwfn)
-{
-    for (uint32_t sb = 0; sb < hsi::iov::MAX_VF_SBS; sb++)
-        if (hwfn.vf_iov->rdma_sbs & (1u << sb))
-            vf_rdma_sb_setup(hwfn, sb, false);
-}
-
 } // namespace
 
 Status vf_rdma_slowpath_start(Hwfn& hwfn, const RdmaStartParams& params)
 {
     Status rc = Status::success;
     for (uint32_t i = 0; i < params.desired_cnq && rc == Status::success; i++)
-        rc = vf_rdma_sb_setup(hwfn, params.cnq[i].sb_id, true);
+        rc = vf_sb_setup(hwfn, params.cnq[i].sb_id, true);
     if (rc != Status::success) {
-        clear_sbs(hwfn);
+        vf_sb_setup_clear_all(hwfn);
         return rc;
     }
     const uint32_t sb_id = params.cnq[0].sb_id;
@@ -72,7 +65,7 @@ Status vf_rdma_slowpath_start(Hwfn& hwfn, const RdmaStartParams& params)
     if (rc != Status::success) {
         DP_ERR(hwfn, "the VF's RDMA slowpath did not start: %s", status_name(rc));
         wr_slowpath(hwfn, STORM_PF_ENABLE, 0);
-        clear_sbs(hwfn);
+        vf_sb_setup_clear_all(hwfn);
         return rc;
     }
     DP_VERBOSE(hwfn, osal::dp_module::SPQ, "RDMA slowpath started, its EQ on SB %u", sb_id);
@@ -86,7 +79,7 @@ void vf_rdma_slowpath_stop(Hwfn& hwfn)
             DP_ERR(hwfn, "PF_STOP of the VF's RDMA slowpath: %s", status_name(rc));
         wr_slowpath(hwfn, hsi::reg::STORM_PF_ENABLE, 0);
     }
-    clear_sbs(hwfn);
+    vf_sb_setup_clear_all(hwfn);
 }
 
 } // namespace cna::ecore
