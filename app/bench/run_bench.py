@@ -89,7 +89,8 @@ from bench_testpmd import (APP_ARGS, FWD_CPU, MAIN_CPU, TESTPMD, TWO_LCORE_APP_A
                            core_latency, last_lines, wait_links_up, window_rate, window_rates)
 from guest_rows import run_vm  # noqa: E402
 from two_process_rows import run_two_process  # noqa: E402
-from verbs_rows import RDMA_BW_ROW, RDMA_LAT_ROW, print_provider_row, run_perftest_rows, run_rdma_cm  # noqa: E402
+from verbs_rows import (RDMA_BW_ROW, RDMA_LAT_ROW, print_provider_row, run_daemon_rows,  # noqa: E402
+                        run_perftest_rows, run_rdma_cm)
 
 SIZES = (64, 1518)
 FWD_LCORES = "0-1"
@@ -632,6 +633,7 @@ def main():
         run_rdma_inline(args)
         run_verbs_provider(args)
         run_perftest_rows(args)
+        run_daemon_rows(args)
         run_rdma_cm(args)
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
 

@@ -11,6 +11,7 @@ import time
 
 from bench_testpmd import BenchError, last_lines
 from harness.rdma_cm import CmHosts, cm_probe, not_listening_yet
+from harness.rdma_daemon import DaemonHosts, VfHosts
 from harness.testpmd import TestPmdError
 from harness.verbs import SERVER_IP, VerbsHosts
 
@@ -108,6 +109,49 @@ def run_perftest_rows(args, rounds=3):
                 continue
             print_provider_row(label, 32, figures, bandwidth)
     return ok
+
+def daemon_perftest_figure(hosts, argv, regex, group):
+    """perftest's figure between the daemon's two functions: the client
+    tries until the server listens (a PF's link is up only once the cable's
+    other end is loaded)."""
+    _, out = hosts.cm_pair(argv, [*argv, "127.0.0.1"])
+    m = regex.search(out)
+    if not m:
+        raise BenchError(f"no result row in:\n{last_lines(out, 6)}")
+    return float(m.group(group))
+
+
+def run_daemon_rows(args, rounds=3):
+    """perftest between two processes sharing one adapter through
+    cna-adapterd: on two PFs of cabled ports, and on two VFs of one port
+    (their RoCE through the port's switch, each VF's RDMA slowpath its
+    own); medians of `rounds`. False if a row failed."""
+    print()
+    if os.geteuid() != 0 or not os.path.exists("/dev/net/tun"):
+        print("perftest through cna-adapterd: skipped: needs root and /dev/net/tun")
+        return True
+    print(f"perftest through cna-adapterd (two processes on one adapter, the daemon's engine a third busy thread), "
+          f"medians of {rounds}")
+    print(f"{'row':<32}{'two PFs':>10}{'two VFs':>10}{'VFs/PFs':>16}")
+    rows = (("ib_write_bw 64 KiB Gbit/s", ["ib_write_bw", "-x", "1", "-s", "65536", "-n", "2000", "--report_gbits"],
+             RDMA_BW_ROW, 4),
+            ("ib_send_lat 8 B one-way us", ["ib_send_lat", "-x", "1", "-s", "8", "-n", "2000"], RDMA_LAT_ROW, 5))
+    figures = {label: {} for label, *_ in rows}
+    try:
+        for name, hosts_class in (("pf", DaemonHosts), ("vf", VfHosts)):
+            with hosts_class(build=args.build, timeout=300) as hosts:
+                for label, argv, regex, group in rows:
+                    figures[label][name] = statistics.median(
+                        daemon_perftest_figure(hosts, [*argv, "-p", hosts.tcp_port()], regex, group)
+                        for _ in range(rounds))
+    except (BenchError, AssertionError, TestPmdError) as e:
+        print(f"perftest through cna-adapterd  failed: {e}")
+        return False
+    for label, _, _, _ in rows:
+        pf, vf = figures[label]["pf"], figures[label]["vf"]
+        print(f"{label:<32}{pf:>10.2f}{vf:>10.2f}{vf / pf:>15.2f}x")
+    return True
+
 
 def against_listener(hosts, server_argv, attempt, what):
     """`server_argv` as the listener, and `attempt()` (a client run:

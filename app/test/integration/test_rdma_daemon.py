@@ -1,68 +1,20 @@
 """RDMA through cna-adapterd: unmodified verbs applications on cna's
 provider in two processes, each on a PF of one daemon's two-port cabled
-adapter, or each on a VF of one port (their PF in a testpmd of its own). Their memory regions are memory of their own, not DPDK's (rping's
-and perftest's buffers come from malloc): the daemon reaches it by copying
+adapter, or each on a VF of one port (their PF in a testpmd of its own).
+Their memory regions are memory of their own, not DPDK's (rping's and
+perftest's buffers come from malloc): the daemon reaches it by copying
 through each process's /proc/self/mem, only where the process registered
-it. A process killed mid-transfer is its PF's function level reset, and
-its peer's QP fails as a peer that went silent makes it fail."""
+it. A process killed mid-transfer is its function's level reset, and its
+peer's QP fails as a peer that went silent makes it fail."""
 import subprocess
 import time
 import unittest
 
-from harness.daemon import AdapterDaemon
 from harness.rdma import kill_all
-from harness.rdma_cm import CmHosts, assert_rping_verified, not_listening_yet
-from harness.sriov import wire_tx_frames
+from harness.rdma_cm import assert_rping_verified, not_listening_yet
+from harness.rdma_daemon import DaemonHosts, VfHosts
 from harness.testpmd import TestPmd, unique_tag
-from harness.verbs import CLIENT_IP, SERVER_IP, needs_root_and_tun
-
-
-class DaemonHosts(CmHosts):
-    """The server on PF 0 of the daemon's adapter, the client on PF 1, the
-    two ports cabled (their TCP exchange, if any, in the hosts' namespace)."""
-
-    def __enter__(self):
-        super().__enter__()
-        self.daemon = AdapterDaemon(["--ports", "2", "--wire", "cable"])
-        self.daemon.start()
-        return self
-
-    def __exit__(self, *exc):
-        if self.daemon.proc.poll() is None:
-            self.daemon.stop()
-        return super().__exit__(*exc)
-
-    def devargs(self, role):
-        pf, ip = (0, SERVER_IP) if role == "s" else (1, CLIENT_IP)
-        return f"daemon={self.daemon.socket},pf={pf},ipv4={ip}/24"
-
-
-class VfHosts(CmHosts):
-    """The server on VF 0, the client on VF 1, of PF 0 of the daemon's
-    one-port adapter (a loopback wire), the PF in a testpmd of its own with
-    the two VFs enabled."""
-
-    def __enter__(self):
-        super().__enter__()
-        self.daemon = AdapterDaemon(["--ports", "1", "--wire", "loopback"])
-        self.daemon.start()
-        self.pf = TestPmd([f"net_cna0,daemon={self.daemon.socket},pf=0,vfs=2"],
-                          memory=["--no-huge", "-m", "256", "--file-prefix", f"{unique_tag()}pf"])
-        self.pf.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.pf.close()
-        if self.daemon.proc.poll() is None:
-            self.daemon.stop()
-        return super().__exit__(*exc)
-
-    def devargs(self, role):
-        vf, ip = (0, SERVER_IP) if role == "s" else (1, CLIENT_IP)
-        return f"daemon={self.daemon.socket},pf=0,vf={vf},ipv4={ip}/24"
-
-    def wire_tx(self):
-        return wire_tx_frames(self.daemon.socket, 0)
+from harness.verbs import needs_root_and_tun
 
 
 def ib_write_bw_killed_mid_transfer(test, hosts, detached):
