@@ -102,7 +102,7 @@ Status resc_alloc(Dev& dev)
         DP_ERR(hwfn, "resc_alloc needs a prepared device without resources");
         return Status::busy;
     }
-    /* A VF's slowpath is its PF's, but for its RDMA's (ecore_vf_rdma.cpp):
+    /* A VF's slowpath is its PF's, but for its RDMA's (ecore_rdma_vf.cpp):
      * its queues are its own, and its RDMA objects with what makes them. */
     const bool slowpath = !dev.is_vf || hwfn.pf_params.rdma.num_qps != 0;
     Status rc = Status::success;

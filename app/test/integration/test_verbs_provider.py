@@ -171,6 +171,14 @@ class Device(unittest.TestCase):
                 self.assertEqual(rc, 125)
                 self.assertIn("an empty entry", err)
 
+    def test_a_bad_number_in_the_environment_is_named(self):
+        for name, value, expected in (("CNA_RDMA_MTU", "9601", "from 68 to 9600"),
+                                      ("CNA_RDMA_LINK_WAIT", "5s", "from 0 to 3600")):
+            with self.subTest(name=name):
+                rc, out, err = rdma_run(["ibv_devinfo"], "wire=loopback", env={name: value})
+                self.assertNotEqual(rc, 0, out)
+                self.assertIn(f"cna: {name}={value}: expected a number {expected}", err)
+
     def test_the_provider_needs_only_what_the_installed_libibverbs_exports(self):
         needed = subprocess.run(["nm", "-D", "--undefined-only", provider_path()], stdout=subprocess.PIPE,
                                 text=True, check=True).stdout

@@ -11,6 +11,8 @@
  *                      one port on a TAP wire named cna<pid>); an entry
  *                      with vf= is a net_cna_vf port, its RDMA on
  *   CNA_RDMA_MTU       the ports' MTU (default 1500: RoCE path MTU 1024)
+ *   CNA_RDMA_LINK_WAIT seconds to wait for the ports' links at start
+ *                      (default 5: a cable's far end may come up later)
  *   CNA_RDMA_EAL_ARGS  more EAL arguments, split at spaces (e.g. a log level)
  */
 #include <pthread.h>
@@ -53,7 +55,7 @@ namespace cna::verbs {
 namespace {
 
 constexpr uint16_t DEFAULT_MTU = 1500;
-constexpr unsigned LINK_WAIT_MS = 5000;
+constexpr unsigned long DEFAULT_LINK_WAIT_S = 5;
 constexpr uint16_t RING_SIZE = 256;
 
 void complain(const std::string& what) { std::fprintf(stderr, "cna: %s\n", what.c_str()); }
@@ -71,6 +73,25 @@ bool has_key(const std::string& devargs, const std::string& key)
             return false;
         at++;
     }
+}
+
+/* The environment's `name` as a number from lo to hi, else `fallback`;
+ * false (said why) if it is something else. */
+bool env_number(const char* name, unsigned long lo, unsigned long hi, unsigned long fallback, unsigned long* out)
+{
+    *out = fallback;
+    const char* text = std::getenv(name);
+    if (text == nullptr)
+        return true;
+    char* end;
+    const unsigned long v = std::strtoul(text, &end, 10);
+    if (*text == '\0' || *end != '\0' || v < lo || v > hi) {
+        complain(std::string(name) + "=" + text + ": expected a number from " + std::to_string(lo) + " to " +
+                 std::to_string(hi));
+        return false;
+    }
+    *out = v;
+    return true;
 }
 
 /* Every part, empty ones too ("a;" is two). */
@@ -123,16 +144,10 @@ private:
     {
         const char* env = std::getenv("CNA_RDMA_DEVARGS");
         const std::string devargs = env != nullptr && *env != '\0' ? env : "wire=tap:cna" + std::to_string(getpid());
-        uint16_t mtu = DEFAULT_MTU;
-        if (const char* m = std::getenv("CNA_RDMA_MTU"); m != nullptr) {
-            char* end;
-            const unsigned long v = std::strtoul(m, &end, 10);
-            if (*end != '\0' || v < RTE_ETHER_MIN_MTU || v > 9600) {
-                complain(std::string("CNA_RDMA_MTU=") + m + ": expected an MTU from 68 to 9600");
-                return false;
-            }
-            mtu = static_cast<uint16_t>(v);
-        }
+        unsigned long mtu;
+        if (!env_number("CNA_RDMA_MTU", RTE_ETHER_MIN_MTU, 9600, DEFAULT_MTU, &mtu) ||
+            !env_number("CNA_RDMA_LINK_WAIT", 0, 3600, DEFAULT_LINK_WAIT_S, &link_wait_s_))
+            return false;
         const std::vector<std::string> entries = split(devargs, ';');
         for (const std::string& entry : entries)
             if (entry.empty()) {
@@ -155,7 +170,8 @@ private:
                          " (net_cna's message above says why)");
                 return false;
             }
-            if (rte_eth_dev_get_port_by_name(port.vdev.c_str(), &port.port_id) != 0 || !start_port(port.port_id, mtu)) {
+            if (rte_eth_dev_get_port_by_name(port.vdev.c_str(), &port.port_id) != 0 ||
+                !start_port(port.port_id, static_cast<uint16_t>(mtu))) {
                 complain(what + ": cannot start the port");
                 ports_.push_back(port);
                 return false;
@@ -229,10 +245,10 @@ private:
     }
 
     /* An application checks the port is active before it connects. */
-    static void wait_link_up(const cna_host_port& port)
+    void wait_link_up(const cna_host_port& port) const
     {
         rte_eth_link link{};
-        for (unsigned ms = 0; ms < LINK_WAIT_MS && link.link_status != RTE_ETH_LINK_UP; ms += 10) {
+        for (unsigned long ms = 0; ms < link_wait_s_ * 1000 && link.link_status != RTE_ETH_LINK_UP; ms += 10) {
             rte_eth_link_get_nowait(port.port_id, &link);
             if (link.link_status != RTE_ETH_LINK_UP)
                 rte_delay_us_sleep(10000);
@@ -359,6 +375,7 @@ private:
     bool state_known_ = false;
     bool up_ = false;
     bool eal_ours_ = false;
+    unsigned long link_wait_s_ = DEFAULT_LINK_WAIT_S;
     std::vector<cna_host_port> ports_;
     int epoll_fd_ = -1;
     int stop_fd_ = -1;

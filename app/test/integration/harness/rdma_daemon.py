@@ -14,10 +14,12 @@ from harness.verbs import CLIENT_IP, SERVER_IP
 
 class DaemonHosts(CmHosts):
     """The server on PF 0 of the daemon's adapter, the client on PF 1, the
-    two ports cabled."""
+    two ports cabled: a port's link is up once the cable's other end is
+    loaded, which a slow start (a sanitized build) may take seconds for."""
 
     def __enter__(self):
         super().__enter__()
+        self.env["CNA_RDMA_LINK_WAIT"] = "60"
         self.daemon = AdapterDaemon(["--ports", "2", "--wire", "cable"], build=self.build)
         self.daemon.start()
         return self
