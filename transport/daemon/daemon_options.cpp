@@ -65,6 +65,9 @@ std::string apply(std::string_view key, std::string_view value, std::string_view
     } else if (key == "ports") {
         if (!parse_u32(value, &a.ports) || (a.ports != 1 && a.ports != 2 && a.ports != 4))
             return bad(option, value, "1, 2 or 4");
+    } else if (key == "pfs-per-port") {
+        if (!parse_u32(value, &a.pfs_per_port) || (a.pfs_per_port != 1 && a.pfs_per_port != 2 && a.pfs_per_port != 4))
+            return bad(option, value, "1, 2 or 4");
     } else if (key == "wire") {
         std::vector<std::string_view> names;
         if (value == "loopback" || value == "cable") {
@@ -206,6 +209,11 @@ bool check_whole(const std::string& config, const std::vector<std::string>& taps
             *error += " (or socket = PATH in " + config + ")";
         return false;
     }
+    if (a.ports * a.pfs_per_port > hsi::MAX_PFS) {
+        *error = std::to_string(a.ports) + " ports of " + std::to_string(a.pfs_per_port) + " PFs: at most " +
+                 std::to_string(hsi::MAX_PFS) + " PFs";
+        return false;
+    }
     if (taps.size() > a.ports) {
         *error = "--wire tap: " + std::to_string(taps.size()) + " interfaces for " + std::to_string(a.ports) +
                  " port(s)";
@@ -226,8 +234,9 @@ bool check_whole(const std::string& config, const std::vector<std::string>& taps
 std::string usage(const char* program)
 {
     return std::string("usage: ") + program +
-           " --socket PATH [--name NAME] [--ports 1|2|4] [--wire loopback|cable|tap:IF[,IF...]]\n"
-           "       [--engine-threads N] [--engine-cpus C[,C...]] [--fault F]... [--link-up-delay MS]\n"
+           " --socket PATH [--name NAME] [--ports 1|2|4] [--pfs-per-port 1|2|4]\n"
+           "       [--wire loopback|cable|tap:IF[,IF...]] [--engine-threads N] [--engine-cpus C[,C...]]\n"
+           "       [--fault F]... [--link-up-delay MS]\n"
            "       [--log-level err|warning|notice|info|debug] [--idle-exit S] [--daemonize]\n"
            "       [--config FILE]\n"
            "Serves the PCI functions of one software adapter to net_cna ports in other\n"

@@ -1,6 +1,6 @@
 """RDMA through cna-adapterd: unmodified verbs applications on cna's
-provider in two processes, each on a PF of one daemon's two-port cabled
-adapter, or each on a VF of one port (their PF in a testpmd of its own).
+provider in two processes, each on a PF of one daemon's port, or each on a
+VF of one PF (their PF in a testpmd of its own).
 Their memory regions are memory of their own, not DPDK's (rping's and
 perftest's buffers come from malloc): the daemon reaches it by copying
 through each process's /proc/self/mem, only where the process registered
@@ -53,9 +53,8 @@ class ThroughTheDaemon(unittest.TestCase):
             assert_rping_verified(self, hosts, 10)
 
     def test_perftest_moves_its_buffers_through_the_daemon(self):
-        """The server's port is up only once the client's PF, the cable's
-        other end, is loaded: the client starts at once, and again until
-        the server listens."""
+        """Their buffers are malloc's: the daemon reaches them through each
+        process's memory; the client tries until the server listens."""
         with DaemonHosts() as hosts:
             for test in ("ib_write_bw", "ib_read_bw", "ib_send_bw"):
                 with self.subTest(test=test):

@@ -23,6 +23,8 @@ void Link::init_phy(uint32_t port, const DrvPhyCfg& cfg)
     need_eval_.store(true);
 }
 
+bool Link::up(uint32_t port) const { return nig_.port(port).link_up.load(); }
+
 void Link::reset_phy(uint32_t port)
 {
     phys_[port].enabled = false;

@@ -38,6 +38,7 @@ public:
     void carrier_changed() { need_eval_.store(true, std::memory_order_release); }
 
     bool has_work() const { return need_eval_.load(std::memory_order_acquire); }
+    bool up(uint32_t port) const;
     void poll(Clock::time_point now);
 
 private:

@@ -138,6 +138,10 @@ Mfw::Response Mfw::execute(uint32_t pf, uint32_t command, uint32_t param)
         DrvPhyCfg cfg;
         std::memcpy(&cfg, shmem_.drv_mb[pf].union_data, sizeof(cfg));
         link_.init_phy(port, cfg);
+        /* Up already (another PF of the port brought it up): nothing will
+         * change, and this PF hears of the link all the same. */
+        if (link_.up(port))
+            link_event(pf);
         return {FW_MSG_CODE_LINK_DONE};
     }
     case DRV_MSG_CODE_LINK_RESET: link_.reset_phy(port); return {FW_MSG_CODE_LINK_DONE};
@@ -213,13 +217,15 @@ Mfw::Response Mfw::unload_done(uint32_t pf)
 
 void Mfw::link_changed(uint32_t port)
 {
-    auto link_change = static_cast<uint32_t>(MfwMsg::link_change);
-    for (uint32_t pf = 0; pf < num_pfs_; pf++) {
-        if (port_of(pf) != port || load_[pf] == LoadState::unloaded)
-            continue;
-        shmem_.mfw_mb[pf].msg_prod[link_change]++;
-        events_.mfw_event(pf);
-    }
+    for (uint32_t pf = 0; pf < num_pfs_; pf++)
+        if (port_of(pf) == port && load_[pf] != LoadState::unloaded)
+            link_event(pf);
+}
+
+void Mfw::link_event(uint32_t pf)
+{
+    shmem_.mfw_mb[pf].msg_prod[static_cast<uint32_t>(MfwMsg::link_change)]++;
+    events_.mfw_event(pf);
 }
 
 } // namespace cna::fw

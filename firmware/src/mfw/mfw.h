@@ -76,6 +76,8 @@ private:
     Response unload_done(uint32_t pf);
     uint32_t others_loaded(uint32_t pf, bool same_port_only) const;
     void link_changed(uint32_t port);
+    /* A link change message to one PF. */
+    void link_event(uint32_t pf);
 
     hsi::mfw::Shmem shmem_{};
     uint32_t num_ports_;

@@ -1,6 +1,6 @@
 """Verbs applications on cna's provider through cna-adapterd: two processes
-on two PFs of a two-port cabled adapter (DaemonHosts), or on two VFs of one
-PF (VfHosts), with their TCP exchange, if any, in the hosts' namespace.
+on two PFs of one port (DaemonHosts), or on two VFs of one PF (VfHosts),
+with their TCP exchange, if any, in the hosts' namespace.
 
     with VfHosts() as hosts:
         hosts.cm_pair(server_argv, client_argv)
@@ -13,14 +13,16 @@ from harness.verbs import CLIENT_IP, SERVER_IP
 
 
 class DaemonHosts(CmHosts):
-    """The server on PF 0 of the daemon's adapter, the client on PF 1, the
-    two ports cabled: a port's link is up once the cable's other end is
-    loaded, which a slow start (a sanitized build) may take seconds for."""
+    """The server on PF 0 of the daemon's adapter, the client on PF 1, both
+    on its one port (a loopback wire), their RoCE switched inside it. Not
+    two cabled ports: a port's link is up only while the cable's other end
+    is loaded, and perftest's client, tried again until its server listens,
+    would take the server's link down each time it gave up."""
 
     def __enter__(self):
         super().__enter__()
-        self.env["CNA_RDMA_LINK_WAIT"] = "60"
-        self.daemon = AdapterDaemon(["--ports", "2", "--wire", "cable"], build=self.build)
+        self.daemon = AdapterDaemon(["--ports", "1", "--pfs-per-port", "2", "--wire", "loopback"],
+                                    build=self.build)
         self.daemon.start()
         return self
 

@@ -79,6 +79,13 @@ TEST_F(DaemonOptionsTest, CommandLineAlone)
     EXPECT_EQ(error_, "invalid --ports '3': expected 1, 2 or 4");
     EXPECT_FALSE(parse({"--ports", "1"}));
     EXPECT_EQ(error_, "--socket PATH is required");
+    ASSERT_TRUE(parse({"--socket", "/tmp/a.sock", "--pfs-per-port", "2"})) << error_;
+    EXPECT_EQ(o_.adapter.pfs_per_port, 2u);
+    EXPECT_EQ(o_.adapter.ports, 1u);
+    EXPECT_FALSE(parse({"--socket", "/tmp/a.sock", "--pfs-per-port", "3"}));
+    EXPECT_EQ(error_, "invalid --pfs-per-port '3': expected 1, 2 or 4");
+    EXPECT_FALSE(parse({"--socket", "/tmp/a.sock", "--ports", "4", "--pfs-per-port", "4"}));
+    EXPECT_EQ(error_, "4 ports of 4 PFs: at most 8 PFs");
     EXPECT_FALSE(parse({"--socket", "/tmp/a.sock", "--colour", "blue"}));
     EXPECT_EQ(error_, "unknown option '--colour'");
     EXPECT_FALSE(parse({"--socket", "/tmp/a.sock", "ports", "2"}));

@@ -88,6 +88,28 @@ TEST(Mfw, RefusesMismatchedOrRepeatedLoads)
     EXPECT_EQ(pf1.mcp_cmd(DRV_MSG_CODE_GET_LINK), FW_MSG_CODE_LINK_DONE);
 }
 
+/* The second PF of a port finds its link up (the first brought it up):
+ * nothing changes, and the MFW tells it of the link all the same. */
+TEST(Mfw, APfFindingItsPortsLinkUpHearsOfIt)
+{
+    auto adapter = make(1, 2);
+    FakeDriver pf0(*adapter, 0), pf1(*adapter, 1);
+    const auto link_messages = [](FakeDriver& drv, uint32_t pf) {
+        return drv.rd(mfw_mb_addr(pf) + offsetof(MfwMailbox, msg_prod) +
+                      4 * static_cast<uint32_t>(MfwMsg::link_change));
+    };
+    for (FakeDriver* d : {&pf0, &pf1}) {
+        ASSERT_EQ(d->mcp_cmd(DRV_MSG_CODE_LOAD_REQ, HSI_VERSION_MAJOR) & FW_MSG_CODE_MASK,
+                  d == &pf0 ? FW_MSG_CODE_DRV_LOAD_ENGINE : FW_MSG_CODE_DRV_LOAD_FUNCTION);
+        ASSERT_EQ(d->mcp_cmd(DRV_MSG_CODE_LOAD_DONE), FW_MSG_CODE_DRV_LOAD_DONE);
+    }
+    ASSERT_EQ(pf0.mcp_cmd(DRV_MSG_CODE_INIT_PHY), FW_MSG_CODE_LINK_DONE);
+    ASSERT_TRUE(wait_link(pf0, std::chrono::seconds(5)));
+    const uint32_t before = link_messages(pf1, 1);
+    ASSERT_EQ(pf1.mcp_cmd(DRV_MSG_CODE_INIT_PHY), FW_MSG_CODE_LINK_DONE);
+    EXPECT_EQ(link_messages(pf1, 1), before + 1) << "told at once, the link being up already";
+}
+
 TEST(Mfw, AnswersAsynchronouslyWithTheDriversSequence)
 {
     auto adapter = make(1, 1);
