@@ -123,15 +123,15 @@ def daemon_perftest_figure(hosts, argv, regex, group):
 
 def run_daemon_rows(args, rounds=3):
     """perftest between two processes sharing one adapter through
-    cna-adapterd: on two PFs of cabled ports, and on two VFs of one port
-    (their RoCE through the port's switch, each VF's RDMA slowpath its
+    cna-adapterd: on two PFs of one port, and on two VFs of one PF (their
+    RoCE through the port's switch either way; each VF's RDMA slowpath its
     own); medians of `rounds`. False if a row failed."""
     print()
     if os.geteuid() != 0 or not os.path.exists("/dev/net/tun"):
         print("perftest through cna-adapterd: skipped: needs root and /dev/net/tun")
         return True
-    print(f"perftest through cna-adapterd (two processes on one adapter, the daemon's engine a third busy thread), "
-          f"medians of {rounds}")
+    print(f"perftest through cna-adapterd: two processes on two PFs, then two VFs, of one port (RoCE through the "
+          f"port's switch; the daemon's engine a third busy thread), medians of {rounds}")
     print(f"{'row':<32}{'two PFs':>10}{'two VFs':>10}{'VFs/PFs':>16}")
     rows = (("ib_write_bw 64 KiB Gbit/s", ["ib_write_bw", "-x", "1", "-s", "65536", "-n", "2000", "--report_gbits"],
              RDMA_BW_ROW, 4),
