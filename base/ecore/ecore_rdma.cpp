@@ -50,12 +50,15 @@ Status rdma_alloc(Hwfn& hwfn)
                max_tids);
         return Status::inval;
     }
-    auto rdma = std::make_unique<RdmaInfo>();
-    if (is_vf(hwfn)) {
-        rdma->dpis = IdPool(hsi::iov::VF_DPI + 1); /* its one DPI page */
-        /* Its EQ's and CNQ 0's: never the vport's, started or not. */
-        vf_hold_sb(hwfn, rdma_get_sb_id(hwfn, 0), true);
+    if (is_vf(hwfn) && (hwfn.hw_info.resc.num_sbs < 2 || !vf_pf_has_sb_setup(hwfn))) {
+        DP_ERR(hwfn, "RDMA on a VF takes a status block of its own, which its PF programs (sb_setup, HSI 4.4): "
+                     "granted %u status blocks by a PF of HSI %u.%u", hwfn.hw_info.resc.num_sbs,
+               hsi::HSI_VERSION_MAJOR, hwfn.vf_iov->pf_hsi_minor);
+        return Status::notimpl;
     }
+    auto rdma = std::make_unique<RdmaInfo>();
+    if (is_vf(hwfn))
+        rdma->dpis = IdPool(hsi::iov::VF_DPI + 1); /* its one DPI page */
     /* The TIDs' contexts are ILT memory the device writes, as the QPs'. */
     if (rdma->tid_contexts.alloc(std::size_t{p.num_mrs} * sizeof(TidContext), "RDMA TID contexts") < 0)
         return Status::nomem;
@@ -64,6 +67,10 @@ Status rdma_alloc(Hwfn& hwfn)
     rdma->tid_keys.assign(p.num_mrs, 0);
     rdma->qp_info.assign(p.num_qps, RdmaQpInfo{});
     hwfn.rdma = std::move(rdma);
+    /* CNQ 0's status block, with its EQ: the vport may stop and start
+     * under RDMA, so it never takes it, RDMA started or not. */
+    if (is_vf(hwfn))
+        vf_hold_sb(hwfn, rdma_get_sb_id(hwfn, 0), true);
     spq_register_async_cb(hwfn, hsi::ProtocolId::roce, rdma_async_event);
     return Status::success;
 }
@@ -92,6 +99,10 @@ namespace {
 
 Status post_rdma(Hwfn& hwfn, RdmaCmd cmd, const void* data, std::size_t len, uint64_t* comp_data = nullptr)
 {
+    /* A VF its PF disabled (or took for malicious) has no storms serving
+     * its SPQ: a ramrod would wait out its timeout. */
+    if (is_vf(hwfn) && !vf_channel_open(hwfn))
+        return Status::nodev;
     return spq_post(hwfn, SpqRequest{hsi::ProtocolId::roce, static_cast<uint8_t>(cmd), hsi::CID_SPQ, data, len},
                     comp_data);
 }
@@ -108,9 +119,11 @@ Status rdma_start(Hwfn& hwfn, const RdmaStartParams& params)
     if (rdma.started)
         return Status::busy;
     if (params.desired_cnq == 0 || params.desired_cnq > MAX_CNQS ||
-        params.desired_cnq >= hwfn.hw_info.resc.num_sbs) {
-        DP_ERR(hwfn, "rdma_start: %u CNQs (1..%u, fewer than the PF's %u SBs)", params.desired_cnq, MAX_CNQS,
-               hwfn.hw_info.resc.num_sbs);
+        params.desired_cnq >= hwfn.hw_info.resc.num_sbs ||
+        std::any_of(params.cnq.begin(), params.cnq.begin() + params.desired_cnq,
+                    [&](const RdmaCnqParams& c) { return c.sb_id >= hwfn.hw_info.resc.num_sbs; })) {
+        DP_ERR(hwfn, "rdma_start: %u CNQs (1..%u, fewer than the function's %u SBs, each on one of them)",
+               params.desired_cnq, MAX_CNQS, hwfn.hw_info.resc.num_sbs);
         return Status::inval;
     }
     if (is_vf(hwfn)) {
@@ -254,7 +267,7 @@ Status rdma_get_stats(Hwfn& hwfn, Ptt& ptt, hsi::rdma::RoceStats* stats)
 void rdma_process_eq(Hwfn& hwfn)
 {
     if (is_vf(hwfn) && hwfn.eq)
-        eq_try_process(hwfn);
+        eq_dpc(hwfn);
 }
 
 Status rdma_alloc_pd(Hwfn& hwfn, uint16_t* pd)
@@ -296,6 +309,23 @@ void rdma_free_tid(Hwfn& hwfn, uint32_t tid)
     std::lock_guard guard(hwfn.rdma->lock);
     if (hwfn.rdma->tids.release(tid))
         hwfn.rdma->tid_keys[tid]++; /* the next registration's keys differ */
+}
+
+void rdma_release_tids(Hwfn& hwfn)
+{
+    if (!hwfn.rdma)
+        return;
+    for (uint32_t tid = 0; tid < hwfn.rdma->tids.size(); tid++) {
+        bool in_use;
+        {
+            std::lock_guard guard(hwfn.rdma->lock);
+            in_use = hwfn.rdma->tids.in_use(tid);
+        }
+        if (!in_use)
+            continue;
+        rdma_deregister_tid(hwfn, tid); /* one never registered: not_found, and nothing to undo */
+        rdma_free_tid(hwfn, tid);
+    }
 }
 
 void rdma_async_event(Hwfn& hwfn, uint8_t opcode, uint16_t /* echo */, uint64_t data)

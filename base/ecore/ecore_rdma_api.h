@@ -123,6 +123,10 @@ struct RdmaRegisterTidParams {
 };
 Status rdma_register_tid(Hwfn& hwfn, const RdmaRegisterTidParams& params);
 Status rdma_deregister_tid(Hwfn& hwfn, uint32_t tid);
+/* Every TID still allocated, deregistered and freed: what a close that
+ * cannot wait for its application gives back, so that rdma_stop may
+ * follow. */
+void rdma_release_tids(Hwfn& hwfn);
 
 /* ---- CQs ---------------------------------------------------------------- */
 

@@ -74,10 +74,12 @@ Status vf_rdma_slowpath_start(Hwfn& hwfn, const RdmaStartParams& params)
 
 void vf_rdma_slowpath_stop(Hwfn& hwfn)
 {
-    if (!device_gone(hwfn)) {
+    if (!device_gone(hwfn) && vf_channel_open(hwfn)) {
         if (const Status rc = spq_pf_stop(hwfn); rc != Status::success)
             DP_ERR(hwfn, "PF_STOP of the VF's RDMA slowpath: %s", status_name(rc));
         wr_slowpath(hwfn, hsi::reg::STORM_PF_ENABLE, 0);
+    } else {
+        eq_detach(hwfn);
     }
     vf_sb_setup_clear_all(hwfn);
 }

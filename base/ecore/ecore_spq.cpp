@@ -252,6 +252,17 @@ void spq_register_async_cb(Hwfn& hwfn, hsi::ProtocolId protocol, AsyncEventCb cb
     hwfn.eq->async_cbs.at(static_cast<uint8_t>(protocol)) = cb;
 }
 
+void eq_dpc(Hwfn& hwfn)
+{
+    if (DpcOwnership::held(hwfn)) {
+        eq_process(hwfn);
+        return;
+    }
+    hwfn.dpc_lock.lock();
+    DpcOwnership owner(hwfn);
+    eq_process(hwfn);
+}
+
 void eq_try_process(Hwfn& hwfn)
 {
     if (DpcOwnership::held(hwfn)) {
@@ -311,15 +322,31 @@ Status spq_pf_start(Hwfn& hwfn, const SbInfo& eq_sb, volatile uint16_t* eq_cons)
     data.hsi_major = hsi::HSI_VERSION_MAJOR;
     data.hsi_minor = hsi::HSI_VERSION_MINOR;
     data.mtu = hwfn.hw_info.mtu;
-    return spq_post(hwfn, SpqRequest{hsi::ProtocolId::common, static_cast<uint8_t>(hsi::CommonCmd::pf_start),
-                                     hsi::CID_SPQ, &data, sizeof(data)});
+    const Status rc = spq_post(hwfn, SpqRequest{hsi::ProtocolId::common,
+                                                static_cast<uint8_t>(hsi::CommonCmd::pf_start), hsi::CID_SPQ,
+                                                &data, sizeof(data)});
+    if (rc != Status::success)
+        eq_detach(hwfn);
+    return rc;
 }
 
 Status spq_pf_stop(Hwfn& hwfn)
 {
     hsi::PfStopRamrodData data{};
-    return spq_post(hwfn, SpqRequest{hsi::ProtocolId::common, static_cast<uint8_t>(hsi::CommonCmd::pf_stop),
-                                     hsi::CID_SPQ, &data, sizeof(data)});
+    const Status rc = spq_post(hwfn, SpqRequest{hsi::ProtocolId::common,
+                                                static_cast<uint8_t>(hsi::CommonCmd::pf_stop), hsi::CID_SPQ,
+                                                &data, sizeof(data)});
+    eq_detach(hwfn);
+    return rc;
+}
+
+void eq_detach(Hwfn& hwfn)
+{
+    /* The status block's memory is its owner's to free from now on (a VF's
+     * RDMA device's, closing): its handler, if it runs, finds no EQ. */
+    std::lock_guard guard(hwfn.dpc_lock);
+    hwfn.eq->hw_prod = nullptr;
+    hwfn.eq->cons = nullptr;
 }
 
 } // namespace cna::ecore

@@ -85,6 +85,10 @@ private:
 /* Processes the EQ now if this thread may: it holds the DPC lock already
  * or can take it. */
 void eq_try_process(Hwfn& hwfn);
+/* Processes the EQ, waiting for the DPC lock if another thread holds it:
+ * an interrupt's handler, which must not leave an element it was raised
+ * for to a waiter that may have read the producer before it. */
+void eq_dpc(Hwfn& hwfn);
 
 Status spq_alloc(Hwfn& hwfn);
 void spq_free(Hwfn& hwfn);
@@ -110,6 +114,9 @@ Status spq_post(Hwfn& hwfn, const SpqRequest& request, uint64_t* comp_data = nul
  * GTT window). The EQ starts empty. PF_STOP, its last. */
 Status spq_pf_start(Hwfn& hwfn, const SbInfo& eq_sb, volatile uint16_t* eq_cons);
 Status spq_pf_stop(Hwfn& hwfn);
+/* After PF_STOP, or a PF_START that failed: the EQ no longer looks at its
+ * status block. */
+void eq_detach(Hwfn& hwfn);
 
 /* Processes every new EQ element (ramrod completions, async events) and
  * returns the consumed slots to the storm. Caller owns the DPC lock. */

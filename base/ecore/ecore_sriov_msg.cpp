@@ -104,6 +104,10 @@ Status queue_stop(Hwfn& hwfn, IovVf& vf, bool rx, uint8_t queue)
 
 /* Forgets its vport and what is on it (not sb_setup's status blocks). */
 void forget_vport(IovVf& vf);
+/* Its vport deactivated, queues and vport stopped (ramrods, best effort),
+ * the vport's status blocks cleared: not sb_setup's, which its RDMA may
+ * still use. */
+void close_vport(Hwfn& hwfn, Ptt& ptt, IovVf& vf);
 
 /* One of the VF's status blocks in its CAU: at addr (0: none), raising VF
  * vector sb. IOV_VF_SELECT names the VF. */
@@ -255,7 +259,7 @@ Verdict vport_start(Request& r)
     if (rc == Status::success && policy_flags(vf.admin) != 0)
         rc = iov_vf_apply_vport_policy(r.hwfn, vf, policy_flags(vf.admin));
     if (rc != Status::success) {
-        iov_vf_close(r.hwfn, r.ptt, vf);
+        close_vport(r.hwfn, r.ptt, vf);
         return {VfStatus::failure, "the PF's policy could not be applied to its vport"};
     }
     return OK;
@@ -547,7 +551,8 @@ Verdict sb_setup(Request& r)
 }
 
 /* The VF's status blocks keep no state in the PF beyond their CAU
- * addresses, which its vport's teardown clears: nothing to clean. */
+ * addresses, which its vport's teardown, sb_setup and close clear: nothing
+ * to clean. */
 Verdict int_cleanup(Request&) { return OK; }
 
 Verdict close(Request& r)
@@ -616,6 +621,20 @@ Verdict iov_handle_request(Hwfn& hwfn, Ptt& ptt, IovVf& vf, const iov::TlvReader
 
 void iov_vf_close(Hwfn& hwfn, Ptt& ptt, IovVf& vf)
 {
+    close_vport(hwfn, ptt, vf);
+    cau_clear(hwfn, ptt, vf, true);
+}
+
+void iov_vf_forget(IovVf& vf)
+{
+    forget_vport(vf);
+    vf.own_sbs = 0;
+}
+
+namespace {
+
+void close_vport(Hwfn& hwfn, Ptt& ptt, IovVf& vf)
+{
     if (vf.vport_started) {
         VportUpdateRamrodData inactive{};
         inactive.update_flags = vport_update::UPDATE_ACTIVE_RX | vport_update::UPDATE_ACTIVE_TX;
@@ -633,17 +652,9 @@ void iov_vf_close(Hwfn& hwfn, Ptt& ptt, IovVf& vf)
         if (post_vf(hwfn, EthCmd::vport_stop, data) != Status::success)
             DP_ERR(hwfn, "VF %u: its vport could not be stopped; forgotten anyway", vf.id);
     }
-    cau_clear(hwfn, ptt, vf, true);
-    iov_vf_forget(vf);
-}
-
-void iov_vf_forget(IovVf& vf)
-{
+    cau_clear(hwfn, ptt, vf);
     forget_vport(vf);
-    vf.own_sbs = 0;
 }
-
-namespace {
 
 void forget_vport(IovVf& vf)
 {

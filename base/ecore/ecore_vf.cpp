@@ -288,6 +288,7 @@ Status acquire(Hwfn& hwfn, const VfAcquireParams& p)
     info.resc = Resources{.num_sbs = r.sbs, .num_rx_queues = r.rx_queues, .num_tx_queues = r.tx_queues,
                           .num_vports = 1, .num_mac_filters = r.mac_filters, .num_vlan_filters = r.vlan_filters};
     iov.vf_id = r.vf_id;
+    iov.pf_hsi_minor = r.hsi_minor;
     iov.mcast_filters = r.mcast_filters;
     iov.bulletin_size = r.bulletin_size;
     return Status::success;
@@ -439,6 +440,10 @@ void vf_sb_release(Hwfn& hwfn, const SbInfo& sb_info)
 
 Status vf_sb_setup(Hwfn& hwfn, uint32_t sb_id, bool on)
 {
+    if (sb_id >= hwfn.hw_info.resc.num_sbs) {
+        DP_ERR(hwfn, "status block %u is beyond the %u granted", sb_id, hwfn.hw_info.resc.num_sbs);
+        return Status::inval;
+    }
     Exchange x(hwfn);
     VfIov& iov = x.iov();
     const SbInfo* sb = iov.sbs[sb_id];
@@ -449,22 +454,27 @@ Status vf_sb_setup(Hwfn& hwfn, uint32_t sb_id, bool on)
     hsi::iov::SbSetupRequest req{};
     req.sb = static_cast<uint8_t>(sb_id);
     req.sb_addr = on ? sb->sb_phys : 0;
-    x.request(TlvType::sb_setup, req);
-    const Status rc = x.send();
+    /* Recorded before it is sent: a request that timed out may still be
+     * carried out, and vf_sb_setup_clear_all must clear it then too. */
     const auto bit = static_cast<uint8_t>(1u << sb_id);
-    if (!on)
-        iov.set_up_sbs &= static_cast<uint8_t>(~bit);
-    else if (rc == Status::success)
-        iov.set_up_sbs |= bit;
-    return rc;
+    iov.set_up_sbs = on ? iov.set_up_sbs | bit : iov.set_up_sbs & static_cast<uint8_t>(~bit);
+    x.request(TlvType::sb_setup, req);
+    return x.send();
 }
 
 void vf_sb_setup_clear_all(Hwfn& hwfn)
 {
+    uint8_t set_up;
+    {
+        std::lock_guard guard(hwfn.vf_iov->lock);
+        set_up = hwfn.vf_iov->set_up_sbs;
+    }
     for (uint32_t sb = 0; sb < hsi::iov::MAX_VF_SBS; sb++)
-        if (hwfn.vf_iov->set_up_sbs & (1u << sb))
+        if (set_up & (1u << sb))
             vf_sb_setup(hwfn, sb, false);
 }
+
+bool vf_pf_has_sb_setup(const Hwfn& hwfn) { return hwfn.vf_iov->pf_hsi_minor >= 4; }
 
 void vf_hold_sb(Hwfn& hwfn, uint32_t sb_id, bool held)
 {

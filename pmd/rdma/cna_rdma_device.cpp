@@ -117,6 +117,9 @@ void teardown(Device* dev)
     for (Cq* cq : dev->cqs)
         if (cq != nullptr)
             ecore::rdma_destroy_cq(hwfn, cq->id);
+    /* Its memory regions too: the RDMA function then closes, and the
+     * storms let go of its memory before the port frees it. */
+    ecore::rdma_release_tids(hwfn);
     RDMA_LOG(WARNING, dev, "port closed with its RDMA device open: %u objects abandoned", dev->objects);
 }
 

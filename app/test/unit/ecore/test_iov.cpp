@@ -447,6 +447,16 @@ TEST_F(IovPfChannel, AStatusBlockApartFromTheVportsLivesThroughIt)
     EXPECT_EQ(cau(hsi::reg::cau_sb_conf(1)), hsi::reg::CAU_SB_CONF_VALID | 1u << hsi::reg::CAU_SB_CONF_VECTOR_SHIFT)
         << "the other stayed";
 
+    setup.sb = 1;
+    setup.sb_addr = 0;
+    vf_.write_request(TlvType::sb_setup, setup);
+    ASSERT_EQ(vf_.send(), VfStatus::success);
+    EXPECT_EQ(cau(hsi::reg::cau_sb_conf(1)), 0u) << "an address of 0 clears it";
+    EXPECT_EQ(cau(hsi::reg::cau_sb_addr_lo(1)), 0u);
+
+    setup.sb_addr = addr;
+    vf_.write_request(TlvType::sb_setup, setup);
+    ASSERT_EQ(vf_.send(), VfStatus::success);
     ASSERT_EQ(vf_.simple(TlvType::close), VfStatus::success);
     EXPECT_EQ(cau(hsi::reg::cau_sb_conf(1)), 0u) << "close clears it";
     EXPECT_EQ(cau(hsi::reg::cau_sb_addr_lo(1)), 0u);

@@ -292,13 +292,17 @@ TEST(VfEndToEnd, ItsRdmaRunsOnItsOwnSlowpathUnderItsVport)
     p.mac_addr = hwfn.hw_info.mac;
     ecore::FilterUcast own;
     own.mac = hwfn.hw_info.mac;
+    const uint8_t& programmed = pf.hwfn().iov->vfs[0].own_sbs; /* the PF's record of sb_setup */
     for (int round = 0; round < 2; round++) {
         ASSERT_EQ(ecore::sp_vport_start(hwfn, ecore::SpVportStartParams{}), Status::success);
         if (round == 0) {
             EXPECT_EQ(ecore::rdma_start(hwfn, p), Status::inval) << "its MAC is not its vport's yet";
+            EXPECT_EQ(programmed, 0) << "its status block cleared after the refusal";
         }
         ASSERT_EQ(ecore::sp_eth_filter_ucast(hwfn, own), Status::success);
+        rdma_irq.fired = 0;
         ASSERT_EQ(ecore::rdma_start(hwfn, p), Status::success) << "round " << round;
+        EXPECT_EQ(programmed, 1u << sb_id);
         EXPECT_TRUE(test::wait_for([&] { return rdma_irq.fired.load() > 0; })) << "PF_START's EQE on its vector";
         const ecore::RdmaDevice caps = ecore::rdma_query_device(hwfn);
         EXPECT_EQ(caps.max_qp, hsi::iov::VF_RDMA_QPS);
@@ -322,6 +326,7 @@ TEST(VfEndToEnd, ItsRdmaRunsOnItsOwnSlowpathUnderItsVport)
         ecore::rdma_remove_user(hwfn, user.dpi);
         EXPECT_EQ(ecore::rdma_stop(hwfn), Status::success);
         EXPECT_FALSE(ecore::rdma_started(hwfn));
+        EXPECT_EQ(programmed, 0) << "cleared with its slowpath";
     }
 
     rdma_irq.irq.release();

@@ -72,4 +72,33 @@ TEST_F(VfVerbs, TwoVfsTalkRcAndAnAccessErrorsEventComesThroughTheVfsEq)
     EXPECT_GE(counters.tx_packets, len / 1024) << "its own page's RoCE counters";
 }
 
+/* The port closing under its open RDMA device (a QP, a CQ and an MR
+ * still there): the device gives everything back, the VF's RDMA function
+ * closes, and a new port on the VF opens RDMA again. */
+TEST_F(VfVerbs, APortClosedUnderItsRdmaDeviceLeavesTheVfReady)
+{
+    connect_both();
+    EXPECT_EQ(rte_eth_dev_stop(b.port), 0);
+    EXPECT_EQ(rte_eth_dev_close(b.port), 0);
+    rte_vdev_uninit(b.name.c_str());
+    rte_mempool_free(b.pool);
+    rte_free(b.buf);
+    b = Side{};
+    b.name = "net_cna_vf" + adapter + "b2";
+    /* Until its PF's DPC has cleaned up after the VF's reset, the VF is
+     * not enabled: as an application would, try again. */
+    int rc = -ENODEV;
+    for (int i = 0; i < 100 && rc == -ENODEV; i++) {
+        rc = rte_vdev_init(b.name.c_str(), ("adapter=" + adapter + ",vf=1,rdma=1").c_str());
+        if (rc == -ENODEV)
+            rte_delay_ms(20);
+    }
+    ASSERT_EQ(rc, 0);
+    ASSERT_NO_FATAL_FAILURE(start(b));
+    b.dev = cna_rdma_open(b.port);
+    ASSERT_NE(b.dev, nullptr) << strerror(errno);
+    ibv_port_attr port{};
+    ASSERT_EQ(cna_rdma_query_port(b.dev, 1, &port), 0);
+}
+
 } // namespace
