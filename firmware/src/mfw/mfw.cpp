@@ -23,7 +23,8 @@ constexpr uint32_t shmem_offset(uint32_t addr) { return addr - hsi::reg::MCP_SHM
 } // namespace
 
 Mfw::Mfw(const AdapterConfig& config, const Grant& grant, Nig& nig, MfwEvents& events)
-    : num_ports_(config.ports), num_pfs_(config.ports * config.pfs_per_port), load_(num_pfs_, LoadState::unloaded), events_(events),
+    : num_ports_(config.ports), num_pfs_(config.ports * config.pfs_per_port), load_(num_pfs_, LoadState::unloaded),
+      wants_link_(num_pfs_, false), events_(events),
       link_(nig, shmem_, std::chrono::milliseconds(config.link_up_delay_ms),
             [this](uint32_t port) { link_changed(port); }),
       silent_(config.faults & static_cast<uint32_t>(Fault::mfw_silent))
@@ -116,6 +117,13 @@ void Mfw::handle_mailbox(uint32_t pf)
         log(LogLevel::debug, "mfw: pf%u command 0x%08x dropped (mfw_silent)", pf, header);
         return;
     }
+    if ((header & DRV_MSG_CODE_MASK) == DRV_MSG_CODE_LOAD_REQ && others_loading(pf)) {
+        /* Loads go one at a time: another PF's engine or port phase is not
+         * done yet, and this PF's answer depends on it. Asked again at the
+         * next poll. */
+        pending_.fetch_or(1u << pf, std::memory_order_release);
+        return;
+    }
     Response response = execute(pf, header & DRV_MSG_CODE_MASK, mb.drv_mb_param);
     log(LogLevel::debug, "mfw: pf%u command 0x%08x -> 0x%08x/0x%x", pf, header, response.code, response.param);
     mb.fw_mb_param = response.param;
@@ -138,13 +146,14 @@ Mfw::Response Mfw::execute(uint32_t pf, uint32_t command, uint32_t param)
         DrvPhyCfg cfg;
         std::memcpy(&cfg, shmem_.drv_mb[pf].union_data, sizeof(cfg));
         link_.init_phy(port, cfg);
+        wants_link_[pf] = true;
         /* Up already (another PF of the port brought it up): nothing will
          * change, and this PF hears of the link all the same. */
         if (link_.up(port))
             link_event(pf);
         return {FW_MSG_CODE_LINK_DONE};
     }
-    case DRV_MSG_CODE_LINK_RESET: link_.reset_phy(port); return {FW_MSG_CODE_LINK_DONE};
+    case DRV_MSG_CODE_LINK_RESET: release_link(pf); return {FW_MSG_CODE_LINK_DONE};
     case DRV_MSG_CODE_GET_LINK: return {FW_MSG_CODE_LINK_DONE};
     case DRV_MSG_CODE_VF_DISABLED_DONE:
         return {events_.vf_flr_done(pf, param) ? FW_MSG_CODE_VF_DISABLED_DONE : FW_MSG_CODE_INVALID_SEQUENCE};
@@ -157,8 +166,25 @@ void Mfw::function_reset(uint32_t pf)
     pending_.fetch_and(~(1u << pf), std::memory_order_acq_rel);
     const bool was_loaded = load_[pf] != LoadState::unloaded;
     load_[pf] = LoadState::unloaded;
-    if (was_loaded && others_loaded(pf, true) == 0)
-        link_.reset_phy(port_of(pf));
+    if (was_loaded)
+        release_link(pf);
+}
+
+void Mfw::release_link(uint32_t pf)
+{
+    wants_link_[pf] = false;
+    for (uint32_t other = 0; other < num_pfs_; other++)
+        if (port_of(other) == port_of(pf) && wants_link_[other] && load_[other] != LoadState::unloaded)
+            return;
+    link_.reset_phy(port_of(pf));
+}
+
+bool Mfw::others_loading(uint32_t pf) const
+{
+    for (uint32_t other = 0; other < num_pfs_; other++)
+        if (other != pf && load_[other] == LoadState::loading)
+            return true;
+    return false;
 }
 
 bool Mfw::port_loaded(uint32_t port) const
@@ -209,8 +235,7 @@ Mfw::Response Mfw::unload_req(uint32_t pf)
 Mfw::Response Mfw::unload_done(uint32_t pf)
 {
     load_[pf] = LoadState::unloaded;
-    if (others_loaded(pf, true) == 0)
-        link_.reset_phy(port_of(pf));
+    release_link(pf);
     events_.function_unloaded(pf);
     return {FW_MSG_CODE_DRV_UNLOAD_DONE};
 }

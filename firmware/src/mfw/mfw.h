@@ -54,7 +54,7 @@ public:
     void carrier_changed() { link_.carrier_changed(); }
     /* A function level reset of the PF: unloaded whatever its driver was
      * doing, its mailbox command forgotten, its port's link reset if no
-     * other PF of the port is loaded. */
+     * other PF of the port wants it. */
     void function_reset(uint32_t pf);
     /* Whether a PF of the port is loaded (or on its way in or out). */
     bool port_loaded(uint32_t port) const;
@@ -75,6 +75,11 @@ private:
     Response unload_req(uint32_t pf);
     Response unload_done(uint32_t pf);
     uint32_t others_loaded(uint32_t pf, bool same_port_only) const;
+    /* Whether another PF's load was granted and is not done. */
+    bool others_loading(uint32_t pf) const;
+    /* The PF no longer wants its port's link (LINK_RESET, unload, FLR):
+     * the PHY is reset once no PF of the port wants it. */
+    void release_link(uint32_t pf);
     void link_changed(uint32_t port);
     /* A link change message to one PF. */
     void link_event(uint32_t pf);
@@ -83,6 +88,9 @@ private:
     uint32_t num_ports_;
     uint32_t num_pfs_;
     std::vector<LoadState> load_;
+    /* A PF's INIT_PHY until its LINK_RESET: the PFs of a port share its
+     * PHY, which is up while any of them wants it. */
+    std::vector<bool> wants_link_;
     MfwEvents& events_;
     Link link_;
     bool silent_ = false;

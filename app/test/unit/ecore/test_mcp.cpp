@@ -10,11 +10,14 @@ using namespace hsi::mfw;
 
 namespace {
 
-uint32_t load_req(test::Pf& pf)
+/* LOAD_REQ, then LOAD_DONE: the MFW answers the next PF's LOAD_REQ once
+ * this one's load is done. The load code granted. */
+uint32_t load(test::Pf& pf)
 {
     ecore::PttGuard ptt(pf.hwfn());
     uint32_t code = 0;
     EXPECT_EQ(ecore::mcp_load_req(pf.hwfn(), *ptt, &code), Status::success);
+    EXPECT_EQ(ecore::mcp_load_done(pf.hwfn(), *ptt), Status::success);
     return code;
 }
 
@@ -36,8 +39,8 @@ TEST(Mcp, LoadReqTwoPfsOnTwoPorts)
     ASSERT_EQ(ecore::hw_prepare(pf0.dev), Status::success);
     ASSERT_EQ(ecore::hw_prepare(pf1.dev), Status::success);
 
-    EXPECT_EQ(load_req(pf0), FW_MSG_CODE_DRV_LOAD_ENGINE);
-    EXPECT_EQ(load_req(pf1), FW_MSG_CODE_DRV_LOAD_PORT);
+    EXPECT_EQ(load(pf0), FW_MSG_CODE_DRV_LOAD_ENGINE);
+    EXPECT_EQ(load(pf1), FW_MSG_CODE_DRV_LOAD_PORT);
     {
         /* A PF already loaded is refused. */
         ecore::PttGuard ptt(pf1.hwfn());
@@ -47,7 +50,7 @@ TEST(Mcp, LoadReqTwoPfsOnTwoPorts)
     unload(pf1);
     unload(pf0);
     /* Everything unloaded: the next load is the engine's again. */
-    EXPECT_EQ(load_req(pf1), FW_MSG_CODE_DRV_LOAD_ENGINE);
+    EXPECT_EQ(load(pf1), FW_MSG_CODE_DRV_LOAD_ENGINE);
     unload(pf1);
     ecore::hw_remove(pf1.dev);
     ecore::hw_remove(pf0.dev);
@@ -62,8 +65,8 @@ TEST(Mcp, LoadReqTwoPfsOnOnePort)
     ATTACH_OR_SKIP(pf1, "t_mcp_2pf", 1, config);
     ASSERT_EQ(ecore::hw_prepare(pf0.dev), Status::success);
     ASSERT_EQ(ecore::hw_prepare(pf1.dev), Status::success);
-    EXPECT_EQ(load_req(pf0), FW_MSG_CODE_DRV_LOAD_ENGINE);
-    EXPECT_EQ(load_req(pf1), FW_MSG_CODE_DRV_LOAD_FUNCTION);
+    EXPECT_EQ(load(pf0), FW_MSG_CODE_DRV_LOAD_ENGINE);
+    EXPECT_EQ(load(pf1), FW_MSG_CODE_DRV_LOAD_FUNCTION);
     unload(pf0);
     unload(pf1);
     ecore::hw_remove(pf1.dev);

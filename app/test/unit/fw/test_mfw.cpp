@@ -50,12 +50,16 @@ TEST(Mfw, LoadRequestsFollowEnginePortFunction)
 {
     auto adapter = make(2, 2); /* PF0, PF2 on port 0; PF1, PF3 on port 1 */
     FakeDriver pf0(*adapter, 0), pf1(*adapter, 1), pf2(*adapter, 2), pf3(*adapter, 3);
-    EXPECT_EQ(pf0.mcp_cmd(DRV_MSG_CODE_LOAD_REQ, HSI_VERSION_MAJOR), FW_MSG_CODE_DRV_LOAD_ENGINE);
-    EXPECT_EQ(pf2.mcp_cmd(DRV_MSG_CODE_LOAD_REQ, HSI_VERSION_MAJOR), FW_MSG_CODE_DRV_LOAD_FUNCTION);
-    EXPECT_EQ(pf1.mcp_cmd(DRV_MSG_CODE_LOAD_REQ, HSI_VERSION_MAJOR), FW_MSG_CODE_DRV_LOAD_PORT);
-    EXPECT_EQ(pf3.mcp_cmd(DRV_MSG_CODE_LOAD_REQ, HSI_VERSION_MAJOR), FW_MSG_CODE_DRV_LOAD_FUNCTION);
-    for (FakeDriver* d : {&pf0, &pf1, &pf2, &pf3})
-        EXPECT_EQ(d->mcp_cmd(DRV_MSG_CODE_LOAD_DONE), FW_MSG_CODE_DRV_LOAD_DONE);
+    /* Each load done before the next PF asks (LoadsGoOneAtATime). */
+    const auto load = [](FakeDriver& d) {
+        const uint32_t code = d.mcp_cmd(DRV_MSG_CODE_LOAD_REQ, HSI_VERSION_MAJOR);
+        EXPECT_EQ(d.mcp_cmd(DRV_MSG_CODE_LOAD_DONE), FW_MSG_CODE_DRV_LOAD_DONE);
+        return code;
+    };
+    EXPECT_EQ(load(pf0), FW_MSG_CODE_DRV_LOAD_ENGINE);
+    EXPECT_EQ(load(pf2), FW_MSG_CODE_DRV_LOAD_FUNCTION);
+    EXPECT_EQ(load(pf1), FW_MSG_CODE_DRV_LOAD_PORT);
+    EXPECT_EQ(load(pf3), FW_MSG_CODE_DRV_LOAD_FUNCTION);
 
     EXPECT_EQ(pf0.mcp_cmd(DRV_MSG_CODE_UNLOAD_REQ), FW_MSG_CODE_DRV_UNLOAD_FUNCTION);
     EXPECT_EQ(pf0.mcp_cmd(DRV_MSG_CODE_UNLOAD_DONE), FW_MSG_CODE_DRV_UNLOAD_DONE);
@@ -89,8 +93,9 @@ TEST(Mfw, RefusesMismatchedOrRepeatedLoads)
 }
 
 /* The second PF of a port finds its link up (the first brought it up):
- * nothing changes, and the MFW tells it of the link all the same. */
-TEST(Mfw, APfFindingItsPortsLinkUpHearsOfIt)
+ * nothing changes, and the MFW tells it of the link all the same; the
+ * link goes down when no PF of the port wants it any more. */
+TEST(Mfw, ThePfsOfAPortShareItsLink)
 {
     auto adapter = make(1, 2);
     FakeDriver pf0(*adapter, 0), pf1(*adapter, 1);
@@ -108,6 +113,35 @@ TEST(Mfw, APfFindingItsPortsLinkUpHearsOfIt)
     const uint32_t before = link_messages(pf1, 1);
     ASSERT_EQ(pf1.mcp_cmd(DRV_MSG_CODE_INIT_PHY), FW_MSG_CODE_LINK_DONE);
     EXPECT_EQ(link_messages(pf1, 1), before + 1) << "told at once, the link being up already";
+
+    /* The port's PHY is shared: down only once neither wants it. */
+    const auto up = [&] { return (pf0.rd(port_addr(0) + offsetof(PublicPort, link_status)) & LINK_STATUS_LINK_UP) != 0; };
+    ASSERT_EQ(pf1.mcp_cmd(DRV_MSG_CODE_LINK_RESET), FW_MSG_CODE_LINK_DONE);
+    EXPECT_TRUE(up()) << "PF 0 still wants it";
+    ASSERT_EQ(pf1.mcp_cmd(DRV_MSG_CODE_INIT_PHY), FW_MSG_CODE_LINK_DONE);
+    ASSERT_EQ(pf0.mcp_cmd(DRV_MSG_CODE_LINK_RESET), FW_MSG_CODE_LINK_DONE);
+    EXPECT_TRUE(up()) << "PF 1 wants it again";
+    ASSERT_EQ(pf1.mcp_cmd(DRV_MSG_CODE_LINK_RESET), FW_MSG_CODE_LINK_DONE);
+    EXPECT_FALSE(up()) << "nobody wants it";
+}
+
+/* A LOAD_REQ waits while another PF's load is under way: the answer
+ * (ENGINE, PORT or FUNCTION) depends on it, and two PFs initialising the
+ * engine at once would reset each other's storms. */
+TEST(Mfw, LoadsGoOneAtATime)
+{
+    auto adapter = make(1, 2);
+    FakeDriver pf0(*adapter, 0), pf1(*adapter, 1);
+    ASSERT_EQ(pf0.mcp_cmd(DRV_MSG_CODE_LOAD_REQ, HSI_VERSION_MAJOR), FW_MSG_CODE_DRV_LOAD_ENGINE);
+    const uint32_t mb = drv_mb_addr(1);
+    pf1.wr(mb + offsetof(DrvMailbox, drv_mb_param), HSI_VERSION_MAJOR);
+    pf1.wr(mb + offsetof(DrvMailbox, drv_mb_header), DRV_MSG_CODE_LOAD_REQ | 0x0042);
+    EXPECT_FALSE(wait_until([&] { return pf1.rd(mb + offsetof(DrvMailbox, fw_mb_header)) != 0; },
+                            std::chrono::milliseconds(200)))
+        << "not answered while PF 0 is loading";
+    ASSERT_EQ(pf0.mcp_cmd(DRV_MSG_CODE_LOAD_DONE), FW_MSG_CODE_DRV_LOAD_DONE);
+    ASSERT_TRUE(wait_until([&] { return pf1.rd(mb + offsetof(DrvMailbox, fw_mb_header)) != 0; }));
+    EXPECT_EQ(pf1.rd(mb + offsetof(DrvMailbox, fw_mb_header)), FW_MSG_CODE_DRV_LOAD_FUNCTION | 0x0042);
 }
 
 TEST(Mfw, AnswersAsynchronouslyWithTheDriversSequence)
