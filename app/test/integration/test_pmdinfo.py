@@ -48,7 +48,7 @@ class PmdInfoTest(unittest.TestCase):
         self.assertGreaterEqual(len(keys), 7)
         self.assertEqual(keys, table_keys("## Devargs"))
         vf_keys = set(re.findall(r"(\w+)=", info["net_cna_vf"]["params"]))
-        self.assertEqual(vf_keys, {"daemon", "pf", "adapter", "port", "vf"})
+        self.assertEqual(vf_keys, {"daemon", "pf", "adapter", "port", "vf", "rdma", "ipv4", "ipv6"})
         self.assertEqual(vf_keys, table_keys("### net_cna_vf devargs"))
 
     def test_the_vf_driver_claims_ivshmem_devices_through_vfio(self):

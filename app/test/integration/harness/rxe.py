@@ -62,6 +62,7 @@ class RxePeer:
         """The rxe guest, running `command` (sh, with $RXE_DEV and $RXE_GID
         set) after rxe0 is up; a Popen whose output ends with rxe-peer's
         result line. Its console goes to self.console."""
+        os.makedirs(os.path.join(RXEKIT_WORK, "logs"), exist_ok=True)  # rxekit makes it only without -l
         self.console = os.path.join(RXEKIT_WORK, "logs", f"cna-{self.tag}-{role}.log")
         # The guest reads the command from the host's root, which it
         # mounts: the kernel's command line that would carry it holds
