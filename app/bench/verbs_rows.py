@@ -13,7 +13,7 @@ from bench_testpmd import BenchError, last_lines
 from harness.rdma_cm import CmHosts, cm_probe, not_listening_yet
 from harness.rdma_daemon import DaemonHosts, VfHosts
 from harness.testpmd import TestPmdError
-from harness.verbs import SERVER_IP, VerbsHosts
+from harness.verbs import SERVER_IP, UCX_ENV, UCX_FINAL, VerbsHosts
 
 # perftest's result rows, which rdma_perf prints too: bandwidth (size,
 # iterations, peak, average, message rate) and latency (size, iterations,
@@ -32,10 +32,6 @@ def print_provider_row(label, width, figures, bandwidth):
     print(f"{label:<{width}}{pmd:>10.2f}{provider:>10.2f}{cost:>16}")
 
 
-UCX_ENV = {"UCX_NET_DEVICES": "cna0:1", "UCX_IB_GID_INDEX": "1"}
-# ucx_perftest's last line: iterations, three latencies, MB/s average and
-# overall (MiB), messages/s average and overall.
-UCX_FINAL = re.compile(r"^Final:\s+(\d+)" + r"\s+([\d.]+)" * 7, re.M)
 
 
 def perftest_figure(argv, regex, group):

@@ -97,7 +97,8 @@ struct EthPort {
      * it down first, the device refusing to stop the PF under it. */
     std::function<void()> rdma_teardown;
     /* A VF's: the last bulletin board its PF wrote (link, forced MAC), and
-     * the lock between its poll (the EAL alarm) and the control thread. */
+     * the lock between its poll (the EAL alarm) and the control thread,
+     * over the board and the alarm's arming. */
     std::mutex bulletin_lock;
     hsi::iov::Bulletin bulletin{};
     bool bulletin_polled = false; /* the EAL alarm that reads it is set */

@@ -99,8 +99,15 @@ void bulletin_poll(void* arg)
     auto* port = static_cast<EthPort*>(arg);
     rte_eth_dev* dev = port->eth_dev;
     const BoardNews news = take_board(port);
-    if (!port->vf_cut_off && rte_eal_alarm_set(BULLETIN_PERIOD_US, bulletin_poll, port) != 0)
-        PMD_LOG(ERR, port, "cannot re-arm the bulletin board's poll: link changes go unseen");
+    {
+        /* Re-armed under the lock vf_bulletin_stop takes before it cancels:
+         * EAL orders the alarm's allocation here before its cancel's free
+         * with a lock of its own, which ThreadSanitizer cannot see. */
+        std::lock_guard guard(port->bulletin_lock);
+        if (port->bulletin_polled && !port->vf_cut_off &&
+            rte_eal_alarm_set(BULLETIN_PERIOD_US, bulletin_poll, port) != 0)
+            PMD_LOG(ERR, port, "cannot re-arm the bulletin board's poll: link changes go unseen");
+    }
     if (news.link_changed && port->lsc_events.load(std::memory_order_relaxed))
         rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_LSC, nullptr);
     if (news.cut_off)
@@ -207,6 +214,7 @@ void vf_bulletin_start(EthPort* port)
 {
     port->vf_cut_off = false;
     take_board(port); /* the first board now: the link is known at probe */
+    std::lock_guard guard(port->bulletin_lock);
     if (rte_eal_alarm_set(BULLETIN_PERIOD_US, bulletin_poll, port) != 0)
         PMD_LOG(ERR, port, "cannot arm the bulletin board's poll: link changes go unseen");
     port->bulletin_polled = true;
@@ -220,7 +228,13 @@ bool vf_trusted(EthPort* port)
 
 void vf_bulletin_stop(EthPort* port)
 {
-    if (std::exchange(port->bulletin_polled, false))
+    bool polled;
+    {
+        std::lock_guard guard(port->bulletin_lock);
+        polled = std::exchange(port->bulletin_polled, false);
+    }
+    /* Outside the lock: cancel waits for a poll under way, which takes it. */
+    if (polled)
         rte_eal_alarm_cancel(bulletin_poll, port);
 }
 

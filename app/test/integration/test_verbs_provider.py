@@ -18,8 +18,8 @@ import unittest
 from scapy.all import rdpcap
 
 from harness.testpmd import Netns, build_dir
-from harness.verbs import (CLIENT_IP, SERVER_IP, VerbsHosts, needs_root_and_tun, provider_path, rdma_run, rdma_run_path,
-                           regular_pass_only)
+from harness.verbs import (CLIENT_IP, SERVER_IP, UCX_ENV, UCX_FINAL, VerbsHosts, needs_root_and_tun, provider_path,
+                           rdma_run, rdma_run_path, regular_pass_only)
 from harness.roce_wire import bad_icrcs, roce_frames, tshark_roce
 
 TWO_CABLED = "adapter=a,ports=2,wire=cable,ipv4=10.1.0.1/24;adapter=a,port=1,ipv4=10.1.0.2/24"
@@ -343,10 +343,6 @@ class Perftest(unittest.TestCase):
         self.assertEqual(bad_icrcs(roce), [])
 
 
-UCX_ENV = {"UCX_NET_DEVICES": "cna0:1", "UCX_IB_GID_INDEX": "1"}
-# iterations, latency (50th percentile, average, overall), MB/s (average,
-# overall), messages/s (average, overall)
-UCX_FINAL = re.compile(r"^Final:\s+(\d+)" + r"\s+([\d.]+)" * 7, re.M)
 
 
 @needs_root_and_tun

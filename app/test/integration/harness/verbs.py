@@ -8,6 +8,7 @@ bridge's namespace.
         server, client = hosts.verbs_pair(["ibv_rc_pingpong", "-g", "1"])
 """
 import os
+import re
 import subprocess
 import unittest
 
@@ -28,6 +29,15 @@ def regular_pass_only(what):
     already (its runtimes are preloaded)."""
     if os.environ.get("LD_PRELOAD"):
         raise unittest.SkipTest(f"the sanitized pass: {what} is the regular pass's")
+
+
+# UCX on cna's device: its port and the IPv4 GID.
+UCX_ENV = {"UCX_NET_DEVICES": "cna0:1", "UCX_IB_GID_INDEX": "1"}
+# ucx_perftest's last line: iterations, latency (50th percentile, average,
+# overall), MB/s (average, overall), messages/s (average, overall). A
+# figure of an interval that held no iteration (a slow, sanitized run
+# finishing within its first report) is "inf".
+UCX_FINAL = re.compile(r"^Final:\s+(\d+)" + r"\s+([\d.]+|inf)" * 7, re.M)
 
 
 def rdma_run_path(build=None):
