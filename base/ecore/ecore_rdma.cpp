@@ -311,23 +311,6 @@ void rdma_free_tid(Hwfn& hwfn, uint32_t tid)
         hwfn.rdma->tid_keys[tid]++; /* the next registration's keys differ */
 }
 
-void rdma_release_tids(Hwfn& hwfn)
-{
-    if (!hwfn.rdma)
-        return;
-    for (uint32_t tid = 0; tid < hwfn.rdma->tids.size(); tid++) {
-        bool in_use;
-        {
-            std::lock_guard guard(hwfn.rdma->lock);
-            in_use = hwfn.rdma->tids.in_use(tid);
-        }
-        if (!in_use)
-            continue;
-        rdma_deregister_tid(hwfn, tid); /* one never registered: not_found, and nothing to undo */
-        rdma_free_tid(hwfn, tid);
-    }
-}
-
 void rdma_async_event(Hwfn& hwfn, uint8_t opcode, uint16_t /* echo */, uint64_t data)
 {
     if (opcode == static_cast<uint8_t>(RdmaEvent::neighbour)) {

@@ -114,6 +114,23 @@ Status rdma_deregister_tid(Hwfn& hwfn, uint32_t tid)
     return post_rdma(hwfn, RdmaCmd::deregister_tid, &d, sizeof(d));
 }
 
+void rdma_release_tids(Hwfn& hwfn)
+{
+    if (!hwfn.rdma)
+        return;
+    for (uint32_t tid = 0; tid < hwfn.rdma->tids.size(); tid++) {
+        bool in_use;
+        {
+            std::lock_guard guard(hwfn.rdma->lock);
+            in_use = hwfn.rdma->tids.in_use(tid);
+        }
+        if (!in_use)
+            continue;
+        rdma_deregister_tid(hwfn, tid); /* one never registered: not_found, and nothing to undo */
+        rdma_free_tid(hwfn, tid);
+    }
+}
+
 /* ---- CQs ------------------------------------------------------------------- */
 
 Status rdma_create_cq(Hwfn& hwfn, const RdmaCreateCqParams& p, uint16_t* cq_id)
