@@ -95,9 +95,7 @@ uint16_t rdma_get_sb_id(const Hwfn& hwfn, uint32_t cnq)
 
 bool rdma_started(const Hwfn& hwfn) { return hwfn.rdma && hwfn.rdma->started; }
 
-namespace {
-
-Status post_rdma(Hwfn& hwfn, RdmaCmd cmd, const void* data, std::size_t len, uint64_t* comp_data = nullptr)
+Status post_rdma(Hwfn& hwfn, RdmaCmd cmd, const void* data, std::size_t len, uint64_t* comp_data)
 {
     /* A VF its PF disabled (or took for malicious) has no storms serving
      * its SPQ: a ramrod would wait out its timeout. */
@@ -106,8 +104,6 @@ Status post_rdma(Hwfn& hwfn, RdmaCmd cmd, const void* data, std::size_t len, uin
     return spq_post(hwfn, SpqRequest{hsi::ProtocolId::roce, static_cast<uint8_t>(cmd), hsi::CID_SPQ, data, len},
                     comp_data);
 }
-
-} // namespace
 
 Status rdma_start(Hwfn& hwfn, const RdmaStartParams& params)
 {

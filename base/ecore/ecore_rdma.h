@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <vector>
@@ -65,6 +66,11 @@ struct RdmaInfo {
 
 Status rdma_alloc(Hwfn& hwfn);
 void rdma_free(Hwfn& hwfn);
+
+/* Every RDMA ramrod: on the function's SPQ, failing at once (nodev) on a
+ * VF whose channel its PF closed. */
+Status post_rdma(Hwfn& hwfn, hsi::rdma::RdmaCmd cmd, const void* data, std::size_t len,
+                 uint64_t* comp_data = nullptr);
 
 /* ecore_rdma_vf: a VF's RDMA slowpath (SPQ, EQ, ILT), started before
  * RDMA_FUNC_INIT (its CNQs' status blocks programmed apart from the

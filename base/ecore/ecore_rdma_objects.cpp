@@ -8,19 +8,12 @@
 #include "ecore_cxt.h"
 #include "ecore_log.h"
 #include "ecore_rdma.h"
-#include "ecore_spq.h"
 
 namespace cna::ecore {
 
 using namespace hsi::rdma;
 
 namespace {
-
-Status post_rdma(Hwfn& hwfn, RdmaCmd cmd, const void* data, std::size_t len, uint64_t* comp_data = nullptr)
-{
-    return spq_post(hwfn, SpqRequest{hsi::ProtocolId::roce, static_cast<uint8_t>(cmd), hsi::CID_SPQ, data, len},
-                    comp_data);
-}
 
 /* The RDMA state of a started RDMA PF, else nullptr (logged). */
 RdmaInfo* started(Hwfn& hwfn, const char* what)

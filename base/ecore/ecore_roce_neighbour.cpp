@@ -8,7 +8,6 @@
 
 #include "ecore_log.h"
 #include "ecore_rdma.h"
-#include "ecore_spq.h"
 
 namespace cna::ecore {
 
@@ -56,8 +55,7 @@ Status roce_set_addresses(Hwfn& hwfn, const std::vector<RoceIp>& addresses)
             return Status::nospc;
         }
     }
-    return spq_post(hwfn, SpqRequest{hsi::ProtocolId::roce, static_cast<uint8_t>(RdmaCmd::set_addresses),
-                                     hsi::CID_SPQ, &d, sizeof(d)});
+    return post_rdma(hwfn, RdmaCmd::set_addresses, &d, sizeof(d));
 }
 
 void roce_neighbour_answered(Hwfn& hwfn, uint64_t data)
@@ -107,8 +105,7 @@ Status roce_resolve_neighbour(Hwfn& hwfn, const RoceIp& target, const RoceIp& so
         d.ip_version = v4 ? IP_VERSION_4 : IP_VERSION_6;
         std::memcpy(d.target, target.data(), 16);
         std::memcpy(d.source, source.data(), 16);
-        Status rc = spq_post(hwfn, SpqRequest{hsi::ProtocolId::roce, static_cast<uint8_t>(RdmaCmd::resolve_neighbour),
-                                              hsi::CID_SPQ, &d, sizeof(d)});
+        Status rc = post_rdma(hwfn, RdmaCmd::resolve_neighbour, &d, sizeof(d));
         std::unique_lock lock(rdma.lock);
         if (rc == Status::success &&
             rdma.answered.wait_for(lock, std::chrono::milliseconds(timeout_ms / TRIES), fresh)) {
