@@ -36,6 +36,7 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
+#include <rte_kvargs.h>
 #include <rte_log.h>
 #include <rte_mbuf.h>
 
@@ -60,19 +61,14 @@ constexpr uint16_t RING_SIZE = 256;
 
 void complain(const std::string& what) { std::fprintf(stderr, "cna: %s\n", what.c_str()); }
 
-/* Whether the devargs name key (as "key=..."). */
-bool has_key(const std::string& devargs, const std::string& key)
+/* Whether the devargs name key, read by rte_kvargs as net_cna reads them
+ * (malformed ones name nothing: net_cna then says why). */
+bool has_key(const std::string& devargs, const char* key)
 {
-    const std::string wanted = key + "=";
-    size_t at = 0;
-    for (;;) {
-        if (devargs.compare(at, wanted.size(), wanted) == 0)
-            return true;
-        at = devargs.find(',', at);
-        if (at == std::string::npos)
-            return false;
-        at++;
-    }
+    rte_kvargs* kvlist = rte_kvargs_parse(devargs.c_str(), nullptr);
+    const bool named = kvlist != nullptr && rte_kvargs_count(kvlist, key) != 0;
+    rte_kvargs_free(kvlist);
+    return named;
 }
 
 /* The environment's `name` as a number from lo to hi, else `fallback`;
