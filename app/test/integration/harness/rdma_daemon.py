@@ -19,10 +19,11 @@ class DaemonHosts(CmHosts):
     is loaded, and perftest's client, tried again until its server listens,
     would take the server's link down each time it gave up."""
 
+    DAEMON_OPTIONS = ["--ports", "1", "--pfs-per-port", "2", "--wire", "loopback"]
+
     def __enter__(self):
         super().__enter__()
-        self.daemon = AdapterDaemon(["--ports", "1", "--pfs-per-port", "2", "--wire", "loopback"],
-                                    build=self.build)
+        self.daemon = AdapterDaemon(self.DAEMON_OPTIONS, build=self.build)
         self.daemon.start()
         return self
 
@@ -35,16 +36,19 @@ class DaemonHosts(CmHosts):
         pf, ip = (0, SERVER_IP) if role == "s" else (1, CLIENT_IP)
         return f"daemon={self.daemon.socket},pf={pf},ipv4={ip}/24"
 
+    def wire_tx(self):
+        return wire_tx_frames(self.daemon.socket, 0)
 
-class VfHosts(CmHosts):
+
+class VfHosts(DaemonHosts):
     """The server on VF 0, the client on VF 1, of PF 0 of the daemon's
     one-port adapter (a loopback wire), the PF in a testpmd of its own with
     the two VFs enabled."""
 
+    DAEMON_OPTIONS = ["--ports", "1", "--wire", "loopback"]
+
     def __enter__(self):
         super().__enter__()
-        self.daemon = AdapterDaemon(["--ports", "1", "--wire", "loopback"], build=self.build)
-        self.daemon.start()
         self.pf = TestPmd([f"net_cna0,daemon={self.daemon.socket},pf=0,vfs=2"], build=self.build,
                           memory=["--no-huge", "-m", "256", "--file-prefix", f"{unique_tag()}pf"])
         self.pf.start()
@@ -52,13 +56,8 @@ class VfHosts(CmHosts):
 
     def __exit__(self, *exc):
         self.pf.close()
-        if self.daemon.proc.poll() is None:
-            self.daemon.stop()
         return super().__exit__(*exc)
 
     def devargs(self, role):
         vf, ip = (0, SERVER_IP) if role == "s" else (1, CLIENT_IP)
         return f"daemon={self.daemon.socket},pf=0,vf={vf},ipv4={ip}/24"
-
-    def wire_tx(self):
-        return wire_tx_frames(self.daemon.socket, 0)
