@@ -37,6 +37,18 @@ inline std::vector<uint8_t> pattern(std::size_t len, uint8_t seed)
     return v;
 }
 
+/* Waits (bounded) for the RoCE asynchronous event `event` of object `id`
+ * on the driver's EQ; the events before it are taken with it. */
+inline bool wait_roce_event(FakeDriver& drv, RdmaEvent event, uint64_t id)
+{
+    bool seen = false;
+    return wait_until([&] {
+        for (const EventRingElement& e : drv.take_async_events())
+            seen |= e.protocol_id == uint8_t(ProtocolId::roce) && e.opcode == uint8_t(event) && e.data == id;
+        return seen;
+    });
+}
+
 /* The side's L2 frames on `queue` but the peer port's announcements of
  * its addresses (ARP, IPv6 neighbour discovery), which come as its
  * link comes up. */

@@ -190,12 +190,7 @@ TEST_F(RoceEngine, AWrongRkeyIsARemoteAccessErrorAndBothQpsGoToErr)
     auto rx = b->rdma.wait_cq(CQ, 1);
     ASSERT_EQ(rx.size(), 1u);
     EXPECT_EQ(rx[0].status, uint8_t(CqeStatus::work_request_flushed));
-    bool access_event = false;
-    ASSERT_TRUE(wait_until([&] {
-        for (const EventRingElement& e : b->drv.take_async_events())
-            access_event |= e.opcode == uint8_t(RdmaEvent::qp_access_error) && e.data == QP;
-        return access_event;
-    }));
+    ASSERT_TRUE(wait_roce_event(b->drv, RdmaEvent::qp_access_error, QP));
     /* Posting on a QP in ERR flushes. */
     a->rdma.post_send(QP, SqWqe{.wr_id = 3, .opcode = uint8_t(SqOpcode::send), .length = 0});
     tx = a->rdma.wait_cq(CQ, 1);
@@ -454,12 +449,7 @@ TEST_F(RoceEngine, ADmaFaultIsAQpFatalEventNotACrash)
     EXPECT_EQ(tx[0].vendor_error, uint8_t(RdmaError::dma_fault));
     EXPECT_EQ(a->rdma.state(QP), QpState::err);
     EXPECT_GE(adapter->control().dma_faults(0), 1u);
-    bool fatal = false;
-    ASSERT_TRUE(wait_until([&] {
-        for (const EventRingElement& e : a->drv.take_async_events())
-            fatal |= e.opcode == uint8_t(RdmaEvent::qp_fatal) && e.data == QP;
-        return fatal;
-    }));
+    ASSERT_TRUE(wait_roce_event(a->drv, RdmaEvent::qp_fatal, QP));
     EXPECT_NE(a->drv.attn_status() & attn::DMA_FAULT, 0u);
 }
 

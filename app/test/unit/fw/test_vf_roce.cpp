@@ -112,13 +112,8 @@ TEST_F(VfRoce, AVfsRdmaEventsComeOnItsOwnEventQueue)
     auto tx = a->rdma.wait_cq(CQ, 1);
     ASSERT_EQ(tx.size(), 1u);
     EXPECT_EQ(tx[0].status, uint8_t(CqeStatus::remote_access_error));
-    bool access_event = false;
-    ASSERT_TRUE(wait_until([&] {
-        for (const EventRingElement& e : b->drv.take_async_events())
-            access_event |= e.protocol_id == uint8_t(ProtocolId::roce) &&
-                            e.opcode == uint8_t(RdmaEvent::qp_access_error) && e.data == QP;
-        return access_event;
-    })) << "VF 1's responder refused the access: the event is on VF 1's EQ";
+    ASSERT_TRUE(wait_roce_event(b->drv, RdmaEvent::qp_access_error, QP))
+        << "VF 1's responder refused the access: the event is on VF 1's EQ";
     for (const EventRingElement& e : pf->take_async_events())
         EXPECT_NE(e.protocol_id, uint8_t(ProtocolId::roce)) << "nothing of it on the PF's";
 }
