@@ -15,15 +15,16 @@ namespace cna::hsi {
 
 /* The version of this interface. The firmware image carries the version it was
  * built for; ecore refuses an image whose major differs from its own. */
-inline constexpr uint8_t HSI_VERSION_MAJOR = 4; /* 2: 16-byte RxCqe; 3: VPORT_START without drop_ttl0; 4: a GTT page per PF */
-inline constexpr uint8_t HSI_VERSION_MINOR = 4; /* 1: RDMA (hsi_rdma.h), DPI pages; 2: SR-IOV (hsi_iov.h); 3: RDMA on VFs; 4: sb_setup */
+inline constexpr uint8_t HSI_VERSION_MAJOR = 5; /* 2: 16-byte RxCqe; 3: VPORT_START without drop_ttl0; 4: a GTT page per PF; 5: 10 vports per PF */
+inline constexpr uint8_t HSI_VERSION_MINOR = 0; /* 0: the port's switch (hsi_switch.h) */
 
 /* Chip-wide limits. Resources are split between PFs by the MFW (SHMEM). */
 inline constexpr uint32_t MAX_PORTS = 4;
 inline constexpr uint32_t MAX_PFS = 8;
 inline constexpr uint32_t MAX_SB_PER_PF = 64;      /* fastpath status blocks */
 inline constexpr uint32_t MAX_QUEUES_PER_PF = 32;  /* per direction */
-inline constexpr uint32_t MAX_VPORTS_PER_PF = 4;
+/* The PF's own, and one per VF for its representor (hsi_switch.h). */
+inline constexpr uint32_t MAX_VPORTS_PER_PF = 10;
 inline constexpr uint32_t MAX_MSIX_PER_PF = MAX_SB_PER_PF + 1; /* + slowpath */
 
 /* Per-PF connection ids: one for the slowpath queue, one per Tx queue. */
@@ -284,6 +285,11 @@ inline constexpr uint32_t ROCE_STATS_BASE = flow_counters(MAX_PFS - 1, FLOW_RULE
 inline constexpr uint32_t ROCE_STATS_SIZE = 0x100;
 inline constexpr uint32_t roce_stats(uint32_t pf) { return ROCE_STATS_BASE + pf * ROCE_STATS_SIZE; }
 inline constexpr uint32_t ROCE_STATS_END = roce_stats(MAX_PFS);
+/* Per PF: eswitch::SwitchStats, its port's switch's while it manages it (hsi_switch.h). */
+inline constexpr uint32_t SWITCH_STATS_BASE = ROCE_STATS_END;
+inline constexpr uint32_t SWITCH_STATS_SIZE = 0x40;
+inline constexpr uint32_t switch_stats(uint32_t pf) { return SWITCH_STATS_BASE + pf * SWITCH_STATS_SIZE; }
+inline constexpr uint32_t SWITCH_STATS_END = switch_stats(MAX_PFS);
 
 /* The PF whose per-PF area holds `offset`, or SHARED: a PF's PTT reaches
  * its own areas and the shared ones (the microcode), never another PF's. */
@@ -300,13 +306,15 @@ inline constexpr uint32_t pf_owning(uint32_t offset)
         return (offset - FLOW_COUNTERS_BASE) / (FLOW_RULES_PER_PF * FLOW_COUNTERS_SIZE);
     if (offset >= ROCE_STATS_BASE && offset < ROCE_STATS_END)
         return (offset - ROCE_STATS_BASE) / ROCE_STATS_SIZE;
+    if (offset >= SWITCH_STATS_BASE && offset < SWITCH_STATS_END)
+        return (offset - SWITCH_STATS_BASE) / SWITCH_STATS_SIZE;
     return SHARED;
 }
 } // namespace iro
 static_assert(iro::gtt::EQ_CONS + 8 <= GTT_SIZE, "a PF's producers are in its GTT page");
 static_assert(iro::gtt_page(MAX_PFS) <= iro::STATS_BASE, "GTT pages precede the statistics");
-static_assert(iro::tx_queue_stats(MAX_PFS - 1, MAX_QUEUES_PER_PF - 1) + iro::QUEUE_STATS_SIZE <=
-              reg::STORM_MICROCODE - reg::STORM_RAM_BASE);
+static_assert(iro::SWITCH_STATS_END <= reg::STORM_MICROCODE - reg::STORM_RAM_BASE,
+              "the per-PF areas end before the microcode");
 
 /* Rx producer update: the driver writes both fields with one 32-bit store. */
 struct RxProdData {

@@ -25,6 +25,9 @@ enum class EthCmd : uint8_t {
     filters_update = 8,
     flow_rule_add = 9,   /* FlowRuleAddRamrodData; EQE data: the rule id */
     flow_rule_del = 10,  /* FlowRuleDelRamrodData */
+    switch_mode = 11,     /* eswitch::SwitchModeRamrodData (hsi_switch.h) */
+    switch_rule_add = 12, /* eswitch::SwitchRuleAddRamrodData; EQE data: the rule id */
+    switch_rule_del = 13, /* eswitch::SwitchRuleDelRamrodData */
 };
 
 inline constexpr uint32_t MIN_RING_SIZE = 64;
@@ -131,7 +134,8 @@ struct VportStartRamrodData {
     uint8_t max_bds_per_packet;    /* > 1 enables scattered Rx */
     uint8_t rx_csum_en;            /* validate IPv4 header and TCP/UDP checksums into the CQE */
     uint16_t mtu;
-    uint8_t reserved[2];
+    uint8_t flags;                 /* eswitch::vport_flags:: (hsi_switch.h), a PF's vport only */
+    uint8_t represented_vf;        /* eswitch::vport_flags::REPRESENTOR: the VF's relative id */
 };
 static_assert(sizeof(VportStartRamrodData) == 8);
 
@@ -265,7 +269,10 @@ inline constexpr uint16_t IPV4 = 1u << 1;
 inline constexpr uint16_t IPV6 = 1u << 2;
 inline constexpr uint16_t TCP = 1u << 3;   /* never an IP fragment */
 inline constexpr uint16_t UDP = 1u << 4;   /* never an IP fragment */
-inline constexpr uint16_t ALL = VLAN | IPV4 | IPV6 | TCP | UDP;
+inline constexpr uint16_t ICMP = 1u << 5;  /* ICMP over IPv4, ICMPv6 over IPv6; never an IP fragment */
+inline constexpr uint16_t UNTAGGED = 1u << 6;  /* no VLAN tag */
+inline constexpr uint16_t WHOLE_IP = 1u << 7;  /* an IP packet that is not a fragment */
+inline constexpr uint16_t ALL = VLAN | IPV4 | IPV6 | TCP | UDP | ICMP | UNTAGGED | WHOLE_IP;
 } // namespace flow_hdr
 
 namespace flow_action {
@@ -286,7 +293,8 @@ struct FlowMatch {
     uint16_t vlan_tci;        /* outer tag; needs flow_hdr::VLAN */
     uint8_t ip_proto;         /* IPv4 protocol / IPv6 next header; needs IPV4 or IPV6 */
     uint8_t ip_tos;           /* IPv4 type of service; needs IPV4 */
-    uint16_t reserved;        /* mask must be 0 */
+    uint8_t icmp_type;        /* needs ICMP */
+    uint8_t icmp_code;        /* needs ICMP */
     uint8_t src_ip[16];       /* needs IPV4 or IPV6 */
     uint8_t dst_ip[16];
     uint16_t src_port;        /* needs TCP or UDP */

@@ -50,10 +50,9 @@ Status rdma_alloc(Hwfn& hwfn)
                max_tids);
         return Status::inval;
     }
-    if (is_vf(hwfn) && (hwfn.hw_info.resc.num_sbs < 2 || !vf_pf_has_sb_setup(hwfn))) {
-        DP_ERR(hwfn, "RDMA on a VF takes a status block of its own, which its PF programs (sb_setup, HSI 4.4): "
-                     "granted %u status blocks by a PF of HSI %u.%u", hwfn.hw_info.resc.num_sbs,
-               hsi::HSI_VERSION_MAJOR, hwfn.vf_iov->pf_hsi_minor);
+    if (is_vf(hwfn) && hwfn.hw_info.resc.num_sbs < 2) {
+        DP_ERR(hwfn, "RDMA on a VF takes a status block of its own, which its PF programs (sb_setup): "
+                     "granted %u status blocks", hwfn.hw_info.resc.num_sbs);
         return Status::notimpl;
     }
     auto rdma = std::make_unique<RdmaInfo>();

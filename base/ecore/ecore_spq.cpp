@@ -138,6 +138,9 @@ const char* ramrod_name(uint8_t protocol_id, uint8_t cmd_id)
         case EthCmd::filters_update: return "FILTERS_UPDATE";
         case EthCmd::flow_rule_add: return "FLOW_RULE_ADD";
         case EthCmd::flow_rule_del: return "FLOW_RULE_DEL";
+        case EthCmd::switch_mode: return "SWITCH_MODE";
+        case EthCmd::switch_rule_add: return "SWITCH_RULE_ADD";
+        case EthCmd::switch_rule_del: return "SWITCH_RULE_DEL";
         }
     } else if (protocol_id == static_cast<uint8_t>(hsi::ProtocolId::roce)) {
         using hsi::rdma::RdmaCmd;

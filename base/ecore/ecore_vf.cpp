@@ -288,7 +288,6 @@ Status acquire(Hwfn& hwfn, const VfAcquireParams& p)
     info.resc = Resources{.num_sbs = r.sbs, .num_rx_queues = r.rx_queues, .num_tx_queues = r.tx_queues,
                           .num_vports = 1, .num_mac_filters = r.mac_filters, .num_vlan_filters = r.vlan_filters};
     iov.vf_id = r.vf_id;
-    iov.pf_hsi_minor = r.hsi_minor;
     iov.mcast_filters = r.mcast_filters;
     iov.bulletin_size = r.bulletin_size;
     return Status::success;
@@ -473,8 +472,6 @@ void vf_sb_setup_clear_all(Hwfn& hwfn)
         if (set_up & (1u << sb))
             vf_sb_setup(hwfn, sb, false);
 }
-
-bool vf_pf_has_sb_setup(const Hwfn& hwfn) { return hwfn.vf_iov->pf_hsi_minor >= 4; }
 
 void vf_hold_sb(Hwfn& hwfn, uint32_t sb_id, bool held)
 {

@@ -39,7 +39,6 @@ struct VfIov {
     bool unanswered = false;    /* the last request timed out: the PF may still answer it */
     uint32_t vf_id = 0;         /* relative to the PF (acquire) */
     uint32_t mcast_filters = 0; /* granted */
-    uint8_t pf_hsi_minor = 0;   /* its PF's (acquire): sb_setup is 4.4's */
     std::vector<std::array<uint8_t, 6>> mcast; /* the vport's multicast list */
 
     /* SBs int_sb_init recorded (nullptr: none): the vport's go with
@@ -68,8 +67,6 @@ void vf_sb_release(Hwfn& hwfn, const SbInfo& sb_info);
 Status vf_sb_setup(Hwfn& hwfn, uint32_t sb_id, bool on);
 void vf_sb_setup_clear_all(Hwfn& hwfn);
 void vf_hold_sb(Hwfn& hwfn, uint32_t sb_id, bool held);
-/* Whether its PF takes sb_setup. */
-bool vf_pf_has_sb_setup(const Hwfn& hwfn);
 /* The link of the last bulletin board vf_bulletin_read returned. */
 bool vf_link_up(const Hwfn& hwfn, uint32_t* speed_mbps);
 void vf_get_roce_stats(Hwfn& hwfn, hsi::rdma::RoceStats* stats);

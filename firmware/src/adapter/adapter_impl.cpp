@@ -70,6 +70,11 @@ AdapterImpl::AdapterImpl(const AdapterConfig& config)
             [this, pf](VfFirmware& vf) { vf_created(pf, vf); },
             [this, pf] { update_switching(mfw_.port_of(pf)); }));
         pf_firmware_.back()->attach_iov(*iovs_.back());
+        const uint32_t port = mfw_.port_of(pf);
+        if (!eswitches_[port])
+            eswitches_[port] = std::make_unique<EmbeddedSwitch>(ram_, functions_on_port_[port],
+                                                                [this, port] { update_switching(port); });
+        pf_firmware_.back()->attach_switch(*eswitches_[port]);
         pfs_on_port_[mfw_.port_of(pf)].push_back(pf_firmware_.back().get());
         functions_on_port_[mfw_.port_of(pf)].add(pf_firmware_.back().get());
         roce_on_port_[mfw_.port_of(pf)].add(&pf_firmware_.back()->roce());
@@ -89,7 +94,8 @@ AdapterImpl::AdapterImpl(const AdapterConfig& config)
             dp.functions.add(pf);
             dp.roce.add(&pf->roce());
         }
-        PortSwitch& sw = dp.port_switch[port].emplace(roce_on_port_[port], functions_on_port_[port], storms_, dp.clock);
+        PortSwitch& sw = dp.port_switch[port].emplace(roce_on_port_[port], functions_on_port_[port], storms_,
+                                                      *eswitches_[port], dp.clock);
         nig_.port(port).bind_receiver(sw);
         nig_.port(port).bind_switch(sw);
     }
@@ -390,11 +396,12 @@ void AdapterImpl::vf_created(uint32_t pf, VfFirmware& vf)
 
 void AdapterImpl::update_switching(uint32_t port)
 {
-    /* A port switches between its functions while a PF of it has VFs: the
-     * PFs alone need no switch, their frames going to the wire as ever. */
+    /* A port switches between its functions while a PF of it has VFs, or
+     * manages it in switchdev mode: the PFs alone in legacy mode need no
+     * switch, their frames going to the wire as ever. */
     const bool vfs = std::any_of(pfs_on_port_[port].begin(), pfs_on_port_[port].end(),
                                  [this](PfFirmware* pf) { return iovs_[pf->pf()]->num_vfs() != 0; });
-    nig_.port(port).switching.store(vfs, std::memory_order_release);
+    nig_.port(port).switching.store(vfs || eswitches_[port]->switchdev(), std::memory_order_release);
 }
 
 void AdapterImpl::run_slowpath()

@@ -227,6 +227,7 @@ private:
     std::vector<std::unique_ptr<FunctionHw>> functions_;
     std::vector<std::unique_ptr<PfIov>> iovs_;
     std::vector<std::vector<PfFirmware*>> pfs_on_port_;
+    std::array<std::unique_ptr<EmbeddedSwitch>, hsi::MAX_PORTS> eswitches_; /* a port's switch in switchdev mode */
     std::array<FunctionList, hsi::MAX_PORTS> functions_on_port_;
     std::array<roce::RoceList, hsi::MAX_PORTS> roce_on_port_; /* functions_on_port_'s RoCE firmware */
     PublishedList<VfFirmware, hsi::MAX_PFS * hsi::iov::MAX_VFS_PER_PF> vfs_; /* their RDMA slowpaths */

@@ -20,6 +20,8 @@ inline constexpr uint16_t ETHERTYPE_QINQ = 0x88a8;
 inline constexpr uint8_t IPPROTO_TCP_ = 6;
 inline constexpr uint8_t IPPROTO_UDP_ = 17;
 inline constexpr uint8_t IPPROTO_IPV6_FRAG = 44;
+inline constexpr uint8_t IPPROTO_ICMP_ = 1;
+inline constexpr uint8_t IPPROTO_ICMPV6_ = 58;
 
 enum class L3 : uint8_t { none, ipv4, ipv6 };
 enum class L4 : uint8_t { none, tcp, udp, other };

@@ -11,42 +11,6 @@ namespace cna::fw {
 using namespace hsi;
 using namespace hsi::eth;
 
-namespace {
-
-bool any_set(const uint8_t* bytes, std::size_t len)
-{
-    return std::any_of(bytes, bytes + len, [](uint8_t b) { return b != 0; });
-}
-
-/* A mask may only cover fields of headers the rule requires: a field of an
- * absent header would silently compare against zero. */
-bool mask_fits_headers(const FlowMatch& mask, uint16_t headers)
-{
-    const bool ip = headers & (flow_hdr::IPV4 | flow_hdr::IPV6);
-    if (mask.reserved != 0)
-        return false;
-    if (mask.vlan_tci != 0 && !(headers & flow_hdr::VLAN))
-        return false;
-    if ((mask.ip_proto != 0 || any_set(mask.src_ip, 16) || any_set(mask.dst_ip, 16)) && !ip)
-        return false;
-    if (mask.ip_tos != 0 && !(headers & flow_hdr::IPV4))
-        return false;
-    if ((headers & flow_hdr::IPV4) && (any_set(mask.src_ip + 4, 12) || any_set(mask.dst_ip + 4, 12)))
-        return false;
-    if ((mask.src_port != 0 || mask.dst_port != 0) && !(headers & (flow_hdr::TCP | flow_hdr::UDP)))
-        return false;
-    return true;
-}
-
-FlowWords words(const FlowMatch& m)
-{
-    FlowWords w;
-    std::memcpy(w.data(), &m, sizeof(m));
-    return w;
-}
-
-} // namespace
-
 bool FlowRule::matches(const FlowKey& key) const
 {
     if ((headers & ~key.headers) != 0)
@@ -68,10 +32,7 @@ FwReturn FlowTable::check(const FlowRuleAddRamrodData& d) const
     if ((a & ~flow_action::ALL) || ((a & flow_action::DROP) && (a & (flow_action::QUEUE | flow_action::RSS | flow_action::MARK))) ||
         ((a & flow_action::QUEUE) && (a & flow_action::RSS)))
         return FwReturn::invalid_param;
-    if ((d.headers & ~flow_hdr::ALL) || ((d.headers & flow_hdr::IPV4) && (d.headers & flow_hdr::IPV6)) ||
-        ((d.headers & flow_hdr::TCP) && (d.headers & flow_hdr::UDP)))
-        return FwReturn::invalid_param;
-    if (!mask_fits_headers(d.mask, d.headers))
+    if (!flow_headers_consistent(d.headers) || !flow_mask_fits_headers(d.mask, d.headers))
         return FwReturn::invalid_param;
     constexpr uint16_t ALL_HASH_TYPES =
         rss::IPV4 | rss::TCP_IPV4 | rss::UDP_IPV4 | rss::IPV6 | rss::TCP_IPV6 | rss::UDP_IPV6;
@@ -99,8 +60,8 @@ FwReturn FlowTable::add(const FlowRuleAddRamrodData& d, uint32_t* rule_id)
     r.headers = d.headers;
     r.queue = d.queue;
     r.mark = d.mark;
-    r.mask = words(d.mask);
-    r.spec = words(d.spec);
+    r.mask = flow_words(d.mask);
+    r.spec = flow_words(d.spec);
     for (uint32_t i = 0; i < FLOW_MATCH_WORDS; i++)
         r.spec[i] &= r.mask[i];
     if (d.actions & flow_action::RSS) {

@@ -5,6 +5,7 @@
  * invalid_param, ids past the PF's grant no_resource, objects in the wrong
  * state bad_state.
  */
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstring>
@@ -12,6 +13,7 @@
 #include "base/clock.h"
 #include "function/function.h"
 #include "l2/function_firmware.h"
+#include "hsi_switch.h"
 #include "slowpath/storm_ram.h"
 
 namespace cna::fw {
@@ -80,6 +82,14 @@ FwReturn FunctionFirmware::vport_start(const VportStartRamrodData& d)
         return rc;
     if (!valid_mtu(d.mtu) || d.max_bds_per_packet > MAX_BDS_PER_PACKET)
         return FwReturn::invalid_param;
+    const bool representor = d.flags & eswitch::vport_flags::REPRESENTOR;
+    if ((d.flags & ~eswitch::vport_flags::REPRESENTOR) ||
+        (representor && (hw_.is_vf() || d.represented_vf >= iov::MAX_VFS_PER_PF)))
+        return FwReturn::invalid_param;
+    if (representor && std::any_of(l2_.vports.begin(), l2_.vports.end(), [&](const Vport& other) {
+            return other.started && other.represented_vf == d.represented_vf;
+        }))
+        return FwReturn::bad_state; /* the VF has its representor */
     Vport& v = l2_.vports[d.vport_id];
     v.started = true;
     v.active_rx = v.active_tx = false;
@@ -93,6 +103,7 @@ FwReturn FunctionFirmware::vport_start(const VportStartRamrodData& d)
     v.port_vlan = 0;
     v.tx_rate = TxRateLimit{};
     v.link_down = false;
+    v.represented_vf = representor ? d.represented_vf : Vport::NO_VF;
     v.stats = &vport_stats(d.vport_id);
     return FwReturn::ok;
 }

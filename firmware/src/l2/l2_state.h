@@ -59,6 +59,9 @@ struct Vport {
     static constexpr uint64_t WALK_FILTERS = UINT64_MAX;
     Rss rss;
     hsi::eth::VportStats* stats = nullptr;
+    /* A PF's vport started as a VF's representor (hsi_switch.h): the VF. */
+    static constexpr uint8_t NO_VF = 0xff;
+    uint8_t represented_vf = NO_VF;
 };
 
 struct RxQueue {

@@ -45,6 +45,12 @@ public:
      * sender of frames the port switched locally). */
     void receive(std::span<FunctionFirmware* const> functions, const FrameBurst& burst,
                  const FunctionFirmware* except = nullptr);
+    /* One active vport of a function takes the burst (the port's switch
+     * sends it there). */
+    void receive_at(FunctionFirmware& fn, uint32_t vport_id, const FrameBurst& burst)
+    {
+        receive_vport(fn, vport_id, burst);
+    }
 
 private:
     /* Where a frame goes and what its CQE says about why. */

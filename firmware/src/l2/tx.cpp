@@ -31,6 +31,7 @@ bool TxEngine::fetch_bds(FunctionFirmware& pf, TxQueue& q, uint16_t index, uint3
 [[gnu::flatten]] uint32_t TxEngine::poll_queue(FunctionFirmware& pf, TxQueue& q, uint16_t prod, Port& port)
 {
     sender_ = &pf;
+    sender_vport_ = q.vport;
     const uint16_t start = q.bd_cons;
     if (prod == start)
         return 0;
@@ -292,7 +293,7 @@ void TxEngine::flush(Port& port)
 {
     if (burst_.count == 0)
         return;
-    port.transmit(burst_, rx_, sender_);
+    port.transmit(burst_, rx_, sender_, sender_vport_);
     burst_.clear();
 }
 

@@ -131,6 +131,7 @@ private:
     hsi::eth::TxBd bds_[BD_BATCH];
     FrameBurst burst_;
     const FunctionFirmware* sender_ = nullptr; /* whose queue is being polled: the port may switch its frames */
+    uint32_t sender_vport_ = 0;
     /* What the queue being polled sent, added to its and its vport's
      * statistics at the end. */
     DestinationTally vport_tally_;

@@ -20,6 +20,8 @@ FwReturn PfFirmware::pf_stop()
             return FwReturn::bad_state;
     if (roce_.active())
         return FwReturn::bad_state;
+    if (eswitch_ != nullptr)
+        eswitch_->release(*this); /* its port's switch back to legacy */
     log(LogLevel::info, "storm: pf%u stopped", pf_);
     return FwReturn::ok;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * A PF's L2 ramrods: the function each acts on (the PF, or a VF by its
- * vport), the PF's flow rules, and its Tx queues' connection contexts.
+ * vport), the PF's flow rules, its port's switch, and its Tx queues'
+ * connection contexts.
  */
 #include "function/function.h"
 #include "iov/pf_iov.h"
@@ -29,7 +30,10 @@ template <typename Data> FwReturn PfFirmware::run_eth(uint64_t ptr, FwReturn (Fu
             return FwReturn::no_resource; /* a VF the PF has not enabled */
         data.vport_id = 0;
     }
-    return (target->*handler)(data);
+    const FwReturn rc = (target->*handler)(data);
+    if (target == this && eswitch_ != nullptr)
+        eswitch_->vports_changed(*this); /* its representors may have started or stopped */
+    return rc;
 }
 
 template <typename Data> FwReturn PfFirmware::run_pf(uint64_t ptr, FwReturn (PfFirmware::*handler)(const Data&))
@@ -53,6 +57,9 @@ FwReturn PfFirmware::eth_ramrod(uint8_t cmd, uint64_t ptr)
     case EthCmd::filters_update: return run_eth(ptr, &FunctionFirmware::filters_update);
     case EthCmd::flow_rule_add: return run_pf(ptr, &PfFirmware::flow_rule_add);
     case EthCmd::flow_rule_del: return run_pf(ptr, &PfFirmware::flow_rule_del);
+    case EthCmd::switch_mode: return run_pf(ptr, &PfFirmware::switch_mode);
+    case EthCmd::switch_rule_add: return run_pf(ptr, &PfFirmware::switch_rule_add);
+    case EthCmd::switch_rule_del: return run_pf(ptr, &PfFirmware::switch_rule_del);
     }
     return FwReturn::invalid_command;
 }
@@ -80,6 +87,31 @@ FwReturn PfFirmware::flow_rule_del(const FlowRuleDelRamrodData& d)
     if (FwReturn rc = check_vport(d.vport_id, true); rc != FwReturn::ok)
         return rc;
     return flows_.remove(d);
+}
+
+FwReturn PfFirmware::switch_mode(const eswitch::SwitchModeRamrodData& d)
+{
+    if (eswitch_ == nullptr || iov_ == nullptr)
+        return FwReturn::invalid_command;
+    return eswitch_->set_mode(*this, *iov_, d);
+}
+
+FwReturn PfFirmware::switch_rule_add(const eswitch::SwitchRuleAddRamrodData& d)
+{
+    if (eswitch_ == nullptr)
+        return FwReturn::invalid_command;
+    uint32_t rule_id = 0;
+    FwReturn rc = eswitch_->add_rule(*this, d, &rule_id);
+    if (rc == FwReturn::ok)
+        completion_data_ = rule_id;
+    return rc;
+}
+
+FwReturn PfFirmware::switch_rule_del(const eswitch::SwitchRuleDelRamrodData& d)
+{
+    if (eswitch_ == nullptr)
+        return FwReturn::invalid_command;
+    return eswitch_->remove_rule(*this, d.rule_id);
 }
 
 FunctionFirmware* PfFirmware::vf_firmware(uint32_t vf)

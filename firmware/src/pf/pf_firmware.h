@@ -18,6 +18,7 @@
 #include "slowpath/resources.h"
 #include "slowpath/slowpath_queue.h"
 #include "slowpath/storm_ram.h"
+#include "switch/eswitch.h"
 
 namespace cna::fw {
 
@@ -35,6 +36,8 @@ public:
     roce::RoceFirmware& roce() { return roce_; }
     /* The PF's VFs, once the adapter has given the PF its IOV block. */
     void attach_iov(PfIov& iov) { iov_ = &iov; }
+    /* Its port's switch, which it may manage (SWITCH_MODE). */
+    void attach_switch(EmbeddedSwitch& eswitch) { eswitch_ = &eswitch; }
 
     /* GRC STORM_PF block (slowpath lock held). */
     bool read(uint32_t addr, uint32_t& value) const;
@@ -78,6 +81,9 @@ private:
     template <typename Data> hsi::FwReturn run_pf(uint64_t data_ptr, hsi::FwReturn (PfFirmware::*handler)(const Data&));
     hsi::FwReturn flow_rule_add(const hsi::eth::FlowRuleAddRamrodData& d);
     hsi::FwReturn flow_rule_del(const hsi::eth::FlowRuleDelRamrodData& d);
+    hsi::FwReturn switch_mode(const hsi::eswitch::SwitchModeRamrodData& d);
+    hsi::FwReturn switch_rule_add(const hsi::eswitch::SwitchRuleAddRamrodData& d);
+    hsi::FwReturn switch_rule_del(const hsi::eswitch::SwitchRuleDelRamrodData& d);
     /* The firmware of an enabled VF, else nullptr. */
     FunctionFirmware* vf_firmware(uint32_t vf);
 
@@ -88,6 +94,7 @@ private:
     uint64_t completion_data_ = 0; /* EQE data of the ramrod being executed */
     roce::RoceFirmware roce_;
     PfIov* iov_ = nullptr;
+    EmbeddedSwitch* eswitch_ = nullptr;
 };
 
 } // namespace cna::fw

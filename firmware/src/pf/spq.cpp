@@ -119,6 +119,8 @@ void PfFirmware::queue_error(QueueKind kind, uint32_t queue, QueueError why)
 void PfFirmware::reset()
 {
     reset_l2();
+    if (eswitch_ != nullptr)
+        eswitch_->release(*this);
     roce_.reset();
     spq_.reset();
     started_ = false;

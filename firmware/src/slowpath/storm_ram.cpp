@@ -74,4 +74,9 @@ hsi::rdma::RoceStats& StormRam::roce_stats(uint32_t pf)
     return *reinterpret_cast<hsi::rdma::RoceStats*>(base_ + iro::roce_stats(pf));
 }
 
+hsi::eswitch::SwitchStats& StormRam::switch_stats(uint32_t pf)
+{
+    return *reinterpret_cast<hsi::eswitch::SwitchStats*>(base_ + iro::switch_stats(pf));
+}
+
 } // namespace cna::fw

@@ -17,6 +17,7 @@
 #include "hsi_common.h"
 #include "hsi_eth.h"
 #include "hsi_rdma.h"
+#include "hsi_switch.h"
 #include "base/shared_memory.h"
 
 namespace cna::fw {
@@ -57,6 +58,7 @@ public:
     hsi::eth::QueueStats& tx_queue_stats(uint32_t pf, uint32_t queue);
     hsi::eth::FlowCounters& flow_counters(uint32_t pf, uint32_t rule);
     hsi::rdma::RoceStats& roce_stats(uint32_t pf);
+    hsi::eswitch::SwitchStats& switch_stats(uint32_t pf);
 
 private:
     uint8_t* base_ = nullptr;

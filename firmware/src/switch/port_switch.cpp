@@ -11,9 +11,20 @@
 #include "roce/encap.h"
 #include "roce/icrc.h"
 #include "roce/roce_firmware.h"
+#include "l2/stats.h"
 #include "slowpath/storms.h"
+#include "switch/rewrite.h"
 
 namespace cna::fw {
+
+using namespace hsi::eswitch;
+
+PortSwitch::PortSwitch(const roce::RoceList& roce, const FunctionList& functions, const Storms& storms,
+                       EmbeddedSwitch& eswitch, PassClock& clock)
+    : roce_(roce), functions_(functions), storms_(storms), eswitch_(eswitch), clock_(clock),
+      rewritten_(std::make_unique<uint8_t[]>(FrameBurst::MAX * REWRITE_MAX))
+{
+}
 
 void PortSwitch::receive(const FrameBurst& burst, RxEngine& rx)
 {
@@ -23,7 +34,7 @@ void PortSwitch::receive(const FrameBurst& burst, RxEngine& rx)
     const bool roce = std::any_of(engines.begin(), engines.end(), [](roce::RoceFirmware* r) { return r->active(); });
     if (!roce) {
         roce::write_pending_icrcs(burst); /* another port's RoCE to this one's L2 */
-        rx.receive(functions_.view(), burst);
+        receive_l2(burst, rx);
         return;
     }
     l2_.clear();
@@ -41,7 +52,15 @@ void PortSwitch::receive(const FrameBurst& burst, RxEngine& rx)
         l2_.push(f);
     }
     if (l2_.count != 0)
-        rx.receive(functions_.view(), l2_);
+        receive_l2(l2_, rx);
+}
+
+void PortSwitch::receive_l2(const FrameBurst& burst, RxEngine& rx)
+{
+    if (eswitch_.switchdev())
+        forward(burst, endpoint::WIRE, nullptr, rx);
+    else
+        rx.receive(functions_.view(), burst);
 }
 
 roce::RoceFirmware* PortSwitch::roce_owner(const WireFrame& f) const
@@ -71,9 +90,17 @@ const FrameBurst& PortSwitch::switch_roce(const FrameBurst& sent, const roce::Ro
     return uplink;
 }
 
-const FrameBurst& PortSwitch::switch_frames(const FrameBurst& sent, const void* source, FrameBurst& uplink,
-                                            RxEngine& rx)
+const FrameBurst& PortSwitch::switch_frames(const FrameBurst& sent, const void* source, uint32_t source_vport,
+                                            FrameBurst& uplink, RxEngine& rx)
 {
+    if (eswitch_.switchdev()) {
+        const uint16_t from = eswitch_.source_endpoint(*static_cast<const FunctionFirmware*>(source), source_vport);
+        if (from != EmbeddedSwitch::NOT_MANAGED) {
+            uplink.clear();
+            forward(sent, from, &uplink, rx);
+            return uplink;
+        }
+    }
     /* Most bursts have nothing for the port's functions: they go to the
      * wire as they are. */
     uint32_t first = 0;
@@ -124,6 +151,91 @@ bool PortSwitch::addressed_here(const WireFrame& f, const void* source) const
                 return true;
     }
     return false;
+}
+
+void PortSwitch::forward(const FrameBurst& burst, uint16_t source, FrameBurst* uplink, RxEngine& rx)
+{
+    SwitchStats& stats = eswitch_.stats();
+    const SwitchTable& table = eswitch_.table();
+    const uint16_t miss = eswitch_.miss_destination(source);
+    route_count_ = 0;
+    for (uint32_t i = 0; i < burst.count; i++) {
+        const WireFrame& f = burst.frames[i];
+        const SwitchRule* r =
+            !table.empty() && f.parsed ? table.lookup(switch_key(flow_key(f.data, f.layout), source)) : nullptr;
+        if (r == nullptr) {
+            counter_add(stats.misses, 1);
+            route(miss).push(f);
+            continue;
+        }
+        counter_add(stats.rule_hits, 1);
+        if (r->actions & action::COUNT)
+            eswitch_.count_hit(*r, f.len, rx.slot());
+        if (r->fate == Fate::drop) {
+            counter_add(stats.drop_pkts, 1);
+            continue;
+        }
+        if (!rewrites(*r)) {
+            route(r->destination).push(f);
+            continue;
+        }
+        uint8_t* out = rewritten_.get() + i * REWRITE_MAX;
+        if (const uint32_t len = rewrite(*r, f, out); len != 0) {
+            route(r->destination).add(out, len);
+        } else {
+            counter_add(stats.exception_pkts, 1);
+            route(miss).push(f);
+        }
+    }
+    for (uint32_t k = 0; k < route_count_; k++)
+        deliver(routes_[k].destination, routes_[k].frames, uplink, rx);
+}
+
+FrameBurst& PortSwitch::route(uint16_t destination)
+{
+    for (uint32_t k = 0; k < route_count_; k++)
+        if (routes_[k].destination == destination)
+            return routes_[k].frames;
+    Route& r = routes_[route_count_++];
+    r.destination = destination;
+    r.frames.clear();
+    return r.frames;
+}
+
+void PortSwitch::deliver(uint16_t destination, const FrameBurst& frames, FrameBurst* uplink, RxEngine& rx)
+{
+    SwitchStats& stats = eswitch_.stats();
+    const uint32_t index = destination & ~endpoint::KIND;
+    if (destination == EmbeddedSwitch::NOWHERE) {
+        counter_add(stats.no_representor_pkts, frames.count);
+        return;
+    }
+    if (destination == endpoint::WIRE) {
+        if (uplink == nullptr) {
+            counter_add(stats.unreachable_pkts, frames.count);
+            return;
+        }
+        for (uint32_t i = 0; i < frames.count; i++)
+            uplink->push(frames.frames[i]);
+        return;
+    }
+    if (!storms_.running())
+        return;
+    if ((destination & endpoint::KIND) == endpoint::VF) {
+        FunctionFirmware* vf = eswitch_.vf(index);
+        if (vf == nullptr || !vf->started() || (vf->l2().active_rx_vports | vf->l2().link_down_vports) == 0) {
+            counter_add(stats.unreachable_pkts, frames.count);
+            return;
+        }
+        rx.receive(std::span<FunctionFirmware* const>(&vf, 1), frames);
+        return;
+    }
+    FunctionFirmware& pf = eswitch_.manager();
+    if (!(pf.l2().active_rx_vports & (1u << index))) {
+        counter_add(stats.unreachable_pkts, frames.count);
+        return;
+    }
+    rx.receive_at(pf, index, frames);
 }
 
 } // namespace cna::fw

@@ -21,11 +21,11 @@ void Port::attach_tap(TapWire& tap)
     tap_.store(&tap, std::memory_order_release);
 }
 
-void Port::transmit(const FrameBurst& burst, RxEngine& rx, const void* source)
+void Port::transmit(const FrameBurst& burst, RxEngine& rx, const void* source, uint32_t source_vport)
 {
     if (source == nullptr || !switching.load(std::memory_order_relaxed))
         return to_wire(burst, rx);
-    const FrameBurst& wire = switch_->switch_frames(burst, source, uplink_, rx);
+    const FrameBurst& wire = switch_->switch_frames(burst, source, source_vport, uplink_, rx);
     if (wire.count != 0)
         to_wire(wire, rx);
 }

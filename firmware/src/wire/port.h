@@ -33,14 +33,14 @@ protected:
     ~FrameReceiver() = default;
 };
 
-/* The port's switch between its functions (a VEB): takes what a function
+/* The port's switch between its functions: takes what a function's vport
  * sends, delivers to the port's other functions what is theirs and returns
  * what goes on the wire (`sent` itself when all of it does, else `uplink`).
  * Engine thread of the port. */
 class LocalSwitch {
 public:
-    virtual const FrameBurst& switch_frames(const FrameBurst& sent, const void* source, FrameBurst& uplink,
-                                            RxEngine& rx) = 0;
+    virtual const FrameBurst& switch_frames(const FrameBurst& sent, const void* source, uint32_t source_vport,
+                                            FrameBurst& uplink, RxEngine& rx) = 0;
 
 protected:
     ~LocalSwitch() = default;
@@ -66,10 +66,10 @@ public:
     TapWire* tap() const { return tap_.load(std::memory_order_acquire); }
 
     /* Engine thread: put frames on the wire, for the receivers to take on
-     * the pass's Rx engine rx. `source`, the function that sends them, has
-     * them switched to the port's other functions as they are addressed
-     * (nullptr: all go on the wire). */
-    void transmit(const FrameBurst& burst, RxEngine& rx, const void* source = nullptr);
+     * the pass's Rx engine rx. `source`, the function that sends them from
+     * its vport source_vport, has them switched to the port's other
+     * functions as they are addressed (nullptr: all go on the wire). */
+    void transmit(const FrameBurst& burst, RxEngine& rx, const void* source = nullptr, uint32_t source_vport = 0);
     /* Engine thread: frames arrive from the wire, or one the MAC rejects. */
     void deliver(const FrameBurst& burst, RxEngine& rx);
     void count_rx_error();
