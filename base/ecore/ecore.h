@@ -33,6 +33,7 @@ struct L2Info;
 struct RdmaInfo;
 struct VfIov;
 struct PfIov;
+struct SwitchInfo;
 
 enum class IntMode { msix, poll };
 
@@ -107,6 +108,7 @@ struct Hwfn {
     std::unique_ptr<RdmaInfo> rdma;    /* when pf_params.rdma asks for QPs */
     std::unique_ptr<VfIov> vf_iov;     /* a VF's channel to its PF, from hw_prepare */
     std::unique_ptr<PfIov> iov;        /* SR-IOV: the PF's VFs (iov_enable) */
+    std::unique_ptr<SwitchInfo> eswitch; /* its port's switch, in switchdev mode */
 
     /* Serialises the slowpath DPC with ramrod waiters that process the EQ
      * themselves: whoever holds it owns the EQ consumer and the SP SB ack. */

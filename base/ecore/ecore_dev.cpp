@@ -14,6 +14,7 @@
 #include "ecore_rdma.h"
 #include "ecore_spq.h"
 #include "ecore_sriov.h"
+#include "ecore_switch.h"
 #include "ecore_vf.h"
 #include "hsi_eth.h"
 
@@ -153,6 +154,7 @@ void resc_free(Dev& dev)
 {
     Hwfn& hwfn = dev.hwfn;
     iov_free(hwfn);
+    switch_free(hwfn);
     rdma_free(hwfn);
     l2_free(hwfn);
     rt_data_free(hwfn);

@@ -10,6 +10,7 @@
 #include "ecore_log.h"
 #include "ecore_spq.h"
 #include "ecore_vf.h"
+#include "hsi_switch.h"
 
 namespace cna::ecore {
 
@@ -136,6 +137,10 @@ Status sp_vport_start(Hwfn& hwfn, const SpVportStartParams& p)
     data.max_bds_per_packet = p.max_bds_per_packet;
     data.mtu = p.mtu;
     data.rx_csum_en = p.rx_csum;
+    if (p.represented_vf) {
+        data.flags = hsi::eswitch::vport_flags::REPRESENTOR;
+        data.represented_vf = *p.represented_vf;
+    }
     DP_VERBOSE(hwfn, osal::dp_module::L2, "vport %u, MTU %u", p.vport_id, p.mtu);
     return post_eth(hwfn, EthCmd::vport_start, &data, sizeof(data));
 }

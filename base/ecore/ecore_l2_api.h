@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 
 #include "ecore.h"
 #include "ecore_hw.h"
@@ -28,6 +29,8 @@ struct SpVportStartParams {
     bool vlan_strip = false;         /* strip the VLAN tag into the CQE */
     uint8_t max_bds_per_packet = 1;  /* > 1: scattered Rx */
     bool rx_csum = false;            /* checksum results in the CQEs */
+    /* A PF's vport as a VF's representor (ecore_switch_api.h): the VF. */
+    std::optional<uint8_t> represented_vf;
 };
 Status sp_vport_start(Hwfn& hwfn, const SpVportStartParams& params);
 
