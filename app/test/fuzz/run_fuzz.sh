@@ -59,7 +59,7 @@ PARSER_SRCS=("$ROOT/pmd/net/cna_devargs.cpp" "$ROOT/transport/daemon/daemon_opti
              "$ROOT/base/ecore/ecore_iov_checks.cpp")
 CM_SRCS=("$ROOT"/pmd/rdma/cm/cm_ip_service.cpp "$ROOT"/pmd/rdma/cm/cm_mad.cpp "$ROOT"/pmd/rdma/cm/cm_manager.cpp)
 TARGETS=(fuzz_init_image fuzz_frame fuzz_devargs fuzz_host_writes fuzz_roce fuzz_daemon fuzz_daemon_config
-         fuzz_vm fuzz_vf_channel fuzz_vf_pf fuzz_cm)
+         fuzz_vm fuzz_vf_channel fuzz_vf_pf fuzz_cm fuzz_switch)
 rm -rf "$OUT/obj" "$OUT/compile.log"
 TARGET_SRCS=($(for t in "${TARGETS[@]}"; do echo "$ROOT/app/test/fuzz/$t.cpp"; done))
 compile main "$INC" "${ADAPTER_SRCS[@]}" "${PARSER_SRCS[@]}" "${CM_SRCS[@]}" "${TARGET_SRCS[@]}"
@@ -81,6 +81,9 @@ link fuzz_init_image "$(main_of fuzz_init_image)" "$(src "$ROOT/base/ecore/ecore
     "$(src "$ROOT/osal/dpdk/os/osal_util.cpp")" -- -lz
 link fuzz_frame "$(main_of fuzz_frame)" "$(src "$ROOT/firmware/src/frame/frame.cpp")"
 link fuzz_devargs "$(main_of fuzz_devargs)" "$(src "$ROOT/pmd/net/cna_devargs.cpp")" -- -lrte_kvargs -lrte_net
+link fuzz_switch "$(main_of fuzz_switch)" "$(src "$ROOT/firmware/src/switch/switch_table.cpp")" \
+    "$(src "$ROOT/firmware/src/switch/rewrite.cpp")" "$(src "$ROOT/firmware/src/frame/flow_key.cpp")" \
+    "$(src "$ROOT/firmware/src/frame/frame.cpp")" -- -lisal
 link fuzz_daemon_config "$(main_of fuzz_daemon_config)" "$(src "$ROOT/transport/daemon/daemon_options.cpp")"
 link fuzz_vf_channel "$(main_of fuzz_vf_channel)" "$(src "$ROOT/base/ecore/ecore_iov_tlv.cpp")" \
     "$(src "$ROOT/base/ecore/ecore_iov_checks.cpp")" "$(src "$ROOT/osal/dpdk/os/osal_util.cpp")" -- -lz
@@ -121,6 +124,7 @@ seed "$OUT/corpus_vm" "$ROOT"/app/test/fuzz/seeds/vm_*
 seed "$OUT/corpus_vf_channel" "$ROOT"/app/test/fuzz/seeds/vf_channel_*
 seed "$OUT/corpus_vf_pf" "$ROOT"/app/test/fuzz/seeds/vf_pf_*
 seed "$OUT/corpus_cm" "$ROOT"/app/test/fuzz/seeds/cm_*
+seed "$OUT/corpus_switch" "$ROOT"/app/test/fuzz/seeds/switch_*
 
 # One target per CPU at a time; the verdicts in the targets' order.
 rm -f "$OUT"/*.verdict
