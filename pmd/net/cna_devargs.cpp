@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 #include <sched.h>
 
+#include <ethdev_driver.h>
 #include <rte_kvargs.h>
 
 #include "hsi_common.h"
@@ -72,6 +73,23 @@ std::string bad_value(std::string_view key, std::string_view value, std::string_
 {
     return "invalid devarg '" + std::string(key) + "=" + std::string(value) + "': expected " +
            std::string(expected);
+}
+
+/* DPDK's representor syntax, read by ethdev's own parser: VFs of this PF. */
+std::string parse_representors(std::string_view value, std::vector<uint16_t>* vfs)
+{
+    constexpr std::string_view EXPECTED = "VF representors of this PF, as [0-3], vf[0,2] or pf0vf1";
+    const std::string devargs = "representor=" + std::string(value);
+    rte_eth_devargs parsed{};
+    if (value.empty() || rte_eth_devargs_parse(devargs.c_str(), &parsed) != 0)
+        return bad_value("representor", value, EXPECTED);
+    if (parsed.type != RTE_ETH_REPRESENTOR_VF || parsed.nb_mh_controllers != 0 ||
+        (parsed.nb_ports != 0 && (parsed.nb_ports != 1 || parsed.ports[0] != 0)))
+        return bad_value("representor", value, EXPECTED);
+    vfs->assign(parsed.representor_ports, parsed.representor_ports + parsed.nb_representor_ports);
+    std::sort(vfs->begin(), vfs->end());
+    vfs->erase(std::unique(vfs->begin(), vfs->end()), vfs->end());
+    return {};
 }
 
 /* Applies one key=value; returns an error message or an empty string. */
@@ -151,6 +169,8 @@ std::string apply(std::string_view key, std::string_view value, Devargs* d)
         if (!parse_u32(value, n) || *n > limit)
             return bad_value(key, value, (key == "vfs" ? "a number of VFs from 0 to " : "a VF number from 0 to ") +
                                              std::to_string(limit));
+    } else if (key == "representor") {
+        return parse_representors(value, &d->representors);
     } else if (key == "fault") {
         d->fault = hsi::control::fault_named(value);
         if (d->fault == Fault::none)
@@ -222,6 +242,11 @@ int parse_devargs(const char* device_name, const char* args, Devargs* out, std::
     if (!out->engine_cpus.empty() && out->engine_cpus.size() != out->engine_threads) {
         *error = "invalid devarg 'engine_cpu': " + std::to_string(out->engine_cpus.size()) + " CPU(s) for " +
                  std::to_string(out->engine_threads) + " engine thread(s); give one per thread";
+        return -EINVAL;
+    }
+    if (!out->representors.empty() && out->representors.back() >= out->vfs) {
+        *error = "invalid devarg 'representor': VF " + std::to_string(out->representors.back()) +
+                 " is not one of the " + std::to_string(out->vfs) + " VF(s) the PF enables (vfs=)";
         return -EINVAL;
     }
     if (out->ports_given && out->port >= out->ports) {

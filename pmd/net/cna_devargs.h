@@ -61,6 +61,10 @@ struct Devargs {
     std::optional<IpAddress> ipv6;
     /* net_cna: the VFs the PF enables at probe (SR-IOV). */
     uint32_t vfs = 0;
+    /* net_cna: the VFs whose representors the PF's process gets (DPDK's
+     * representor= syntax, VF representors only), in ascending order; any
+     * puts the port's switch in switchdev mode. */
+    std::vector<uint16_t> representors;
     /* net_cna_vf: the VF of PF `port` this ethdev drives. */
     bool is_vf = false;
     uint32_t vf = 0;
@@ -73,7 +77,8 @@ struct Devargs {
     "fw_file=<path> " \
     "fault=<mfw_silent|fw_assert|lose_ramrod|dma_fault> roce_loss=<per-million> engine=<threads|inline|service> " \
     "engine_threads=<int> " \
-    "engine_cpu=<int|[int,...]> rdma=<0|1> ipv4=<a.b.c.d/len> ipv6=<addr/len> vfs=<int>"
+    "engine_cpu=<int|[int,...]> rdma=<0|1> ipv4=<a.b.c.d/len> ipv6=<addr/len> vfs=<int> " \
+    "representor=<[list]|vf[list]|pf0vf[list]>"
 /* net_cna_vf's: a VF of a daemon's PF, or of a PF of an embedded adapter
  * of this process. */
 #define CNA_VF_DEVARGS_PARAM_STRING \

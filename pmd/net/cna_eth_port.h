@@ -26,6 +26,7 @@
 #include "hsi_rdma.h"
 #include "osal.h"
 
+#include <rte_ethdev.h>
 #include <rte_ether.h>
 
 struct rte_eth_dev;
@@ -103,6 +104,37 @@ struct EthPort {
     hsi::iov::Bulletin bulletin{};
     bool bulletin_polled = false; /* the EAL alarm that reads it is set */
     bool vf_cut_off = false;      /* its channel closed: RTE_ETH_EVENT_INTR_RESET raised */
+
+    /* The port's switch domain (switch_info): its name, the same in every
+     * process (the adapter and port), and this process's id for it. */
+    std::string switch_name;
+    uint16_t switch_domain = RTE_ETH_DEV_SWITCH_DOMAIN_ID_INVALID;
+    /* switchdev mode (representor=): the VFs' representors, and the
+     * transfer rules of every port of the domain, all in the PF's switch;
+     * the lock over both, as OVS's threads make rules on the PF and its
+     * representors at once. */
+    std::mutex switch_lock;
+    std::vector<rte_eth_dev*> representors;
+    std::vector<std::unique_ptr<rte_flow>> transfer_flows;
+};
+
+/* A VF's representor (representor=): an ethdev of the PF's process on a
+ * vport of the PF that the port's switch, in switchdev mode, sends the
+ * VF's frames no transfer rule takes to, and whose Tx reaches the VF
+ * (hsi_switch.h). Its queue pair and status block are the PF's, from the
+ * top of L2's share. */
+struct Representor {
+    std::string name;
+    EthPort* pf = nullptr;
+    rte_eth_dev* eth_dev = nullptr;
+    uint16_t vf = 0;
+    uint8_t vport_id = 0;
+    uint16_t queue_id = 0; /* the PF's Rx and Tx queue and status block it uses */
+    FastpathSb sb;
+    bool vport_started = false;
+    /* Its statistics are its VF's, less their values at the last reset. */
+    std::mutex stats_lock;
+    hsi::eth::VportStats stats_base{};
 };
 
 /* RDMA's share of the PF (devarg rdma): what ecore reserves at probe; a
@@ -111,9 +143,19 @@ inline constexpr uint32_t RDMA_QPS = 1024;
 inline constexpr uint32_t RDMA_MRS = 1024;
 inline constexpr uint32_t RDMA_CNQS = 1;
 /* Queue pairs L2 may use: RDMA keeps the PF's last SBs for its CNQs. */
+uint32_t l2_queue_pairs(const EthPort* port);
+/* Those of them the port's own: each representor has one of the rest. */
 uint32_t max_queue_pairs(const EthPort* port);
+/* The switch port (switch_info.port_id) of the uplink, and of a VF and its
+ * representor. */
+inline constexpr uint16_t UPLINK_SWITCH_PORT = 0;
+inline uint16_t switch_port_of_vf(uint32_t vf) { return static_cast<uint16_t>(vf + 1); }
 
 inline EthPort* port_of(const rte_eth_dev* dev);
+inline bool is_representor(const rte_eth_dev* dev);
+inline Representor* representor_of(const rte_eth_dev* dev);
+/* What a Tx queue checks before it sends: its function's removal. */
+inline const std::atomic<bool>* removal_flag(const rte_eth_dev* dev);
 
 /* A port on a VF (net_cna_vf) rather than a PF. */
 inline bool is_vf(const EthPort* port) { return port->devargs.is_vf; }
@@ -167,4 +209,19 @@ inline uint32_t max_frame_len(uint32_t mtu) { return mtu + hsi::eth::ETH_OVERHEA
 inline cna::net::EthPort* cna::net::port_of(const rte_eth_dev* dev)
 {
     return static_cast<EthPort*>(dev->data->dev_private);
+}
+
+inline bool cna::net::is_representor(const rte_eth_dev* dev)
+{
+    return (dev->data->dev_flags & RTE_ETH_DEV_REPRESENTOR) != 0;
+}
+
+inline cna::net::Representor* cna::net::representor_of(const rte_eth_dev* dev)
+{
+    return static_cast<Representor*>(dev->data->dev_private);
+}
+
+inline const std::atomic<bool>* cna::net::removal_flag(const rte_eth_dev* dev)
+{
+    return &(is_representor(dev) ? representor_of(dev)->pf : port_of(dev))->removal_reported;
 }

@@ -46,6 +46,51 @@ namespace {
 std::mutex g_pfs_lock;
 std::vector<EthPort*> g_pfs;
 
+/* The switch domains of this process's ports: one per adapter port, its
+ * id taken from ethdev by the first of its ports and given back by the last. */
+struct SwitchDomain {
+    std::string name;
+    uint16_t id;
+    uint32_t ports;
+};
+std::mutex g_domains_lock;
+std::vector<SwitchDomain> g_domains;
+
+/* The port's switch, as every process names it: its adapter (embedded, or
+ * the daemon's) and physical port; the id is this process's. */
+void join_switch_domain(EthPort* port)
+{
+    const Devargs& d = port->devargs;
+    port->switch_name = (d.daemon.empty() ? "cna adapter " + d.adapter : "cna daemon " + d.daemon) + " port " +
+                        std::to_string(port->edev.hwfn.hw_info.port_id);
+    std::lock_guard guard(g_domains_lock);
+    for (SwitchDomain& domain : g_domains) {
+        if (domain.name == port->switch_name) {
+            domain.ports++;
+            port->switch_domain = domain.id;
+            return;
+        }
+    }
+    if (rte_eth_switch_domain_alloc(&port->switch_domain) != 0) {
+        PMD_LOG(WARNING, port, "no switch domain id left: switch_info left out");
+        port->switch_domain = RTE_ETH_DEV_SWITCH_DOMAIN_ID_INVALID;
+        return;
+    }
+    g_domains.push_back({port->switch_name, port->switch_domain, 1});
+}
+
+void leave_switch_domain(EthPort* port)
+{
+    std::lock_guard guard(g_domains_lock);
+    auto it = std::find_if(g_domains.begin(), g_domains.end(),
+                           [&](const SwitchDomain& domain) { return domain.name == port->switch_name; });
+    if (it != g_domains.end() && --it->ports == 0) {
+        rte_eth_switch_domain_free(it->id);
+        g_domains.erase(it);
+    }
+    port->switch_domain = RTE_ETH_DEV_SWITCH_DOMAIN_ID_INVALID;
+}
+
 void slowpath_isr(void* arg)
 {
     ecore::int_sp_dpc(static_cast<EthPort*>(arg)->edev.hwfn);
@@ -256,12 +301,19 @@ int alloc_fastpath_sbs(EthPort* port, uint16_t count)
 
 /* ---- ethdev ops: life cycle ----------------------------------------------- */
 
-uint32_t max_queue_pairs(const EthPort* port)
+uint32_t l2_queue_pairs(const EthPort* port)
 {
     const ecore::Hwfn& hwfn = port->edev.hwfn;
     const ecore::Resources& resc = hwfn.hw_info.resc;
     const uint32_t sbs = port->devargs.rdma ? ecore::rdma_l2_sbs(hwfn, RDMA_CNQS) : resc.num_sbs;
     return RTE_MIN(sbs, RTE_MIN(resc.num_rx_queues, resc.num_tx_queues));
+}
+
+uint32_t max_queue_pairs(const EthPort* port)
+{
+    const uint32_t l2 = l2_queue_pairs(port);
+    const auto representors = static_cast<uint32_t>(port->devargs.representors.size());
+    return l2 > representors ? l2 - representors : 0;
 }
 
 int dev_configure(rte_eth_dev* dev)
@@ -423,6 +475,9 @@ int dev_close(rte_eth_dev* dev)
         std::lock_guard guard(g_pfs_lock);
         std::erase(g_pfs, port);
     }
+    if (!is_vf(port))
+        close_representors(port);
+    leave_switch_domain(port);
     release_queues(dev);
     dev->data->nb_rx_queues = dev->data->nb_tx_queues = 0;
     vf_bulletin_stop(port);
@@ -507,7 +562,13 @@ int probe_port(rte_eth_dev* dev, Devargs&& devargs, const eth_dev_ops& ops, rte_
         std::lock_guard guard(g_pfs_lock);
         g_pfs.push_back(port);
     }
+    if (vm_device == nullptr)
+        join_switch_domain(port);
     rte_eth_dev_probing_finish(dev);
+    if (const int rc = is_vf(port) ? 0 : create_representors(port); rc != 0) {
+        rte_eth_dev_close(dev->data->port_id);
+        return rc;
+    }
     if (is_vf(port))
         PMD_LOG(INFO, port, "VF %u of PF %u on port %u, MAC " RTE_ETHER_ADDR_PRT_FMT ", %u queue pair(s)",
                 port->devargs.vf, info.pf_id, info.port_id, RTE_ETHER_ADDR_BYTES(&dev->data->mac_addrs[0]),

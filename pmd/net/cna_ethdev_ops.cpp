@@ -26,10 +26,30 @@ int dev_infos_get(rte_eth_dev* dev, rte_eth_dev_info* info)
 {
     const EthPort* port = port_of(dev);
     const ecore::HwInfo& hw = port->edev.hwfn.hw_info;
+    port_limits(info);
     const uint32_t max_queues = max_queue_pairs(port);
     info->max_rx_queues = static_cast<uint16_t>(max_queues);
     info->max_tx_queues = static_cast<uint16_t>(max_queues);
     info->max_mac_addrs = max_unicast_macs(port);
+    info->rx_offload_capa = RX_OFFLOADS;
+    info->tx_offload_capa = TX_OFFLOADS;
+    info->reta_size = hsi::eth::rss::RETA_SIZE;
+    info->hash_key_size = hsi::eth::rss::KEY_DWORDS * 4;
+    info->flow_type_rss_offloads = rss_offloads_supported();
+    info->speed_capa = ethdev_speed_capa(hw.speed_capabilities);
+    info->dev_capa = RTE_ETH_DEV_CAPA_RUNTIME_RX_QUEUE_SETUP | RTE_ETH_DEV_CAPA_RUNTIME_TX_QUEUE_SETUP;
+    if (port->switch_domain != RTE_ETH_DEV_SWITCH_DOMAIN_ID_INVALID) {
+        info->switch_info.name = port->switch_name.c_str();
+        info->switch_info.domain_id = port->switch_domain;
+        info->switch_info.port_id = is_vf(port) ? switch_port_of_vf(port->devargs.vf) : UPLINK_SWITCH_PORT;
+    }
+    return 0;
+}
+
+} // namespace
+
+void port_limits(rte_eth_dev_info* info)
+{
     info->min_mtu = hsi::eth::MIN_MTU;
     info->max_mtu = hsi::eth::MAX_MTU;
     info->min_rx_bufsize = 64;
@@ -46,17 +66,11 @@ int dev_infos_get(rte_eth_dev* dev, rte_eth_dev_info* info)
     info->default_txportconf.burst_size = 32;
     info->default_rxportconf.nb_queues = 1;
     info->default_txportconf.nb_queues = 1;
-    info->rx_offload_capa = RX_OFFLOADS;
-    info->tx_offload_capa = TX_OFFLOADS;
     info->rx_queue_offload_capa = 0;
     info->tx_queue_offload_capa = 0;
-    info->reta_size = hsi::eth::rss::RETA_SIZE;
-    info->hash_key_size = hsi::eth::rss::KEY_DWORDS * 4;
-    info->flow_type_rss_offloads = rss_offloads_supported();
-    info->speed_capa = ethdev_speed_capa(hw.speed_capabilities);
-    info->dev_capa = RTE_ETH_DEV_CAPA_RUNTIME_RX_QUEUE_SETUP | RTE_ETH_DEV_CAPA_RUNTIME_TX_QUEUE_SETUP;
-    return 0;
 }
+
+namespace {
 
 int fw_version_get(rte_eth_dev* dev, char* fw_version, size_t size)
 {
@@ -164,6 +178,7 @@ eth_dev_ops make_ops()
     ops.tx_queue_setup = tx_queue_setup;
     ops.tx_queue_release = tx_queue_release;
     ops.flow_ops_get = flow_ops_get;
+    ops.representor_info_get = representor_info_get;
     return ops;
 }
 

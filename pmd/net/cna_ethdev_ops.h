@@ -23,6 +23,10 @@ namespace cna::net {
 
 extern const eth_dev_ops cna_dev_ops;
 
+/* cna_ethdev_ops.cpp: what every net_cna ethdev offers alike (MTUs,
+ * descriptors, frame lengths) */
+void port_limits(rte_eth_dev_info* info);
+
 /* cna_ethdev.cpp: life cycle */
 int dev_configure(rte_eth_dev* dev);
 int dev_start(rte_eth_dev* dev);
@@ -63,6 +67,20 @@ int start_rx_queue(EthPort* port, RxQueue* rxq);
 int start_tx_queue(EthPort* port, TxQueue* txq);
 void stop_rx_queue(EthPort* port, RxQueue* rxq);
 void stop_tx_queue(EthPort* port, TxQueue* txq);
+/* Where an ethdev's queue is in the adapter: a vport of the function, the
+ * function's queue id, and the status block (of that id) it reports in. A
+ * port's queue i is its function's, a representor's one of its PF's. */
+struct QueueSite {
+    ecore::Hwfn& hwfn;
+    uint8_t vport_id;
+    uint16_t queue_id;
+    FastpathSb& sb;
+};
+int start_rx_queue_at(rte_eth_dev* dev, RxQueue* rxq, const QueueSite& site);
+int start_tx_queue_at(rte_eth_dev* dev, TxQueue* txq, const QueueSite& site);
+/* function: the port whose adapter function holds the queue. */
+void stop_rx_queue_at(rte_eth_dev* dev, RxQueue* rxq, EthPort* function);
+void stop_tx_queue_at(rte_eth_dev* dev, TxQueue* txq, EthPort* function);
 void stop_all_queues(EthPort* port);
 int rx_queue_start(rte_eth_dev* dev, uint16_t queue_id);
 int rx_queue_stop(rte_eth_dev* dev, uint16_t queue_id);
@@ -131,6 +149,29 @@ int mac_addr_set(rte_eth_dev* dev, rte_ether_addr* addr);
 int flow_ops_get(rte_eth_dev* dev, const rte_flow_ops** ops);
 /* Replays the port's rules into a new vport. */
 int restore_flows(rte_eth_dev* dev);
+
+/* cna_flow_transfer.cpp: transfer rules in the PF's port switch */
+/* The PF whose switch (in switchdev mode) dev is of: itself or its
+ * representor's PF; nullptr in legacy mode. */
+EthPort* switch_manager(const rte_eth_dev* dev);
+int transfer_flow_validate(rte_eth_dev* dev, const rte_flow_attr* attr, const rte_flow_item* pattern,
+                           const rte_flow_action* actions, rte_flow_error* error);
+rte_flow* transfer_flow_create(rte_eth_dev* dev, const rte_flow_attr* attr, const rte_flow_item* pattern,
+                               const rte_flow_action* actions, rte_flow_error* error);
+int transfer_flow_destroy(rte_eth_dev* dev, rte_flow* flow, rte_flow_error* error);
+/* Every transfer rule made on dev. */
+int transfer_flows_flush(rte_eth_dev* dev, rte_flow_error* error);
+int transfer_flow_query(rte_eth_dev* dev, rte_flow* flow, const rte_flow_action* action, void* data,
+                        rte_flow_error* error);
+
+/* cna_representor.cpp: VF representors */
+extern const eth_dev_ops cna_representor_ops;
+/* switchdev mode and an ethdev per VF of devargs.representors (probe);
+ * the PF is undone by its caller if it fails. */
+int create_representors(EthPort* pf);
+/* Every representor closed and released, the rules gone, legacy mode. */
+void close_representors(EthPort* pf);
+int representor_info_get(rte_eth_dev* dev, rte_eth_representor_info* info);
 
 /* cna_stats.cpp */
 /* ethdev's basic statistics from a vport's counters. */

@@ -14,5 +14,9 @@ extern int logtype_pmd;
     rte_log(RTE_LOG_##level, ::cna::net::logtype_pmd, "%s: " fmt "\n", (port)->name.c_str(),   \
             ##__VA_ARGS__)
 
+/* The same, for code that serves any net_cna ethdev (a port or a representor). */
+#define PMD_DEV_LOG(level, dev, fmt, ...)                                                         \
+    rte_log(RTE_LOG_##level, ::cna::net::logtype_pmd, "%s: " fmt "\n", (dev)->data->name, ##__VA_ARGS__)
+
 #define PMD_DRV_LOG(level, fmt, ...)                                                              \
     rte_log(RTE_LOG_##level, ::cna::net::logtype_pmd, "net_cna: " fmt "\n", ##__VA_ARGS__)

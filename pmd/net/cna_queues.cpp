@@ -19,16 +19,29 @@ namespace cna::net {
 
 int start_rx_queue(EthPort* port, RxQueue* rxq)
 {
+    return start_rx_queue_at(port->eth_dev, rxq, {port->edev.hwfn, VPORT_ID, rxq->queue_id, port->sbs[rxq->queue_id]});
+}
+
+int start_tx_queue(EthPort* port, TxQueue* txq)
+{
+    return start_tx_queue_at(port->eth_dev, txq, {port->edev.hwfn, VPORT_ID, txq->queue_id, port->sbs[txq->queue_id]});
+}
+
+void stop_rx_queue(EthPort* port, RxQueue* rxq) { stop_rx_queue_at(port->eth_dev, rxq, port); }
+
+void stop_tx_queue(EthPort* port, TxQueue* txq) { stop_tx_queue_at(port->eth_dev, txq, port); }
+
+int start_rx_queue_at(rte_eth_dev* dev, RxQueue* rxq, const QueueSite& site)
+{
     if (int rc = rx_queue_fill(rxq); rc != 0) {
-        PMD_LOG(ERR, port, "Rx queue %u: mempool %s cannot fill %u descriptors", rxq->queue_id, rxq->mp->name,
-                rxq->mask);
+        PMD_DEV_LOG(ERR, dev, "Rx queue %u: mempool %s cannot fill %u descriptors", rxq->queue_id, rxq->mp->name,
+                    rxq->mask);
         return rc;
     }
-    FastpathSb& sb = port->sbs[rxq->queue_id];
     ecore::RxQueueStartParams p;
-    p.queue.vport_id = VPORT_ID;
-    p.queue.queue_id = rxq->queue_id;
-    p.queue.sb_id = static_cast<uint16_t>(rxq->queue_id);
+    p.queue.vport_id = site.vport_id;
+    p.queue.queue_id = site.queue_id;
+    p.queue.sb_id = site.queue_id;
     p.queue.sb_idx = hsi::L2_PI_RX;
     p.bd_max_bytes = rxq->buf_size;
     p.bd_ring_iova = rxq->bd_chain.iova();
@@ -36,69 +49,68 @@ int start_rx_queue(EthPort* port, RxQueue* rxq)
     p.cqe_ring_iova = rxq->cqe_chain.iova();
     p.cqe_ring_size = rxq->nb_desc;
     ecore::RxQueueStartRet ret;
-    const ecore::Status st = ecore::eth_rx_queue_start(port->edev.hwfn, p, &ret);
+    const ecore::Status st = ecore::eth_rx_queue_start(site.hwfn, p, &ret);
     if (st != ecore::Status::success) {
         rx_queue_drain(rxq);
         return ecore::status_to_errno(st);
     }
     rxq->handle = ret.handle;
     rxq->rx_prod_addr = ret.rx_prod_addr;
-    rxq->hw_cqe_prod = const_cast<const uint16_t*>(&sb.info.sb_virt->pi_array[hsi::L2_PI_RX]);
+    rxq->hw_cqe_prod = const_cast<const uint16_t*>(&site.sb.info.sb_virt->pi_array[hsi::L2_PI_RX]);
     rxq->started = true;
     ecore::eth_rx_prod_update(rxq->rx_prod_addr, rxq->bd_prod, rxq->cqe_cons);
-    port->eth_dev->data->rx_queue_state[rxq->queue_id] = RTE_ETH_QUEUE_STATE_STARTED;
+    dev->data->rx_queue_state[rxq->queue_id] = RTE_ETH_QUEUE_STATE_STARTED;
     return 0;
 }
 
-int start_tx_queue(EthPort* port, TxQueue* txq)
+int start_tx_queue_at(rte_eth_dev* dev, TxQueue* txq, const QueueSite& site)
 {
-    FastpathSb& sb = port->sbs[txq->queue_id];
     ecore::TxQueueStartParams p;
-    p.queue.vport_id = VPORT_ID;
-    p.queue.queue_id = txq->queue_id;
-    p.queue.sb_id = static_cast<uint16_t>(txq->queue_id);
+    p.queue.vport_id = site.vport_id;
+    p.queue.queue_id = site.queue_id;
+    p.queue.sb_id = site.queue_id;
     p.queue.sb_idx = hsi::L2_PI_TX;
     p.bd_ring_iova = txq->bd_chain.iova();
     p.bd_ring_size = txq->nb_desc;
     ecore::TxQueueStartRet ret;
-    const ecore::Status st = ecore::eth_tx_queue_start(port->edev.hwfn, p, &ret);
+    const ecore::Status st = ecore::eth_tx_queue_start(site.hwfn, p, &ret);
     if (st != ecore::Status::success)
         return ecore::status_to_errno(st);
     txq->handle = ret.handle;
     txq->doorbell_addr = ret.doorbell_addr;
-    txq->hw_bd_cons = const_cast<const uint16_t*>(&sb.info.sb_virt->pi_array[hsi::L2_PI_TX]);
+    txq->hw_bd_cons = const_cast<const uint16_t*>(&site.sb.info.sb_virt->pi_array[hsi::L2_PI_TX]);
     txq->bd_prod = txq->bd_cons = 0;
     txq->started = true;
-    port->eth_dev->data->tx_queue_state[txq->queue_id] = RTE_ETH_QUEUE_STATE_STARTED;
+    dev->data->tx_queue_state[txq->queue_id] = RTE_ETH_QUEUE_STATE_STARTED;
     return 0;
 }
 
-void stop_rx_queue(EthPort* port, RxQueue* rxq)
+void stop_rx_queue_at(rte_eth_dev* dev, RxQueue* rxq, EthPort* function)
 {
     if (!rxq->started)
         return;
     /* A gone device is not asked: the ring is the host's alone. */
     const ecore::Status st =
-        removed(port) ? ecore::Status::success : ecore::eth_rx_queue_stop(port->edev.hwfn, rxq->handle);
+        removed(function) ? ecore::Status::success : ecore::eth_rx_queue_stop(function->edev.hwfn, rxq->handle);
     if (st != ecore::Status::success)
-        PMD_LOG(WARNING, port, "Rx queue %u stop: %s", rxq->queue_id, ecore::status_name(st));
+        PMD_DEV_LOG(WARNING, dev, "Rx queue %u stop: %s", rxq->queue_id, ecore::status_name(st));
     rxq->started = false;
     rx_queue_drain(rxq);
-    port->eth_dev->data->rx_queue_state[rxq->queue_id] = RTE_ETH_QUEUE_STATE_STOPPED;
+    dev->data->rx_queue_state[rxq->queue_id] = RTE_ETH_QUEUE_STATE_STOPPED;
 }
 
-void stop_tx_queue(EthPort* port, TxQueue* txq)
+void stop_tx_queue_at(rte_eth_dev* dev, TxQueue* txq, EthPort* function)
 {
     if (!txq->started)
         return;
     /* A gone device is not asked: the ring is the host's alone. */
     const ecore::Status st =
-        removed(port) ? ecore::Status::success : ecore::eth_tx_queue_stop(port->edev.hwfn, txq->handle);
+        removed(function) ? ecore::Status::success : ecore::eth_tx_queue_stop(function->edev.hwfn, txq->handle);
     if (st != ecore::Status::success)
-        PMD_LOG(WARNING, port, "Tx queue %u stop: %s", txq->queue_id, ecore::status_name(st));
+        PMD_DEV_LOG(WARNING, dev, "Tx queue %u stop: %s", txq->queue_id, ecore::status_name(st));
     txq->started = false;
     tx_queue_drain(txq);
-    port->eth_dev->data->tx_queue_state[txq->queue_id] = RTE_ETH_QUEUE_STATE_STOPPED;
+    dev->data->tx_queue_state[txq->queue_id] = RTE_ETH_QUEUE_STATE_STOPPED;
 }
 
 void stop_all_queues(EthPort* port)

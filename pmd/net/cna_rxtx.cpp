@@ -163,7 +163,7 @@ void select_fastpath(rte_eth_dev* dev, bool inline_engine)
         dev->rx_pkt_burst = inline_burst(dev->rx_pkt_burst);
         dev->tx_pkt_burst = inline_burst(dev->tx_pkt_burst);
     }
-    PMD_LOG(INFO, port_of(dev), "Rx burst: %s, Tx burst: %s", rx_burst_mode_name(dev), tx_burst_mode_name(dev));
+    PMD_DEV_LOG(INFO, dev, "Rx burst: %s, Tx burst: %s", rx_burst_mode_name(dev), tx_burst_mode_name(dev));
 }
 
 namespace {
@@ -295,13 +295,12 @@ template <class Q> void free_queue(Q* q)
 int rx_queue_setup(rte_eth_dev* dev, uint16_t queue_id, uint16_t nb_desc, unsigned socket_id,
                    const rte_eth_rxconf* conf, rte_mempool* mp)
 {
-    EthPort* port = port_of(dev);
     rx_queue_release(dev, queue_id);
 
     const uint16_t size = ring_size_for(nb_desc);
     const uint32_t data_room = rte_pktmbuf_data_room_size(mp);
     if (data_room <= RTE_PKTMBUF_HEADROOM + 64) {
-        PMD_LOG(ERR, port, "Rx queue %u: mempool %s has mbufs of %u bytes, too small for frames", queue_id,
+        PMD_DEV_LOG(ERR, dev, "Rx queue %u: mempool %s has mbufs of %u bytes, too small for frames", queue_id,
                 mp->name, data_room);
         return -EINVAL;
     }
@@ -309,7 +308,7 @@ int rx_queue_setup(rte_eth_dev* dev, uint16_t queue_id, uint16_t nb_desc, unsign
     const uint16_t buf_size = static_cast<uint16_t>(RTE_MIN(data_room - RTE_PKTMBUF_HEADROOM, 0xffffu));
     dev->data->scattered_rx = (offloads & RTE_ETH_RX_OFFLOAD_SCATTER) != 0;
     if (max_frame_len(dev->data->mtu) > buf_size && !(offloads & RTE_ETH_RX_OFFLOAD_SCATTER)) {
-        PMD_LOG(ERR, port, "Rx queue %u: MTU %u needs %u-byte buffers (mbufs have %u); enable scattered Rx",
+        PMD_DEV_LOG(ERR, dev, "Rx queue %u: MTU %u needs %u-byte buffers (mbufs have %u); enable scattered Rx",
                 queue_id, dev->data->mtu, max_frame_len(dev->data->mtu), buf_size);
         return -EINVAL;
     }
@@ -339,7 +338,7 @@ int rx_queue_setup(rte_eth_dev* dev, uint16_t queue_id, uint16_t nb_desc, unsign
     rxq->nb_desc = size;
     rxq->deferred_start = conf->rx_deferred_start;
     dev->data->rx_queues[queue_id] = rxq;
-    PMD_LOG(DEBUG, port, "Rx queue %u: %u descriptors, %u-byte buffers", queue_id, size, buf_size);
+    PMD_DEV_LOG(DEBUG, dev, "Rx queue %u: %u descriptors, %u-byte buffers", queue_id, size, buf_size);
     return 0;
 }
 
@@ -393,9 +392,9 @@ int tx_queue_setup(rte_eth_dev* dev, uint16_t queue_id, uint16_t nb_desc, unsign
     txq->nb_desc = size;
     txq->deferred_start = conf->tx_deferred_start;
     txq->fast_free = (conf->offloads | dev->data->dev_conf.txmode.offloads) & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
-    txq->gone = &port_of(dev)->removal_reported;
+    txq->gone = removal_flag(dev);
     dev->data->tx_queues[queue_id] = txq;
-    PMD_LOG(DEBUG, port_of(dev), "Tx queue %u: %u descriptors", queue_id, size);
+    PMD_DEV_LOG(DEBUG, dev, "Tx queue %u: %u descriptors", queue_id, size);
     return 0;
 }
 

@@ -149,6 +149,7 @@ eth_dev_ops make_vf_ops()
     ops.flow_ctrl_get = nullptr;
     ops.flow_ctrl_set = nullptr;
     ops.flow_ops_get = nullptr;
+    ops.representor_info_get = nullptr;
     ops.link_update = vf_link_update;
     ops.dev_reset = vf_dev_reset;
     return ops;

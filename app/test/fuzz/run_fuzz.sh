@@ -18,7 +18,7 @@ CXX=clang++
 command -v ccache >/dev/null && CXX="ccache clang++"
 CXXFLAGS="-std=c++20 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -D_GLIBCXX_ASSERTIONS"
 DPDK_INC=$(pkg-config --cflags-only-I libdpdk | sed 's/-I/-isystem /g')
-INC="-I$ROOT/firmware -I$ROOT/base/ecore -I$ROOT/hsi -I$ROOT/osal/dpdk -I$ROOT/osal/dpdk/os -I$ROOT/osal/dpdk/pci -I$ROOT/transport -I$ROOT/transport/protocol -I$ROOT/transport/client -I$ROOT/firmware/src -I$ROOT/firmware/include -I$ROOT/app/fwdriver -I$ROOT/pmd/net -I$ROOT/pmd/rdma/cm $DPDK_INC -include rte_config.h"
+INC="-I$ROOT/firmware -I$ROOT/base/ecore -I$ROOT/hsi -I$ROOT/osal/dpdk -I$ROOT/osal/dpdk/os -I$ROOT/osal/dpdk/pci -I$ROOT/transport -I$ROOT/transport/protocol -I$ROOT/transport/client -I$ROOT/firmware/src -I$ROOT/firmware/include -I$ROOT/app/fwdriver -I$ROOT/pmd/net -I$ROOT/pmd/rdma/cm $DPDK_INC -isystem $ROOT/.sdk/include -DALLOW_INTERNAL_API -include rte_config.h"
 JOBS=$(nproc)
 
 obj() { # obj TAG SOURCE: the object SOURCE compiles to under TAG's flags
@@ -80,7 +80,8 @@ ar rcs "$OUT/libvf_pf.a" "$OUT"/obj/vf_pf/*.o
 link fuzz_init_image "$(main_of fuzz_init_image)" "$(src "$ROOT/base/ecore/ecore_init_image.cpp")" \
     "$(src "$ROOT/osal/dpdk/os/osal_util.cpp")" -- -lz
 link fuzz_frame "$(main_of fuzz_frame)" "$(src "$ROOT/firmware/src/frame/frame.cpp")"
-link fuzz_devargs "$(main_of fuzz_devargs)" "$(src "$ROOT/pmd/net/cna_devargs.cpp")" -- -lrte_kvargs -lrte_net
+link fuzz_devargs "$(main_of fuzz_devargs)" "$(src "$ROOT/pmd/net/cna_devargs.cpp")" -- -lrte_kvargs -lrte_net \
+    -lrte_ethdev
 link fuzz_switch "$(main_of fuzz_switch)" "$(src "$ROOT/firmware/src/switch/switch_table.cpp")" \
     "$(src "$ROOT/firmware/src/switch/rewrite.cpp")" "$(src "$ROOT/firmware/src/frame/flow_key.cpp")" \
     "$(src "$ROOT/firmware/src/frame/frame.cpp")" -- -lisal
