@@ -171,6 +171,11 @@ std::string apply(std::string_view key, std::string_view value, Devargs* d)
                                              std::to_string(limit));
     } else if (key == "representor") {
         return parse_representors(value, &d->representors);
+    } else if (key == "switch_rules") {
+        if (!parse_u32(value, &d->switch_rules) || d->switch_rules == 0 ||
+            d->switch_rules > hsi::eswitch::MAX_RULES)
+            return bad_value(key, value, "a number of transfer rules from 1 to " +
+                                             std::to_string(hsi::eswitch::MAX_RULES));
     } else if (key == "fault") {
         d->fault = hsi::control::fault_named(value);
         if (d->fault == Fault::none)

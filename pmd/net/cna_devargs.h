@@ -12,6 +12,7 @@
 #include <rte_ether.h>
 
 #include "hsi_control.h"
+#include "hsi_switch.h"
 
 namespace cna::net {
 
@@ -65,6 +66,8 @@ struct Devargs {
      * representor= syntax, VF representors only), in ascending order; any
      * puts the port's switch in switchdev mode. */
     std::vector<uint16_t> representors;
+    /* Its table's size: transfer rules the switch holds at once. */
+    uint32_t switch_rules = hsi::eswitch::MAX_RULES;
     /* net_cna_vf: the VF of PF `port` this ethdev drives. */
     bool is_vf = false;
     uint32_t vf = 0;
@@ -78,7 +81,7 @@ struct Devargs {
     "fault=<mfw_silent|fw_assert|lose_ramrod|dma_fault> roce_loss=<per-million> engine=<threads|inline|service> " \
     "engine_threads=<int> " \
     "engine_cpu=<int|[int,...]> rdma=<0|1> ipv4=<a.b.c.d/len> ipv6=<addr/len> vfs=<int> " \
-    "representor=<[list]|vf[list]|pf0vf[list]>"
+    "representor=<[list]|vf[list]|pf0vf[list]> switch_rules=<int>"
 /* net_cna_vf's: a VF of a daemon's PF, or of a PF of an embedded adapter
  * of this process. */
 #define CNA_VF_DEVARGS_PARAM_STRING \

@@ -24,6 +24,7 @@
 #include "hsi_eth.h"
 #include "hsi_iov.h"
 #include "hsi_rdma.h"
+#include "hsi_switch.h"
 #include "osal.h"
 
 #include <rte_ethdev.h>
@@ -92,6 +93,7 @@ struct EthPort {
     std::array<hsi::eth::QueueStats, hsi::MAX_QUEUES_PER_PF> rxq_stats_base{};
     std::array<hsi::eth::QueueStats, hsi::MAX_QUEUES_PER_PF> txq_stats_base{};
     hsi::rdma::RoceStats roce_stats_base{};
+    hsi::eswitch::SwitchStats switch_stats_base{};
     /* The VFs' counters at their last rte_pmd_cna_reset_vf_stats. */
     std::array<hsi::eth::VportStats, hsi::iov::MAX_VFS_PER_PF> vf_stats_base{};
     /* The port's RDMA device while it is open (pmd/rdma): dev_close tears

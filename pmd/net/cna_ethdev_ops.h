@@ -171,6 +171,8 @@ extern const eth_dev_ops cna_representor_ops;
 int create_representors(EthPort* pf);
 /* Every representor closed and released, the rules gone, legacy mode. */
 void close_representors(EthPort* pf);
+/* Legacy mode: the transfer rules gone (the last representor closed). */
+void leave_switchdev(EthPort* pf);
 int representor_info_get(rte_eth_dev* dev, rte_eth_representor_info* info);
 
 /* cna_stats.cpp */

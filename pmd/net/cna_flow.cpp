@@ -253,14 +253,23 @@ rte_flow* flow_create(rte_eth_dev* dev, const rte_flow_attr* attr, const rte_flo
     return port->flows.back().get();
 }
 
-int flow_destroy(rte_eth_dev* dev, rte_flow* flow, rte_flow_error* error)
+/* An ingress rule of the port, found by its handle alone: a handle the
+ * application kept past its rule's end (legacy mode took a transfer rule)
+ * is never dereferenced. */
+auto find_ingress(rte_eth_dev* dev, const rte_flow* flow)
 {
-    if (flow->transfer)
-        return transfer_flow_destroy(dev, flow, error);
     EthPort* port = port_of(dev);
     auto it = std::find_if(port->flows.begin(), port->flows.end(), [&](const auto& f) { return f.get() == flow; });
+    return std::pair{port, it};
+}
+
+int flow_destroy(rte_eth_dev* dev, rte_flow* flow, rte_flow_error* error)
+{
+    if (is_representor(dev))
+        return transfer_flow_destroy(dev, flow, error);
+    auto [port, it] = find_ingress(dev, flow);
     if (it == port->flows.end())
-        return rte_flow_error_set(error, ENOENT, RTE_FLOW_ERROR_TYPE_HANDLE, flow, "no such flow rule on this port");
+        return transfer_flow_destroy(dev, flow, error);
     if (int rc = unprogram(port, flow, error); rc != 0)
         return rc;
     port->flows.erase(it);
@@ -280,7 +289,7 @@ int flow_flush(rte_eth_dev* dev, rte_flow_error* error)
 
 int flow_query(rte_eth_dev* dev, rte_flow* flow, const rte_flow_action* action, void* data, rte_flow_error* error)
 {
-    if (flow->transfer)
+    if (is_representor(dev) || find_ingress(dev, flow).second == port_of(dev)->flows.end())
         return transfer_flow_query(dev, flow, action, data, error);
     EthPort* port = port_of(dev);
     if (action->type != RTE_FLOW_ACTION_TYPE_COUNT)

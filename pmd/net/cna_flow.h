@@ -15,8 +15,6 @@
 
 /* ethdev's opaque handle, defined by each PMD. */
 struct rte_flow {
-    bool transfer = false;
-
     /* Ingress. */
     cna::ecore::FlowRuleParams params;
     bool programmed = false;       /* in the adapter's table as hw_id */

@@ -352,7 +352,6 @@ rte_flow* transfer_flow_create(rte_eth_dev* dev, const rte_flow_attr* attr, cons
 {
     EthPort* pf = switch_manager(dev);
     auto flow = std::make_unique<rte_flow>();
-    flow->transfer = true;
     flow->creator = dev->data->port_id;
     if (parse(dev, pf, attr, pattern, actions, flow->rule, error) != 0)
         return nullptr;
@@ -414,11 +413,15 @@ int transfer_flow_query(rte_eth_dev* dev, rte_flow* flow, const rte_flow_action*
                         rte_flow_error* error)
 {
     EthPort* pf = switch_manager(dev);
+    if (pf == nullptr)
+        return rte_flow_error_set(error, ENOENT, RTE_FLOW_ERROR_TYPE_HANDLE, flow, "no such flow rule on this port");
+    std::lock_guard guard(pf->switch_lock);
+    if (find(pf, flow) == pf->transfer_flows.end() || flow->creator != dev->data->port_id)
+        return rte_flow_error_set(error, ENOENT, RTE_FLOW_ERROR_TYPE_HANDLE, flow, "no such flow rule on this port");
     if (action->type != RTE_FLOW_ACTION_TYPE_COUNT)
         return rte_flow_error_set(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION, action, "only COUNT can be queried");
     if (!(flow->rule.actions & action::COUNT))
         return rte_flow_error_set(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION, action, "the rule has no COUNT action");
-    std::lock_guard guard(pf->switch_lock);
     const hsi::eswitch::SwitchCounters now = ecore::switch_rule_counters(pf->edev.hwfn, flow->rule_id);
     auto* out = static_cast<rte_flow_query_count*>(data);
     out->hits_set = out->bytes_set = 1;

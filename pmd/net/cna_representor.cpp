@@ -24,8 +24,6 @@
 namespace cna::net {
 namespace {
 
-/* The switch's table: as many rules as the adapter takes. */
-constexpr uint32_t SWITCH_RULES = hsi::eswitch::MAX_RULES;
 /* Every frame the switch sends a representor is for it. */
 constexpr uint16_t ACCEPT_ALL = hsi::eth::accept::UCAST_MATCHED | hsi::eth::accept::UCAST_UNMATCHED |
                                 hsi::eth::accept::MCAST_MATCHED | hsi::eth::accept::MCAST_UNMATCHED |
@@ -159,12 +157,17 @@ int rep_close(rte_eth_dev* dev)
     if (transfer_flows_flush(dev, &error) != 0)
         PMD_DEV_LOG(WARNING, dev, "its transfer rules: %s", error.message ? error.message : "not all deleted");
     release_sb(rep);
+    EthPort* pf = rep->pf;
+    bool last;
     {
-        std::lock_guard guard(rep->pf->switch_lock);
-        std::erase(rep->pf->representors, dev);
+        std::lock_guard guard(pf->switch_lock);
+        std::erase(pf->representors, dev);
+        last = pf->representors.empty();
     }
     PMD_DEV_LOG(INFO, dev, "closed");
     rep->~Representor();
+    if (last)
+        leave_switchdev(pf);
     return 0;
 }
 
@@ -303,7 +306,7 @@ int create_representors(EthPort* pf)
                 vfs.size(), l2_queue_pairs(pf), hwfn.hw_info.resc.num_vports);
         return -ENOSPC;
     }
-    if (ecore::Status st = ecore::switchdev_enable(hwfn, SWITCH_RULES); st != ecore::Status::success) {
+    if (ecore::Status st = ecore::switchdev_enable(hwfn, pf->devargs.switch_rules); st != ecore::Status::success) {
         PMD_LOG(ERR, pf, "the port switch refused switchdev mode: %s", ecore::status_name(st));
         return ecore::status_to_errno(st);
     }
@@ -325,6 +328,21 @@ int create_representors(EthPort* pf)
     return 0;
 }
 
+void leave_switchdev(EthPort* pf)
+{
+    if (!ecore::switchdev_enabled(pf->edev.hwfn))
+        return;
+    {
+        std::lock_guard guard(pf->switch_lock);
+        pf->transfer_flows.clear(); /* legacy mode takes the adapter's rules with it */
+    }
+    const ecore::Status st = removed(pf) ? ecore::Status::success : ecore::switchdev_disable(pf->edev.hwfn);
+    if (st != ecore::Status::success)
+        PMD_LOG(WARNING, pf, "the port switch back to legacy mode: %s", ecore::status_name(st));
+    else
+        PMD_LOG(INFO, pf, "the port switch is back in legacy mode: its last representor closed");
+}
+
 void close_representors(EthPort* pf)
 {
     for (;;) {
@@ -341,10 +359,7 @@ void close_representors(EthPort* pf)
             rte_eth_dev_stop(port_id);
         rte_eth_dev_close(port_id);
     }
-    pf->transfer_flows.clear(); /* legacy mode takes the adapter's rules with it */
-    if (!removed(pf))
-        if (ecore::Status st = ecore::switchdev_disable(pf->edev.hwfn); st != ecore::Status::success)
-            PMD_LOG(WARNING, pf, "the port switch back to legacy mode: %s", ecore::status_name(st));
+    leave_switchdev(pf); /* a PF whose representors all failed to come */
 }
 
 int representor_info_get(rte_eth_dev* dev, rte_eth_representor_info* info)

@@ -4,7 +4,8 @@
  * cannot be cleared, so a reset records a baseline that later reads subtract.
  *
  * xstats names are stable: the vport counters first, then per Rx queue and
- * per Tx queue, in queue order, then (rdma=1) the port's RoCE counters.
+ * per Tx queue, in queue order, then (rdma=1) the port's RoCE counters,
+ * then (representor=) its port switch's.
  */
 #include <atomic>
 #include <cerrno>
@@ -15,12 +16,14 @@
 #include "cna_rxtx.h"
 #include "ecore_l2_api.h"
 #include "ecore_rdma_api.h"
+#include "ecore_switch_api.h"
 
 namespace cna::net {
 namespace {
 
 using hsi::eth::QueueStats;
 using hsi::eth::VportStats;
+using hsi::eswitch::SwitchStats;
 using hsi::rdma::RoceStats;
 
 struct VportXstat {
@@ -86,6 +89,22 @@ constexpr RoceXstat ROCE_XSTATS[] = {
     {"roce_pkey_violations", &RoceStats::pkey_violations},
 };
 
+/* The port switch's, when the PF manages it in switchdev mode. */
+struct SwitchXstat {
+    const char* name;
+    uint64_t SwitchStats::*counter;
+};
+constexpr SwitchXstat SWITCH_XSTATS[] = {
+    {"switch_rule_hits", &SwitchStats::rule_hits},
+    {"switch_misses", &SwitchStats::misses},
+    {"switch_drop_packets", &SwitchStats::drop_pkts},
+    {"switch_unreachable_packets", &SwitchStats::unreachable_pkts},
+    {"switch_no_representor_packets", &SwitchStats::no_representor_pkts},
+    {"switch_exception_packets", &SwitchStats::exception_pkts},
+};
+
+bool has_switch(const EthPort* port) { return !port->devargs.representors.empty(); }
+
 /* Driver counter per Rx queue, after the adapter's. */
 constexpr const char* RXQ_ALLOC_FAILURES = "mbuf_alloc_failures";
 constexpr unsigned RXQ_XSTATS_COUNT = RTE_DIM(RXQ_XSTATS) + 1;
@@ -96,6 +115,7 @@ struct Snapshot {
     std::array<QueueStats, hsi::MAX_QUEUES_PER_PF> rxq;
     std::array<QueueStats, hsi::MAX_QUEUES_PER_PF> txq;
     RoceStats roce;
+    SwitchStats eswitch;
 };
 
 int read_raw(EthPort* port, Snapshot* s, uint16_t nb_rxq, uint16_t nb_txq)
@@ -111,6 +131,8 @@ int read_raw(EthPort* port, Snapshot* s, uint16_t nb_rxq, uint16_t nb_txq)
         st = ecore::get_tx_queue_stats(hwfn, *ptt, q, &s->txq[q]);
     if (st == ecore::Status::success && port->devargs.rdma)
         st = ecore::rdma_get_stats(hwfn, *ptt, &s->roce);
+    if (st == ecore::Status::success && has_switch(port))
+        ecore::get_switch_stats(hwfn, *ptt, &s->eswitch);
     /* Counters read from a device that went meanwhile are all ones: never
      * reported as counts. */
     return removed(port) ? -ENODEV : ecore::status_to_errno(st);
@@ -130,6 +152,8 @@ int read_snapshot(rte_eth_dev* dev, Snapshot* s)
         subtract_counters(&s->txq[q], port->txq_stats_base[q]);
     if (port->devargs.rdma)
         subtract_counters(&s->roce, port->roce_stats_base);
+    if (has_switch(port))
+        subtract_counters(&s->eswitch, port->switch_stats_base);
     return 0;
 }
 
@@ -149,7 +173,8 @@ uint64_t alloc_failures(const rte_eth_dev* dev, uint16_t q)
 unsigned xstats_count(const rte_eth_dev* dev)
 {
     return RTE_DIM(VPORT_XSTATS) + dev->data->nb_rx_queues * RXQ_XSTATS_COUNT +
-           dev->data->nb_tx_queues * RTE_DIM(TXQ_XSTATS) + (port_of(dev)->devargs.rdma ? RTE_DIM(ROCE_XSTATS) : 0);
+           dev->data->nb_tx_queues * RTE_DIM(TXQ_XSTATS) + (port_of(dev)->devargs.rdma ? RTE_DIM(ROCE_XSTATS) : 0) +
+           (has_switch(port_of(dev)) ? RTE_DIM(SWITCH_XSTATS) : 0);
 }
 
 } // namespace
@@ -201,6 +226,7 @@ int stats_reset(rte_eth_dev* dev)
     port->rxq_stats_base = raw.rxq;
     port->txq_stats_base = raw.txq;
     port->roce_stats_base = raw.roce;
+    port->switch_stats_base = raw.eswitch;
     for (uint16_t q = 0; q < dev->data->nb_rx_queues; q++)
         if (auto* rxq = static_cast<RxQueue*>(dev->data->rx_queues[q]))
             rxq->alloc_failures_base = alloc_failures_raw(*rxq);
@@ -225,6 +251,9 @@ int xstats_get_names(rte_eth_dev* dev, rte_eth_xstat_name* names, unsigned size)
             snprintf(names[n++].name, RTE_ETH_XSTATS_NAME_SIZE, "tx_q%u_%s", q, x.name);
     if (port_of(dev)->devargs.rdma)
         for (const RoceXstat& x : ROCE_XSTATS)
+            snprintf(names[n++].name, RTE_ETH_XSTATS_NAME_SIZE, "%s", x.name);
+    if (has_switch(port_of(dev)))
+        for (const SwitchXstat& x : SWITCH_XSTATS)
             snprintf(names[n++].name, RTE_ETH_XSTATS_NAME_SIZE, "%s", x.name);
     return static_cast<int>(n);
 }
@@ -257,6 +286,9 @@ int xstats_get(rte_eth_dev* dev, rte_eth_xstat* xstats, unsigned size)
     if (port_of(dev)->devargs.rdma)
         for (const RoceXstat& x : ROCE_XSTATS)
             put(s.roce.*x.counter);
+    if (has_switch(port_of(dev)))
+        for (const SwitchXstat& x : SWITCH_XSTATS)
+            put(s.eswitch.*x.counter);
     return static_cast<int>(n);
 }
 

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * net_cna's devargs parser (pmd/net/cna_devargs.cpp), without EAL: what
- * each value of engine= gives, and the combinations refused with it.
+ * each value of engine= gives, and the combinations refused with it; the
+ * representors DPDK's representor= syntax names.
  */
 #include <gtest/gtest.h>
 
 #include <cerrno>
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 #include "cna_devargs.h"
 
@@ -150,6 +152,35 @@ TEST(Devargs, AVfsRdmaIsAskedFor)
     EXPECT_EQ(d.ipv4->prefix, 24u);
     EXPECT_EQ(parse_vf_devargs("net_cna_vf0", "daemon=/s,pf=0,vf=1,rdma=2", &d, &error), -EINVAL);
     EXPECT_NE(error.find("rdma"), std::string::npos) << error;
+}
+
+TEST(Devargs, RepresentorsInEveryFormDpdkGivesThem)
+{
+    Devargs d;
+    std::string error;
+    ASSERT_EQ(parse("vfs=4,representor=[0-3]", &d, &error), 0) << error;
+    EXPECT_EQ(d.representors, (std::vector<uint16_t>{0, 1, 2, 3}));
+    ASSERT_EQ(parse("vfs=4,representor=vf[2,0]", &d, &error), 0) << error;
+    EXPECT_EQ(d.representors, (std::vector<uint16_t>{0, 2}));
+    ASSERT_EQ(parse("vfs=2,representor=pf0vf1", &d, &error), 0) << error;
+    EXPECT_EQ(d.representors, std::vector<uint16_t>{1});
+    EXPECT_EQ(d.switch_rules, hsi::eswitch::MAX_RULES);
+    ASSERT_EQ(parse("vfs=2,representor=1,switch_rules=100", &d, &error), 0) << error;
+    EXPECT_EQ(d.switch_rules, 100u);
+    ASSERT_EQ(parse("vfs=2", &d, &error), 0) << error;
+    EXPECT_TRUE(d.representors.empty()) << "none asked for: legacy mode";
+}
+
+TEST(Devargs, RepresentorsOfNoSuchVfOrKindAreRefused)
+{
+    expect_refused("vfs=2,representor=[0-2]", {"representor", "VF 2", "2 VF(s)"});
+    expect_refused("representor=0", {"VF 0", "0 VF(s)"});
+    expect_refused("vfs=2,representor=sf1", {"representor=sf1", "VF representors"});
+    expect_refused("vfs=2,representor=pf1vf0", {"representor=pf1vf0"});
+    expect_refused("vfs=2,representor=c1pf0vf0", {"representor=c1pf0vf0"});
+    expect_refused("vfs=2,representor=", {"representor"});
+    expect_refused("vfs=2,representor=[0-1],switch_rules=0", {"switch_rules=0", "1 to 131072"});
+    expect_refused("vfs=2,representor=[0-1],switch_rules=131073", {"switch_rules=131073"});
 }
 
 } // namespace
