@@ -134,9 +134,11 @@ struct Representor {
     uint16_t queue_id = 0; /* the PF's Rx and Tx queue and status block it uses */
     FastpathSb sb;
     bool vport_started = false;
-    /* Its statistics are its VF's, less their values at the last reset. */
+    /* Its counters (its vport's: what software saw of the switch) and its
+     * VF's, less their values at the last reset. */
     std::mutex stats_lock;
     hsi::eth::VportStats stats_base{};
+    hsi::eth::VportStats vf_stats_base{};
 };
 
 /* RDMA's share of the PF (devarg rdma): what ecore reserves at probe; a

@@ -182,5 +182,11 @@ int stats_get(rte_eth_dev* dev, rte_eth_stats* stats);
 int stats_reset(rte_eth_dev* dev);
 int xstats_get(rte_eth_dev* dev, rte_eth_xstat* xstats, unsigned size);
 int xstats_get_names(rte_eth_dev* dev, rte_eth_xstat_name* names, unsigned size);
+/* A representor's: its own vport's counters (the frames software saw of
+ * the switch), and its VF's as vf_* xstats. */
+int representor_stats_get(rte_eth_dev* dev, rte_eth_stats* stats);
+int representor_stats_reset(rte_eth_dev* dev);
+int representor_xstats_get(rte_eth_dev* dev, rte_eth_xstat* xstats, unsigned size);
+int representor_xstats_get_names(rte_eth_dev* dev, rte_eth_xstat_name* names, unsigned size);
 
 } // namespace cna::net

@@ -178,29 +178,6 @@ int rep_link_update(rte_eth_dev* dev, int)
     return rte_eth_linkstatus_set(dev, &link);
 }
 
-int rep_stats_get(rte_eth_dev* dev, rte_eth_stats* stats)
-{
-    Representor* rep = representor_of(dev);
-    hsi::eth::VportStats now{};
-    if (ecore::Status st = ecore::iov_get_vf_stats(pf_hwfn(rep), rep->vf, &now); st != ecore::Status::success)
-        return ecore::status_to_errno(st);
-    std::lock_guard guard(rep->stats_lock);
-    subtract_counters(&now, rep->stats_base);
-    vport_eth_stats(now, stats);
-    return 0;
-}
-
-int rep_stats_reset(rte_eth_dev* dev)
-{
-    Representor* rep = representor_of(dev);
-    hsi::eth::VportStats now{};
-    if (ecore::Status st = ecore::iov_get_vf_stats(pf_hwfn(rep), rep->vf, &now); st != ecore::Status::success)
-        return ecore::status_to_errno(st);
-    std::lock_guard guard(rep->stats_lock);
-    rep->stats_base = now;
-    return 0;
-}
-
 int takes_every_frame(rte_eth_dev*) { return 0; }
 
 int refuse_filtering(rte_eth_dev* dev)
@@ -234,8 +211,11 @@ eth_dev_ops make_ops()
     ops.promiscuous_disable = refuse_filtering;
     ops.allmulticast_enable = takes_every_frame;
     ops.allmulticast_disable = refuse_filtering;
-    ops.stats_get = rep_stats_get;
-    ops.stats_reset = rep_stats_reset;
+    ops.stats_get = representor_stats_get;
+    ops.stats_reset = representor_stats_reset;
+    ops.xstats_get = representor_xstats_get;
+    ops.xstats_get_names = representor_xstats_get_names;
+    ops.xstats_reset = representor_stats_reset;
     ops.mtu_set = rep_mtu_set;
     ops.rx_queue_setup = rx_queue_setup;
     ops.rx_queue_release = rx_queue_release;

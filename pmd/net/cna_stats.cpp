@@ -15,6 +15,7 @@
 #include "cna_log.h"
 #include "cna_rxtx.h"
 #include "ecore_l2_api.h"
+#include "ecore_iov_api.h"
 #include "ecore_rdma_api.h"
 #include "ecore_switch_api.h"
 
@@ -289,6 +290,95 @@ int xstats_get(rte_eth_dev* dev, rte_eth_xstat* xstats, unsigned size)
     if (has_switch(port_of(dev)))
         for (const SwitchXstat& x : SWITCH_XSTATS)
             put(s.eswitch.*x.counter);
+    return static_cast<int>(n);
+}
+
+/* ---- representors --------------------------------------------------------------- */
+
+namespace {
+
+struct RepresentorSnapshot {
+    VportStats own; /* its vport's */
+    VportStats vf;  /* its VF's */
+};
+
+int read_representor(Representor* rep, RepresentorSnapshot* s)
+{
+    ecore::Hwfn& hwfn = rep->pf->edev.hwfn;
+    PortPtt ptt(rep->pf);
+    if (!ptt)
+        return -EBUSY;
+    ecore::Status st = ecore::get_vport_stats(hwfn, *ptt, rep->vport_id, &s->own);
+    if (st == ecore::Status::success)
+        st = ecore::iov_get_vf_stats(hwfn, rep->vf, &s->vf);
+    return removed(rep->pf) ? -ENODEV : ecore::status_to_errno(st);
+}
+
+/* Under the representor's stats lock. */
+int representor_snapshot(Representor* rep, RepresentorSnapshot* s)
+{
+    if (int rc = read_representor(rep, s); rc != 0)
+        return rc;
+    subtract_counters(&s->own, rep->stats_base);
+    subtract_counters(&s->vf, rep->vf_stats_base);
+    return 0;
+}
+
+} // namespace
+
+int representor_stats_get(rte_eth_dev* dev, rte_eth_stats* stats)
+{
+    Representor* rep = representor_of(dev);
+    std::lock_guard guard(rep->stats_lock);
+    RepresentorSnapshot s;
+    if (int rc = representor_snapshot(rep, &s); rc != 0)
+        return rc;
+    vport_eth_stats(s.own, stats);
+    return 0;
+}
+
+int representor_stats_reset(rte_eth_dev* dev)
+{
+    Representor* rep = representor_of(dev);
+    std::lock_guard guard(rep->stats_lock);
+    RepresentorSnapshot raw;
+    if (int rc = read_representor(rep, &raw); rc != 0)
+        return rc;
+    rep->stats_base = raw.own;
+    rep->vf_stats_base = raw.vf;
+    return 0;
+}
+
+int representor_xstats_get_names(rte_eth_dev*, rte_eth_xstat_name* names, unsigned size)
+{
+    const unsigned count = 2 * RTE_DIM(VPORT_XSTATS);
+    if (names == nullptr || size < count)
+        return static_cast<int>(count);
+    unsigned n = 0;
+    for (const VportXstat& x : VPORT_XSTATS)
+        snprintf(names[n++].name, RTE_ETH_XSTATS_NAME_SIZE, "%s", x.name);
+    for (const VportXstat& x : VPORT_XSTATS)
+        snprintf(names[n++].name, RTE_ETH_XSTATS_NAME_SIZE, "vf_%s", x.name);
+    return static_cast<int>(n);
+}
+
+int representor_xstats_get(rte_eth_dev* dev, rte_eth_xstat* xstats, unsigned size)
+{
+    const unsigned count = 2 * RTE_DIM(VPORT_XSTATS);
+    if (xstats == nullptr || size < count)
+        return static_cast<int>(count);
+    Representor* rep = representor_of(dev);
+    std::lock_guard guard(rep->stats_lock);
+    RepresentorSnapshot s;
+    if (int rc = representor_snapshot(rep, &s); rc != 0)
+        return rc;
+    unsigned n = 0;
+    for (const VportStats* v : {&s.own, &s.vf})
+        for (const VportXstat& x : VPORT_XSTATS) {
+            xstats[n].id = n;
+            xstats[n].value = v->*x.counter;
+            n++;
+        }
     return static_cast<int>(n);
 }
 

@@ -26,13 +26,15 @@ def wire_tx_frames(socket, port):
 
 class Rig:
     """A daemon with a one-port adapter on a loopback wire, PF 0 with `vfs` VFs in a
-    testpmd of its own, and one testpmd per VF in `vf_list`."""
+    testpmd of its own (its devargs and `pf_devargs`), and one testpmd per VF in
+    `vf_list`."""
 
-    def __init__(self, vfs=2, vf_list=(0, 1), pf_args=(), vf_args=(), tap=False):
+    def __init__(self, vfs=2, vf_list=(0, 1), pf_args=(), vf_args=(), tap=False, pf_devargs=""):
         self.tag = unique_tag()
         self.vfs = vfs
         self.vf_list = vf_list
         self.pf_args = list(pf_args)
+        self.pf_devargs = f",{pf_devargs}" if pf_devargs else ""
         self.vf_args = list(vf_args)
         # With tap, the port's wire is a TAP interface in a namespace of its
         # own: the kernel is the link partner.
@@ -49,7 +51,7 @@ class Rig:
                 wait_for_iface(self.ifname)
                 self.ns = Netns()
                 self.ns.adopt(self.ifname, addr=KERNEL_ADDR)
-            self.pf = TestPmd([f"net_cna0,daemon={self.daemon.socket},pf=0,vfs={self.vfs}"],
+            self.pf = TestPmd([f"net_cna0,daemon={self.daemon.socket},pf=0,vfs={self.vfs}{self.pf_devargs}"],
                               app_args=self.pf_args, memory=self.memory("pf"))
             self.pf.start()
             for vf in self.vf_list:

@@ -3,7 +3,8 @@
  * a PF with two VFs (net_cna_vf ports of this process) and their
  * representors (representor=[0-1]). What only an application sees: DPDK's
  * devargs matching finding each representor (as Open vSwitch finds them),
- * one switch domain, the miss paths, rules forwarding, rewriting and
+ * one switch domain, the miss paths and the representors' counters, rules
+ * forwarding, rewriting and
  * counting, precise refusals at validate, a full table, rules changed under
  * traffic losing and doubling nothing, and legacy mode once the
  * representors close.
@@ -195,11 +196,18 @@ TEST_F(Representors, WhatNoRuleTakesGoesToTheRepresentorAndItsTxToTheVf)
     ASSERT_EQ(send(rep_[1], vf_mac_[1], 32), 32u);
     EXPECT_EQ(count(vf_[1], 32), 32u) << "the representor's Tx reaches its VF";
     EXPECT_EQ(xstat(pf_, "switch_misses"), 96u);
-    rte_eth_stats vf_stats{}, rep_stats{};
-    ASSERT_EQ(rte_eth_stats_get(vf_[1], &vf_stats), 0);
-    ASSERT_EQ(rte_eth_stats_get(rep_[1], &rep_stats), 0);
-    EXPECT_EQ(rep_stats.ipackets, vf_stats.ipackets) << "a representor's statistics are its VF's";
-    EXPECT_EQ(rep_stats.ipackets, 32u);
+    rte_eth_stats stats{};
+    ASSERT_EQ(rte_eth_stats_get(rep_[0], &stats), 0);
+    EXPECT_EQ(stats.ipackets, 64u) << "a representor counts what software saw of the switch";
+    ASSERT_EQ(rte_eth_stats_get(rep_[1], &stats), 0);
+    EXPECT_EQ(stats.opackets, 32u);
+    EXPECT_EQ(stats.ipackets, 0u);
+    EXPECT_EQ(xstat(rep_[1], "vf_rx_unicast_packets"), 32u) << "and its VF's counters are its vf_* xstats";
+    EXPECT_EQ(xstat(rep_[0], "vf_tx_unicast_packets"), 64u);
+    ASSERT_EQ(rte_eth_stats_reset(rep_[0]), 0);
+    EXPECT_EQ(xstat(rep_[0], "vf_tx_unicast_packets"), 0u);
+    ASSERT_EQ(rte_eth_stats_get(rep_[0], &stats), 0);
+    EXPECT_EQ(stats.ipackets, 0u);
 }
 
 TEST_F(Representors, ARuleForwardsRewritesAndCountsUntilItIsDestroyed)
