@@ -34,7 +34,7 @@ SCALAR_EAL = {"CNA_TESTPMD_EAL_EXTRA": "--force-max-simd-bitwidth=64"}
 SANITIZED_SUITES = ["test_foundation", "test_error_paths", "test_fw_files", "test_classification",
                     "test_l2_acceptance", "test_l2_acceptance_ops", "test_l2_acceptance_tx", "test_flow",
                     "test_sriov", "test_daemon", "test_multiprocess", "test_stress", "test_verbs_provider",
-                    "test_rdma_pingpong", "test_engine_placement", "test_rdma_cm"]
+                    "test_rdma_pingpong", "test_engine_placement", "test_rdma_cm", "test_switchdev"]
 
 
 # The integration tests that failed, with their tracebacks' last lines,
