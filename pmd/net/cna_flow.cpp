@@ -3,8 +3,7 @@
  * (doc/hsi.md section 7). The adapter evaluates them on frames the vport
  * accepted, before RSS; first match in (priority, age) order wins.
  *
- * Pattern: ETH, VLAN, IPV4 or IPV6, TCP or UDP, in that order, each at most
- * once and each optional, with spec and mask (no last). Actions: QUEUE, RSS,
+ * Pattern: cna_flow_pattern.h's (without TTLs or TCP flags). Actions: QUEUE, RSS,
  * DROP (one of them, or none: the vport's own steering), MARK, COUNT.
  * Anything the adapter cannot do exactly is refused with the offending
  * attribute, item or action and a message saying what.

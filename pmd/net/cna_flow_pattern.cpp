@@ -91,17 +91,14 @@ void set_u16(uint16_t& spec_field, uint16_t& mask_field, rte_be16_t spec, rte_be
     mask_field = rte_be_to_cpu_16(mask);
 }
 
-int parse_eth(const rte_flow_item* item, FlowPattern& p, PatternState& st, rte_flow_error* error)
+void parse_eth(const rte_flow_item* item, FlowPattern& p, PatternState& st)
 {
     rte_flow_item_eth default_mask{};
     std::memset(&default_mask.hdr.dst_addr, 0xff, RTE_ETHER_ADDR_LEN);
     std::memset(&default_mask.hdr.src_addr, 0xff, RTE_ETHER_ADDR_LEN);
     rte_flow_item_eth spec{}, mask{};
     if (!item_spec(item, default_mask, spec, mask))
-        return 0;
-    if (mask.has_vlan && !st.transfer)
-        return flow_error(error, RTE_FLOW_ERROR_TYPE_ITEM_MASK, item,
-                          "ETH has_vlan is not supported: use a VLAN item (or ETH type 0x8100)");
+        return;
     if (mask.has_vlan)
         p.headers |= spec.has_vlan ? flow_hdr::VLAN : flow_hdr::UNTAGGED;
     for (int i = 0; i < RTE_ETHER_ADDR_LEN; i++) {
@@ -111,15 +108,14 @@ int parse_eth(const rte_flow_item* item, FlowPattern& p, PatternState& st, rte_f
         p.mask.src_mac[i] = mask.hdr.src_addr.addr_bytes[i];
     }
     if (mask.hdr.ether_type == 0)
-        return 0;
+        return;
     const uint16_t type = rte_be_to_cpu_16(spec.hdr.ether_type);
     if ((type == TPID_VLAN || type == TPID_QINQ) && mask.hdr.ether_type == RTE_BE16(0xffff)) {
         p.headers |= flow_hdr::VLAN;
-        return 0;
+        return;
     }
     set_u16(p.spec.ethertype, p.mask.ethertype, spec.hdr.ether_type, mask.hdr.ether_type);
     st.eth_type_masked = true;
-    return 0;
 }
 
 int parse_vlan(const rte_flow_item* item, FlowPattern& p, PatternState& st, rte_flow_error* error)
@@ -176,9 +172,9 @@ int parse_ipv4(const rte_flow_item* item, FlowPattern& p, const PatternState& st
     /* Whole packets only, what OVS asks of a flow that is no fragment. */
     const uint16_t fragment_mask = rte_be_to_cpu_16(mask.hdr.fragment_offset);
     if (fragment_mask != 0) {
-        if (!st.transfer || fragment_mask != IPV4_FRAGMENT_BITS || spec.hdr.fragment_offset != 0)
+        if (fragment_mask != IPV4_FRAGMENT_BITS || spec.hdr.fragment_offset != 0)
             return flow_error(error, RTE_FLOW_ERROR_TYPE_ITEM_MASK, item,
-                              "IPv4 fragment offset: only \"no fragment\" (spec 0, mask 0x3fff) in a transfer rule");
+                              "IPv4 fragment offset: only \"no fragment\" (spec 0, mask 0x3fff)");
         p.headers |= flow_hdr::WHOLE_IP;
     }
     if (int rc = match_ttl(item, p, st, spec.hdr.time_to_live, mask.hdr.time_to_live, "IPv4", error); rc != 0)
@@ -211,9 +207,8 @@ int parse_ipv6(const rte_flow_item* item, FlowPattern& p, const PatternState& st
     if (int rc = refuse_masked(item, mask, "IPv6", unsupported, error); rc != 0)
         return rc;
     if (mask.has_frag_ext) {
-        if (!st.transfer || spec.has_frag_ext)
-            return flow_error(error, RTE_FLOW_ERROR_TYPE_ITEM_MASK, item,
-                              "IPv6 has_frag_ext: only \"no fragment\" (0) in a transfer rule");
+        if (spec.has_frag_ext)
+            return flow_error(error, RTE_FLOW_ERROR_TYPE_ITEM_MASK, item, "IPv6 has_frag_ext: only \"no fragment\" (0)");
         p.headers |= flow_hdr::WHOLE_IP;
     }
     rte_flow_item_ipv6 others = mask;
@@ -286,10 +281,8 @@ int parse_udp(const rte_flow_item* item, FlowPattern& p, rte_flow_error* error)
     return 0;
 }
 
-int parse_icmp(const rte_flow_item* item, FlowPattern& p, const PatternState& st, rte_flow_error* error)
+int parse_icmp(const rte_flow_item* item, FlowPattern& p, rte_flow_error* error)
 {
-    if (!st.transfer)
-        return flow_error(error, RTE_FLOW_ERROR_TYPE_ITEM, item, "ICMP items are for transfer rules");
     p.headers |= flow_hdr::ICMP;
     rte_flow_item_icmp default_mask{};
     default_mask.hdr.icmp_type = default_mask.hdr.icmp_code = 0xff;
@@ -367,12 +360,12 @@ int parse_pattern(const rte_flow_item* items, bool transfer, FlowPattern& p, rte
         st.stage = stage;
         int rc = 0;
         switch (item->type) {
-        case RTE_FLOW_ITEM_TYPE_ETH: rc = parse_eth(item, p, st, error); break;
+        case RTE_FLOW_ITEM_TYPE_ETH: parse_eth(item, p, st); break;
         case RTE_FLOW_ITEM_TYPE_VLAN: rc = parse_vlan(item, p, st, error); break;
         case RTE_FLOW_ITEM_TYPE_IPV4: rc = parse_ipv4(item, p, st, error); break;
         case RTE_FLOW_ITEM_TYPE_IPV6: rc = parse_ipv6(item, p, st, error); break;
         case RTE_FLOW_ITEM_TYPE_TCP: rc = parse_tcp(item, p, st, error); break;
-        case RTE_FLOW_ITEM_TYPE_ICMP: rc = parse_icmp(item, p, st, error); break;
+        case RTE_FLOW_ITEM_TYPE_ICMP: rc = parse_icmp(item, p, error); break;
         default: rc = parse_udp(item, p, error); break;
         }
         if (rc != 0)

@@ -26,9 +26,8 @@ struct FlowPattern {
 
 /* ETH, VLAN, IPV4 or IPV6, TCP, UDP or ICMP, in that order, each at most
  * once and each optional, with spec and mask (no last). Transfer rules may
- * also match ETH has_vlan, IPv4 fragments (none), TTLs, TCP flags and ICMP;
- * what the rule's table cannot match exactly is refused, naming the item
- * and what. */
+ * also match TTLs and TCP flags; what the rule's table cannot match exactly
+ * is refused, naming the item and what. */
 int parse_pattern(const rte_flow_item* items, bool transfer, FlowPattern& p, rte_flow_error* error);
 
 /* rte_flow_error_set with EINVAL and a formatted message, which lives

@@ -50,7 +50,7 @@ int rep_infos_get(rte_eth_dev* dev, rte_eth_dev_info* info)
     port_limits(info);
     info->max_rx_queues = info->max_tx_queues = 1;
     info->max_mac_addrs = 1;
-    info->rx_offload_capa = RTE_ETH_RX_OFFLOAD_SCATTER;
+    info->rx_offload_capa = RTE_ETH_RX_OFFLOAD_SCATTER | RTE_ETH_RX_OFFLOAD_CHECKSUM;
     info->tx_offload_capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS | RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
     info->switch_info.name = rep->pf->switch_name.c_str();
     info->switch_info.domain_id = rep->pf->switch_domain;
@@ -93,6 +93,7 @@ int rep_start(rte_eth_dev* dev)
     vp.mtu = data->mtu;
     vp.max_bds_per_packet =
         (data->dev_conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_SCATTER) ? hsi::eth::MAX_BDS_PER_PACKET : 1;
+    vp.rx_csum = data->dev_conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_CHECKSUM;
     vp.represented_vf = static_cast<uint8_t>(rep->vf);
     if (ecore::Status st = ecore::sp_vport_start(pf_hwfn(rep), vp); st != ecore::Status::success) {
         PMD_DEV_LOG(ERR, dev, "vport %u for VF %u: %s", rep->vport_id, rep->vf, ecore::status_name(st));

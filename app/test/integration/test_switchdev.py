@@ -185,8 +185,8 @@ class Rules(unittest.TestCase):
                     ("specific pattern item", "ICMP over IPv6 is ICMPv6"),
                 "1 ingress pattern eth / end actions drop / end":
                     ("transfer field", "a representor takes transfer rules only"),
-                "0 ingress pattern eth / ipv4 / icmp / end actions drop / end":
-                    ("specific pattern item", "ICMP items are for transfer rules"),
+                "0 ingress pattern eth / ipv4 ttl is 3 / end actions drop / end":
+                    ("item specification mask", "IPv4 mask on the TTL is not supported (transfer rules match it)"),
             }
             for rule, expected in cases.items():
                 if expected is None:
