@@ -42,6 +42,11 @@ does no per-packet work, for 64 and 1518 B over 1, 2, 4 and 8 queue pairs;
 its table is printed as its own section. `--only engine` (or
 `--engine-only`) runs just that section, `--no-engine` skips it.
 
+Port switch: switch_bench (switch_rows.py): rte_flow transfer rules' insertion
+and deletion rates, and a frame's lookup as the table grows (1, 1,000 and
+100,000 rules), in the embedded adapter's Mpps; `--only switch` runs just
+that section, `--no-switch` skips it.
+
 RDMA: rdma_perf (examples/rdma_perf) with both ends in one process on two
 cabled ports of one adapter, one application lcore on CPU 1 stepping both
 QPs and the adapter's engine thread pinned to CPU 0: RC WRITE, READ and SEND
@@ -88,6 +93,7 @@ from harness.testpmd import pmd_path  # noqa: E402
 from bench_testpmd import (APP_ARGS, FWD_CPU, MAIN_CPU, TESTPMD, TWO_LCORE_APP_ARGS, TWO_LCORES, BenchError, Run, Session, all_rates,  # noqa: E402
                            core_latency, last_lines, wait_links_up, window_rate, window_rates)
 from guest_rows import run_vm  # noqa: E402
+from switch_rows import run_switch  # noqa: E402
 from two_process_rows import run_two_process  # noqa: E402
 from verbs_rows import (RDMA_BW_ROW, RDMA_LAT_ROW, print_provider_row, run_daemon_rows,  # noqa: E402
                         run_perftest_rows, run_rdma_cm)
@@ -572,13 +578,14 @@ def main():
     p.add_argument("--tx-first", type=int, default=1, metavar="BURSTS",
                    help="32-packet bursts each port injects at start (`start tx_first BURSTS`)")
     p.add_argument("--only", nargs="*",
-                   help="configurations whose name contains one of these; `engine`, `rdma` and `vm` select the "
-                        "engine, RDMA and guest sections")
+                   help="configurations whose name contains one of these; `engine`, `rdma`, `vm` and `switch` "
+                        "select the engine, RDMA, guest and port switch sections")
     p.add_argument("--engine-only", action="store_true", help="only the adapter engine section (engine_bench)")
     p.add_argument("--no-engine", action="store_true", help="skip the adapter engine section")
     p.add_argument("--no-rdma", action="store_true", help="skip the RDMA section")
     p.add_argument("--no-two-process", action="store_true", help="skip the two-process rows")
     p.add_argument("--no-vm", action="store_true", help="skip the guest rows (the VF beside virtio-net)")
+    p.add_argument("--no-switch", action="store_true", help="skip the port switch's rows (switch_bench)")
     p.add_argument("--vm-runs", type=int, default=3, help="guests per guest row")
     p.add_argument("--vm-window", type=float, default=5.0, help="seconds per window in a guest")
     p.add_argument("--vm-warmup", type=float, default=5.0, help="seconds before a guest's first window")
@@ -594,7 +601,7 @@ def main():
     args = p.parse_args()
     if args.engine_only and args.no_engine:
         p.error("--engine-only and --no-engine exclude each other")
-    only = [o for o in (args.only or []) if o not in ("engine", "rdma", "vm")]
+    only = [o for o in (args.only or []) if o not in ("engine", "rdma", "vm", "switch")]
     rdma_only = args.only == ["rdma"]
     vm_only = args.only == ["vm"]
     # testpmd and callgrind unless only the engine was asked for; the engine
@@ -605,6 +612,7 @@ def main():
     with_engine = not args.no_engine and (args.engine_only or not args.only or "engine" in args.only)
     with_rdma = not args.no_rdma and not args.engine_only and (not args.only or "rdma" in args.only)
     with_vm = not args.no_vm and not args.engine_only and (not args.only or "vm" in args.only)
+    with_switch = not args.no_switch and not args.engine_only and (not args.only or "switch" in args.only)
     args.only = ["net_cna"] if rdma_only else only
     if rdma_only:
         args.no_callgrind = True
@@ -628,6 +636,7 @@ def main():
             run_two_process(args, pmd)
     vm_ratio = run_vm(args, pmd) if with_vm else None
     engine_ok = run_engine(args) if with_engine else True
+    switch_ok = run_switch(args, pmd) if with_switch else True
     write_64k = run_rdma(args, results) if with_rdma else None
     if with_rdma:
         run_rdma_inline(args)
@@ -651,7 +660,7 @@ def main():
         print("net_cna/memif: n/a")
         if with_testpmd:
             sys.exit(1)
-    if not engine_ok:
+    if not engine_ok or not switch_ok:
         sys.exit(1)
 
 
