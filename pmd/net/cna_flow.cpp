@@ -39,14 +39,9 @@ int parse_attr(const rte_flow_attr* attr, FlowRuleParams& p, rte_flow_error* err
         return flow_error(error, RTE_FLOW_ERROR_TYPE_ATTR_EGRESS, attr, "egress rules are not supported");
     if (!attr->ingress)
         return flow_error(error, RTE_FLOW_ERROR_TYPE_ATTR_INGRESS, attr, "rules must be ingress");
-    if (attr->group != 0)
-        return flow_error(error, RTE_FLOW_ERROR_TYPE_ATTR_GROUP, attr, "group %u: only group 0 is supported",
-                          attr->group);
-    if (attr->priority > UINT16_MAX)
-        return flow_error(error, RTE_FLOW_ERROR_TYPE_ATTR_PRIORITY, attr,
-                          "priority %u is beyond the adapter's lowest, %u", attr->priority, UINT16_MAX);
+    if (int rc = parse_group_and_priority(attr, &p.priority, error); rc != 0)
+        return rc;
     p.vport_id = VPORT_ID;
-    p.priority = static_cast<uint16_t>(attr->priority);
     return 0;
 }
 

@@ -24,6 +24,18 @@ int flow_error(rte_flow_error* error, rte_flow_error_type type, const void* caus
     return rte_flow_error_set(error, EINVAL, type, cause, message);
 }
 
+int parse_group_and_priority(const rte_flow_attr* attr, uint16_t* priority, rte_flow_error* error)
+{
+    if (attr->group != 0)
+        return flow_error(error, RTE_FLOW_ERROR_TYPE_ATTR_GROUP, attr, "group %u: only group 0 is supported",
+                          attr->group);
+    if (attr->priority > UINT16_MAX)
+        return flow_error(error, RTE_FLOW_ERROR_TYPE_ATTR_PRIORITY, attr, "priority %u is beyond the lowest, %u",
+                          attr->priority, UINT16_MAX);
+    *priority = static_cast<uint16_t>(attr->priority);
+    return 0;
+}
+
 namespace {
 
 constexpr uint16_t TPID_VLAN = 0x8100;

@@ -30,6 +30,10 @@ struct FlowPattern {
  * is refused, naming the item and what. */
 int parse_pattern(const rte_flow_item* items, bool transfer, FlowPattern& p, rte_flow_error* error);
 
+/* What rules of both kinds ask of their attributes: group 0, and a
+ * priority the adapter's tables take (0 first, to 65535). */
+int parse_group_and_priority(const rte_flow_attr* attr, uint16_t* priority, rte_flow_error* error);
+
 /* rte_flow_error_set with EINVAL and a formatted message, which lives
  * until the thread's next error. */
 int flow_error(rte_flow_error* error, rte_flow_error_type type, const void* cause, const char* fmt, ...)

@@ -66,18 +66,6 @@ int port_error(rte_flow_error* error, rte_flow_error_type type, const void* caus
                       port_id);
 }
 
-int parse_attr(const rte_flow_attr* attr, ecore::SwitchRuleParams& r, rte_flow_error* error)
-{
-    if (attr->group != 0)
-        return flow_error(error, RTE_FLOW_ERROR_TYPE_ATTR_GROUP, attr, "group %u: only group 0 is supported",
-                          attr->group);
-    if (attr->priority > UINT16_MAX)
-        return flow_error(error, RTE_FLOW_ERROR_TYPE_ATTR_PRIORITY, attr,
-                          "priority %u is beyond the switch's lowest, %u", attr->priority, UINT16_MAX);
-    r.priority = static_cast<uint16_t>(attr->priority);
-    return 0;
-}
-
 /* The leading port item, if any; *rest: the first item after it. */
 int parse_source(rte_eth_dev* dev, EthPort* pf, const rte_flow_item* items, ecore::SwitchRuleParams& r,
                  const rte_flow_item** rest, rte_flow_error* error)
@@ -314,7 +302,7 @@ int parse(rte_eth_dev* dev, EthPort* pf, const rte_flow_attr* attr, const rte_fl
     if (pf == nullptr)
         return flow_error(error, RTE_FLOW_ERROR_TYPE_ATTR_TRANSFER, attr,
                           "transfer rules need the port switch in switchdev mode: probe the PF with representor=");
-    if (int rc = parse_attr(attr, r, error); rc != 0)
+    if (int rc = parse_group_and_priority(attr, &r.priority, error); rc != 0)
         return rc;
     const rte_flow_item* rest = nullptr;
     if (int rc = parse_source(dev, pf, pattern, r, &rest, error); rc != 0)

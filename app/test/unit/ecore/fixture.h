@@ -179,6 +179,18 @@ struct Pf {
     }
 
     bool link_up() { return ecore::mcp_get_link_state(dev.hwfn).link_up; }
+
+    /* Up with MSI-X, its link asked for and up: where a test passes
+     * frames. Call through ASSERT_NO_FATAL_FAILURE. */
+    void bring_up_linked()
+    {
+        ASSERT_EQ(bring_up(ecore::IntMode::msix), ecore::Status::success);
+        {
+            ecore::PttGuard ptt(dev.hwfn);
+            ASSERT_EQ(ecore::mcp_set_link(dev.hwfn, *ptt, true), ecore::Status::success);
+        }
+        ASSERT_TRUE(wait_for([&] { return link_up(); }));
+    }
 };
 
 #define ATTACH_OR_SKIP(pf, adapter, id, config)                          \

@@ -30,13 +30,8 @@ void run_life_cycle(const char* adapter)
     test::Pf pf;
     ATTACH_OR_SKIP(pf, adapter, 0, osal::EmbeddedConfig{});
     const int zones = test::memzone_count();
-    ASSERT_EQ(pf.bring_up(ecore::IntMode::msix), Status::success);
+    ASSERT_NO_FATAL_FAILURE(pf.bring_up_linked());
     ecore::Hwfn& hwfn = pf.hwfn();
-    {
-        ecore::PttGuard ptt(hwfn);
-        ASSERT_EQ(ecore::mcp_set_link(hwfn, *ptt, true), Status::success);
-    }
-    ASSERT_TRUE(test::wait_for([&] { return pf.link_up(); }));
 
     /* Fastpath status block 0, armed on its vector. */
     osal::DmaMem sb_mem;

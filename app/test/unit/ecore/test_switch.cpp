@@ -38,13 +38,8 @@ TEST(Switch, SwitchdevRulesCountWhereEcoreReadsThem)
     test::Pf pf;
     ATTACH_OR_SKIP(pf, "t_switch", 0, osal::EmbeddedConfig{});
     const int zones = test::memzone_count();
-    ASSERT_EQ(pf.bring_up(ecore::IntMode::msix), Status::success);
+    ASSERT_NO_FATAL_FAILURE(pf.bring_up_linked());
     ecore::Hwfn& hwfn = pf.hwfn();
-    {
-        ecore::PttGuard ptt(hwfn);
-        ASSERT_EQ(ecore::mcp_set_link(hwfn, *ptt, true), Status::success);
-    }
-    ASSERT_TRUE(test::wait_for([&] { return pf.link_up(); }));
     osal::DmaMem sb_mem;
     ASSERT_EQ(sb_mem.alloc(sizeof(hsi::StatusBlock), "test SB"), 0);
     ecore::SbInfo sb;

@@ -12,6 +12,7 @@
 
 #include "fake_driver.h"
 #include "hsi_iov.h"
+#include "iov_fixture.h"
 #include "l2/tx_rate.h"
 
 namespace cna::fw::test {
@@ -24,42 +25,13 @@ namespace iov = hsi::iov;
 constexpr uint8_t VF0_MAC[6] = {0x02, 0x00, 0x00, 0x00, 0xf0, 0x00};
 constexpr uint8_t VF1_MAC[6] = {0x02, 0x00, 0x00, 0x00, 0xf0, 0x01};
 
-class Iov : public ::testing::Test {
+class Iov : public PfWithVfs {
 protected:
     void SetUp() override
     {
-        adapter = Adapter::create(cabled_ports("iov"), nullptr);
-        ASSERT_NE(adapter, nullptr);
-        pf = std::make_unique<FakeDriver>(*adapter, 0);
-        peer = std::make_unique<FakeDriver>(*adapter, 1); /* at the cable's other end */
         L2Setup setup;
         setup.accept = accept::UCAST_MATCHED | accept::BCAST;
-        ASSERT_EQ(bring_up_l2(*pf, setup), "");
-        ASSERT_EQ(bring_up_l2(*peer, L2Setup{}), "");
-        ASSERT_TRUE(wait_link(*pf));
-    }
-
-    void enable_vfs(uint32_t count)
-    {
-        pf->wr(reg::IOV_NUM_VFS, count);
-        for (uint32_t vf = 0; vf < count; vf++) {
-            pf->wr(reg::IOV_VF_SELECT, vf);
-            pf->wr(reg::IOV_VF_CTRL, reg::IOV_VF_CTRL_ENABLE);
-        }
-    }
-
-    /* A VF's vport with Rx queue 0 (SB 0) and Tx queue 0 (SB 1), its MAC as
-     * its one filter, taking matched unicast and broadcast. */
-    std::unique_ptr<FakeDriver> bring_up_vf(uint32_t vf, const uint8_t* mac)
-    {
-        auto drv = std::make_unique<FakeDriver>(*adapter, *pf, vf);
-        EXPECT_EQ(drv->vport_start(0), FwReturn::ok);
-        EXPECT_EQ(drv->rx_queue_start(0, 0, 0), FwReturn::ok);
-        drv->rx_post(0, 63);
-        EXPECT_EQ(drv->tx_queue_start(0, 0, 1), FwReturn::ok);
-        EXPECT_EQ(drv->filter(FilterOpcode::add, FilterType::mac, 0, mac), FwReturn::ok);
-        EXPECT_EQ(drv->vport_activate(0, accept::UCAST_MATCHED | accept::BCAST), FwReturn::ok);
-        return drv;
+        ASSERT_NO_FATAL_FAILURE(bring_up("iov", setup));
     }
 
     std::vector<EventRingElement> iov_events()
@@ -70,10 +42,6 @@ protected:
                 found.push_back(e);
         return found;
     }
-
-    std::unique_ptr<Adapter> adapter;
-    std::unique_ptr<FakeDriver> pf;
-    std::unique_ptr<FakeDriver> peer;
 };
 
 TEST_F(Iov, PfEnablesVfsWithinWhatTheMfwAllows)

@@ -11,8 +11,8 @@
 #include <memory>
 
 #include "fake_driver.h"
-#include "hsi_iov.h"
 #include "hsi_switch.h"
+#include "iov_fixture.h"
 
 namespace cna::fw::test {
 namespace {
@@ -28,40 +28,18 @@ constexpr uint16_t ALL_FRAMES =
     accept::UCAST_MATCHED | accept::UCAST_UNMATCHED | accept::MCAST_MATCHED | accept::MCAST_UNMATCHED | accept::BCAST;
 constexpr uint32_t MAX_RULES_HERE = 64;
 
-class Switchdev : public ::testing::Test {
+class Switchdev : public PfWithVfs {
 protected:
     void SetUp() override
     {
-        adapter = Adapter::create(cabled_ports("eswitch"), nullptr);
-        ASSERT_NE(adapter, nullptr);
-        pf = std::make_unique<FakeDriver>(*adapter, 0);
-        peer = std::make_unique<FakeDriver>(*adapter, 1);
-        ASSERT_EQ(bring_up_l2(*pf, L2Setup{}), "");
-        ASSERT_EQ(bring_up_l2(*peer, L2Setup{}), "");
-        ASSERT_TRUE(wait_link(*pf));
-        pf->wr(reg::IOV_NUM_VFS, 2);
-        for (uint32_t vf = 0; vf < 2; vf++) {
-            pf->wr(reg::IOV_VF_SELECT, vf);
-            pf->wr(reg::IOV_VF_CTRL, reg::IOV_VF_CTRL_ENABLE);
-        }
+        ASSERT_NO_FATAL_FAILURE(bring_up("eswitch"));
+        enable_vfs(2);
         vf0 = bring_up_vf(0, VF0_MAC);
         vf1 = bring_up_vf(1, VF1_MAC);
         counters = pf->alloc(MAX_RULES_HERE * sizeof(SwitchCounters));
         ASSERT_EQ(start_representor(1, 0), FwReturn::ok);
         ASSERT_EQ(start_representor(2, 1), FwReturn::ok);
         ASSERT_EQ(set_mode(SwitchMode::switchdev), FwReturn::ok);
-    }
-
-    std::unique_ptr<FakeDriver> bring_up_vf(uint32_t vf, const uint8_t* mac)
-    {
-        auto drv = std::make_unique<FakeDriver>(*adapter, *pf, vf);
-        EXPECT_EQ(drv->vport_start(0), FwReturn::ok);
-        EXPECT_EQ(drv->rx_queue_start(0, 0, 0), FwReturn::ok);
-        drv->rx_post(0, 63);
-        EXPECT_EQ(drv->tx_queue_start(0, 0, 1), FwReturn::ok);
-        EXPECT_EQ(drv->filter(FilterOpcode::add, FilterType::mac, 0, mac), FwReturn::ok);
-        EXPECT_EQ(drv->vport_activate(0, accept::UCAST_MATCHED | accept::BCAST), FwReturn::ok);
-        return drv;
     }
 
     /* The PF's vport `vport` as VF vf's representor, with Rx and Tx queue
@@ -118,8 +96,7 @@ protected:
     }
     uint64_t wire_tx() { return adapter->control().port_counters(0).wire_tx_frames; }
 
-    std::unique_ptr<Adapter> adapter;
-    std::unique_ptr<FakeDriver> pf, peer, vf0, vf1;
+    std::unique_ptr<FakeDriver> vf0, vf1;
     HostMem counters;
 };
 
