@@ -77,7 +77,8 @@ inline constexpr uint16_t SET_IPV4_SRC = 1u << 4; /* the rule needs flow_hdr::IP
 inline constexpr uint16_t SET_IPV4_DST = 1u << 5; /* the rule needs flow_hdr::IPV4 */
 /* The IPv4 TTL or IPv6 hop limit; the rule needs IPV4 or IPV6. A frame
  * whose TTL would reach 0 goes to the representor of where it came from,
- * as a frame that matched no rule does. */
+ * as a frame that matched no rule does; so does an IP fragment whose
+ * addresses or ports a rule would change. */
 inline constexpr uint16_t DEC_TTL = 1u << 6;
 inline constexpr uint16_t PUSH_VLAN = 1u << 7;    /* vlan_tpid, TCI 0 until set */
 inline constexpr uint16_t SET_VLAN_VID = 1u << 8; /* vlan_tci's VID */

@@ -45,7 +45,10 @@ its table is printed as its own section. `--only engine` (or
 Port switch: switch_bench (switch_rows.py): rte_flow transfer rules' insertion
 and deletion rates, and a frame's lookup as the table grows (1, 1,000 and
 100,000 rules), in the embedded adapter's Mpps; `--only switch` runs just
-that section, `--no-switch` skips it.
+that section, `--no-switch` skips it. Then Open vSwitch (ovs_rows.py): a
+VF's stream to another VF and to the wire with its flows offloaded beside
+the same through its own DPDK datapath, `ovs VF->VF offloaded/datapath: R`;
+`--only ovs`, `--no-ovs`.
 
 RDMA: rdma_perf (examples/rdma_perf) with both ends in one process on two
 cabled ports of one adapter, one application lcore on CPU 1 stepping both
@@ -93,6 +96,7 @@ from harness.testpmd import pmd_path  # noqa: E402
 from bench_testpmd import (APP_ARGS, FWD_CPU, MAIN_CPU, TESTPMD, TWO_LCORE_APP_ARGS, TWO_LCORES, BenchError, Run, Session, all_rates,  # noqa: E402
                            core_latency, last_lines, wait_links_up, window_rate, window_rates)
 from guest_rows import run_vm  # noqa: E402
+from ovs_rows import run_ovs_rows  # noqa: E402
 from switch_rows import run_switch  # noqa: E402
 from two_process_rows import run_two_process  # noqa: E402
 from verbs_rows import (RDMA_BW_ROW, RDMA_LAT_ROW, print_provider_row, run_daemon_rows,  # noqa: E402
@@ -578,14 +582,15 @@ def main():
     p.add_argument("--tx-first", type=int, default=1, metavar="BURSTS",
                    help="32-packet bursts each port injects at start (`start tx_first BURSTS`)")
     p.add_argument("--only", nargs="*",
-                   help="configurations whose name contains one of these; `engine`, `rdma`, `vm` and `switch` "
-                        "select the engine, RDMA, guest and port switch sections")
+                   help="configurations whose name contains one of these; `engine`, `rdma`, `vm`, `switch` and "
+                        "`ovs` select the engine, RDMA, guest, port switch and Open vSwitch sections")
     p.add_argument("--engine-only", action="store_true", help="only the adapter engine section (engine_bench)")
     p.add_argument("--no-engine", action="store_true", help="skip the adapter engine section")
     p.add_argument("--no-rdma", action="store_true", help="skip the RDMA section")
     p.add_argument("--no-two-process", action="store_true", help="skip the two-process rows")
     p.add_argument("--no-vm", action="store_true", help="skip the guest rows (the VF beside virtio-net)")
     p.add_argument("--no-switch", action="store_true", help="skip the port switch's rows (switch_bench)")
+    p.add_argument("--no-ovs", action="store_true", help="skip the Open vSwitch rows (offloaded and not)")
     p.add_argument("--vm-runs", type=int, default=3, help="guests per guest row")
     p.add_argument("--vm-window", type=float, default=5.0, help="seconds per window in a guest")
     p.add_argument("--vm-warmup", type=float, default=5.0, help="seconds before a guest's first window")
@@ -601,7 +606,7 @@ def main():
     args = p.parse_args()
     if args.engine_only and args.no_engine:
         p.error("--engine-only and --no-engine exclude each other")
-    only = [o for o in (args.only or []) if o not in ("engine", "rdma", "vm", "switch")]
+    only = [o for o in (args.only or []) if o not in ("engine", "rdma", "vm", "switch", "ovs")]
     rdma_only = args.only == ["rdma"]
     vm_only = args.only == ["vm"]
     # testpmd and callgrind unless only the engine was asked for; the engine
@@ -613,6 +618,7 @@ def main():
     with_rdma = not args.no_rdma and not args.engine_only and (not args.only or "rdma" in args.only)
     with_vm = not args.no_vm and not args.engine_only and (not args.only or "vm" in args.only)
     with_switch = not args.no_switch and not args.engine_only and (not args.only or "switch" in args.only)
+    with_ovs = not args.no_ovs and not args.engine_only and (not args.only or "ovs" in args.only)
     args.only = ["net_cna"] if rdma_only else only
     if rdma_only:
         args.no_callgrind = True
@@ -637,6 +643,7 @@ def main():
     vm_ratio = run_vm(args, pmd) if with_vm else None
     engine_ok = run_engine(args) if with_engine else True
     switch_ok = run_switch(args, pmd) if with_switch else True
+    switch_ok = (run_ovs_rows(args) if with_ovs else True) and switch_ok
     write_64k = run_rdma(args, results) if with_rdma else None
     if with_rdma:
         run_rdma_inline(args)

@@ -44,6 +44,13 @@ Status switchdev_enable(Hwfn& hwfn, uint32_t max_rules)
     data.max_rules = max_rules;
     data.counters = hsi::make_regpair(info->counters.iova());
     const Status rc = post_switch(hwfn, EthCmd::switch_mode, &data, sizeof(data));
+    if (rc == Status::timeout) {
+        /* It may yet run: the counters stay the adapter's, and a
+         * switchdev_disable takes them back. */
+        hwfn.eswitch = std::move(info);
+        DP_ERR(hwfn, "switchdev mode: no answer from the adapter");
+        return rc;
+    }
     if (rc != Status::success) {
         DP_ERR(hwfn, "switchdev mode refused: %s%s", status_name(rc),
                rc == Status::busy ? " (another PF of the port is loaded)" : "");

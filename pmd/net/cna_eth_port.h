@@ -118,6 +118,10 @@ struct EthPort {
     std::mutex switch_lock;
     std::vector<rte_eth_dev*> representors;
     std::vector<std::unique_ptr<rte_flow>> transfer_flows;
+    /* Transfer rules legacy mode took out of the adapter: their handles
+     * the application may still hold, freed when it destroys them (or
+     * flushes their port) and with the port. */
+    std::vector<std::unique_ptr<rte_flow>> orphaned_flows;
 };
 
 /* A VF's representor (representor=): an ethdev of the PF's process on a
@@ -150,10 +154,12 @@ inline constexpr uint32_t RDMA_CNQS = 1;
 uint32_t l2_queue_pairs(const EthPort* port);
 /* Those of them the port's own: each representor has one of the rest. */
 uint32_t max_queue_pairs(const EthPort* port);
-/* The switch port (switch_info.port_id) of the uplink, and of a VF and its
- * representor. */
+/* Switch ports (switch_info.port_id): the uplink's, VF n's representor's,
+ * and VF n's own as its port sees it; all different, as a process may
+ * hold a VF and its representor. */
 inline constexpr uint16_t UPLINK_SWITCH_PORT = 0;
-inline uint16_t switch_port_of_vf(uint32_t vf) { return static_cast<uint16_t>(vf + 1); }
+inline uint16_t switch_port_of_representor(uint32_t vf) { return static_cast<uint16_t>(1 + vf); }
+inline uint16_t switch_port_of_vf(uint32_t vf) { return static_cast<uint16_t>(1 + hsi::iov::MAX_VFS_PER_PF + vf); }
 
 inline EthPort* port_of(const rte_eth_dev* dev);
 inline bool is_representor(const rte_eth_dev* dev);

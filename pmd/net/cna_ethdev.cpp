@@ -512,7 +512,12 @@ int reattach(EthPort* port)
 int dev_reset(rte_eth_dev* dev)
 {
     EthPort* port = port_of(dev);
+    /* The representors are the old attachment's: closed (their ports go)
+     * and made anew on the new one (new ports). */
+    close_representors(port);
     if (const int rc = reattach(port); rc != 0)
+        return rc;
+    if (const int rc = create_representors(port); rc != 0)
         return rc;
     PMD_LOG(INFO, port, "reset: the PF attached anew");
     return 0;

@@ -33,26 +33,35 @@ namespace endpoint = hsi::eswitch::endpoint;
 namespace action = hsi::eswitch::action;
 namespace flow_hdr = hsi::eth::flow_hdr;
 
+namespace {
+
+/* The PF of dev's switch domain: itself, or its representor's. */
+EthPort* pf_of(const rte_eth_dev* dev) { return is_representor(dev) ? representor_of(dev)->pf : port_of(dev); }
+
+} // namespace
+
 EthPort* switch_manager(const rte_eth_dev* dev)
 {
-    EthPort* pf = is_representor(dev) ? representor_of(dev)->pf : port_of(dev);
-    return pf != nullptr && ecore::switchdev_enabled(pf->edev.hwfn) ? pf : nullptr;
+    EthPort* pf = pf_of(dev);
+    return ecore::switchdev_enabled(pf->edev.hwfn) ? pf : nullptr;
 }
 
 namespace {
 
 /* The endpoint an ethdev of pf's switch domain stands for: what it
- * represents (the wire, a VF), or its own Tx and Rx (a vport of the PF). */
+ * represents (the wire, a VF), or its own Tx and Rx (a vport of the PF).
+ * A representor is found among the PF's under the switch's lock (another
+ * thread may be closing it), never through a port id's private data. */
 int endpoint_of(EthPort* pf, uint16_t port_id, bool represented, uint16_t* out)
 {
-    if (!rte_eth_dev_is_valid_port(port_id))
-        return -ENODEV;
-    const rte_eth_dev* dev = &rte_eth_devices[port_id];
-    if (dev->dev_ops == &cna_dev_ops && port_of(dev) == pf) {
+    if (port_id == pf->eth_dev->data->port_id) {
         *out = represented ? endpoint::WIRE : endpoint::vport(VPORT_ID);
         return 0;
     }
-    if (dev->dev_ops == &cna_representor_ops && representor_of(dev)->pf == pf) {
+    std::lock_guard guard(pf->switch_lock);
+    for (const rte_eth_dev* dev : pf->representors) {
+        if (dev->data->port_id != port_id)
+            continue;
         const Representor* rep = representor_of(dev);
         *out = represented ? endpoint::vf(rep->vf) : endpoint::vport(rep->vport_id);
         return 0;
@@ -77,7 +86,9 @@ int parse_source(rte_eth_dev* dev, EthPort* pf, const rte_flow_item* items, ecor
     const bool represented = item != nullptr && item->type == RTE_FLOW_ITEM_TYPE_REPRESENTED_PORT;
     if (item == nullptr || (!represented && item->type != RTE_FLOW_ITEM_TYPE_PORT_REPRESENTOR)) {
         /* No port item: what the ethdev the rule is made on represents. */
-        return endpoint_of(pf, dev->data->port_id, true, &r.source);
+        if (endpoint_of(pf, dev->data->port_id, true, &r.source) != 0)
+            return port_error(error, RTE_FLOW_ERROR_TYPE_ITEM, items, dev->data->port_id);
+        return 0;
     }
     if (item->spec == nullptr)
         return flow_error(error, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, item, "a port item needs a spec: the port");
@@ -238,6 +249,8 @@ int parse_fate(EthPort* pf, const rte_flow_action* a, ecore::SwitchRuleParams& r
         const auto* conf = static_cast<const rte_flow_action_port_id*>(a->conf);
         if (conf->original)
             return flow_error(error, RTE_FLOW_ERROR_TYPE_ACTION_CONF, a, "PORT_ID original is not supported");
+        if (conf->id > UINT16_MAX)
+            return flow_error(error, RTE_FLOW_ERROR_TYPE_ACTION_CONF, a, "PORT_ID %u is no port", conf->id);
         port_id = static_cast<uint16_t>(conf->id);
     } else {
         represented = a->type == RTE_FLOW_ACTION_TYPE_REPRESENTED_PORT;
@@ -306,7 +319,7 @@ int parse(rte_eth_dev* dev, EthPort* pf, const rte_flow_attr* attr, const rte_fl
         return rc;
     const rte_flow_item* rest = nullptr;
     if (int rc = parse_source(dev, pf, pattern, r, &rest, error); rc != 0)
-        return rc < 0 ? port_error(error, RTE_FLOW_ERROR_TYPE_ITEM, pattern, dev->data->port_id) : rc;
+        return rc;
     FlowPattern matched;
     if (int rc = parse_pattern(rest, true, matched, error); rc != 0)
         return rc;
@@ -320,10 +333,14 @@ int parse(rte_eth_dev* dev, EthPort* pf, const rte_flow_attr* attr, const rte_fl
     return parse_actions(pf, actions, r, error);
 }
 
-auto find(EthPort* pf, const rte_flow* flow)
+auto find(std::vector<std::unique_ptr<rte_flow>>& flows, const rte_flow* flow)
 {
-    return std::find_if(pf->transfer_flows.begin(), pf->transfer_flows.end(),
-                        [&](const auto& f) { return f.get() == flow; });
+    return std::find_if(flows.begin(), flows.end(), [&](const auto& f) { return f.get() == flow; });
+}
+
+int rule_error(rte_flow_error* error, ecore::Status st, const rte_flow* flow, const char* what)
+{
+    return rte_flow_error_set(error, -ecore::status_to_errno(st), RTE_FLOW_ERROR_TYPE_HANDLE, flow, what);
 }
 
 } // namespace
@@ -344,6 +361,10 @@ rte_flow* transfer_flow_create(rte_eth_dev* dev, const rte_flow_attr* attr, cons
     if (parse(dev, pf, attr, pattern, actions, flow->rule, error) != 0)
         return nullptr;
     std::lock_guard guard(pf->switch_lock);
+    if (!ecore::switchdev_enabled(pf->edev.hwfn)) {
+        flow_error(error, RTE_FLOW_ERROR_TYPE_ATTR_TRANSFER, attr, "the port switch has just left switchdev mode");
+        return nullptr;
+    }
     const ecore::Status st = ecore::sp_switch_rule_add(pf->edev.hwfn, flow->rule, &flow->rule_id);
     if (st == ecore::Status::nospc) {
         rte_flow_error_set(error, ENOSPC, RTE_FLOW_ERROR_TYPE_HANDLE, nullptr,
@@ -351,8 +372,7 @@ rte_flow* transfer_flow_create(rte_eth_dev* dev, const rte_flow_attr* attr, cons
         return nullptr;
     }
     if (st != ecore::Status::success) {
-        rte_flow_error_set(error, -ecore::status_to_errno(st), RTE_FLOW_ERROR_TYPE_HANDLE, nullptr,
-                           "the port switch refused the rule");
+        rule_error(error, st, nullptr, "the port switch refused the rule");
         return nullptr;
     }
     pf->transfer_flows.push_back(std::move(flow));
@@ -361,40 +381,45 @@ rte_flow* transfer_flow_create(rte_eth_dev* dev, const rte_flow_attr* attr, cons
 
 int transfer_flow_destroy(rte_eth_dev* dev, rte_flow* flow, rte_flow_error* error)
 {
-    EthPort* pf = switch_manager(dev);
-    if (pf == nullptr)
-        return rte_flow_error_set(error, ENOENT, RTE_FLOW_ERROR_TYPE_HANDLE, flow, "no such flow rule on this port");
+    EthPort* pf = pf_of(dev);
+    const uint16_t port = dev->data->port_id;
     std::lock_guard guard(pf->switch_lock);
-    auto it = find(pf, flow);
-    if (it == pf->transfer_flows.end() || flow->creator != dev->data->port_id)
+    if (auto orphan = find(pf->orphaned_flows, flow); orphan != pf->orphaned_flows.end() && flow->creator == port) {
+        pf->orphaned_flows.erase(orphan);
+        return 0;
+    }
+    auto it = find(pf->transfer_flows, flow);
+    if (it == pf->transfer_flows.end() || flow->creator != port)
         return rte_flow_error_set(error, ENOENT, RTE_FLOW_ERROR_TYPE_HANDLE, flow, "no such flow rule on this port");
     const ecore::Status st =
         removed(pf) ? ecore::Status::success : ecore::sp_switch_rule_del(pf->edev.hwfn, flow->rule_id);
     if (st != ecore::Status::success)
-        return rte_flow_error_set(error, -ecore::status_to_errno(st), RTE_FLOW_ERROR_TYPE_HANDLE, flow,
-                                  "the port switch could not delete the rule");
+        return rule_error(error, st, flow, "the port switch could not delete the rule");
     pf->transfer_flows.erase(it);
     return 0;
 }
 
 int transfer_flows_flush(rte_eth_dev* dev, rte_flow_error* error)
 {
-    EthPort* pf = switch_manager(dev);
-    if (pf == nullptr)
-        return 0;
-    for (;;) {
-        rte_flow* flow = nullptr;
-        {
-            std::lock_guard guard(pf->switch_lock);
-            for (const auto& f : pf->transfer_flows)
-                if (f->creator == dev->data->port_id)
-                    flow = f.get();
+    EthPort* pf = pf_of(dev);
+    const uint16_t port = dev->data->port_id;
+    auto made_here = [port](const std::unique_ptr<rte_flow>& f) { return f == nullptr || f->creator == port; };
+    std::lock_guard guard(pf->switch_lock);
+    std::erase_if(pf->orphaned_flows, made_here);
+    int rc = 0;
+    for (std::unique_ptr<rte_flow>& flow : pf->transfer_flows) {
+        if (flow->creator != port)
+            continue;
+        const ecore::Status st =
+            removed(pf) ? ecore::Status::success : ecore::sp_switch_rule_del(pf->edev.hwfn, flow->rule_id);
+        if (st != ecore::Status::success) {
+            rc = rule_error(error, st, flow.get(), "the port switch could not delete the rule");
+            break;
         }
-        if (flow == nullptr)
-            return 0;
-        if (int rc = transfer_flow_destroy(dev, flow, error); rc != 0)
-            return rc;
+        flow.reset();
     }
+    std::erase_if(pf->transfer_flows, [](const std::unique_ptr<rte_flow>& f) { return f == nullptr; });
+    return rc;
 }
 
 int transfer_flow_query(rte_eth_dev* dev, rte_flow* flow, const rte_flow_action* action, void* data,
@@ -404,7 +429,7 @@ int transfer_flow_query(rte_eth_dev* dev, rte_flow* flow, const rte_flow_action*
     if (pf == nullptr)
         return rte_flow_error_set(error, ENOENT, RTE_FLOW_ERROR_TYPE_HANDLE, flow, "no such flow rule on this port");
     std::lock_guard guard(pf->switch_lock);
-    if (find(pf, flow) == pf->transfer_flows.end() || flow->creator != dev->data->port_id)
+    if (find(pf->transfer_flows, flow) == pf->transfer_flows.end() || flow->creator != dev->data->port_id)
         return rte_flow_error_set(error, ENOENT, RTE_FLOW_ERROR_TYPE_HANDLE, flow, "no such flow rule on this port");
     if (action->type != RTE_FLOW_ACTION_TYPE_COUNT)
         return rte_flow_error_set(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION, action, "only COUNT can be queried");

@@ -54,7 +54,7 @@ int rep_infos_get(rte_eth_dev* dev, rte_eth_dev_info* info)
     info->tx_offload_capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS | RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
     info->switch_info.name = rep->pf->switch_name.c_str();
     info->switch_info.domain_id = rep->pf->switch_domain;
-    info->switch_info.port_id = switch_port_of_vf(rep->vf);
+    info->switch_info.port_id = switch_port_of_representor(rep->vf);
     return 0;
 }
 
@@ -84,8 +84,10 @@ int rep_start(rte_eth_dev* dev)
 {
     Representor* rep = representor_of(dev);
     rte_eth_dev_data* data = dev->data;
-    if (data->nb_rx_queues != 1 || data->nb_tx_queues != 1) {
-        PMD_DEV_LOG(ERR, dev, "a representor starts with its queue pair set up");
+    auto* rxq = data->nb_rx_queues == 1 ? static_cast<RxQueue*>(data->rx_queues[0]) : nullptr;
+    auto* txq = data->nb_tx_queues == 1 ? static_cast<TxQueue*>(data->tx_queues[0]) : nullptr;
+    if (rxq == nullptr || txq == nullptr || rxq->deferred_start || txq->deferred_start) {
+        PMD_DEV_LOG(ERR, dev, "a representor starts with its queue pair set up, neither queue deferred");
         return -EINVAL;
     }
     ecore::SpVportStartParams vp;
@@ -100,10 +102,8 @@ int rep_start(rte_eth_dev* dev)
         return ecore::status_to_errno(st);
     }
     rep->vport_started = true;
-    auto* rxq = static_cast<RxQueue*>(data->rx_queues[0]);
-    auto* txq = static_cast<TxQueue*>(data->tx_queues[0]);
-    int rc = rxq->deferred_start ? 0 : start_rx_queue_at(dev, rxq, site_of(rep));
-    if (rc == 0 && !txq->deferred_start)
+    int rc = start_rx_queue_at(dev, rxq, site_of(rep));
+    if (rc == 0)
         rc = start_tx_queue_at(dev, txq, site_of(rep));
     if (rc == 0) {
         ecore::SpVportUpdateParams active;
@@ -245,14 +245,12 @@ int rep_init(rte_eth_dev* dev, void* arg)
     rep->vf = p->vf;
     rep->vport_id = p->vport_id;
     rep->queue_id = p->queue_id;
+    dev->data->mac_addrs = static_cast<rte_ether_addr*>(rte_zmalloc(dev->data->name, sizeof(rte_ether_addr), 0));
     PortPtt ptt(p->pf);
-    int rc = !ptt ? -EBUSY : rep->sb.mem.alloc(sizeof(hsi::StatusBlock), "rep_sb");
+    int rc = dev->data->mac_addrs == nullptr ? -ENOMEM : !ptt ? -EBUSY : rep->sb.mem.alloc(sizeof(hsi::StatusBlock), "rep_sb");
     if (rc == 0)
         rc = ecore::status_to_errno(
             ecore::int_sb_init(pf_hwfn(rep), *ptt, rep->sb.info, rep->sb.mem.va(), rep->sb.mem.iova(), rep->queue_id));
-    dev->data->mac_addrs = static_cast<rte_ether_addr*>(rte_zmalloc(dev->data->name, sizeof(rte_ether_addr), 0));
-    if (rc == 0 && dev->data->mac_addrs == nullptr)
-        rc = -ENOMEM;
     if (rc != 0) {
         rep->~Representor();
         return rc;
@@ -311,12 +309,14 @@ int create_representors(EthPort* pf)
 
 void leave_switchdev(EthPort* pf)
 {
+    std::lock_guard guard(pf->switch_lock);
     if (!ecore::switchdev_enabled(pf->edev.hwfn))
         return;
-    {
-        std::lock_guard guard(pf->switch_lock);
-        pf->transfer_flows.clear(); /* legacy mode takes the adapter's rules with it */
-    }
+    /* Legacy mode takes the adapter's rules with it; their handles stay
+     * the application's. */
+    for (auto& flow : pf->transfer_flows)
+        pf->orphaned_flows.push_back(std::move(flow));
+    pf->transfer_flows.clear();
     const ecore::Status st = removed(pf) ? ecore::Status::success : ecore::switchdev_disable(pf->edev.hwfn);
     if (st != ecore::Status::success)
         PMD_LOG(WARNING, pf, "the port switch back to legacy mode: %s", ecore::status_name(st));

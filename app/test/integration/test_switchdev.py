@@ -78,7 +78,7 @@ class Domain(unittest.TestCase):
             for vf in (0, 1):
                 info = switch_info(rig.vf[vf].cmd("show port info 0"))
                 self.assertEqual(info[0], pf[0][0], "the VF's process names the same switch")
-                self.assertEqual(info[2], vf + 1, "a VF is its representor's switch port")
+                self.assertEqual(info[2], vf + 9, "a VF's own switch port: 1 + 8 VFs' representors + n")
             self.assertRegex(rig.pf.cmd("show port info 1"), r"Devargs: .*representor=\[0-1\]")
 
 

@@ -53,6 +53,10 @@ bool PfFirmware::read_data(uint64_t data_ptr, void* data, std::size_t len)
 
 FwReturn PfFirmware::start(const PfStartRamrodData&)
 {
+    /* While another PF manages the port's switch in switchdev mode, the
+     * port's wire is that switch's. */
+    if (eswitch_ != nullptr && eswitch_->switchdev() && &eswitch_->manager() != this)
+        return FwReturn::bad_state;
     /* Every Rx producer and statistic restarts at 0: values a previous
      * load left in storm RAM must not be taken for new ones. */
     for (uint32_t q = 0; q < MAX_QUEUES_PER_PF; q++)

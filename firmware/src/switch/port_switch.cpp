@@ -22,7 +22,8 @@ using namespace hsi::eswitch;
 PortSwitch::PortSwitch(const roce::RoceList& roce, const FunctionList& functions, const Storms& storms,
                        EmbeddedSwitch& eswitch, PassClock& clock)
     : roce_(roce), functions_(functions), storms_(storms), eswitch_(eswitch), clock_(clock),
-      rewritten_(std::make_unique<uint8_t[]>(FrameBurst::MAX * REWRITE_MAX))
+      rewritten_rx_(std::make_unique<uint8_t[]>(FrameBurst::MAX * REWRITE_MAX)),
+      rewritten_tx_(std::make_unique<uint8_t[]>(FrameBurst::MAX * REWRITE_MAX))
 {
 }
 
@@ -158,6 +159,7 @@ void PortSwitch::forward(const FrameBurst& burst, uint16_t source, FrameBurst* u
     SwitchStats& stats = eswitch_.stats();
     const SwitchTable& table = eswitch_.table();
     const uint16_t miss = eswitch_.miss_destination(source);
+    uint8_t* const rewritten = (source == endpoint::WIRE ? rewritten_rx_ : rewritten_tx_).get();
     route_count_ = 0;
     for (uint32_t i = 0; i < burst.count; i++) {
         const WireFrame& f = burst.frames[i];
@@ -179,7 +181,7 @@ void PortSwitch::forward(const FrameBurst& burst, uint16_t source, FrameBurst* u
             route(r->destination).push(f);
             continue;
         }
-        uint8_t* out = rewritten_.get() + i * REWRITE_MAX;
+        uint8_t* out = rewritten + i * REWRITE_MAX;
         if (const uint32_t len = rewrite(*r, f, out); len != 0) {
             route(r->destination).add(out, len);
         } else {

@@ -79,8 +79,11 @@ private:
     FrameBurst local_; /* a sent burst's frames for the port's functions */
     std::array<Route, FrameBurst::MAX> routes_;
     uint32_t route_count_ = 0;
-    /* The frames rules changed, a REWRITE_MAX slot per frame of a burst. */
-    std::unique_ptr<uint8_t[]> rewritten_;
+    /* The frames rules changed, a REWRITE_MAX slot per frame of a burst:
+     * from the wire, and from the port's functions apart, since a loopback
+     * wire brings the second's back while they are still in use. */
+    std::unique_ptr<uint8_t[]> rewritten_rx_;
+    std::unique_ptr<uint8_t[]> rewritten_tx_;
 };
 
 } // namespace cna::fw

@@ -98,7 +98,9 @@ uint32_t rewrite(const SwitchRule& r, const WireFrame& f, uint8_t* out)
 {
     const uint16_t a = r.actions;
     const FrameLayout& layout = f.layout;
-    if (f.len > REWRITE_MAX - VLAN_HLEN)
+    constexpr uint16_t PSEUDO_HEADER =
+        action::SET_IPV4_SRC | action::SET_IPV4_DST | action::SET_TP_SRC | action::SET_TP_DST;
+    if (f.len > REWRITE_MAX - VLAN_HLEN || (layout.fragment && (a & PSEUDO_HEADER)))
         return 0;
     uint32_t len = f.len;
     uint32_t shift = 0; /* bytes the headers moved back by a pop */
@@ -107,6 +109,10 @@ uint32_t rewrite(const SwitchRule& r, const WireFrame& f, uint8_t* out)
         std::memcpy(out + 12, f.data + 12 + VLAN_HLEN, len - 12 - VLAN_HLEN);
         len -= VLAN_HLEN;
         shift = VLAN_HLEN;
+        if (len < MIN_FRAME) {
+            std::memset(out + len, 0, MIN_FRAME - len);
+            len = MIN_FRAME;
+        }
     } else {
         std::memcpy(out, f.data, len);
     }

@@ -106,6 +106,17 @@ TEST(SwitchRewrite, TtlIsSetOrDecrementedAndOneThatWouldExpireIsAnException)
     EXPECT_TRUE(l4_valid(out));
 }
 
+TEST(SwitchRewrite, AFragmentsAddressesAndPortsAreLeftToSoftware)
+{
+    SwitchRule r;
+    r.actions = action::SET_IPV4_DST;
+    auto frame = udp4_frame(DST, SRC, 0x0a000001, 0x0a000002, 1000, 2000, 30);
+    frame[14 + 6] = 0x20; /* more fragments: the UDP checksum covers the others' bytes too */
+    EXPECT_TRUE(rewritten(r, frame).empty()) << "an exception: where no rule matched";
+    r.actions = action::DEC_TTL;
+    EXPECT_EQ(rewritten(r, frame).size(), frame.size()) << "the IP header alone is the fragment's";
+}
+
 TEST(SwitchRewrite, VlanTagsArePushedSetAndPopped)
 {
     SwitchRule r;

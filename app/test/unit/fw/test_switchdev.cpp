@@ -289,3 +289,30 @@ TEST_F(Switchdev, LegacyModeSwitchesByMacAgain)
 
 } // namespace
 } // namespace cna::fw::test
+
+namespace cna::fw::test {
+namespace {
+
+TEST(SwitchdevPort, WhileAPfManagesItsSwitchNoOtherPfOfThePortStarts)
+{
+    AdapterConfig config;
+    config.name = "eswitch2";
+    config.pfs_per_port = 2;
+    config.link_up_delay_ms = 0;
+    auto adapter = Adapter::create(config, nullptr);
+    ASSERT_NE(adapter, nullptr);
+    FakeDriver manager(*adapter, 0);
+    ASSERT_EQ(bring_up_l2(manager, L2Setup{}), "");
+    const HostMem counters = manager.alloc(sizeof(SwitchCounters));
+    SwitchModeRamrodData d{};
+    d.mode = static_cast<uint8_t>(SwitchMode::switchdev);
+    d.max_rules = 1;
+    d.counters = make_regpair(counters.iova);
+    ASSERT_EQ(manager.eth(EthCmd::switch_mode, &d, sizeof(d)), FwReturn::ok);
+    FakeDriver other(*adapter, 1);
+    EXPECT_EQ(bring_up_l2(other, L2Setup{}), "PF_START ramrod: fw_return 3")
+        << "the port's wire is the switch's: no PF of the port may bypass its rules";
+}
+
+} // namespace
+} // namespace cna::fw::test

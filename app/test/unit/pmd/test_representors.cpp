@@ -183,7 +183,7 @@ TEST_F(Representors, DevargsMatchingFindsThemAndOneSwitchDomainHoldsThemAll)
         ASSERT_EQ(rte_eth_dev_info_get(vf_[vf], &info), 0) << "the VF, from its own port";
         EXPECT_EQ(info.switch_info.domain_id, pf_info.switch_info.domain_id);
         EXPECT_STREQ(info.switch_info.name, pf_info.switch_info.name);
-        EXPECT_EQ(info.switch_info.port_id, vf + 1) << "the VF's switch port is its representor's";
+        EXPECT_EQ(info.switch_info.port_id, vf + 9) << "the VF's own switch port, apart from its representor's";
     }
 }
 
@@ -363,7 +363,8 @@ TEST_F(Representors, RulesChangedUnderTrafficLoseAndDoubleNoFrame)
 TEST_F(Representors, ClosingTheRepresentorsLeavesTheVfsSwitchingByMac)
 {
     rte_flow_error error{};
-    ASSERT_NE(create(pf_, {{RTE_FLOW_ACTION_TYPE_DROP, nullptr}}, &error), nullptr);
+    rte_flow* kept = create(pf_, {{RTE_FLOW_ACTION_TYPE_DROP, nullptr}}, &error);
+    ASSERT_NE(kept, nullptr);
     for (uint16_t vf = 0; vf < 2; vf++) {
         ASSERT_EQ(rte_eth_dev_stop(rep_[vf]), 0);
         ASSERT_EQ(rte_eth_dev_close(rep_[vf]), 0);
@@ -374,6 +375,8 @@ TEST_F(Representors, ClosingTheRepresentorsLeavesTheVfsSwitchingByMac)
     rte_flow_action_ethdev to_pf{pf_};
     EXPECT_EQ(create(pf_, {{RTE_FLOW_ACTION_TYPE_REPRESENTED_PORT, &to_pf}}, &error), nullptr);
     EXPECT_NE(std::string(error.message).find("switchdev mode"), std::string::npos) << error.message;
+    EXPECT_EQ(rte_flow_destroy(pf_, kept, &error), 0) << "the application's handle of a rule legacy mode took";
+    EXPECT_NE(rte_flow_destroy(pf_, kept, &error), 0) << "freed once";
 }
 
 } // namespace

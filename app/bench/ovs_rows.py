@@ -1,0 +1,123 @@
+"""The Open vSwitch rows of ./cna bench: a VF's 64-byte stream to another VF
+and to the wire through Open vSwitch's DPDK datapath (Debian's
+openvswitch-switch-dpdk), with its flows offloaded into the adapter's port
+switch (hw-offload=true) and without (every frame through its PMD thread),
+in one run. cna-adapterd has two cabled ports: PF 0 with two VFs and their
+representors in Open vSwitch's bridge (its uplink PF 0), PF 1 the wire's
+other end in a testpmd of its own. One OpenFlow rule per row sends the
+sender's representor's frames to the receiver (`in_port=rep1,
+actions=output:rep0`, or to the uplink). Busy threads, the same in both
+modes: Open vSwitch's PMD thread, the adapter's engine thread, the sender's
+and the receiver's forwarding lcores. The figures: the receiver's Rx rate
+(median of the windows), and the share of its cycles Open vSwitch's PMD
+thread spent processing (not idle polling) meanwhile."""
+import os
+import re
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test", "integration"))
+from harness import ovs as ovs_harness  # noqa: E402
+from harness.daemon import AdapterDaemon  # noqa: E402
+from harness.ovs import Ovs  # noqa: E402
+from harness.testpmd import TestPmd, port_mac  # noqa: E402
+
+WINDOW = 1.0
+WINDOWS = 3
+
+
+def rx_pps(tp, port=0):
+    """The Rx rate testpmd computes over the time since its last reading."""
+    out = tp.cmd(f"show port stats {port}")
+    return int(re.search(r"Rx-pps:\s+(\d+)", out).group(1))
+
+
+def pmd_busy(ovs):
+    out = ovs.appctl("dpif-netdev/pmd-stats-show")
+    m = re.search(r"processing cycles: \d+ \(([\d.]+) %\)", out)
+    return float(m.group(1)) if m else 0.0
+
+
+class Rig:
+    def __init__(self, build, offload, tag):
+        self.daemon = AdapterDaemon(["--ports", "2", "--wire", "cable"], build=build)
+        self.daemon.start()
+        sock = self.daemon.socket
+        self.ovs = Ovs([f"net_cna0,daemon={sock},pf=0,vfs=2,representor=[0-1]"], hw_offload=offload, build=build)
+        self.ovs.start()
+        self.ovs.vsctl("add-br", "br0", "--", "set", "bridge", "br0", "datapath_type=netdev")
+        for name, devargs in (("uplink", "net_cna0"), ("rep0", "net_cna0,representor=vf0"),
+                              ("rep1", "net_cna0,representor=vf1")):
+            self.ovs.vsctl("add-port", "br0", name, "--", "set", "Interface", name, "type=dpdk",
+                           f"options:dpdk-devargs={devargs}")
+        memory = lambda who: ["--no-huge", "-m", "256", "--file-prefix", f"{tag}{who}"]  # noqa: E731
+        self.vf = {vf: TestPmd([f"net_cna_vf{vf},daemon={sock},pf=0,vf={vf}"], memory=memory(f"vf{vf}"),
+                               lcores="0@0,1@0", build=build) for vf in (0, 1)}
+        self.wire = TestPmd([f"net_cna1,daemon={sock},pf=1"], memory=memory("wire"), lcores="0@1,1@1", build=build)
+        for tp in list(self.vf.values()) + [self.wire]:
+            tp.start()
+
+    def close(self):
+        for tp in list(self.vf.values()) + [self.wire]:
+            tp.close()
+        self.ovs.stop()
+        self.daemon.stop()
+
+    def measure(self, receiver, to_port):
+        """VF 1 sends to `receiver` (rep0 behind it: VF 0; uplink: the wire)."""
+        self.ovs.ofctl("del-flows", "br0")
+        self.ovs.ofctl("add-flow", "br0", f"in_port=rep1,actions=output:{to_port}")
+        receiver.cmd("set fwd rxonly")
+        receiver.cmd("start")
+        sender = self.vf[1]
+        sender.cmd("set fwd txonly")
+        sender.cmd(f"set eth-peer 0 {port_mac(receiver, 0)}")
+        sender.cmd("start")
+        time.sleep(1.5)  # the flow made and, offloaded, in the adapter
+        rx_pps(receiver)
+        self.ovs.appctl("dpif-netdev/pmd-stats-clear")
+        rates = []
+        for _ in range(WINDOWS):
+            time.sleep(WINDOW)
+            rates.append(rx_pps(receiver))
+        busy = pmd_busy(self.ovs)
+        sender.cmd("stop")
+        receiver.cmd("stop")
+        return statistics.median(rates) / 1e6, busy
+
+
+def run_ovs_rows(args, runs=3):
+    """Prints the rows and the ratios; False if they could not be measured."""
+    print()
+    if not ovs_harness.available():
+        print("ovs: skipped, Debian's openvswitch-switch-dpdk is not installed")
+        return True
+    if os.geteuid() != 0:
+        print("ovs: skipped, needs root (hugepages for Open vSwitch)")
+        return True
+    results = {}
+    try:
+        for run in range(runs):
+            for offload in (True, False):
+                rig = Rig(args.build, offload, f"ovsb{os.getpid()}r{run}{int(offload)}")
+                try:
+                    for row, receiver, port in (("VF->VF", rig.vf[0], "rep0"), ("VF->wire", rig.wire, "uplink")):
+                        results.setdefault((row, offload), []).append(rig.measure(receiver, port))
+                finally:
+                    rig.close()
+    except Exception as e:  # noqa: BLE001 - any failure is a row that could not be measured
+        print(f"ovs: failed, {e}")
+        return False
+    print(f"{'ovs 64 B':<28}{'offloaded Mpps':>16}{'OVS datapath Mpps':>19}{'ratio':>8}"
+          f"{'PMD busy % (off/ovs)':>22}")
+    for row in ("VF->VF", "VF->wire"):
+        off = results[(row, True)]
+        sw = results[(row, False)]
+        off_rate = statistics.median(r for r, _ in off)
+        sw_rate = statistics.median(r for r, _ in sw)
+        ratio = off_rate / sw_rate if sw_rate else float("inf")
+        print(f"{row:<28}{off_rate:>16.2f}{sw_rate:>19.2f}{ratio:>8.1f}"
+              f"{statistics.median(b for _, b in off):>11.1f}/{statistics.median(b for _, b in sw):<10.1f}")
+        print(f"ovs {row} offloaded/datapath: {ratio:.2f}")
+    return True
