@@ -152,13 +152,13 @@ int parse_vlan(const rte_flow_item* item, FlowPattern& p, PatternState& st, rte_
 
 /* A TTL (or hop limit) match: transfer rules only. */
 int match_ttl(const rte_flow_item* item, FlowPattern& p, const PatternState& st, uint8_t spec, uint8_t mask,
-              const char* proto, rte_flow_error* error)
+              const char* field, rte_flow_error* error)
 {
     if (mask == 0)
         return 0;
     if (!st.transfer)
         return flow_error(error, RTE_FLOW_ERROR_TYPE_ITEM_MASK, item,
-                          "%s mask on the TTL is not supported (transfer rules match it)", proto);
+                          "%s is not supported (transfer rules match it)", field);
     p.ip_ttl = spec & mask;
     p.ip_ttl_mask = mask;
     return 0;
@@ -189,7 +189,7 @@ int parse_ipv4(const rte_flow_item* item, FlowPattern& p, const PatternState& st
                               "IPv4 fragment offset: only \"no fragment\" (spec 0, mask 0x3fff)");
         p.headers |= flow_hdr::WHOLE_IP;
     }
-    if (int rc = match_ttl(item, p, st, spec.hdr.time_to_live, mask.hdr.time_to_live, "IPv4", error); rc != 0)
+    if (int rc = match_ttl(item, p, st, spec.hdr.time_to_live, mask.hdr.time_to_live, "IPv4 mask on TTL", error); rc != 0)
         return rc;
     p.spec.ip_tos = spec.hdr.type_of_service;
     p.mask.ip_tos = mask.hdr.type_of_service;
@@ -230,7 +230,7 @@ int parse_ipv6(const rte_flow_item* item, FlowPattern& p, const PatternState& st
     };
     if (int rc = refuse_masked(item, others, "IPv6", extensions, error); rc != 0)
         return rc;
-    if (int rc = match_ttl(item, p, st, spec.hdr.hop_limits, mask.hdr.hop_limits, "IPv6", error); rc != 0)
+    if (int rc = match_ttl(item, p, st, spec.hdr.hop_limits, mask.hdr.hop_limits, "IPv6 mask on hop limit", error); rc != 0)
         return rc;
     p.spec.ip_proto = spec.hdr.proto;
     p.mask.ip_proto = mask.hdr.proto;

@@ -186,7 +186,7 @@ class Rules(unittest.TestCase):
                 "1 ingress pattern eth / end actions drop / end":
                     ("transfer field", "a representor takes transfer rules only"),
                 "0 ingress pattern eth / ipv4 ttl is 3 / end actions drop / end":
-                    ("item specification mask", "IPv4 mask on the TTL is not supported (transfer rules match it)"),
+                    ("item specification mask", "IPv4 mask on TTL is not supported (transfer rules match it)"),
             }
             for rule, expected in cases.items():
                 if expected is None:
