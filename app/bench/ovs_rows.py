@@ -53,11 +53,7 @@ class Rig:
         sock = self.daemon.socket
         self.ovs = Ovs([f"net_cna0,daemon={sock},pf=0,vfs=2,representor=[0-1]"], hw_offload=offload, build=build)
         self.ovs.start()
-        self.ovs.vsctl("add-br", "br0", "--", "set", "bridge", "br0", "datapath_type=netdev")
-        for name, devargs in (("uplink", "net_cna0"), ("rep0", "net_cna0,representor=vf0"),
-                              ("rep1", "net_cna0,representor=vf1")):
-            self.ovs.vsctl("add-port", "br0", name, "--", "set", "Interface", name, "type=dpdk",
-                           f"options:dpdk-devargs={devargs}")
+        self.ovs.add_switch_bridge()
         memory = lambda who: ["--no-huge", "-m", "256", "--file-prefix", f"{tag}{who}"]  # noqa: E731
         self.vf = {vf: TestPmd([f"net_cna_vf{vf},daemon={sock},pf=0,vf={vf}"], memory=memory(f"vf{vf}"),
                                lcores="0@0,1@0", build=build) for vf in (0, 1)}

@@ -42,11 +42,7 @@ class OvsOffload(unittest.TestCase):
         socket = self.daemon.socket
         self.ovs = Ovs([f"net_cna0,daemon={socket},pf=0,vfs=2,representor=[0-1]"])
         self.ovs.start()
-        self.ovs.vsctl("add-br", "br0", "--", "set", "bridge", "br0", "datapath_type=netdev")
-        for name, devargs in (("uplink", "net_cna0"), ("rep0", "net_cna0,representor=vf0"),
-                              ("rep1", "net_cna0,representor=vf1")):
-            self.ovs.vsctl("add-port", "br0", name, "--", "set", "Interface", name, "type=dpdk",
-                           f"options:dpdk-devargs={devargs}")
+        self.ovs.add_switch_bridge()
         for name in ("uplink", "rep0", "rep1"):
             self.assertIn(f"{name}: Assigned flow API 'dpdk_flow_api'", self.ovs.log())
         for vf in (0, 1):

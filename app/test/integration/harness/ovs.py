@@ -103,6 +103,15 @@ class Ovs:
         self.started = []
         shutil.rmtree(self.dir, ignore_errors=True)
 
+    def add_switch_bridge(self, pf="net_cna0", representors=2):
+        """A bridge br0 of the DPDK datapath: the PF as its port `uplink`,
+        VF n's representor as `rep<n>`."""
+        self.vsctl("add-br", "br0", "--", "set", "bridge", "br0", "datapath_type=netdev")
+        ports = [("uplink", pf)] + [(f"rep{n}", f"{pf},representor=vf{n}") for n in range(representors)]
+        for name, devargs in ports:
+            self.vsctl("add-port", "br0", name, "--", "set", "Interface", name, "type=dpdk",
+                       f"options:dpdk-devargs={devargs}")
+
     def flows(self, kind="offloaded"):
         """The datapath's flows of a kind (offloaded, ovs, all): one dict each,
         its match and actions text and its statistics."""
