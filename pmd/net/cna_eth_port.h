@@ -130,9 +130,7 @@ struct EthPort {
  * (hsi_switch.h). Its queue pair and status block are the PF's, from the
  * top of L2's share. */
 struct Representor {
-    std::string name;
     EthPort* pf = nullptr;
-    rte_eth_dev* eth_dev = nullptr;
     uint16_t vf = 0;
     uint8_t vport_id = 0;
     uint16_t queue_id = 0; /* the PF's Rx and Tx queue and status block it uses */

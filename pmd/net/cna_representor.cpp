@@ -239,9 +239,7 @@ int rep_init(rte_eth_dev* dev, void* arg)
 {
     const auto* p = static_cast<const RepresentorParams*>(arg);
     auto* rep = new (dev->data->dev_private) Representor{};
-    rep->name = dev->data->name;
     rep->pf = p->pf;
-    rep->eth_dev = dev;
     rep->vf = p->vf;
     rep->vport_id = p->vport_id;
     rep->queue_id = p->queue_id;

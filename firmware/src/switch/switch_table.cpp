@@ -65,8 +65,6 @@ void SwitchTable::resize(uint32_t max_rules)
     used_ = 0;
 }
 
-void SwitchTable::clear() { resize(capacity()); }
-
 uint32_t SwitchTable::hash(const SwitchWords& value)
 {
     /* isa-l's CRC32C (SSE4.2 or the CPU's best): a hash of every bit of

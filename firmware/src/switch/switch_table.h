@@ -91,14 +91,12 @@ class SwitchTable {
 public:
     /* SWITCH_MODE: an empty table of max_rules ids; 0 frees it. */
     void resize(uint32_t max_rules);
-    uint32_t capacity() const { return static_cast<uint32_t>(rules_.size()); }
     uint32_t size() const { return used_; }
 
     /* SWITCH_RULE_ADD, its endpoints already checked; *rule_id gets the
      * rule's id. no_resource when the table is full. */
     hsi::FwReturn add(const hsi::eswitch::SwitchRuleAddRamrodData& d, uint32_t* rule_id);
     hsi::FwReturn remove(uint32_t rule_id);
-    void clear();
 
     bool empty() const { return used_ == 0; }
     /* The rule a frame's key matches first, nullptr for none. */
