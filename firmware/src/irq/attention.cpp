@@ -23,7 +23,16 @@ bool Attention::write(uint32_t addr, uint32_t value)
 {
     switch (addr) {
     case ATTN_ACK: status_.fetch_and(~value); return true;
-    case ATTN_MASK: mask_.store(value & hsi::attn::ALL); return true;
+    case ATTN_MASK: {
+        const uint32_t enabled = value & hsi::attn::ALL;
+        /* The AEU's output is a level: a cause latched while masked
+         * interrupts once enabled, as if it had just been raised. A driver
+         * enabling its attentions after the MFW posted to it (a link that
+         * came up while it loaded) would otherwise never hear of it. */
+        if (status_.load() & enabled & ~mask_.exchange(enabled))
+            undelivered_.store(true, std::memory_order_release);
+        return true;
+    }
     case ATTN_STATUS:
     case ATTN_FW_ASSERT_CODE: return true; /* read-only */
     default: return false;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Attentions of a function: latched causes (attn::*), write-one-to-clear.
- * A newly latched cause that ecore enabled in ATTN_MASK bumps SP_PI_ATTN of
- * the slowpath status block, which interrupts through vector 0 if armed.
+ * A newly latched cause that ecore enabled in ATTN_MASK, or a latched cause
+ * ecore newly enables, bumps SP_PI_ATTN of the slowpath status block, which
+ * interrupts through vector 0 if armed.
  * Causes latch on whichever thread finds them (an engine thread, or a host
  * thread whose BAR0 access nothing decodes); the bump waits for the
  * slowpath, the one place allowed to touch every function's CAU.

@@ -206,10 +206,18 @@ def named(got, name):
     return [(t, m) for t, m in got if describe(t, m)["attr"] == name]
 
 
+def addressed_to(got, c):
+    """The MADs of `got` the listener sent to connection `c` (its comm ID
+    theirs): not those of other connections the listener still answers,
+    such as the ones noise's REQs opened."""
+    return [(t, m) for t, m in got if describe(t, m)["receiver"] == c.local_id]
+
+
 def connect(peer, c, seconds=5):
-    """REQ, REP (learnt), RTU: the MADs seen."""
+    """REQ, REP (learnt), RTU: the MADs addressed to `c`."""
     peer.send(c.req)
-    got = peer.until(seconds, lambda g: named(g, "REP") or named(g, "REJ"))
+    got = peer.until(seconds, lambda g: named(addressed_to(g, c), "REP") or named(addressed_to(g, c), "REJ"))
+    got = addressed_to(got, c)
     if named(got, "REP"):
         c.learn(named(got, "REP")[0][1])
         peer.send(c.rtu())
@@ -217,8 +225,9 @@ def connect(peer, c, seconds=5):
 
 
 def disconnect(peer, c):
+    """DREQ, DREP: the MADs addressed to `c`."""
     peer.send(c.dreq())
-    return peer.until(5, lambda g: named(g, "DREP"))
+    return addressed_to(peer.until(5, lambda g: named(addressed_to(g, c), "DREP")), c)
 
 
 def lost_rtu(peer, _):

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Status blocks and the IGU: arm, fire once, disarm; attentions through the
- * slowpath SB; DMA faults on an unmapped IOVA.
+ * slowpath SB, latched ones when enabled; DMA faults on an unmapped IOVA.
  */
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -106,6 +106,34 @@ TEST_F(Igu, AttentionsGoThroughTheSlowpathSb)
     /* Traffic still flows afterwards. */
     drv->send(0, eth_frame(BCAST, PEER_MAC, 0x88b5, 100));
     EXPECT_EQ(drv->rx_wait(0, 1).size(), 1u);
+}
+
+/* The AEU's output is a level: a cause latched while its driver had it
+ * masked (the MFW posting a link change to a PF still loading) interrupts
+ * when enabled, and only then. */
+TEST_F(Igu, ACauseLatchedWhileMaskedInterruptsOnceEnabled)
+{
+    uint16_t attn_pi = drv->sb_pi(SP_SB_ID, SP_PI_ATTN);
+    drv->fn().bar0_write(bar0_igu_cmd(SP_SB_ID), igu_cmd(drv->sb_prod(SP_SB_ID), IguIntOp::enable));
+    drv->wr(reg::ATTN_MASK, attn::ALL & ~attn::DMA_FAULT);
+    FakeDriver::TxOptions bad;
+    bad.addr_override = 0x7777000;
+    drv->send(0, eth_frame(BCAST, PEER_MAC, 0x88b5, 100), bad);
+    ASSERT_TRUE(drv->wait_tx_done(0));
+    ASSERT_TRUE(wait_until([&] { return drv->attn_status() & attn::DMA_FAULT; }));
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    EXPECT_EQ(drv->sb_pi(SP_SB_ID, SP_PI_ATTN), attn_pi) << "masked: latched, not delivered";
+    EXPECT_EQ(interrupts(drv->fn(), 0), 0u);
+
+    drv->wr(reg::ATTN_MASK, attn::ALL);
+    ASSERT_TRUE(wait_until([&] { return interrupts(drv->fn(), 0) == 1; }));
+    EXPECT_EQ(drv->sb_pi(SP_SB_ID, SP_PI_ATTN), attn_pi + 1);
+    /* Enabling again what is enabled already is no new edge. */
+    drv->fn().bar0_write(bar0_igu_cmd(SP_SB_ID), igu_cmd(drv->sb_prod(SP_SB_ID), IguIntOp::enable));
+    drv->wr(reg::ATTN_MASK, attn::ALL);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    EXPECT_EQ(drv->sb_pi(SP_SB_ID, SP_PI_ATTN), attn_pi + 1);
+    EXPECT_EQ(interrupts(drv->fn(), 0), 0u);
 }
 
 TEST_F(Igu, UnmappedRxBufferIsCountedNotFatal)
