@@ -10,6 +10,10 @@
  *     100,000 rules, and VF 1's Rx rate is the engine's (one engine thread:
  *     the switching, the main lcore: VF 0's Tx and VF 1's Rx).
  *
+ * The engine thread is pinned to the CPU after the main lcore's, so that
+ * each has a CPU (a thread the main lcore makes would otherwise inherit
+ * its one CPU, and the two take turns).
+ *
  *   switch_bench <EAL args, with -d librte_net_cna.so> -- [seconds per rate]
  *
  * Prints `switch rules: insert N/s, delete N/s` and one line per table
@@ -23,10 +27,13 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include <rte_bus_vdev.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_flow.h>
+#include <rte_lcore.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 #include <rte_udp.h>
@@ -153,7 +160,10 @@ int main(int argc, char** argv)
     argc -= eal;
     argv += eal;
     const double seconds = argc > 1 ? std::atof(argv[1]) : 2.0;
-    if (rte_vdev_init("net_cna_bench", "vfs=2,representor=[0-1]") != 0 ||
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    const long engine_cpu = (rte_lcore_to_cpu_id(static_cast<int>(rte_get_main_lcore())) + 1) % (cpus > 0 ? cpus : 1);
+    const std::string pf_devargs = "vfs=2,representor=[0-1],engine_cpu=" + std::to_string(engine_cpu);
+    if (rte_vdev_init("net_cna_bench", pf_devargs.c_str()) != 0 ||
         rte_vdev_init("net_cna_vf_bench0", "adapter=net_cna_bench,vf=0") != 0 ||
         rte_vdev_init("net_cna_vf_bench1", "adapter=net_cna_bench,vf=1") != 0)
         die("cannot probe the PF, its representors and its VFs");

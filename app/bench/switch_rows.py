@@ -16,7 +16,7 @@ def run_switch(args, pmd, seconds=2.0):
     if not os.access(bench, os.X_OK):
         print(f"switch: failed, {bench} not built")
         return False
-    argv = [bench, "-l", "0-1", "--no-huge", "-m", "1024", "--no-pci", "-d", pmd,
+    argv = [bench, "-l", "0", "--no-huge", "-m", "1024", "--no-pci", "-d", pmd,
             "--log-level=pmd.net.cna*:warning", "--", f"{seconds:g}"]
     print()
     try:

@@ -21,7 +21,11 @@ using hsi::SlowPathElement;
 
 namespace {
 
-/* How often a waiter looks at its slot (and at the EQ, if it may). */
+/* How often a waiter looks at its slot (and at the EQ, if it may): in
+ * busy-waited steps while most ramrods complete (a few tens of us), then
+ * asleep between looks. */
+constexpr uint32_t SPQ_QUICK_POLL_US = 2;
+constexpr uint32_t SPQ_QUICK_POLLS = 250;
 constexpr uint32_t SPQ_POLL_US = 50;
 
 Status fw_return_status(uint8_t code)
@@ -77,7 +81,7 @@ Status spq_wait(Hwfn& hwfn, SpqEntry& entry, uint64_t* comp_data)
     const uint16_t echo = entry.echo;
     const char* name = ramrod_name(entry.protocol_id, entry.cmd_id);
     osal::Deadline deadline(spq.timeout_ms);
-    for (;;) {
+    for (uint32_t polls = 0;; polls++) {
         if (entry.state.load(std::memory_order_acquire) == SpqEntryState::done)
             break;
         eq_try_process(hwfn);
@@ -89,7 +93,10 @@ Status spq_wait(Hwfn& hwfn, SpqEntry& entry, uint64_t* comp_data)
             entry.state.compare_exchange_strong(expected, SpqEntryState::abandoned);
             break;
         }
-        osal::usleep(SPQ_POLL_US);
+        if (polls < SPQ_QUICK_POLLS)
+            osal::udelay(SPQ_QUICK_POLL_US);
+        else
+            osal::usleep(SPQ_POLL_US);
     }
 
     if (entry.state.load(std::memory_order_acquire) == SpqEntryState::abandoned) {

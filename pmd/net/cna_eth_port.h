@@ -14,6 +14,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "cna_devargs.h"
@@ -117,11 +118,14 @@ struct EthPort {
      * representors at once. */
     std::mutex switch_lock;
     std::vector<rte_eth_dev*> representors;
-    std::vector<std::unique_ptr<rte_flow>> transfer_flows;
+    /* By handle: the table holds up to 131072 rules, and a destroy finds
+     * its own at once. */
+    using TransferFlows = std::unordered_map<const rte_flow*, std::unique_ptr<rte_flow>>;
+    TransferFlows transfer_flows;
     /* Transfer rules legacy mode took out of the adapter: their handles
      * the application may still hold, freed when it destroys them (or
      * flushes their port) and with the port. */
-    std::vector<std::unique_ptr<rte_flow>> orphaned_flows;
+    TransferFlows orphaned_flows;
 };
 
 /* A VF's representor (representor=): an ethdev of the PF's process on a

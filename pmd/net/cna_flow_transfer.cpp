@@ -333,11 +333,6 @@ int parse(rte_eth_dev* dev, EthPort* pf, const rte_flow_attr* attr, const rte_fl
     return parse_actions(pf, actions, r, error);
 }
 
-auto find(std::vector<std::unique_ptr<rte_flow>>& flows, const rte_flow* flow)
-{
-    return std::find_if(flows.begin(), flows.end(), [&](const auto& f) { return f.get() == flow; });
-}
-
 int rule_error(rte_flow_error* error, ecore::Status st, const rte_flow* flow, const char* what)
 {
     return rte_flow_error_set(error, -ecore::status_to_errno(st), RTE_FLOW_ERROR_TYPE_HANDLE, flow, what);
@@ -375,8 +370,9 @@ rte_flow* transfer_flow_create(rte_eth_dev* dev, const rte_flow_attr* attr, cons
         rule_error(error, st, nullptr, "the port switch refused the rule");
         return nullptr;
     }
-    pf->transfer_flows.push_back(std::move(flow));
-    return pf->transfer_flows.back().get();
+    rte_flow* made = flow.get();
+    pf->transfer_flows.emplace(made, std::move(flow));
+    return made;
 }
 
 int transfer_flow_destroy(rte_eth_dev* dev, rte_flow* flow, rte_flow_error* error)
@@ -384,11 +380,11 @@ int transfer_flow_destroy(rte_eth_dev* dev, rte_flow* flow, rte_flow_error* erro
     EthPort* pf = pf_of(dev);
     const uint16_t port = dev->data->port_id;
     std::lock_guard guard(pf->switch_lock);
-    if (auto orphan = find(pf->orphaned_flows, flow); orphan != pf->orphaned_flows.end() && flow->creator == port) {
+    if (auto orphan = pf->orphaned_flows.find(flow); orphan != pf->orphaned_flows.end() && flow->creator == port) {
         pf->orphaned_flows.erase(orphan);
         return 0;
     }
-    auto it = find(pf->transfer_flows, flow);
+    auto it = pf->transfer_flows.find(flow);
     if (it == pf->transfer_flows.end() || flow->creator != port)
         return rte_flow_error_set(error, ENOENT, RTE_FLOW_ERROR_TYPE_HANDLE, flow, "no such flow rule on this port");
     const ecore::Status st =
@@ -403,23 +399,21 @@ int transfer_flows_flush(rte_eth_dev* dev, rte_flow_error* error)
 {
     EthPort* pf = pf_of(dev);
     const uint16_t port = dev->data->port_id;
-    auto made_here = [port](const std::unique_ptr<rte_flow>& f) { return f == nullptr || f->creator == port; };
     std::lock_guard guard(pf->switch_lock);
-    std::erase_if(pf->orphaned_flows, made_here);
-    int rc = 0;
-    for (std::unique_ptr<rte_flow>& flow : pf->transfer_flows) {
-        if (flow->creator != port)
+    std::erase_if(pf->orphaned_flows, [port](const auto& entry) { return entry.second->creator == port; });
+    for (auto it = pf->transfer_flows.begin(); it != pf->transfer_flows.end();) {
+        const rte_flow* flow = it->second.get();
+        if (flow->creator != port) {
+            ++it;
             continue;
+        }
         const ecore::Status st =
             removed(pf) ? ecore::Status::success : ecore::sp_switch_rule_del(pf->edev.hwfn, flow->rule_id);
-        if (st != ecore::Status::success) {
-            rc = rule_error(error, st, flow.get(), "the port switch could not delete the rule");
-            break;
-        }
-        flow.reset();
+        if (st != ecore::Status::success)
+            return rule_error(error, st, flow, "the port switch could not delete the rule");
+        it = pf->transfer_flows.erase(it);
     }
-    std::erase_if(pf->transfer_flows, [](const std::unique_ptr<rte_flow>& f) { return f == nullptr; });
-    return rc;
+    return 0;
 }
 
 int transfer_flow_query(rte_eth_dev* dev, rte_flow* flow, const rte_flow_action* action, void* data,
@@ -429,7 +423,7 @@ int transfer_flow_query(rte_eth_dev* dev, rte_flow* flow, const rte_flow_action*
     if (pf == nullptr)
         return rte_flow_error_set(error, ENOENT, RTE_FLOW_ERROR_TYPE_HANDLE, flow, "no such flow rule on this port");
     std::lock_guard guard(pf->switch_lock);
-    if (find(pf->transfer_flows, flow) == pf->transfer_flows.end() || flow->creator != dev->data->port_id)
+    if (!pf->transfer_flows.contains(flow) || flow->creator != dev->data->port_id)
         return rte_flow_error_set(error, ENOENT, RTE_FLOW_ERROR_TYPE_HANDLE, flow, "no such flow rule on this port");
     if (action->type != RTE_FLOW_ACTION_TYPE_COUNT)
         return rte_flow_error_set(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION, action, "only COUNT can be queried");

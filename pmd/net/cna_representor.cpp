@@ -312,9 +312,7 @@ void leave_switchdev(EthPort* pf)
         return;
     /* Legacy mode takes the adapter's rules with it; their handles stay
      * the application's. */
-    for (auto& flow : pf->transfer_flows)
-        pf->orphaned_flows.push_back(std::move(flow));
-    pf->transfer_flows.clear();
+    pf->orphaned_flows.merge(pf->transfer_flows);
     const ecore::Status st = removed(pf) ? ecore::Status::success : ecore::switchdev_disable(pf->edev.hwfn);
     if (st != ecore::Status::success)
         PMD_LOG(WARNING, pf, "the port switch back to legacy mode: %s", ecore::status_name(st));
