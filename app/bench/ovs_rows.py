@@ -10,26 +10,21 @@ actions=output:rep0`, or to the uplink).
 
 Busy threads, the same in both modes: Open vSwitch's PMD thread, the
 adapter's engine thread, the sender's and the receiver's forwarding lcores:
-four on two CPUs, so where each runs decides what is measured. The
-applications (sender and receiver) run on CPU 0 and Open vSwitch's PMD
-thread on CPU 1 throughout. The rows that count put the adapter's engine on
-CPU 1 too: the switch's side of the machine, whichever switch it is, gets
-one CPU, and the applications' side the other. The second table puts the
-engine beside the applications instead: there the engine's third of CPU 0
-limits both modes alike and Open vSwitch's CPU goes mostly idle, so it
-shows the adapter's share of a CPU, not the switch's cost; it is printed so
-that the placement's weight is in plain view.
+four on two CPUs, so where each runs decides much of what is measured.
+Every thread is pinned, and the rows are measured for each placement of
+PLACEMENTS; the applications (sender and receiver) are on CPU 0 in all.
 
 The figures: the rate the switch delivers to the receiver's port (what it
 received, and what it dropped for want of buffers: a receiver sharing its
-CPU is not what is measured; median of the windows), and the share of its
-cycles Open vSwitch's PMD thread spent processing (not idle polling)
-meanwhile."""
+CPU is not what is measured; median of the windows, then of the runs, with
+the runs' range), and the share of its cycles Open vSwitch's PMD thread
+spent processing (not idle polling) meanwhile."""
 import os
 import re
 import statistics
 import sys
 import time
+from typing import NamedTuple
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test", "integration"))
 from harness import ovs as ovs_harness  # noqa: E402
@@ -58,17 +53,36 @@ def pmd_busy(ovs):
     return float(m.group(1)) if m else 0.0
 
 
-APPLICATION_CPU, SWITCH_CPU = 0, 1
-PLACEMENTS = (("engine on the switch's CPU", SWITCH_CPU), ("engine on the applications' CPU", APPLICATION_CPU))
+APPLICATION_CPU = 0
+
+
+class Placement(NamedTuple):
+    title: str
+    engine_cpu: int
+    pmd_cpu: int
+
+
+PLACEMENTS = (
+    # The adapter stands in for hardware, which takes no host CPU: the
+    # engine has CPU 1 to itself, and everything the host runs shares CPU 0.
+    Placement("engine alone on CPU 1", engine_cpu=1, pmd_cpu=0),
+    # The switch's side (engine and PMD thread) on CPU 1, the applications'
+    # on CPU 0.
+    Placement("engine beside OVS's PMD", engine_cpu=1, pmd_cpu=1),
+    # Open vSwitch's PMD thread alone on CPU 1, the engine with the
+    # applications on CPU 0.
+    Placement("engine beside the applications", engine_cpu=0, pmd_cpu=1),
+)
 
 
 class Rig:
-    def __init__(self, build, offload, tag, engine_cpu):
-        self.daemon = AdapterDaemon(["--ports", "2", "--wire", "cable", "--engine-cpus", str(engine_cpu)], build=build)
+    def __init__(self, build, offload, tag, placement):
+        self.daemon = AdapterDaemon(["--ports", "2", "--wire", "cable", "--engine-cpus", str(placement.engine_cpu)],
+                                    build=build)
         self.daemon.start()
         sock = self.daemon.socket
         self.ovs = Ovs([f"net_cna0,daemon={sock},pf=0,vfs=2,representor=[0-1]"], hw_offload=offload, build=build,
-                       pmd_cpus=hex(1 << SWITCH_CPU))
+                       pmd_cpus=hex(1 << placement.pmd_cpu))
         self.ovs.start()
         self.ovs.add_switch_bridge()
         memory = lambda who: ["--no-huge", "-m", "256", "--file-prefix", f"{tag}{who}"]  # noqa: E731
@@ -110,12 +124,13 @@ class Rig:
         return statistics.median(rates) / 1e6, busy
 
 
-def measure_placement(args, engine_cpu, runs):
-    """{(row, offloaded): [(Mpps, PMD busy %) per run]} with the engine on `engine_cpu`."""
+def measure_placement(args, placement, runs):
+    """{(row, offloaded): [(Mpps, PMD busy %) per run]} for one placement."""
     results = {}
     for run in range(runs):
         for offload in (True, False):
-            rig = Rig(args.build, offload, f"ovsb{os.getpid()}c{engine_cpu}r{run}{int(offload)}", engine_cpu)
+            rig = Rig(args.build, offload, f"ovsb{os.getpid()}e{placement.engine_cpu}p{placement.pmd_cpu}r{run}"
+                      f"{int(offload)}", placement)
             try:
                 for row, receiver, port in (("VF->VF", rig.vf[0], "rep0"), ("VF->wire", rig.wire, "uplink")):
                     results.setdefault((row, offload), []).append(rig.measure(receiver, port))
@@ -124,23 +139,24 @@ def measure_placement(args, engine_cpu, runs):
     return results
 
 
-def print_placement(title, results, suffix):
-    print(f"{'ovs 64 B, ' + title:<44}{'offloaded Mpps':>16}{'OVS datapath Mpps':>19}{'ratio':>8}"
+def print_placement(placement, results):
+    print(f"{'ovs 64 B, ' + placement.title:<44}{'offloaded Mpps':>22}{'OVS datapath Mpps':>22}{'ratio':>7}"
           f"{'PMD busy % (off/ovs)':>22}")
     for row in ("VF->VF", "VF->wire"):
-        off = results[(row, True)]
-        sw = results[(row, False)]
-        off_rate = statistics.median(r for r, _ in off)
-        sw_rate = statistics.median(r for r, _ in sw)
+        off = [r for r, _ in results[(row, True)]]
+        sw = [r for r, _ in results[(row, False)]]
+        off_rate, sw_rate = statistics.median(off), statistics.median(sw)
         ratio = off_rate / sw_rate if sw_rate else float("inf")
-        print(f"{row:<44}{off_rate:>16.2f}{sw_rate:>19.2f}{ratio:>8.1f}"
-              f"{statistics.median(b for _, b in off):>11.1f}/{statistics.median(b for _, b in sw):<10.1f}")
-        print(f"ovs {row} offloaded/datapath{suffix}: {ratio:.2f}")
+        spread = lambda rates: f"({min(rates):.2f}-{max(rates):.2f})"  # noqa: E731
+        print(f"{row:<44}{off_rate:>10.2f} {spread(off):>11}{sw_rate:>10.2f} {spread(sw):>11}{ratio:>7.1f}"
+              f"{statistics.median(b for _, b in results[(row, True)]):>11.1f}/"
+              f"{statistics.median(b for _, b in results[(row, False)]):<10.1f}")
+        print(f"ovs {row} offloaded/datapath, {placement.title}: {ratio:.2f}")
 
 
 def run_ovs_rows(args, runs=3):
-    """Prints the rows and the ratios, for each placement of the engine (the
-    first three runs, the second one); False if they could not be measured."""
+    """Prints the rows and the ratios of each placement; False if they could
+    not be measured."""
     print()
     if not ovs_harness.available():
         print("ovs: skipped, Debian's openvswitch-switch-dpdk is not installed")
@@ -149,9 +165,8 @@ def run_ovs_rows(args, runs=3):
         print("ovs: skipped, needs root (hugepages for Open vSwitch)")
         return True
     try:
-        for n, (title, engine_cpu) in enumerate(PLACEMENTS):
-            results = measure_placement(args, engine_cpu, runs if n == 0 else 1)
-            print_placement(title, results, "" if n == 0 else f", {title}")
+        for placement in PLACEMENTS:
+            print_placement(placement, measure_placement(args, placement, runs))
     except Exception as e:  # noqa: BLE001 - any failure is a row that could not be measured
         print(f"ovs: failed, {e}")
         return False

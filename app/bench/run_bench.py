@@ -47,8 +47,8 @@ and deletion rates, and a frame's lookup as the table grows (1, 1,000 and
 100,000 rules), in the embedded adapter's Mpps; `--only switch` runs just
 that section, `--no-switch` skips it. Then Open vSwitch (ovs_rows.py): a
 VF's stream to another VF and to the wire with its flows offloaded beside
-the same through its own DPDK datapath, `ovs VF->VF offloaded/datapath: R`;
-`--only ovs`, `--no-ovs`.
+the same through its own DPDK datapath, for each placement of the threads,
+`ovs VF->VF offloaded/datapath, <placement>: R`; `--only ovs`, `--no-ovs`.
 
 RDMA: rdma_perf (examples/rdma_perf) with both ends in one process on two
 cabled ports of one adapter, one application lcore on CPU 1 stepping both

@@ -10,9 +10,9 @@
  *     100,000 rules, and VF 1's Rx rate is the engine's (one engine thread:
  *     the switching, the main lcore: VF 0's Tx and VF 1's Rx).
  *
- * The engine thread is pinned to the CPU after the main lcore's, so that
- * each has a CPU (a thread the main lcore makes would otherwise inherit
- * its one CPU, and the two take turns).
+ * The engine thread is pinned to a CPU of the process that no lcore runs
+ * on, so that each has one (a thread the main lcore makes would otherwise
+ * inherit its one CPU, and the two take turns).
  *
  *   switch_bench <EAL args, with -d librte_net_cna.so> -- [seconds per rate]
  *
@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include <unistd.h>
+#include <sched.h>
 
 #include <rte_bus_vdev.h>
 #include <rte_eal.h>
@@ -150,19 +150,39 @@ double forward_rate(uint16_t vf0, uint16_t vf1, rte_mempool* pool, double second
     return per_second(received, Clock::now() - begin) / 1e6;
 }
 
+/* A CPU of `allowed` that no lcore runs on, for the engine thread; empty
+ * if every one is an lcore's. */
+std::string engine_cpu_devarg(const cpu_set_t& allowed)
+{
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+        if (!CPU_ISSET(cpu, &allowed))
+            continue;
+        bool lcore = false;
+        unsigned id;
+        RTE_LCORE_FOREACH(id)
+            lcore |= static_cast<int>(rte_lcore_to_cpu_id(static_cast<int>(id))) == cpu;
+        if (!lcore)
+            return ",engine_cpu=" + std::to_string(cpu);
+    }
+    std::fprintf(stderr, "switch_bench: no CPU beside the lcores: the engine thread shares the main lcore's\n");
+    return "";
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
+    /* The process's CPUs, before the EAL pins this thread to its lcore. */
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0)
+        CPU_ZERO(&allowed);
     const int eal = rte_eal_init(argc, argv);
     if (eal < 0)
         die("EAL init failed");
     argc -= eal;
     argv += eal;
     const double seconds = argc > 1 ? std::atof(argv[1]) : 2.0;
-    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    const long engine_cpu = (rte_lcore_to_cpu_id(static_cast<int>(rte_get_main_lcore())) + 1) % (cpus > 0 ? cpus : 1);
-    const std::string pf_devargs = "vfs=2,representor=[0-1],engine_cpu=" + std::to_string(engine_cpu);
+    const std::string pf_devargs = "vfs=2,representor=[0-1]" + engine_cpu_devarg(allowed);
     if (rte_vdev_init("net_cna_bench", pf_devargs.c_str()) != 0 ||
         rte_vdev_init("net_cna_vf_bench0", "adapter=net_cna_bench,vf=0") != 0 ||
         rte_vdev_init("net_cna_vf_bench1", "adapter=net_cna_bench,vf=1") != 0)

@@ -21,11 +21,12 @@ using hsi::SlowPathElement;
 
 namespace {
 
-/* How often a waiter looks at its slot (and at the EQ, if it may): in
- * busy-waited steps while most ramrods complete (a few tens of us), then
- * asleep between looks. */
-constexpr uint32_t SPQ_QUICK_POLL_US = 2;
-constexpr uint32_t SPQ_QUICK_POLLS = 250;
+/* How a waiter looks at its slot (and at the EQ, if it may): without
+ * sleeping for as long as most ramrods take (tens of microseconds), only
+ * yielding its CPU in case the adapter's engine shares it, then asleep
+ * between looks. A sleep from the start costs each ramrod about 100 us
+ * (the kernel's timer slack included). */
+constexpr uint64_t SPQ_QUICK_WAIT_NS = 500000;
 constexpr uint32_t SPQ_POLL_US = 50;
 
 Status fw_return_status(uint8_t code)
@@ -81,7 +82,8 @@ Status spq_wait(Hwfn& hwfn, SpqEntry& entry, uint64_t* comp_data)
     const uint16_t echo = entry.echo;
     const char* name = ramrod_name(entry.protocol_id, entry.cmd_id);
     osal::Deadline deadline(spq.timeout_ms);
-    for (uint32_t polls = 0;; polls++) {
+    const uint64_t quick_until = osal::time_ns() + SPQ_QUICK_WAIT_NS;
+    for (;;) {
         if (entry.state.load(std::memory_order_acquire) == SpqEntryState::done)
             break;
         eq_try_process(hwfn);
@@ -93,8 +95,8 @@ Status spq_wait(Hwfn& hwfn, SpqEntry& entry, uint64_t* comp_data)
             entry.state.compare_exchange_strong(expected, SpqEntryState::abandoned);
             break;
         }
-        if (polls < SPQ_QUICK_POLLS)
-            osal::udelay(SPQ_QUICK_POLL_US);
+        if (osal::time_ns() < quick_until)
+            osal::yield();
         else
             osal::usleep(SPQ_POLL_US);
     }

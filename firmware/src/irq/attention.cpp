@@ -29,7 +29,11 @@ bool Attention::write(uint32_t addr, uint32_t value)
          * interrupts once enabled, as if it had just been raised. A driver
          * enabling its attentions after the MFW posted to it (a link that
          * came up while it loaded) would otherwise never hear of it. */
-        if (status_.load() & enabled & ~mask_.exchange(enabled))
+        const uint32_t before = mask_.exchange(enabled);
+        /* The mask written before the status read, as raise() latches before
+         * it reads the mask: of a raise and an enabling at once, at least
+         * one sees the other's write and delivers. */
+        if (status_.load() & enabled & ~before)
             undelivered_.store(true, std::memory_order_release);
         return true;
     }

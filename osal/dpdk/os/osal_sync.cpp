@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "osal_sync.h"
 
+#include <sched.h>
+
 #include <ctime>
 
 #include <rte_cycles.h>
@@ -8,6 +10,8 @@
 namespace cna::osal {
 
 void udelay(uint32_t usecs) { rte_delay_us_block(usecs); }
+
+void yield() { sched_yield(); }
 
 void usleep(uint32_t usecs) { rte_delay_us_sleep(usecs); }
 

@@ -58,6 +58,7 @@ inline T observe(const volatile T* addr)
 }
 
 void udelay(uint32_t usecs); /* busy-waits: usable on the interrupt thread */
+void yield();                /* lets another thread of this CPU run: for short waits on one */
 void usleep(uint32_t usecs); /* sleeps: control path only */
 void msleep(uint32_t msecs); /* sleeps: control path only */
 
