@@ -15,8 +15,14 @@ using namespace hsi::rdma;
 
 namespace {
 
-/* What ecore learnt stays this long; after it the wire is asked again. */
-constexpr auto NEIGHBOUR_LIFETIME = std::chrono::seconds(60);
+/* What ecore learnt serves the paths made at once (an RC QP and the CM's
+ * address handle to the same peer, a burst of connections); a path made
+ * later asks the wire again. The peer behind an address can change within
+ * a second (a process restarting on an adapter of its own, with its own
+ * MAC), and the device reports answers to questions only, so a longer-lived
+ * entry would send to a MAC nobody has any more. Asking costs one ARP or
+ * neighbour solicitation round trip, at a path's making only. */
+constexpr auto NEIGHBOUR_LIFETIME = std::chrono::milliseconds(200);
 constexpr int TRIES = 3;
 
 std::string text(const RoceIp& ip)

@@ -209,6 +209,11 @@ int CmDevice::learn_route(const Gid& peer, int sgid_index, uint8_t traffic_class
 {
     if (routes_.contains(peer))
         return 0;
+    return make_route(peer, sgid_index, traffic_class);
+}
+
+int CmDevice::make_route(const Gid& peer, int sgid_index, uint8_t traffic_class)
+{
     ibv_ah_attr attr{};
     attr.is_global = 1;
     std::memcpy(attr.grh.dgid.raw, peer.data(), peer.size());
@@ -219,7 +224,13 @@ int CmDevice::learn_route(const Gid& peer, int sgid_index, uint8_t traffic_class
     ibv_ah* ah = ibv_create_ah(pd_, &attr);
     if (ah == nullptr)
         return -1;
-    routes_.emplace(peer, Route{ah, attr});
+    /* MADs in flight keep the old way: a datagram's WQE carries its path. */
+    if (auto old = routes_.find(peer); old != routes_.end()) {
+        ibv_destroy_ah(old->second.ah);
+        old->second = Route{ah, attr};
+    } else {
+        routes_.emplace(peer, Route{ah, attr});
+    }
     return 0;
 }
 
@@ -274,13 +285,19 @@ void CmDevice::take(const ibv_wc& wc, uint64_t now)
     const uint8_t* bytes = buffers_->receives[slot].data();
     if (wc.status == IBV_WC_SUCCESS && wc.byte_len == GRH_SIZE + cm::MAD_SIZE) {
         const auto [source, destination] = gids_of(bytes);
-        if (!routes_.contains(source)) {
-            const std::optional<int> local = gid_index(destination);
-            if (!local || learn_route(source, *local, 0) != 0)
-                complain("a route to a peer that sent a MAD");
-        }
         cm::Mad mad;
         std::memcpy(mad.data(), bytes + GRH_SIZE, mad.size());
+        /* A request comes from a peer that is there to be answered: its
+         * route is made anew, since a process restarted behind the same
+         * address speaks through another adapter, with another MAC. */
+        const std::optional<cm::MadHeader> header = cm::parse_cm_header(mad);
+        const bool request =
+            header && (header->attribute == cm::Attribute::req || header->attribute == cm::Attribute::sidr_req);
+        if (request || !routes_.contains(source)) {
+            const std::optional<int> local = gid_index(destination);
+            if (!local || make_route(source, *local, 0) != 0)
+                complain("a route to a peer that sent a MAD");
+        }
         log_mad("received", source, mad);
         cm_->receive(source, mad, now);
     }

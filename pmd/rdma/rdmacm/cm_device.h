@@ -58,6 +58,9 @@ private:
     CmDevice() = default;
     bool set_up(ibv_context* verbs, cm::Config config);
     bool post_receive(unsigned slot);
+    /* The address handle to `peer` made (its MAC resolved), replacing the
+     * one it had; the old one kept if that fails. */
+    int make_route(const Gid& peer, int sgid_index, uint8_t traffic_class);
     void take(const ibv_wc& wc, uint64_t now);
     /* The send slots whose MADs went: send()'s, on a CQ of their own, so
      * that making room never hands the CM a MAD while it sends one. */

@@ -8,6 +8,7 @@ coming up; cm_probe (app/bench), an RDMA CM application of cna's own.
 import os
 import re
 import subprocess
+import threading
 import time
 
 from harness.rdma import kill_all
@@ -44,13 +45,19 @@ def assert_rping_verified(test, hosts, count):
 
 
 class CmHosts(VerbsHosts):
-    def cm_pair(self, server_argv, client_argv, env=None, attempts=20, devargs=("", "")):
+    def cm_pair(self, server_argv, client_argv, env=None, attempts=20, devargs=("", ""), server_ready=None):
         """`server_argv`, then `client_argv` until the server listened;
         their outputs (server's, client's). Raises, with both, if either
-        fails. `devargs`: more of each one's."""
+        fails. `devargs`: more of each one's. `server_ready`: a pattern of
+        the server's output (CNA_CM_LOG's "listening on port" line, say)
+        that the client waits for, so that it starts once, against a
+        server already listening."""
         server = self.verbs_host("s", server_argv, env=env, devargs_extra=devargs[0])
         client = None
+        early = ""
         try:
+            if server_ready is not None:
+                early = self.wait_for_output(server, server_ready)
             for attempt in range(attempts):
                 client = self.verbs_host("c", client_argv, env=env, devargs_extra=devargs[1])
                 out, _ = client.communicate(timeout=self.timeout)
@@ -62,14 +69,38 @@ class CmHosts(VerbsHosts):
         except BaseException:
             kill_all(server)
             raise
+        # A server whose client failed may wait for it for ever: what it
+        # says within a few seconds is what it has to say.
+        server_wait = self.timeout if client.returncode == 0 else 5
         try:
-            server_out, _ = server.communicate(timeout=self.timeout)
+            server_out, _ = server.communicate(timeout=server_wait)
         except subprocess.TimeoutExpired:
-            server_out = kill_all(server) + f"\n(killed after {self.timeout} s)"
+            server_out = kill_all(server) + f"\n(killed after {server_wait} s)"
+        server_out = early + server_out
         if client.returncode != 0 or server.returncode != 0:
             raise AssertionError(f"{client_argv[0]}: client {client.returncode}, server {server.returncode}\n"
                                  f"--- server:\n{server_out}\n--- client:\n{out}")
         return server_out, out
+
+    def wait_for_output(self, proc, pattern):
+        """`proc`'s output up to and with the first line matching `pattern`
+        (what it printed so far); raises, with it, if `proc` ends first or
+        prints no such line within the hosts' timeout."""
+        seen = []
+        ready = threading.Event()
+
+        def read():
+            for line in iter(proc.stdout.readline, ""):
+                seen.append(line)
+                if re.search(pattern, line):
+                    ready.set()
+                    return
+            ready.set()
+
+        threading.Thread(target=read, daemon=True).start()
+        if not ready.wait(self.timeout) or not seen or not re.search(pattern, seen[-1]):
+            raise AssertionError(f"{pattern!r} never came from the server:\n{kill_all(proc)}{''.join(seen)}")
+        return "".join(seen)
 
     def probe_server(self, port, env=None, events=False):
         """cm_probe serving on SERVER_IP:port, once it listens; with
