@@ -63,14 +63,12 @@ class Placement(NamedTuple):
 
 
 PLACEMENTS = (
-    # The adapter stands in for hardware, which takes no host CPU: the
-    # engine has CPU 1 to itself, and everything the host runs shares CPU 0.
-    Placement("engine alone on CPU 1", engine_cpu=1, pmd_cpu=0),
     # The switch's side (engine and PMD thread) on CPU 1, the applications'
-    # on CPU 0.
+    # on CPU 0: whichever switch carries the frames has one CPU.
     Placement("engine beside OVS's PMD", engine_cpu=1, pmd_cpu=1),
     # Open vSwitch's PMD thread alone on CPU 1, the engine with the
-    # applications on CPU 0.
+    # applications on CPU 0: the software switch has a CPU the offloaded
+    # one has not.
     Placement("engine beside the applications", engine_cpu=0, pmd_cpu=1),
 )
 
