@@ -225,12 +225,9 @@ int CmDevice::make_route(const Gid& peer, int sgid_index, uint8_t traffic_class)
     if (ah == nullptr)
         return -1;
     /* MADs in flight keep the old way: a datagram's WQE carries its path. */
-    if (auto old = routes_.find(peer); old != routes_.end()) {
+    if (auto old = routes_.find(peer); old != routes_.end())
         ibv_destroy_ah(old->second.ah);
-        old->second = Route{ah, attr};
-    } else {
-        routes_.emplace(peer, Route{ah, attr});
-    }
+    routes_.insert_or_assign(peer, Route{ah, attr});
     return 0;
 }
 
