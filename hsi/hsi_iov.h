@@ -102,6 +102,10 @@ enum class ChannelState : uint32_t {
     idle = 0,      /* the VF may trigger */
     pending = 1,   /* a request waits for the PF */
     disabled = 2,  /* the PF has not enabled the VF, or the VF is malicious */
+    /* Enabled, its PF's driver unloaded leaving it so: the VF's queues run,
+     * its channel takes no request (a trigger is ignored) until a PF's
+     * driver loads and enables or disables it. */
+    unattended = 3,
 };
 
 /* ------------------------------------------------------------------------

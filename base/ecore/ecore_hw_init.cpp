@@ -81,6 +81,7 @@ Status hw_init_steps(Hwfn& hwfn, Ptt& ptt, const InitImage& image, IntMode int_m
 
     const uint32_t modes = get_init_mode(hwfn, int_mode);
     DP_INFO(hwfn, "MFW granted a %s load, init modes 0x%x", load_code_name(load_code), modes);
+    iov_disable_leftovers(hwfn, ptt);
     wr(hwfn, ptt, hsi::reg::MISC_INIT_MODE, modes);
     store_rt_reg(hwfn, rt::IGU_INT_MODE,
                  static_cast<uint32_t>(int_mode == IntMode::msix ? hsi::IntMode::msix : hsi::IntMode::poll));
@@ -190,8 +191,7 @@ Status hw_stop(Dev& dev)
     if (dev.is_vf)
         return vf_close(hwfn);
     /* The VFs' vports are the PF's ramrods' to stop, before PF_STOP. */
-    if (iov_num_vfs(hwfn) > 0)
-        iov_disable(hwfn);
+    iov_unload(hwfn);
     PttGuard ptt(hwfn);
     if (!ptt)
         return Status::again;

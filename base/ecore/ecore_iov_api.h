@@ -5,7 +5,8 @@
  * iov_enable after hw_init opens the VFs (the guide's iov_init_hw_for_vf for
  * each); from then on ecore answers their requests on the VF-PF channel by
  * itself, on the slowpath DPC, and keeps each VF's bulletin board current.
- * iov_disable (or hw_stop) closes them again.
+ * iov_disable closes them again, and so does hw_stop unless a driver holds
+ * one of them (iov_unload).
  *
  * The iov_set_vf_* calls (the PMD's rte_pmd_cna_set_vf_*) change the PF's
  * policy for a VF: they take effect on the VF's bulletin board at once, on
@@ -28,8 +29,19 @@ namespace cna::ecore {
 Status iov_enable(Hwfn& hwfn, uint32_t num_vfs);
 
 /* Stops whatever the VFs left running (best effort), closes their channels
- * and disables them. Called by hw_stop when VFs are enabled. */
+ * and disables them. */
 Status iov_disable(Hwfn& hwfn);
+
+/* hw_stop's part. While a driver holds one of them, the VFs stay enabled
+ * and running past this driver, as assigned VFs outlive their PF's driver:
+ * the adapter leaves their channels unattended once the PF unloads, until a
+ * PF's driver loads (iov_disable_leftovers). Else iov_disable. */
+Status iov_unload(Hwfn& hwfn);
+
+/* hw_init's part: VFs a previous driver of this PF left enabled are
+ * disabled, their channels closed (their drivers reset and acquire again
+ * from this one), so that this driver starts with none. */
+void iov_disable_leftovers(Hwfn& hwfn, Ptt& ptt);
 
 /* VFs enabled (0 when none). */
 uint32_t iov_num_vfs(const Hwfn& hwfn);

@@ -394,6 +394,36 @@ Status iov_disable(Hwfn& hwfn)
     return Status::success;
 }
 
+Status iov_unload(Hwfn& hwfn)
+{
+    if (!hwfn.iov)
+        return Status::success;
+    PfIov& iov = *hwfn.iov;
+    uint32_t held = 0;
+    {
+        std::lock_guard guard(iov.lock);
+        const uint32_t num_vfs = iov.num_vfs.load(std::memory_order_relaxed);
+        held = static_cast<uint32_t>(std::count_if(iov.vfs.begin(), iov.vfs.begin() + num_vfs,
+                                                   [](const IovVf& vf) { return vf.acquired; }));
+        if (held != 0) {
+            /* Their requests from now on wait for the next PF's driver. */
+            iov.num_vfs.store(0, std::memory_order_release);
+            DP_NOTICE(hwfn, "%u VFs stay enabled past this driver, %u of them held by their drivers", num_vfs, held);
+        }
+    }
+    return held != 0 ? Status::success : iov_disable(hwfn);
+}
+
+void iov_disable_leftovers(Hwfn& hwfn, Ptt& ptt)
+{
+    const uint32_t left = rd(hwfn, ptt, reg::IOV_NUM_VFS);
+    if (left == 0)
+        return;
+    wr(hwfn, ptt, reg::IOV_NUM_VFS, 0);
+    DP_NOTICE(hwfn, "%u VFs a previous driver left enabled are disabled: their drivers reset to acquire them "
+                    "from this one", left);
+}
+
 void iov_async_event(Hwfn& hwfn, uint8_t opcode, uint16_t vf, uint64_t data)
 {
     PfIov* iov = hwfn.iov.get();

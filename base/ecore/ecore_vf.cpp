@@ -68,6 +68,8 @@ ChannelState wait_while_pending(Hwfn& hwfn, uint32_t timeout_ms)
 }
 
 constexpr const char* CLOSED = "the PF has not enabled this VF, or took it for malicious";
+constexpr const char* UNATTENDED =
+    "the PF's driver unloaded leaving the VF enabled: its queues run on, requests wait for a PF's driver to load";
 
 /* Before a request: the channel may take one. */
 Status wait_channel_idle(Hwfn& hwfn, VfIov& iov)
@@ -84,6 +86,10 @@ Status wait_channel_idle(Hwfn& hwfn, VfIov& iov)
     if (state == ChannelState::pending) {
         DP_ERR(hwfn, "the PF has not completed the previous request within %u ms", iov.timeout_ms);
         return Status::timeout;
+    }
+    if (state == ChannelState::unattended) {
+        DP_NOTICE(hwfn, "no request: %s", UNATTENDED);
+        return Status::again;
     }
     DP_ERR(hwfn, "the channel to the PF is closed (state %u): %s", static_cast<uint32_t>(state), CLOSED);
     return Status::nodev;
@@ -170,6 +176,10 @@ Status Exchange::send()
         iov_.unanswered = true;
         DP_ERR(hwfn_, "the PF did not answer %s within %u ms", name(), iov_.timeout_ms);
         return Status::timeout;
+    }
+    if (state == ChannelState::unattended) {
+        DP_NOTICE(hwfn_, "%s not answered: %s", name(), UNATTENDED);
+        return Status::again;
     }
     if (state != ChannelState::idle) {
         DP_ERR(hwfn_, "the channel was closed with %s pending (state %u): %s", name(), static_cast<uint32_t>(state),
@@ -394,8 +404,9 @@ void vf_release(Hwfn& hwfn)
     if (!hwfn.vf_iov)
         return;
     const Status closed = hwfn.hw_init_done ? vf_close(hwfn) : Status::success;
-    /* A closed channel, or a PF that did not answer close, takes no release. */
-    if (closed != Status::nodev && !hwfn.vf_iov->unanswered)
+    /* A closed or unattended channel, or a PF that did not answer close,
+     * takes no release. */
+    if (closed != Status::nodev && closed != Status::again && !hwfn.vf_iov->unanswered)
         simple_request(hwfn, TlvType::release, RequestHeader{});
     vf_free(hwfn);
 }
@@ -695,6 +706,11 @@ bool vf_link_up(const Hwfn& hwfn, uint32_t* speed_mbps)
 bool vf_channel_open(Hwfn& hwfn)
 {
     return hwfn.dev->pci->reg_rd(vf_bar0::CHANNEL_STATE) != static_cast<uint32_t>(ChannelState::disabled);
+}
+
+bool vf_channel_unattended(Hwfn& hwfn)
+{
+    return hwfn.dev->pci->reg_rd(vf_bar0::CHANNEL_STATE) == static_cast<uint32_t>(ChannelState::unattended);
 }
 
 } // namespace cna::ecore

@@ -63,9 +63,14 @@ Status vf_hw_prepare(Hwfn& hwfn, const VfAcquireParams& params);
 bool vf_bulletin_read(Hwfn& hwfn, hsi::iov::Bulletin* out);
 
 /* Whether the VF's channel to its PF is open. Closed, the VF is cut off:
- * its PF went away, disabled it, took it for malicious or is cleaning up
- * after its reset; its driver must reset (acquire again). */
+ * its PF disabled it (a PF's driver that died takes its VFs along), took
+ * it for malicious or is cleaning up after its reset; its driver must
+ * reset (acquire again). */
 bool vf_channel_open(Hwfn& hwfn);
+/* Open but unattended: the PF's driver unloaded leaving the VF enabled. Its
+ * queues run on; its requests fail with Status::again until a PF's driver
+ * loads, which closes the channel. */
+bool vf_channel_unattended(Hwfn& hwfn);
 
 /* dev_close of a VF in one call, as hw_stop then hw_remove: close (the PF
  * stops whatever the VF left started) and release (the PF forgets the

@@ -107,6 +107,7 @@ struct EthPort {
     hsi::iov::Bulletin bulletin{};
     bool bulletin_polled = false; /* the EAL alarm that reads it is set */
     bool vf_cut_off = false;      /* its channel closed: RTE_ETH_EVENT_INTR_RESET raised */
+    bool vf_unattended = false;   /* its PF's driver unloaded leaving it enabled: said once */
 
     /* The port's switch domain (switch_info): its name, the same in every
      * process (the adapter and port), and this process's id for it. */

@@ -68,6 +68,10 @@ BoardNews take_board(EthPort* port)
                            "or reset it): the port needs a reset");
         port->vf_cut_off = news.cut_off = true;
         port->bulletin.link_up = 0;
+    } else if (!port->vf_unattended && ecore::vf_channel_unattended(port->edev.hwfn)) {
+        port->vf_unattended = true;
+        PMD_LOG(NOTICE, port, "the PF's driver unloaded leaving the VF enabled: the port forwards on; "
+                              "its configuration waits for a PF's driver (EAGAIN)");
     } else if (!port->vf_cut_off && ecore::vf_bulletin_read(port->edev.hwfn, &board)) {
         port->bulletin = board;
         if (board.flags & hsi::iov::BULLETIN_MAC_FORCED &&
@@ -213,7 +217,7 @@ const eth_dev_ops cna_vf_dev_ops = make_vf_ops();
 
 void vf_bulletin_start(EthPort* port)
 {
-    port->vf_cut_off = false;
+    port->vf_cut_off = port->vf_unattended = false;
     take_board(port); /* the first board now: the link is known at probe */
     std::lock_guard guard(port->bulletin_lock);
     if (rte_eal_alarm_set(BULLETIN_PERIOD_US, bulletin_poll, port) != 0)

@@ -15,7 +15,7 @@ import unittest
 
 from harness.daemon import adapterctl
 from harness.sriov import VF_IP, Rig, settled, wait_for, wire_tx_frames
-from harness.testpmd import TestPmd, build_dir, forward_stats, port_mac, remove_hugepage_files, run_testpmd_once
+from harness.testpmd import build_dir, forward_stats, port_mac, remove_hugepage_files, run_testpmd_once
 from harness.verbs import regular_pass_only
 
 
@@ -389,16 +389,10 @@ class Death(unittest.TestCase):
             for vf in (0, 1):
                 rig.vf[vf].collect(r"Port 0: reset event", timeout=5)
                 self.assertEqual(rig.vf[vf].link(0)[0], "down")
-            rig.pf = TestPmd([f"net_cna0,daemon={rig.daemon.socket},pf=0,vfs=2"], memory=rig.memory("pf2"))
-            rig.pf.start()
+            rig.pf = rig.start_pf("pf2")
             for vf, peer in ((0, 1), (1, 0)):
                 tp = rig.vf[vf]
-                tp.cmd("port stop 0")
-                out = tp.cmd("port reset 0")
-                self.assertIn("reset: acquired the VF anew", out)
-                self.assertNotIn("Failed to reset port", out)
-                tp.cmd("port start 0")
-                wait_for(lambda: tp.link(0)[0] == "up", what=f"VF {vf}'s link after its reset")
+                rig.reset_vf(vf)
                 self.assertEqual(port_mac(tp, 0), macs[vf], "the same VF, the same MAC")
                 tp.cmd("set fwd mac")
                 tp.cmd(f"set eth-peer 0 {macs[peer]}")

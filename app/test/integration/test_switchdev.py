@@ -300,6 +300,45 @@ class Faults(unittest.TestCase):
                                     "a new process took the VF: the rule works again")
             self.assertGreaterEqual(hits(rig.pf, 1, rule) - before, sent * 9 // 10)
 
+    def test_the_pf_quitting_leaves_its_vfs_forwarding_by_mac_until_a_new_pf(self):
+        """The PF's testpmd quits with rules and representors: the switch
+        returns to MAC switching, the VFs' processes forward on, to each other
+        and to the wire, with their link up and no reset; their configuration
+        waits (EAGAIN). A new PF's driver disables them: each VF asks for a
+        reset and, reset, forwards again."""
+        with Rig(pf_devargs=REPRESENTORS) as rig:
+            macs = {vf: port_mac(rig.vf[vf], 0) for vf in (0, 1)}
+            create(rig.pf, "1 transfer pattern eth / end actions drop / end")
+            out = rig.pf.quit()
+            self.assertRegex(out, r"2 VFs stay enabled past this driver, 2 of them held by their drivers")
+            wait_for(lambda: "pf0 function level reset; its driver had unloaded: its 2 VF(s) stay enabled"
+                     in rig.daemon.output(), what="the PF's detach")
+            for vf in (0, 1):
+                rig.vf[vf].collect(r"the PF's driver unloaded leaving the VF enabled", timeout=3)
+            rig.vf[1].cmd("set fwd rxonly")
+            rig.vf[1].cmd("start")
+            sent = send_from(rig.vf[0], macs[1], 0.5)
+            time.sleep(0.3)
+            self.assertGreaterEqual(arrived(forward_stats(rig.vf[1].cmd("stop"))[0]), sent * 9 // 10,
+                                    "VF 0 to VF 1 by MAC: the drop rule went with its PF")
+            before = wire_tx_frames(rig.daemon.socket, 0)
+            sent = send_from(rig.vf[0], "02:00:5e:99:00:01", 0.5)
+            self.assertGreaterEqual(wire_tx_frames(rig.daemon.socket, 0) - before, sent * 9 // 10, "and to the wire")
+            for vf in (0, 1):
+                self.assertEqual(rig.vf[vf].link(0)[0], "up", "not cut off")
+                self.assertNotRegex(rig.vf[vf].collect(r"reset event", timeout=0.5), r"reset event")
+            self.assertRegex(rig.vf[0].cmd("mac_addr add 0 02:00:5e:99:00:02"), r"Resource temporarily unavailable")
+
+            rig.pf = rig.start_pf("pf2")
+            for vf in (0, 1):
+                rig.vf[vf].collect(r"Port 0: reset event", timeout=5)
+                rig.reset_vf(vf)
+            rig.vf[1].cmd("start")
+            sent = send_from(rig.vf[0], macs[1], 0.5)
+            time.sleep(0.3)
+            self.assertGreaterEqual(arrived(forward_stats(rig.vf[1].cmd("stop"))[0]), sent * 9 // 10,
+                                    "reset, each VF acquired from the new PF")
+
     def test_a_full_table_says_so(self):
         with Rig(vf_list=(), pf_devargs=REPRESENTORS + ",switch_rules=4") as rig:
             for _ in range(4):

@@ -79,6 +79,7 @@ const char* state_str(ChannelState s)
     case ChannelState::idle: return "idle";
     case ChannelState::pending: return "pending";
     case ChannelState::disabled: return "disabled";
+    case ChannelState::unattended: return "unattended";
     }
     return "unknown";
 }

@@ -180,7 +180,9 @@ public:
      * driver set up (queues, RDMA objects, status blocks, interrupts, PTT
      * windows, bus mastering) and its load state with the MFW, so a new
      * driver can load it; the other functions carry on. For a driver that
-     * went away without unloading (its process died). */
+     * went away without unloading (its process died), and then its VFs are
+     * disabled too; VFs a driver unloaded leaving enabled stay so, as
+     * assigned VFs outlive their PF's driver. */
     virtual void function_level_reset(uint32_t pf) = 0;
     /* VF `vf` of PF `pf` while the PF has it enabled (reg::IOV_NUM_VFS),
      * else nullptr. The function outlives every VF enable and disable: a

@@ -432,7 +432,7 @@ void AdapterImpl::mfw_event(uint32_t pf)
 
 void AdapterImpl::function_unloaded(uint32_t pf)
 {
-    iovs_[pf]->reset();
+    iovs_[pf]->unattend();
     pf_firmware_[pf]->reset();
     functions_[pf]->pglue().reset();
 }
@@ -463,12 +463,24 @@ void AdapterImpl::function_level_reset(uint32_t pf)
     if (pf >= functions_.size())
         return;
     Quiesce quiet(*this);
+    /* A driver that unloaded left its VFs enabled on purpose, for their
+     * drivers: only one that died takes them along. Before the MFW's
+     * reset, whose PHY stays up for VFs. */
+    const bool driver_died = mfw_.function_loaded(pf);
+    const uint32_t vfs = iovs_[pf]->num_vfs();
+    if (driver_died)
+        iovs_[pf]->reset();
     mfw_.function_reset(pf);
-    iovs_[pf]->reset();
     pf_firmware_[pf]->reset();
     functions_[pf]->reset();
-    log(LogLevel::notice, "%s: pf%u function level reset", config_.name.c_str(), pf);
+    if (driver_died || vfs == 0)
+        log(LogLevel::notice, "%s: pf%u function level reset", config_.name.c_str(), pf);
+    else
+        log(LogLevel::notice, "%s: pf%u function level reset; its driver had unloaded: its %u VF(s) stay enabled",
+            config_.name.c_str(), pf, vfs);
 }
+
+bool AdapterImpl::vfs_enabled(uint32_t pf) { return iovs_[pf]->num_vfs() != 0; }
 
 DeviceFunction* AdapterImpl::vf_function(uint32_t pf, uint32_t vf)
 {

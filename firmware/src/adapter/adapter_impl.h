@@ -213,6 +213,7 @@ private:
     /* MfwEvents */
     void mfw_event(uint32_t pf) override;
     void function_unloaded(uint32_t pf) override;
+    bool vfs_enabled(uint32_t pf) override;
     bool vf_flr_done(uint32_t pf, uint32_t vf) override;
 
     AdapterConfig config_; /* tap_names grow as PFs give their ports' wires */

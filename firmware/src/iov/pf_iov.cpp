@@ -191,6 +191,12 @@ void PfIov::set_num_vfs(uint32_t n)
     }
     for (uint32_t vf = n; vf < num_vfs_.load(); vf++)
         enable(vf, false);
+    /* A VF no longer enabled has nothing pending: what an FLR or malice
+     * left for a PF's driver went with it. */
+    const uint32_t gone = ((1u << MAX_VFS_PER_PF) - 1) & ~((1u << n) - 1);
+    pending_.fetch_and(~(gone << MESSAGE | gone << MALICE | gone << FLR));
+    flr_pending_.fetch_and(~gone);
+    malicious_.fetch_and(~gone);
     num_vfs_.store(n, std::memory_order_release);
     on_vfs_changed_();
     log(LogLevel::info, "iov: pf%u has %u VF(s)", pf_.pf_id(), n);
@@ -248,6 +254,17 @@ bool PfIov::flr_done(uint32_t vf)
 {
     const uint32_t bit = vf < MAX_VFS_PER_PF ? 1u << vf : 0;
     return bit != 0 && (flr_pending_.fetch_and(~bit) & bit) != 0;
+}
+
+void PfIov::unattend()
+{
+    for (uint32_t vf = 0; vf < num_vfs_.load(); vf++)
+        vfs_[vf]->channel.unattend();
+    const uint32_t all = (1u << MAX_VFS_PER_PF) - 1;
+    pending_.fetch_and(~(all << MESSAGE));
+    if (num_vfs_.load() != 0)
+        log(LogLevel::notice, "iov: pf%u unloaded with %u VF(s) enabled: they run on, their channels unattended",
+            pf_.pf_id(), num_vfs_.load());
 }
 
 void PfIov::reset()

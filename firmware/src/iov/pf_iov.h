@@ -10,6 +10,8 @@
  * disabled. Its storm objects are forgotten with every engine thread held:
  * at once on an FLR or the PF's reset, and by the engine's next slowpath
  * (resets_pending / run_resets) when the VF is disabled or found malicious.
+ * The VFs outlive their PF's driver when it unloads leaving them enabled
+ * (unattend), and go with the PF's FLR or a new driver's IOV_NUM_VFS.
  */
 #pragma once
 
@@ -65,7 +67,10 @@ public:
     /* The MFW's ack of the PF's cleanup: the VF's FLR is over. False when
      * none was pending. */
     bool flr_done(uint32_t vf);
-    /* PF unload or FLR, every engine thread held: every VF disabled. */
+    /* The PF's driver unloaded (slowpath lock held): the VFs it left
+     * enabled run on, their channels unattended until a PF's driver loads. */
+    void unattend();
+    /* The PF's FLR, every engine thread held: every VF disabled. */
     void reset();
 
 private:

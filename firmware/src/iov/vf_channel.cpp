@@ -20,6 +20,14 @@ void VfChannel::enable(bool on)
     addr_lo_ = addr_hi_ = 0;
 }
 
+void VfChannel::unattend()
+{
+    std::lock_guard guard(lock_);
+    if (state_ != ChannelState::disabled)
+        state_ = ChannelState::unattended;
+    addr_lo_ = addr_hi_ = 0;
+}
+
 uint32_t VfChannel::read(uint32_t offset) const
 {
     std::lock_guard guard(lock_);
@@ -34,8 +42,8 @@ uint32_t VfChannel::read(uint32_t offset) const
 void VfChannel::write(uint32_t offset, uint32_t value)
 {
     std::lock_guard guard(lock_);
-    if (state_ == ChannelState::disabled)
-        return; /* the PF has not opened the channel: writes go nowhere */
+    if (state_ == ChannelState::disabled || state_ == ChannelState::unattended)
+        return; /* no PF's driver takes requests: writes go nowhere */
     switch (offset) {
     case bar::CHANNEL_REQ_ADDR_LO:
     case bar::CHANNEL_REQ_ADDR_HI:

@@ -7,6 +7,8 @@
  * says it is done. A VF that triggers again while its request is pending, or
  * triggers with no address, is malicious: the channel disables itself and
  * reports it, and only the PF (enable after the VF's FLR) opens it again.
+ * A PF whose driver unloads leaving the VF enabled leaves the channel
+ * unattended: triggers go nowhere, the VF's queues run on.
  * The PF's side (copying the request, writing the reply) is DMA through the
  * VF's IOMMU domain, not the channel's business.
  */
@@ -32,6 +34,10 @@ public:
     /* The PF opens the channel (iov_init_hw_for_vf) or closes it
      * (iov_release_hw_for_vf, FLR): closing forgets a pending request. */
     void enable(bool on);
+    /* The PF's driver unloaded with the VF enabled: a pending request is
+     * forgotten, and the channel takes none until enable() (an open channel
+     * only; a closed one stays closed). */
+    void unattend();
 
     /* The VF's BAR0 accesses at hsi::iov::vf_bar0 offsets of the channel. */
     uint32_t read(uint32_t offset) const override;

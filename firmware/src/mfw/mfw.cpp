@@ -174,7 +174,8 @@ void Mfw::release_link(uint32_t pf)
 {
     wants_link_[pf] = false;
     for (uint32_t other = 0; other < num_pfs_; other++)
-        if (port_of(other) == port_of(pf) && wants_link_[other] && load_[other] != LoadState::unloaded)
+        if (port_of(other) == port_of(pf) &&
+            ((wants_link_[other] && load_[other] != LoadState::unloaded) || events_.vfs_enabled(other)))
             return;
     link_.reset_phy(port_of(pf));
 }

@@ -27,11 +27,14 @@ class MfwEvents {
 public:
     /* A message was posted to the PF's mfw_mb: raise attn::MFW_EVENT. */
     virtual void mfw_event(uint32_t pf) = 0;
-    /* UNLOAD_DONE: the function goes back to its power-on state. */
+    /* UNLOAD_DONE: the function goes back to its power-on state, but for
+     * the VFs its driver left enabled. */
     virtual void function_unloaded(uint32_t pf) = 0;
     /* VF_DISABLED_DONE: the PF cleaned up after its VF's FLR; false when
      * none was pending. */
     virtual bool vf_flr_done(uint32_t pf, uint32_t vf) = 0;
+    /* Whether the PF has VFs enabled, whose traffic keeps its port's PHY up. */
+    virtual bool vfs_enabled(uint32_t pf) = 0;
 
 protected:
     ~MfwEvents() = default;
@@ -58,6 +61,8 @@ public:
     void function_reset(uint32_t pf);
     /* Whether a PF of the port is loaded (or on its way in or out). */
     bool port_loaded(uint32_t port) const;
+    /* Whether the PF's driver is loaded (or on its way in or out). */
+    bool function_loaded(uint32_t pf) const { return load_[pf] != LoadState::unloaded; }
     /* PFs are interleaved over the ports, as on the real chip. */
     uint32_t port_of(uint32_t pf) const { return pf % num_ports_; }
 
@@ -78,7 +83,8 @@ private:
     /* Whether another PF's load was granted and is not done. */
     bool others_loading(uint32_t pf) const;
     /* The PF no longer wants its port's link (LINK_RESET, unload, FLR):
-     * the PHY is reset once no PF of the port wants it. */
+     * the PHY is reset once no PF of the port wants it and none has VFs
+     * enabled (whose traffic is not their PF's driver's to stop). */
     void release_link(uint32_t pf);
     void link_changed(uint32_t port);
     /* A link change message to one PF. */

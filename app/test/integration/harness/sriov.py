@@ -51,9 +51,7 @@ class Rig:
                 wait_for_iface(self.ifname)
                 self.ns = Netns()
                 self.ns.adopt(self.ifname, addr=KERNEL_ADDR)
-            self.pf = TestPmd([f"net_cna0,daemon={self.daemon.socket},pf=0,vfs={self.vfs}{self.pf_devargs}"],
-                              app_args=self.pf_args, memory=self.memory("pf"))
-            self.pf.start()
+            self.pf = self.start_pf("pf", self.pf_devargs)
             for vf in self.vf_list:
                 self.vf[vf] = self.start_vf(vf)
         except BaseException:
@@ -71,6 +69,23 @@ class Rig:
 
     def memory(self, who):
         return ["--no-huge", "-m", "256", "--file-prefix", f"{self.tag}{who}"]
+
+    def start_pf(self, who, devargs=""):
+        tp = TestPmd([f"net_cna0,daemon={self.daemon.socket},pf=0,vfs={self.vfs}{devargs}"], app_args=self.pf_args,
+                     memory=self.memory(who))
+        tp.start()
+        return tp
+
+    def reset_vf(self, vf):
+        """`port reset` of a VF's port, as after its PF went: stopped, reset
+        (acquired from the PF there is now), started with its link up."""
+        tp = self.vf[vf]
+        tp.cmd("port stop 0")
+        out = tp.cmd("port reset 0")
+        if "reset: acquired the VF anew" not in out or "Failed to reset port" in out:
+            raise TestPmdError(f"VF {vf}'s port reset:\n{out}")
+        tp.cmd("port start 0")
+        wait_for(lambda: tp.link(0)[0] == "up", what=f"VF {vf}'s link after its reset")
 
     def start_vf(self, vf):
         # the VFs' forwarding lcores on different CPUs

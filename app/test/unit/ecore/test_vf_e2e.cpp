@@ -343,6 +343,51 @@ TEST(VfEndToEnd, ItsRdmaRunsOnItsOwnSlowpathUnderItsVport)
     EXPECT_EQ(test::memzone_count(), zones);
 }
 
+/* A VF its driver holds outlives its PF's driver (hw_stop leaves it
+ * enabled): its channel is unattended, a request fails at once with
+ * Status::again, and the next PF's driver (hw_init) disables it. */
+TEST(VfEndToEnd, AVfItsDriverHoldsOutlivesItsPfsDriver)
+{
+    int err = 0;
+    std::string msg;
+    std::unique_ptr<osal::PciFunction> pci;
+    ecore::Dev dev;
+    {
+        test::Pf pf;
+        ATTACH_OR_SKIP(pf, "t_vf_outlive", 0, osal::EmbeddedConfig{});
+        pf_with_vfs(pf, 2);
+        if (HasFatalFailure())
+            return;
+        pci = osal::pci_attach(vf_params("t_vf_outlive", 0, 0), &err, &msg);
+        ASSERT_NE(pci, nullptr) << msg;
+        ecore::init_struct(dev, "t_vf_outlive/vf0", *pci, {});
+        ASSERT_EQ(ecore::hw_prepare(dev), Status::success);
+        ASSERT_EQ(ecore::resc_alloc(dev), Status::success);
+        ecore::resc_setup(dev);
+        ASSERT_EQ(ecore::hw_init(dev, ecore::HwInitParams{}), Status::success);
+        EXPECT_EQ(pf.tear_down(), Status::success);
+    } /* the PF's driver unloaded, its function detached */
+    ecore::Hwfn& hwfn = dev.hwfn;
+    EXPECT_TRUE(ecore::vf_channel_open(hwfn));
+    EXPECT_TRUE(ecore::vf_channel_unattended(hwfn));
+    const auto asked = std::chrono::steady_clock::now();
+    ecore::FilterUcast own;
+    own.mac = hwfn.hw_info.mac;
+    EXPECT_EQ(ecore::sp_eth_filter_ucast(hwfn, own), Status::again);
+    EXPECT_LT(std::chrono::steady_clock::now() - asked, std::chrono::milliseconds(500)) << "no timeout waited out";
+
+    test::Pf next;
+    ATTACH_OR_SKIP(next, "t_vf_outlive", 0, osal::EmbeddedConfig{});
+    ASSERT_EQ(next.bring_up(ecore::IntMode::msix), Status::success);
+    EXPECT_FALSE(ecore::vf_channel_open(hwfn)) << "the new PF's driver disabled it: the VF resets";
+    EXPECT_EQ(ecore::iov_num_vfs(next.hwfn()), 0u);
+    EXPECT_EQ(ecore::hw_stop(dev), Status::nodev) << "its close finds the channel closed";
+    ecore::resc_free(dev);
+    ecore::hw_remove(dev);
+    pci.reset();
+    EXPECT_EQ(next.tear_down(), Status::success);
+}
+
 TEST(VfEndToEnd, AVfKeepsItsAdapterPastItsPf)
 {
     std::unique_ptr<osal::PciFunction> vf;

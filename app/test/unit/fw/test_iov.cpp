@@ -34,6 +34,12 @@ protected:
         ASSERT_NO_FATAL_FAILURE(bring_up("iov", setup));
     }
 
+    /* As SHMEM tells it, read through the cable's other end. */
+    bool port0_link_up()
+    {
+        return peer->rd(mfw::port_addr(0) + offsetof(mfw::PublicPort, link_status)) & mfw::LINK_STATUS_LINK_UP;
+    }
+
     std::vector<EventRingElement> iov_events()
     {
         std::vector<EventRingElement> found;
@@ -267,6 +273,64 @@ TEST_F(Iov, FunctionLevelResetForgetsTheVfAndTellsItsPf)
     auto again = bring_up_vf(0, VF0_MAC);
     vf1->send(0, eth_frame(VF0_MAC, VF1_MAC, 0x88b5, 60));
     EXPECT_EQ(again->rx_wait(0, 1).size(), 1u);
+}
+
+/* The PF's driver unloads (LINK_RESET, UNLOAD_REQ, UNLOAD_DONE) leaving
+ * its VFs enabled: they switch to each other and to the wire on (the
+ * port's PHY stays up for them), their channels take no request, and so it
+ * stays past the PF's reset at its host's detach, until a PF's driver loads
+ * and writes IOV_NUM_VFS. */
+TEST_F(Iov, VfsAnUnloadedPfLeftEnabledRunUntilANewDriverDisablesThem)
+{
+    enable_vfs(2);
+    auto vf0 = bring_up_vf(0, VF0_MAC);
+    auto vf1 = bring_up_vf(1, VF1_MAC);
+    EXPECT_EQ(pf->mcp_cmd(mfw::DRV_MSG_CODE_LINK_RESET), mfw::FW_MSG_CODE_LINK_DONE);
+    pf->mcp_cmd(mfw::DRV_MSG_CODE_UNLOAD_REQ);
+    EXPECT_EQ(pf->mcp_cmd(mfw::DRV_MSG_CODE_UNLOAD_DONE), mfw::FW_MSG_CODE_DRV_UNLOAD_DONE);
+
+    const auto unattended = static_cast<uint32_t>(iov::ChannelState::unattended);
+    auto forwarding = [&](const char* when) {
+        SCOPED_TRACE(when);
+        for (FakeDriver* vf : {vf0.get(), vf1.get()})
+            EXPECT_EQ(vf->fn().bar0_read(iov::vf_bar0::CHANNEL_STATE), unattended);
+        vf0->send(0, eth_frame(VF1_MAC, VF0_MAC, 0x88b5, 60));
+        EXPECT_EQ(vf1->rx_wait(0, 1).size(), 1u) << "VF to VF";
+        EXPECT_TRUE(port0_link_up());
+        vf1->send(0, eth_frame(PEER_MAC, VF1_MAC, 0x88b5, 60));
+        EXPECT_EQ(peer->rx_wait(0, 1).size(), 1u) << "VF to the wire";
+    };
+    forwarding("the PF unloaded");
+    vf0->fn().bar0_write(iov::vf_bar0::CHANNEL_REQ_ADDR_LO, 0x1000);
+    vf0->fn().bar0_write(iov::vf_bar0::CHANNEL_TRIGGER, 1);
+    EXPECT_EQ(vf0->fn().bar0_read(iov::vf_bar0::CHANNEL_STATE), unattended) << "a trigger goes nowhere";
+    EXPECT_EQ(vf0->fn().bar0_read(iov::vf_bar0::CHANNEL_REQ_ADDR_LO), 0u);
+
+    adapter->function_level_reset(0);
+    forwarding("the PF's host detached");
+
+    pf.reset();
+    auto next = std::make_unique<FakeDriver>(*adapter, 0);
+    ASSERT_EQ(bring_up_l2(*next, L2Setup{}), "");
+    EXPECT_EQ(next->rd(reg::IOV_NUM_VFS), 2u) << "the predecessor's VFs";
+    next->wr(reg::IOV_NUM_VFS, 0);
+    EXPECT_EQ(vf0->fn().bar0_read(iov::vf_bar0::CHANNEL_STATE), static_cast<uint32_t>(iov::ChannelState::disabled));
+    vf0->send(0, eth_frame(VF1_MAC, VF0_MAC, 0x88b5, 60));
+    EXPECT_TRUE(vf1->rx_wait(0, 1, std::chrono::milliseconds(200)).empty()) << "disabled: their queues are gone";
+}
+
+/* A PF whose driver died (loaded at its reset) takes its VFs along, as a
+ * PCIe FLR of a PF clears its VF Enable; the PHY goes down with them. */
+TEST_F(Iov, APfWhoseDriverDiedTakesItsVfsAlong)
+{
+    enable_vfs(1);
+    auto vf0 = bring_up_vf(0, VF0_MAC);
+    vf0->send(0, eth_frame(PEER_MAC, VF0_MAC, 0x88b5, 60));
+    ASSERT_EQ(peer->rx_wait(0, 1).size(), 1u);
+    adapter->function_level_reset(0);
+    EXPECT_EQ(vf0->fn().bar0_read(iov::vf_bar0::CHANNEL_STATE), static_cast<uint32_t>(iov::ChannelState::disabled));
+    EXPECT_EQ(pf->rd(reg::IOV_NUM_VFS), 0u);
+    EXPECT_TRUE(wait_until([&] { return !port0_link_up(); })) << "no one wants the PHY";
 }
 
 /* The PF's policy for a VF, on the VF's vport: the fields of the update
