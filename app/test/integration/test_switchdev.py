@@ -66,6 +66,16 @@ def send_from(tp, peer_mac, seconds):
     return forward_stats(tp.cmd("stop"))[0]["TX-packets"]
 
 
+def vf0_to_vf1(rig, macs, seconds=0.5):
+    """txonly from VF 0 to VF 1's MAC, VF 1 receiving: (what VF 0 sent, what
+    reached VF 1)."""
+    rig.vf[1].cmd("set fwd rxonly")
+    rig.vf[1].cmd("start")
+    sent = send_from(rig.vf[0], macs[1], seconds)
+    time.sleep(0.3)
+    return sent, arrived(forward_stats(rig.vf[1].cmd("stop"))[0])
+
+
 class Domain(unittest.TestCase):
     def test_the_pf_its_representors_and_its_vfs_are_one_switch_domain(self):
         with Rig(pf_devargs=REPRESENTORS) as rig:
@@ -278,10 +288,8 @@ class Faults(unittest.TestCase):
         with Rig(pf_devargs=REPRESENTORS) as rig:
             macs = {vf: port_mac(rig.vf[vf], 0) for vf in (0, 1)}
             rule = create(rig.pf, "1 transfer pattern eth / end actions count / represented_port ethdev_port_id 2 / end")
-            rig.vf[1].cmd("set fwd rxonly")
-            rig.vf[1].cmd("start")
-            sent = send_from(rig.vf[0], macs[1], 0.5)
-            self.assertGreaterEqual(arrived(forward_stats(rig.vf[1].cmd("stop"))[0]), sent * 9 // 10)
+            sent, got = vf0_to_vf1(rig, macs)
+            self.assertGreaterEqual(got, sent * 9 // 10)
             os.kill(rig.vf[1].child.pid, signal.SIGKILL)
             rig.vf[1].close()
             wait_for(lambda: "pf0 vf1 function level reset" in rig.daemon.output(), what="the VF's FLR")
@@ -291,13 +299,9 @@ class Faults(unittest.TestCase):
             self.assertGreaterEqual(xstats(rig.pf, 0)["switch_unreachable_packets"] - unreachable, sent * 9 // 10,
                                     "the rule stays; its frames have nowhere to go, and are counted")
             rig.vf[1] = rig.start_vf(1)
-            rig.vf[1].cmd("set fwd rxonly")
-            rig.vf[1].cmd("start")
             before = hits(rig.pf, 1, rule)
-            sent = send_from(rig.vf[0], macs[1], 0.5)
-            time.sleep(0.3)
-            self.assertGreaterEqual(arrived(forward_stats(rig.vf[1].cmd("stop"))[0]), sent * 9 // 10,
-                                    "a new process took the VF: the rule works again")
+            sent, got = vf0_to_vf1(rig, macs)
+            self.assertGreaterEqual(got, sent * 9 // 10, "a new process took the VF: the rule works again")
             self.assertGreaterEqual(hits(rig.pf, 1, rule) - before, sent * 9 // 10)
 
     def test_the_pf_quitting_leaves_its_vfs_forwarding_by_mac_until_a_new_pf(self):
@@ -315,12 +319,8 @@ class Faults(unittest.TestCase):
                      in rig.daemon.output(), what="the PF's detach")
             for vf in (0, 1):
                 rig.vf[vf].collect(r"the PF's driver unloaded leaving the VF enabled", timeout=3)
-            rig.vf[1].cmd("set fwd rxonly")
-            rig.vf[1].cmd("start")
-            sent = send_from(rig.vf[0], macs[1], 0.5)
-            time.sleep(0.3)
-            self.assertGreaterEqual(arrived(forward_stats(rig.vf[1].cmd("stop"))[0]), sent * 9 // 10,
-                                    "VF 0 to VF 1 by MAC: the drop rule went with its PF")
+            sent, got = vf0_to_vf1(rig, macs)
+            self.assertGreaterEqual(got, sent * 9 // 10, "VF 0 to VF 1 by MAC: the drop rule went with its PF")
             before = wire_tx_frames(rig.daemon.socket, 0)
             sent = send_from(rig.vf[0], "02:00:5e:99:00:01", 0.5)
             self.assertGreaterEqual(wire_tx_frames(rig.daemon.socket, 0) - before, sent * 9 // 10, "and to the wire")
@@ -333,11 +333,8 @@ class Faults(unittest.TestCase):
             for vf in (0, 1):
                 rig.vf[vf].collect(r"Port 0: reset event", timeout=5)
                 rig.reset_vf(vf)
-            rig.vf[1].cmd("start")
-            sent = send_from(rig.vf[0], macs[1], 0.5)
-            time.sleep(0.3)
-            self.assertGreaterEqual(arrived(forward_stats(rig.vf[1].cmd("stop"))[0]), sent * 9 // 10,
-                                    "reset, each VF acquired from the new PF")
+            sent, got = vf0_to_vf1(rig, macs)
+            self.assertGreaterEqual(got, sent * 9 // 10, "reset, each VF acquired from the new PF")
 
     def test_a_full_table_says_so(self):
         with Rig(vf_list=(), pf_devargs=REPRESENTORS + ",switch_rules=4") as rig:
@@ -355,11 +352,8 @@ class Faults(unittest.TestCase):
             for port in (1, 2):
                 rig.pf.cmd(f"port stop {port}")
                 self.assertRegex(rig.pf.cmd(f"port close {port}"), rf"Port {port} is closed")
-            rig.vf[1].cmd("set fwd rxonly")
-            rig.vf[1].cmd("start")
-            sent = send_from(rig.vf[0], macs[1], 0.5)
-            time.sleep(0.3)
-            self.assertGreaterEqual(arrived(forward_stats(rig.vf[1].cmd("stop"))[0]), sent * 9 // 10,
+            sent, got = vf0_to_vf1(rig, macs)
+            self.assertGreaterEqual(got, sent * 9 // 10,
                                     "legacy mode: VF 0 to VF 1 by MAC, both VF processes as they were")
             self.assertRegex(rig.pf.cmd("flow validate 0 transfer pattern eth / end actions drop / end"),
                              r"switchdev mode")
