@@ -44,6 +44,7 @@ inline constexpr uint8_t IP_CSUM = 1u << 1;      /* insert IPv4 header checksum 
 inline constexpr uint8_t L4_CSUM = 1u << 2;      /* insert TCP/UDP checksum */
 inline constexpr uint8_t VLAN_INSERT = 1u << 3;  /* insert TxBd::vlan as an 802.1Q tag */
 inline constexpr uint8_t LSO = 1u << 4;          /* segment TCP by TxBd::mss */
+inline constexpr uint8_t PTP_TIMESTAMP = 1u << 5; /* latch the frame's wire time (hsi_ptp.h) */
 } // namespace txbd
 
 struct TxBd {
@@ -82,6 +83,12 @@ inline constexpr uint16_t L4_CSUM_BAD = 1u << 9;
 inline constexpr uint16_t RSS_HASH_VALID = 1u << 10;
 inline constexpr uint16_t IP_FRAGMENT = 1u << 11;
 inline constexpr uint16_t FLOW_MARK = 1u << 12;     /* a flow rule's MARK: RxCqe::flow_mark */
+/* A PTP event message the function's PTP block looks for (hsi_ptp.h), and
+ * the Rx latch that holds its stamp: 0 none (every latch was full), n
+ * latch n - 1. */
+inline constexpr uint16_t PTP_EVENT = 1u << 13;
+inline constexpr uint16_t PTP_LATCH_SHIFT = 14;
+inline constexpr uint16_t PTP_LATCH_MASK = 0x3u << PTP_LATCH_SHIFT;
 } // namespace pars
 
 /* 16 bytes, four to a cache line: the CQE ring is the one the adapter writes

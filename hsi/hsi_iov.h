@@ -23,6 +23,7 @@
 #pragma once
 
 #include "hsi_common.h"
+#include "hsi_ptp.h"
 #include "hsi_eth.h"
 
 namespace cna::hsi::iov {
@@ -66,6 +67,8 @@ inline constexpr uint32_t CHANNEL_TRIGGER = 0x0008;  /* WO: 1 sends the request 
 inline constexpr uint32_t CHANNEL_STATE = 0x000c;    /* RO: ChannelState */
 inline constexpr uint32_t SLOWPATH_BASE = 0x0100;
 inline constexpr uint32_t SLOWPATH_SIZE = reg::STORM_PF_ENABLE + 4 - reg::STORM_PF_BASE;
+/* The VF's PTP block (hsi_ptp.h), at the offsets a PF's has at reg::PTP_BASE. */
+inline constexpr uint32_t PTP_BASE = 0x0200;
 /* The VF's twin of a PF's STORM_SPQ_BASE_LO .. STORM_PF_ENABLE. */
 inline constexpr uint32_t slowpath(uint32_t storm_pf_reg) { return SLOWPATH_BASE + storm_pf_reg - reg::STORM_PF_BASE; }
 inline constexpr uint32_t IGU_CMD_BASE = 0x0800;
@@ -92,7 +95,8 @@ static_assert(vf_page::EQ_CONS + 8 <= vf_page::ROCE_STATS);
 static_assert(vf_page::ROCE_STATS + iro::ROCE_STATS_SIZE <= WINDOW_SIZE);
 static_assert((1 + MAX_VF_QUEUES) * DB_STRIDE <= DPI_BASE, "the L2 doorbells precede the DPI page");
 static_assert(vf_bar0::SLOWPATH_BASE > vf_bar0::CHANNEL_STATE &&
-              vf_bar0::SLOWPATH_BASE + vf_bar0::SLOWPATH_SIZE <= vf_bar0::IGU_CMD_BASE);
+              vf_bar0::SLOWPATH_BASE + vf_bar0::SLOWPATH_SIZE <= vf_bar0::PTP_BASE &&
+              vf_bar0::PTP_BASE + ptp::BLOCK_SIZE <= vf_bar0::IGU_CMD_BASE);
 
 /* The RDMA objects one VF may create (the storms hold its ramrods to them). */
 inline constexpr uint32_t VF_RDMA_QPS = 64;

@@ -64,9 +64,10 @@ AdapterImpl::AdapterImpl(const AdapterConfig& config)
         functions_.push_back(
             std::make_unique<FunctionHw>(pf, mfw_.port_of(pf), grant_.num_sbs + 1, grc_, ram_.gtt_page(pf),
                                          ram_.gtt_fd(pf), static_cast<ServingEngines&>(*this)));
-        pf_firmware_.push_back(std::make_unique<PfFirmware>(*functions_.back(), ram_, storms_, grant_));
+        PtpClock& clock = nig_.port(mfw_.port_of(pf)).ptp_clock;
+        pf_firmware_.push_back(std::make_unique<PfFirmware>(*functions_.back(), ram_, storms_, grant_, clock));
         iovs_.push_back(std::make_unique<PfIov>(
-            *functions_.back(), grc_, ram_, storms_, static_cast<ServingEngines&>(*this),
+            *functions_.back(), grc_, ram_, storms_, clock, static_cast<ServingEngines&>(*this),
             [this, pf](VfFirmware& vf) { vf_created(pf, vf); },
             [this, pf] { update_switching(mfw_.port_of(pf)); }));
         pf_firmware_.back()->attach_iov(*iovs_.back());

@@ -11,6 +11,7 @@
 namespace cna::fw {
 
 using namespace hsi::reg;
+namespace ptp = hsi::ptp;
 namespace iro = hsi::iro;
 
 namespace {
@@ -47,6 +48,8 @@ Grc::Block Grc::block_of(uint32_t addr)
         return Block::storm_pf;
     if (addr < DMAE_BASE + 0x8000)
         return Block::iov;
+    if (addr >= PTP_BASE && addr < PTP_BASE + ptp::BLOCK_SIZE)
+        return Block::ptp;
     if (addr >= STORM_RAM_BASE && addr < STORM_RAM_BASE + STORM_RAM_SIZE)
         return Block::storm_ram;
     return Block::none;
@@ -82,18 +85,20 @@ void Grc::grc_write(FunctionHw& fn, uint32_t addr, uint32_t value)
         fn.pglue().bad_access(addr, BAD_ACCESS_GRC | BAD_ACCESS_WRITE);
 }
 
-VfFirmware* Grc::vf_storm(FunctionHw& fn, uint32_t addr)
+VfFirmware* Grc::vf_firmware(FunctionHw& fn)
 {
-    if (block_of(addr) != Block::storm_pf || !fn.pglue().master_enabled())
-        return nullptr;
-    return iovs_[fn.pf_id()]->firmware(fn.vf_id());
+    return fn.pglue().master_enabled() ? iovs_[fn.pf_id()]->firmware(fn.vf_id()) : nullptr;
 }
 
 bool Grc::read(FunctionHw& fn, uint32_t addr, uint32_t& value)
 {
     if (fn.is_vf()) {
-        VfFirmware* vf = vf_storm(fn, addr);
-        return vf != nullptr && vf->read(addr, value);
+        VfFirmware* vf = vf_firmware(fn);
+        if (vf == nullptr)
+            return false;
+        const Block block = block_of(addr);
+        return block == Block::ptp ? vf->ptp().read(addr - PTP_BASE, value)
+                                   : block == Block::storm_pf && vf->read(addr, value);
     }
     Block block = block_of(addr);
     if (!fn.pglue().ptt_access_enabled() && !open_before_ptt_enable(block))
@@ -109,6 +114,7 @@ bool Grc::read(FunctionHw& fn, uint32_t addr, uint32_t& value)
     case Block::storm_ctrl: return storms_.read(addr, value);
     case Block::storm_pf: return pf_firmware_[fn.pf_id()]->read(addr, value);
     case Block::iov: return iovs_[fn.pf_id()]->read(addr, value);
+    case Block::ptp: return pf_firmware_[fn.pf_id()]->ptp().read(addr - PTP_BASE, value);
     case Block::storm_ram:
         if (!owns(fn, addr))
             return false;
@@ -122,8 +128,12 @@ bool Grc::read(FunctionHw& fn, uint32_t addr, uint32_t& value)
 bool Grc::write(FunctionHw& fn, uint32_t addr, uint32_t value)
 {
     if (fn.is_vf()) {
-        VfFirmware* vf = vf_storm(fn, addr);
-        return vf != nullptr && vf->write(addr, value);
+        VfFirmware* vf = vf_firmware(fn);
+        if (vf == nullptr)
+            return false;
+        const Block block = block_of(addr);
+        return block == Block::ptp ? vf->ptp().write(addr - PTP_BASE, value)
+                                   : block == Block::storm_pf && vf->write(addr, value);
     }
     Block block = block_of(addr);
     if (!fn.pglue().ptt_access_enabled() && !open_before_ptt_enable(block))
@@ -139,6 +149,7 @@ bool Grc::write(FunctionHw& fn, uint32_t addr, uint32_t value)
     case Block::storm_ctrl: return storms_.write(addr, value);
     case Block::storm_pf: return pf_firmware_[fn.pf_id()]->write(addr, value);
     case Block::iov: return iovs_[fn.pf_id()]->write(addr, value);
+    case Block::ptp: return pf_firmware_[fn.pf_id()]->ptp().write(addr - PTP_BASE, value);
     case Block::storm_ram:
         if (!owns(fn, addr))
             return false;

@@ -36,13 +36,13 @@ public:
     void grc_write(FunctionHw& fn, uint32_t addr, uint32_t value) override;
 
 private:
-    enum class Block { misc, pglue, cau, igu, attn, mcp, nig, storm_ctrl, storm_pf, iov, storm_ram, none };
+    enum class Block { misc, pglue, cau, igu, attn, mcp, nig, storm_ctrl, storm_pf, iov, ptp, storm_ram, none };
     static Block block_of(uint32_t addr);
     static bool open_before_ptt_enable(Block block);
     static bool owns(const FunctionHw& fn, uint32_t addr);
-    /* What a VF's slowpath registers lead to: its storms' STORM_PF block,
-     * while its PF has it enabled. */
-    VfFirmware* vf_storm(FunctionHw& fn, uint32_t addr);
+    /* What a VF's registers lead to (its storms' STORM_PF block, its PTP
+     * block), while its PF has it enabled. */
+    VfFirmware* vf_firmware(FunctionHw& fn);
 
     bool read(FunctionHw& fn, uint32_t addr, uint32_t& value);
     bool write(FunctionHw& fn, uint32_t addr, uint32_t value);

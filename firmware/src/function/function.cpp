@@ -112,6 +112,12 @@ bool in_vf_slowpath(uint32_t offset)
     return offset % 4 == 0 && offset >= bar::SLOWPATH_BASE && offset < bar::SLOWPATH_BASE + bar::SLOWPATH_SIZE;
 }
 uint32_t storm_pf_twin(uint32_t offset) { return reg::STORM_PF_BASE + offset - iov::vf_bar0::SLOWPATH_BASE; }
+bool in_vf_ptp(uint32_t offset)
+{
+    namespace bar = iov::vf_bar0;
+    return offset % 4 == 0 && offset >= bar::PTP_BASE && offset < bar::PTP_BASE + hsi::ptp::BLOCK_SIZE;
+}
+uint32_t ptp_twin(uint32_t offset) { return reg::PTP_BASE + offset - iov::vf_bar0::PTP_BASE; }
 } // namespace
 
 uint32_t FunctionHw::vf_bar0_read(uint32_t offset)
@@ -119,6 +125,8 @@ uint32_t FunctionHw::vf_bar0_read(uint32_t offset)
     namespace bar = iov::vf_bar0;
     if (in_vf_slowpath(offset))
         return grc_->grc_read(*this, storm_pf_twin(offset));
+    if (in_vf_ptp(offset))
+        return grc_->grc_read(*this, ptp_twin(offset));
     if (offset % 4 == 0 && offset >= bar::GTT_BASE && offset < bar::SIZE)
         return std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(gtt_ + offset - bar::GTT_BASE)).load();
     if (offset <= bar::CHANNEL_STATE && offset % 4 == 0)
@@ -136,6 +144,8 @@ void FunctionHw::vf_bar0_write(uint32_t offset, uint32_t value)
         std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(gtt_ + offset - bar::GTT_BASE)).store(value);
     else if (in_vf_slowpath(offset))
         grc_->grc_write(*this, storm_pf_twin(offset), value);
+    else if (in_vf_ptp(offset))
+        grc_->grc_write(*this, ptp_twin(offset), value);
     else if (offset <= bar::CHANNEL_STATE && offset % 4 == 0)
         channel_->write(offset, value);
     else if (offset % 4 == 0 && offset >= bar::IGU_CMD_BASE && offset < bar::igu_cmd(iov::MAX_VF_SBS))

@@ -22,7 +22,7 @@ struct PfIov::Vf {
               },
               [&iov](uint32_t v, const char* why) { iov.mark_malicious(v, iov::MaliciousWhy::channel_misuse, why); }),
           hw(iov.pf_.pf_id(), vf, iov.pf_.port_id(), channel, iov.grc_, iov.engines_),
-          firmware(hw, iov.ram_, iov.storms_, [&iov](uint32_t v, const char* what) {
+          firmware(hw, iov.ram_, iov.storms_, iov.clock_, [&iov](uint32_t v, const char* what) {
               iov.vfs_[v]->channel.enable(false);
               iov.mark_malicious(v, iov::MaliciousWhy::queue_error, what);
           })
@@ -52,9 +52,11 @@ struct PfIov::Vf {
     bool enabled = false;
 };
 
-PfIov::PfIov(FunctionHw& pf, RegisterSpace& grc, StormRam& ram, Storms& storms, ServingEngines& engines,
-             std::function<void(VfFirmware&)> on_vf_created, std::function<void()> on_vfs_changed)
-    : pf_(pf), grc_(grc), ram_(ram), storms_(storms), engines_(engines), on_vf_created_(std::move(on_vf_created)),
+PfIov::PfIov(FunctionHw& pf, RegisterSpace& grc, StormRam& ram, Storms& storms, PtpClock& clock,
+             ServingEngines& engines, std::function<void(VfFirmware&)> on_vf_created,
+             std::function<void()> on_vfs_changed)
+    : pf_(pf), grc_(grc), ram_(ram), storms_(storms), clock_(clock), engines_(engines),
+      on_vf_created_(std::move(on_vf_created)),
       on_vfs_changed_(std::move(on_vfs_changed))
 {
 }

@@ -36,7 +36,7 @@ public:
     /* on_vf_created: a new VF's firmware, for the engines to serve;
      * on_vfs_changed: the number of enabled VFs did (slowpath lock held; the
      * engines may be running). */
-    PfIov(FunctionHw& pf, RegisterSpace& grc, StormRam& ram, Storms& storms, ServingEngines& engines,
+    PfIov(FunctionHw& pf, RegisterSpace& grc, StormRam& ram, Storms& storms, PtpClock& clock, ServingEngines& engines,
           std::function<void(VfFirmware&)> on_vf_created, std::function<void()> on_vfs_changed);
     ~PfIov();
 
@@ -91,6 +91,7 @@ private:
     RegisterSpace& grc_;
     StormRam& ram_;
     Storms& storms_;
+    PtpClock& clock_;
     ServingEngines& engines_;
     const std::function<void(VfFirmware&)> on_vf_created_;
     const std::function<void()> on_vfs_changed_;

@@ -12,8 +12,9 @@ namespace cna::fw {
 using namespace hsi;
 namespace page = hsi::iov::vf_page;
 
-VfFirmware::VfFirmware(FunctionHw& hw, StormRam& ram, Storms& storms, Malicious on_malicious)
-    : FunctionFirmware(hw, ram, hw.pf_id(), VF_GRANT, const_cast<uint8_t*>(hw.gtt_memory()) + page::rx_prod(0)),
+VfFirmware::VfFirmware(FunctionHw& hw, StormRam& ram, Storms& storms, PtpClock& clock, Malicious on_malicious)
+    : FunctionFirmware(hw, ram, hw.pf_id(), VF_GRANT, const_cast<uint8_t*>(hw.gtt_memory()) + page::rx_prod(0),
+                       clock),
       on_malicious_(std::move(on_malicious)),
       spq_(hw, storms, *this, [](uint32_t sb) { return sb < iov::MAX_VF_SBS; },
            const_cast<uint8_t*>(hw.gtt_memory()) + page::EQ_CONS,
@@ -31,6 +32,7 @@ VfFirmware::VfFirmware(FunctionHw& hw, StormRam& ram, Storms& storms, Malicious 
 void VfFirmware::reset()
 {
     reset_l2();
+    ptp_.reset();
     roce_.reset();
     spq_.reset();
 }

@@ -36,7 +36,7 @@ public:
      * which, for the log and its PF). */
     using Malicious = std::function<void(uint32_t vf, const char* what)>;
 
-    VfFirmware(FunctionHw& hw, StormRam& ram, Storms& storms, Malicious on_malicious);
+    VfFirmware(FunctionHw& hw, StormRam& ram, Storms& storms, PtpClock& clock, Malicious on_malicious);
 
     uint32_t vf() const { return hw_.vf_id(); }
     roce::RoceFirmware& roce() { return roce_; }

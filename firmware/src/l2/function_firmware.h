@@ -30,6 +30,7 @@
 #include "l2/filters.h"
 #include "l2/flow_table.h"
 #include "l2/l2_state.h"
+#include "ptp/ptp_block.h"
 #include "slowpath/resources.h"
 
 namespace cna::fw {
@@ -54,6 +55,8 @@ public:
     L2State& l2() { return l2_; }
     const L2State& l2() const { return l2_; }
     const FlowTable& flows() const { return flows_; }
+    /* Its PTP registers and latches (hsi_ptp.h). */
+    PtpBlock& ptp() { return ptp_; }
 
     /* Sets a protocol index of one of the function's status blocks; the
      * host sees it at the next CAU flush. */
@@ -90,8 +93,10 @@ public:
     hsi::FwReturn filters_update(const hsi::eth::FiltersUpdateRamrodData& d);
 
 protected:
-    /* rx_prods: the function's Rx producers, RX_PROD_STRIDE apart. */
-    FunctionFirmware(FunctionHw& hw, StormRam& ram, uint32_t pf, const Grant& grant, uint8_t* rx_prods);
+    /* rx_prods: the function's Rx producers, RX_PROD_STRIDE apart; clock:
+     * its port's, which a PF steers and a VF reads. */
+    FunctionFirmware(FunctionHw& hw, StormRam& ram, uint32_t pf, const Grant& grant, uint8_t* rx_prods,
+                     PtpClock& clock);
     ~FunctionFirmware() = default;
 
     /* Where the storms keep the function's statistics. */
@@ -118,6 +123,7 @@ protected:
     L2State l2_;
     FilterTable filters_{l2_, grant_};
     FlowTable flows_;
+    PtpBlock ptp_;
     std::array<std::atomic<bool>, hsi::MAX_QUEUES_PER_PF> rx_claims_{};
     std::array<HostPassGate, hsi::MAX_QUEUES_PER_PF> tx_gates_;
 };

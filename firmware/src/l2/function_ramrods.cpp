@@ -56,8 +56,9 @@ FwReturn check_id(uint32_t id, uint32_t chip_limit, uint32_t granted)
     return id < granted ? FwReturn::ok : FwReturn::no_resource;
 }
 
-FunctionFirmware::FunctionFirmware(FunctionHw& hw, StormRam& ram, uint32_t pf, const Grant& grant, uint8_t* rx_prods)
-    : hw_(hw), ram_(ram), pf_(pf), grant_(grant), rx_prods_(rx_prods), flows_(ram, pf)
+FunctionFirmware::FunctionFirmware(FunctionHw& hw, StormRam& ram, uint32_t pf, const Grant& grant, uint8_t* rx_prods,
+                                   PtpClock& clock)
+    : hw_(hw), ram_(ram), pf_(pf), grant_(grant), rx_prods_(rx_prods), flows_(ram, pf), ptp_(clock, !hw.is_vf())
 {
 }
 

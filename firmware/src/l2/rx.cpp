@@ -67,13 +67,14 @@ void RxEngine::count_link_down(Vport& vport, const FrameBurst& burst)
 
 bool RxEngine::takes_lane(FunctionFirmware& pf, const Vport& vport, uint32_t vport_id)
 {
-    /* What the lane leaves out of classify() and steer(): flow rules,
+    /* What the lane leaves out of classify() and steer(): PTP stamping, flow rules,
      * a port VLAN (no untagged frame is the VF's), several MAC filters
      * when only matched or only unmatched frames are accepted (with no
      * filter at all none matches: no 48-bit address equals WALK_FILTERS). */
     const uint16_t ucast = vport.rx_accept & (accept::UCAST_MATCHED | accept::UCAST_UNMATCHED);
     const bool either = ucast == (accept::UCAST_MATCHED | accept::UCAST_UNMATCHED);
     return pf.flows().empty(vport_id) && vport.port_vlan == 0 && ucast != 0 &&
+           (pf.ptp().ctrl() & hsi::ptp::ctrl::RX_ALL) == 0 &&
            (either || vport.sole_mac != Vport::WALK_FILTERS || vport.filters.empty()) &&
            (vport.rss.enabled || vport.rx_queues != 0);
 }
@@ -496,6 +497,8 @@ bool RxEngine::place(FunctionFirmware& pf, Vport& vport, RxCursor& c, const Wire
         cqe.pars_flags |= pars::VLAN_STRIPPED;
     }
     stamp_steering(cqe, s);
+    if (pf.ptp().ctrl() & hsi::ptp::ctrl::RX_ALL) [[unlikely]]
+        cqe.pars_flags |= pf.ptp().stamp_rx(f.data, f.len, layout);
     if (c.cqes == nullptr && !dma.write(c.q->cqes, cqe_offset, &staged, sizeof(staged)))
         return dma_fault();
     consume(c, nbds, 1, len);

@@ -11,6 +11,7 @@
 #include "frame/lso.h"
 #include "function/function.h"
 #include "l2/function_firmware.h"
+#include "ptp/ptp_message.h"
 #include "base/bytes.h"
 #include "wire/port.h"
 
@@ -167,7 +168,7 @@ void TxEngine::transmit_packet(FunctionFirmware& pf, Vport& vport, TxQueue& q, c
     parse_any_frame(frame, len, layout);
     if (len > max_frame_len(vport.mtu, layout.vlan_tags))
         return refuse(pf, vport.stats->tx_oversize_pkts, q, QueueError::mtu_violation);
-    send(vport, frame, len, true, false, port);
+    send_packet(pf, first, vport, frame, len, layout, true, false, port);
 }
 
 void TxEngine::transmit_offloaded(FunctionFirmware& pf, Vport& vport, TxQueue& q, const TxBd* bds, Port& port)
@@ -211,7 +212,23 @@ void TxEngine::transmit_offloaded(FunctionFirmware& pf, Vport& vport, TxQueue& q
         ipv4_insert_checksum(frame, layout);
     if ((first.flags & txbd::L4_CSUM) && (layout.l4 == L4::tcp || layout.l4 == L4::udp))
         l4_insert_checksum(frame, layout);
-    send(vport, frame, len, true, !zero_copy(first), port);
+    send_packet(pf, first, vport, frame, len, layout, true, !zero_copy(first), port);
+}
+
+void TxEngine::send_packet(FunctionFirmware& pf, const TxBd& first, Vport& vport, const uint8_t* frame, uint32_t len,
+                           const FrameLayout& layout, bool parsed, bool scratch, Port& port)
+{
+    PtpBlock& ptp = pf.ptp();
+    if (!(first.flags & txbd::PTP_TIMESTAMP) || !(ptp.ctrl() & hsi::ptp::ctrl::TX)) [[likely]] {
+        send(vport, frame, len, parsed, scratch, port);
+        return;
+    }
+    /* Read before the burst leaves: the receivers stamp what it carries as
+     * they take it, never earlier than this. */
+    const PtpEvent event = ptp_event(frame, len, layout, hsi::ptp::ctrl::RX_ALL);
+    const uint64_t time = ptp.clock().now();
+    if (send(vport, frame, len, parsed, true, port))
+        ptp.latch_tx(time, event);
 }
 
 uint8_t* TxEngine::gather(Dma& dma, const TxBd* bds, uint32_t& len, QueueError& why)
@@ -238,19 +255,19 @@ uint8_t* TxEngine::gather(Dma& dma, const TxBd* bds, uint32_t& len, QueueError& 
     return frame;
 }
 
-void TxEngine::send(Vport& vport, const uint8_t* frame, uint32_t len, bool parsed, bool scratch, Port& port)
+bool TxEngine::send(Vport& vport, const uint8_t* frame, uint32_t len, bool parsed, bool scratch, Port& port)
 {
     /* An inactive vport consumes its BDs without sending: its queues drain. */
     if (!vport.active_tx)
-        return;
+        return false;
     if (vport.tx_policy) [[unlikely]] {
         if (vport.link_down) {
             counter_add(vport.stats->tx_link_down_pkts, 1);
-            return;
+            return false;
         }
         if (vport.anti_spoof && spoofed(vport, frame, len)) {
             counter_add(vport.stats->tx_spoofed_pkts, 1);
-            return;
+            return false;
         }
         if (vport.port_vlan != 0) {
             /* The VF's frame goes out tagged with its port VLAN, the tag
@@ -275,6 +292,7 @@ void TxEngine::send(Vport& vport, const uint8_t* frame, uint32_t len, bool parse
         burst_.add(frame, len);
     if (scratch || burst_.full())
         flush(port);
+    return true;
 }
 
 bool TxEngine::spoofed(const Vport& vport, const uint8_t* frame, uint32_t len)

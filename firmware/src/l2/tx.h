@@ -121,7 +121,12 @@ private:
     /* Adds a frame to the burst. parsed: its parse is in the burst's next
      * layout already; scratch: its bytes are in packet_ or segment_, which
      * the next packet overwrites, so it leaves at once. */
-    void send(Vport& vport, const uint8_t* frame, uint32_t len, bool parsed, bool scratch, Port& port);
+    bool send(Vport& vport, const uint8_t* frame, uint32_t len, bool parsed, bool scratch, Port& port);
+    /* send(); a frame the driver asked the wire time of (txbd::PTP_TIMESTAMP,
+     * with its function's ctrl::TX) leaves at once, its time read before
+     * the burst that carries it goes out and latched once it went. */
+    void send_packet(FunctionFirmware& pf, const hsi::eth::TxBd& first, Vport& vport, const uint8_t* frame,
+                     uint32_t len, const FrameLayout& layout, bool parsed, bool scratch, Port& port);
     void flush(Port& port);
     /* Anti-spoofing: the frame's source MAC is none of the vport's MAC
      * filters, or it carries a VLAN tag the VF may not use. */

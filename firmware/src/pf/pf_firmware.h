@@ -29,7 +29,7 @@ class VfFirmware;
 
 class PfFirmware final : public FunctionFirmware, private SlowpathQueue::Storm {
 public:
-    PfFirmware(FunctionHw& hw, StormRam& ram, Storms& storms, const Grant& grant);
+    PfFirmware(FunctionHw& hw, StormRam& ram, Storms& storms, const Grant& grant, PtpClock& clock);
 
     uint32_t pf() const { return pf_; }
     StormRam& ram() { return ram_; }

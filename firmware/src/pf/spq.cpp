@@ -16,8 +16,8 @@ namespace cna::fw {
 
 using namespace hsi;
 
-PfFirmware::PfFirmware(FunctionHw& hw, StormRam& ram, Storms& storms, const Grant& grant)
-    : FunctionFirmware(hw, ram, hw.pf_id(), grant, ram.at(iro::rx_prod(hw.pf_id(), 0))), storms_(storms),
+PfFirmware::PfFirmware(FunctionHw& hw, StormRam& ram, Storms& storms, const Grant& grant, PtpClock& clock)
+    : FunctionFirmware(hw, ram, hw.pf_id(), grant, ram.at(iro::rx_prod(hw.pf_id(), 0)), clock), storms_(storms),
       spq_(hw, storms, *this, [](uint32_t sb) { return sb == SP_SB_ID; }, ram.at(iro::eq_cons(hw.pf_id())),
            hw.name()),
       roce_(hw, grant_, ram.roce_stats(hw.pf_id()))
@@ -123,6 +123,7 @@ void PfFirmware::queue_error(QueueKind kind, uint32_t queue, QueueError why)
 void PfFirmware::reset()
 {
     reset_l2();
+    ptp_.reset();
     if (eswitch_ != nullptr)
         eswitch_->release(*this);
     roce_.reset();

@@ -14,6 +14,7 @@
 
 #include "cna_fw/adapter.h"
 #include "frame/frame_burst.h"
+#include "ptp/ptp_clock.h"
 
 namespace cna::fw {
 
@@ -82,6 +83,8 @@ public:
     std::atomic<bool> carrier{true};
     std::atomic<bool> link_up{false};
     std::atomic<bool> mac_loopback{false};
+    /* The port's PTP hardware clock (hsi_ptp.h). */
+    PtpClock ptp_clock;
     /* AdapterControl: the wire loses per_million of the UDP datagrams to
      * udp_port it carries (the adapter makes RoCEv2's lossy); 0, none. */
     void lose(uint16_t udp_port, uint32_t per_million)

@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Precise time in the adapter (hsi_ptp.h): each port's clock as a PF
+ * reads, sets, steps and steers it and a VF reads it; event messages
+ * latched on Rx and Tx, as the latch model says, across a cable.
+ */
+#include <gtest/gtest.h>
+
+#include <ctime>
+#include <thread>
+
+#include "fake_driver.h"
+#include "hsi_ptp.h"
+#include "iov_fixture.h"
+
+namespace cna::fw::test {
+namespace {
+
+using namespace hsi;
+namespace ptp = hsi::ptp;
+
+constexpr uint8_t PTP_MCAST[6] = {0x01, 0x1b, 0x19, 0x00, 0x00, 0x00};
+constexpr uint8_t VF0_MAC[6] = {0x02, 0x00, 0x00, 0x00, 0xf0, 0x00};
+
+uint64_t host_ns(clockid_t id)
+{
+    timespec ts{};
+    clock_gettime(id, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+/* A PTP message of msg_type and sequence_id over Ethernet. */
+std::vector<uint8_t> ptp_l2(const uint8_t* src, uint8_t msg_type, uint16_t sequence_id, const uint8_t* dst = PTP_MCAST)
+{
+    std::vector<uint8_t> f = eth_frame(dst, src, ptp::ETHERTYPE, 44);
+    f[14 + ptp::MSG_TYPE_OFFSET] = msg_type;
+    f[14 + ptp::VERSION_OFFSET] = 2;
+    f[14 + ptp::SEQUENCE_ID_OFFSET] = static_cast<uint8_t>(sequence_id >> 8);
+    f[14 + ptp::SEQUENCE_ID_OFFSET + 1] = static_cast<uint8_t>(sequence_id);
+    return f;
+}
+
+/* ... over UDP/IPv4 to dport, its checksum left out (0: none). */
+std::vector<uint8_t> ptp_udp4(const uint8_t* src, uint16_t dport, uint8_t msg_type, uint16_t sequence_id)
+{
+    std::vector<uint8_t> f = udp4_frame(PTP_MCAST, src, 0x0a000001, 0xe0000181, 319, dport, 44, false);
+    constexpr std::size_t PTP = 14 + 20 + 8;
+    f[PTP + ptp::MSG_TYPE_OFFSET] = msg_type;
+    f[PTP + ptp::VERSION_OFFSET] = 2;
+    f[PTP + ptp::SEQUENCE_ID_OFFSET] = static_cast<uint8_t>(sequence_id >> 8);
+    f[PTP + ptp::SEQUENCE_ID_OFFSET + 1] = static_cast<uint8_t>(sequence_id);
+    return f;
+}
+
+class Ptp : public PfWithVfs {
+protected:
+    void SetUp() override { ASSERT_NO_FATAL_FAILURE(bring_up("ptp")); }
+
+    static uint32_t rd(FakeDriver& drv, uint32_t offset) { return drv.rd(reg::PTP_BASE + offset); }
+    static void wr(FakeDriver& drv, uint32_t offset, uint32_t value) { drv.wr(reg::PTP_BASE + offset, value); }
+    static uint64_t time(FakeDriver& drv)
+    {
+        const uint32_t lo = rd(drv, ptp::TIME_LO);
+        return uint64_t{rd(drv, ptp::TIME_HI)} << 32 | lo;
+    }
+    static void set(FakeDriver& drv, uint64_t ns)
+    {
+        wr(drv, ptp::SET_LO, static_cast<uint32_t>(ns));
+        wr(drv, ptp::SET_HI, static_cast<uint32_t>(ns >> 32));
+    }
+    static void step(FakeDriver& drv, int64_t ns)
+    {
+        wr(drv, ptp::STEP_LO, static_cast<uint32_t>(ns));
+        wr(drv, ptp::STEP_HI, static_cast<uint32_t>(static_cast<uint64_t>(ns) >> 32));
+    }
+    /* Rx latch i's stamp, which the read frees. */
+    static uint64_t rx_stamp(FakeDriver& drv, uint32_t i)
+    {
+        const uint32_t lo = rd(drv, ptp::rx_ts_lo(i));
+        return uint64_t{rd(drv, ptp::rx_ts_hi(i))} << 32 | lo;
+    }
+    static uint64_t tx_stamp(FakeDriver& drv)
+    {
+        const uint32_t lo = rd(drv, ptp::TX_TS_LO);
+        return uint64_t{rd(drv, ptp::TX_TS_HI)} << 32 | lo;
+    }
+    static uint32_t latch_of(const FakeDriver::RxFrame& f)
+    {
+        return (f.cqe.pars_flags & eth::pars::PTP_LATCH_MASK) >> eth::pars::PTP_LATCH_SHIFT;
+    }
+};
+
+TEST_F(Ptp, APortsClockRunsFromTheHostsRealTimeAndAPfSetsStepsAndSteersIt)
+{
+    const uint64_t before = host_ns(CLOCK_REALTIME);
+    const uint64_t t0 = time(*pf);
+    EXPECT_GE(t0 + 1'000'000, before) << "set from the host's real time at power-on (within its run since)";
+    EXPECT_LT(t0, host_ns(CLOCK_REALTIME) + 1'000'000);
+    EXPECT_GE(time(*pf), t0) << "it runs forward";
+
+    set(*pf, 1'000'000'000'000);
+    const uint64_t t1 = time(*pf);
+    EXPECT_GE(t1, 1'000'000'000'000u);
+    EXPECT_LT(t1, 1'000'000'000'000u + 50'000'000);
+    step(*pf, -500'000'000'000);
+    EXPECT_LT(time(*pf), 500'000'000'000u + 50'000'000) << "a step backwards";
+    EXPECT_GE(time(*pf), 500'000'000'000u);
+
+    /* +50,000,000 ppb: 5 % fast against the raw clock it runs from. */
+    wr(*pf, ptp::FREQ, 50'000'000);
+    EXPECT_EQ(static_cast<int32_t>(rd(*pf, ptp::FREQ)), 50'000'000);
+    const uint64_t raw0 = host_ns(CLOCK_MONOTONIC_RAW), c0 = time(*pf);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    const uint64_t raw1 = host_ns(CLOCK_MONOTONIC_RAW), c1 = time(*pf);
+    const double rate = static_cast<double>(c1 - c0) / static_cast<double>(raw1 - raw0);
+    EXPECT_NEAR(rate, 1.05, 0.005);
+
+    wr(*pf, ptp::FREQ, static_cast<uint32_t>(-2'000'000'000));
+    EXPECT_EQ(static_cast<int32_t>(rd(*pf, ptp::FREQ)), -ptp::MAX_FREQ_PPB) << "saturated";
+    wr(*pf, ptp::FREQ, 0);
+
+    /* One clock per port: the cable's other end has its own. */
+    set(*peer, 7'000'000'000);
+    EXPECT_GT(time(*pf), 400'000'000'000u);
+}
+
+TEST_F(Ptp, AVfReadsItsPortsClockAndStampsButDoesNotSteer)
+{
+    enable_vfs(1);
+    auto vf = bring_up_vf(0, VF0_MAC);
+    DeviceFunction& fn = vf->fn();
+    auto vf_time = [&] {
+        const uint32_t lo = fn.bar0_read(iov::vf_bar0::PTP_BASE + ptp::TIME_LO);
+        return uint64_t{fn.bar0_read(iov::vf_bar0::PTP_BASE + ptp::TIME_HI)} << 32 | lo;
+    };
+    set(*pf, 3'000'000'000'000);
+    const uint64_t t = vf_time();
+    EXPECT_GE(t, 3'000'000'000'000u);
+    EXPECT_LT(t, 3'000'000'000'000u + 50'000'000);
+
+    fn.bar0_write(iov::vf_bar0::PTP_BASE + ptp::SET_HI, 0);
+    fn.bar0_write(iov::vf_bar0::PTP_BASE + ptp::STEP_HI, 0x80000000u);
+    fn.bar0_write(iov::vf_bar0::PTP_BASE + ptp::FREQ, 1000);
+    EXPECT_EQ(fn.bar0_read(iov::vf_bar0::PTP_BASE + ptp::FREQ), 0xffffffffu) << "not a VF's register";
+    EXPECT_GE(vf_time(), t) << "its writes to the clock went nowhere";
+    EXPECT_EQ(rd(*pf, ptp::FREQ), 0u);
+
+    fn.bar0_write(iov::vf_bar0::PTP_BASE + ptp::CTRL, ptp::ctrl::RX_L2);
+    EXPECT_EQ(fn.bar0_read(iov::vf_bar0::PTP_BASE + ptp::CTRL), ptp::ctrl::RX_L2);
+    peer->send(0, ptp_l2(PEER_MAC, 0, 9, VF0_MAC));
+    auto got = vf->rx_wait(0, 1);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(latch_of(got[0]), 1u);
+    EXPECT_EQ(fn.bar0_read(iov::vf_bar0::PTP_BASE + ptp::RX_VALID), 1u) << "the VF's latches are its own";
+    EXPECT_EQ(fn.bar0_read(iov::vf_bar0::PTP_BASE + ptp::rx_seq(0)), 9u);
+    EXPECT_EQ(rd(*pf, ptp::RX_VALID), 0u);
+}
+
+TEST_F(Ptp, EventMessagesAreLatchedOnRxUntilReadAndAFloodIsCounted)
+{
+    wr(*pf, ptp::CTRL, ptp::ctrl::RX_L2);
+    const uint64_t before = time(*peer);
+    peer->send(0, ptp_l2(PEER_MAC, 0, 0x1234)); /* Sync */
+    auto got = pf->rx_wait(0, 1);
+    const uint64_t after = time(*peer);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_TRUE(got[0].cqe.pars_flags & eth::pars::PTP_EVENT);
+    ASSERT_EQ(latch_of(got[0]), 1u) << "latch 0";
+    EXPECT_EQ(rd(*pf, ptp::RX_VALID), 1u);
+    EXPECT_EQ(rd(*pf, ptp::rx_seq(0)), 0x1234u);
+    const uint64_t stamp = rx_stamp(*pf, 0);
+    EXPECT_GE(stamp + 1'000'000, before) << "the two ports' clocks started together, within a millisecond";
+    EXPECT_LE(stamp, after + 1'000'000);
+    EXPECT_EQ(rd(*pf, ptp::RX_VALID), 0u) << "TS_HI's read freed it";
+
+    peer->send(0, ptp_l2(PEER_MAC, 8, 1)); /* Follow_Up: a general message */
+    got = pf->rx_wait(0, 1);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_FALSE(got[0].cqe.pars_flags & eth::pars::PTP_EVENT);
+    peer->send(0, ptp_udp4(PEER_MAC, ptp::UDP_EVENT_PORT, 1, 2)); /* Delay_Req over UDP: not asked for */
+    got = pf->rx_wait(0, 1);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_FALSE(got[0].cqe.pars_flags & eth::pars::PTP_EVENT);
+
+    /* Five Syncs: three latches, two missed. */
+    for (uint16_t seq = 0; seq < 5; seq++)
+        peer->send(0, ptp_l2(PEER_MAC, 0, seq));
+    got = pf->rx_wait(0, 5);
+    ASSERT_EQ(got.size(), 5u);
+    for (uint32_t i = 0; i < 5; i++) {
+        EXPECT_TRUE(got[i].cqe.pars_flags & eth::pars::PTP_EVENT);
+        EXPECT_EQ(latch_of(got[i]), i < ptp::RX_LATCHES ? i + 1 : 0u) << "frame " << i;
+    }
+    EXPECT_EQ(rd(*pf, ptp::RX_VALID), 0x7u);
+    EXPECT_EQ(rd(*pf, ptp::RX_MISSED), 2u);
+    EXPECT_EQ(rd(*pf, ptp::rx_seq(2)), 2u);
+    rx_stamp(*pf, 1);
+    peer->send(0, ptp_l2(PEER_MAC, 0, 77));
+    got = pf->rx_wait(0, 1);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(latch_of(got[0]), 2u) << "the latch freed is the next taken";
+    EXPECT_EQ(rd(*pf, ptp::rx_seq(1)), 77u);
+
+    wr(*pf, ptp::CTRL, ptp::ctrl::RX_UDP4);
+    peer->send(0, ptp_udp4(PEER_MAC, ptp::UDP_EVENT_PORT, 1, 3));
+    peer->send(0, ptp_udp4(PEER_MAC, ptp::UDP_GENERAL_PORT, 1, 4));
+    got = pf->rx_wait(0, 2);
+    ASSERT_EQ(got.size(), 2u);
+    EXPECT_TRUE(got[0].cqe.pars_flags & eth::pars::PTP_EVENT) << "UDP/IPv4 to 319";
+    EXPECT_FALSE(got[1].cqe.pars_flags & eth::pars::PTP_EVENT) << "320 is the general port";
+}
+
+TEST_F(Ptp, ASendAskingForItsWireTimeIsLatchedBeforeItsReceiversStamp)
+{
+    wr(*pf, ptp::CTRL, ptp::ctrl::TX);
+    wr(*peer, ptp::CTRL, ptp::ctrl::RX_L2);
+    set(*peer, time(*pf)); /* one time on both ends of the cable */
+    FakeDriver::TxOptions stamped;
+    stamped.flags = eth::txbd::PTP_TIMESTAMP;
+    pf->send(0, ptp_l2(pf->mac().data(), 1, 0x4242), stamped); /* Delay_Req */
+    ASSERT_EQ(peer->rx_wait(0, 1).size(), 1u);
+    ASSERT_TRUE(wait_until([&] { return rd(*pf, ptp::TX_VALID) == 1; }));
+    EXPECT_EQ(rd(*pf, ptp::TX_SEQ) & ptp::latch::SEQUENCE_ID_MASK, 0x4242u);
+    EXPECT_EQ(rd(*pf, ptp::TX_SEQ) >> ptp::latch::MSG_TYPE_SHIFT, 1u);
+    const uint64_t tx = tx_stamp(*pf);
+    const uint64_t rx = rx_stamp(*peer, 0);
+    EXPECT_LE(tx, rx + 1'000) << "sent before received (both clocks set alike within a microsecond)";
+    EXPECT_LT(rx - tx, 10'000'000u);
+    EXPECT_EQ(rd(*pf, ptp::TX_VALID), 0u);
+
+    pf->send(0, ptp_l2(pf->mac().data(), 1, 1), stamped);
+    pf->send(0, ptp_l2(pf->mac().data(), 1, 2), stamped);
+    ASSERT_EQ(peer->rx_wait(0, 2).size(), 2u);
+    EXPECT_TRUE(wait_until([&] { return rd(*pf, ptp::TX_MISSED) == 1; })) << "the latch was full";
+    EXPECT_EQ(rd(*pf, ptp::TX_SEQ) & ptp::latch::SEQUENCE_ID_MASK, 1u);
+
+    wr(*pf, ptp::CTRL, 0);
+    tx_stamp(*pf);
+    pf->send(0, ptp_l2(pf->mac().data(), 1, 3), stamped);
+    ASSERT_EQ(peer->rx_wait(0, 1).size(), 1u);
+    EXPECT_EQ(rd(*pf, ptp::TX_VALID), 0u) << "without ctrl::TX the flag is not honoured";
+}
+
+} // namespace
+} // namespace cna::fw::test
