@@ -113,6 +113,9 @@ struct Hwfn {
     /* Serialises the slowpath DPC with ramrod waiters that process the EQ
      * themselves: whoever holds it owns the EQ consumer and the SP SB ack. */
     osal::Spinlock dpc_lock;
+    /* Serialises the PTP block's two-word accesses (ecore_ptp_api.h): the
+     * clock's reading and setting, a latch's stamp. */
+    osal::Mutex ptp_lock;
 
     bool hw_prepared = false;
     bool resc_allocated = false;

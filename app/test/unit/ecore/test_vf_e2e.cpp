@@ -9,6 +9,7 @@
 #include "ecore_chain.h"
 #include "ecore_iov_api.h"
 #include "ecore_l2_api.h"
+#include "ecore_ptp_api.h"
 #include "ecore_rdma_api.h"
 #include "ecore_sriov.h"
 #include "ecore_vf_api.h"
@@ -386,6 +387,40 @@ TEST(VfEndToEnd, AVfItsDriverHoldsOutlivesItsPfsDriver)
     ecore::hw_remove(dev);
     pci.reset();
     EXPECT_EQ(next.tear_down(), Status::success);
+}
+
+/* A VF reads its port's clock, stamps on its own, and may not steer. */
+TEST(VfEndToEnd, AVfReadsItsPortsClockAndMayNotSteerIt)
+{
+    test::Pf pf;
+    ATTACH_OR_SKIP(pf, "t_vf_ptp", 0, osal::EmbeddedConfig{});
+    pf_with_vfs(pf, 1);
+    if (HasFatalFailure())
+        return;
+    int err = 0;
+    std::string msg;
+    std::unique_ptr<osal::PciFunction> pci = osal::pci_attach(vf_params("t_vf_ptp", 0, 0), &err, &msg);
+    ASSERT_NE(pci, nullptr) << msg;
+    ecore::Dev dev;
+    ecore::init_struct(dev, "t_vf_ptp/vf0", *pci, {});
+    ASSERT_EQ(ecore::hw_prepare(dev), Status::success);
+    ecore::Hwfn& hwfn = dev.hwfn;
+
+    ASSERT_EQ(ecore::ptp_settime(pf.hwfn(), 9'000'000'000'000), Status::success);
+    uint64_t now = 0;
+    ASSERT_EQ(ecore::ptp_read_cc(hwfn, &now), Status::success);
+    EXPECT_GE(now, 9'000'000'000'000u);
+    EXPECT_LT(now, 9'000'100'000'000u);
+    EXPECT_EQ(ecore::ptp_settime(hwfn, 1), Status::perm);
+    EXPECT_EQ(ecore::ptp_adjtime(hwfn, 1), Status::perm);
+    EXPECT_EQ(ecore::ptp_adjfreq(hwfn, 1), Status::perm);
+    ASSERT_EQ(ecore::ptp_enable(hwfn), Status::success);
+    ecore::PtpStamp stamp;
+    EXPECT_EQ(ecore::ptp_read_rx_ts(hwfn, 0, &stamp), Status::again);
+    EXPECT_EQ(ecore::ptp_disable(hwfn), Status::success);
+    ecore::hw_remove(dev);
+    pci.reset();
+    EXPECT_EQ(pf.tear_down(), Status::success);
 }
 
 TEST(VfEndToEnd, AVfKeepsItsAdapterPastItsPf)
