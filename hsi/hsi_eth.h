@@ -83,10 +83,10 @@ inline constexpr uint16_t L4_CSUM_BAD = 1u << 9;
 inline constexpr uint16_t RSS_HASH_VALID = 1u << 10;
 inline constexpr uint16_t IP_FRAGMENT = 1u << 11;
 inline constexpr uint16_t FLOW_MARK = 1u << 12;     /* a flow rule's MARK: RxCqe::flow_mark */
-/* A PTP event message the function's PTP block looks for (hsi_ptp.h), and
- * the Rx latch that holds its stamp: 0 none (every latch was full), n
- * latch n - 1. */
-inline constexpr uint16_t PTP_EVENT = 1u << 13;
+/* A PTP message of a transport the function's PTP block looks for
+ * (hsi_ptp.h), and the Rx latch that holds its stamp: 0 none (a general
+ * message, or every latch was full), n latch n - 1. */
+inline constexpr uint16_t PTP = 1u << 13;
 inline constexpr uint16_t PTP_LATCH_SHIFT = 14;
 inline constexpr uint16_t PTP_LATCH_MASK = 0x3u << PTP_LATCH_SHIFT;
 } // namespace pars

@@ -12,14 +12,15 @@
  * at the same offsets (the clock's control registers are a PF's: a VF's
  * access to them is a bad access).
  *
- * Timestamps are latched, as NICs do. With ctrl::RX_* on, an event message
- * (messageType 0-3: Sync, Delay_Req, Pdelay_Req, Pdelay_Resp) of the
- * transport the bits name, received by the function, is stamped with the
- * port's clock when it came off the wire, into the first free of its
- * RX_LATCHES Rx latches; its CQE says which (eth::pars::PTP_LATCH). A
- * latch holds its stamp, its valid bit set, until the driver reads its
- * TS_HI; an event message that finds every latch full is counted in
- * RX_MISSED and its CQE says PTP_EVENT alone. With ctrl::TX on, a frame
+ * Timestamps are latched, as NICs do. With ctrl::RX_* on, the PTP messages
+ * of the transports the bits name that the function receives say so in
+ * their CQE (eth::pars::PTP); an event message (messageType 0-3: Sync,
+ * Delay_Req, Pdelay_Req, Pdelay_Resp) is stamped with the port's clock
+ * when it came off the wire, into the first free of its RX_LATCHES Rx
+ * latches, and its CQE says which (eth::pars::PTP_LATCH). A latch holds
+ * its stamp, its valid bit set, until the driver reads its TS_HI; an event
+ * message that finds every latch full is counted in RX_MISSED and its CQE
+ * names no latch. With ctrl::TX on, a frame
  * sent with txbd::PTP_TIMESTAMP is stamped when it goes on the wire (or
  * into the port's switch, for a function of the port) into the one Tx
  * latch, under the same rule (TX_MISSED).
@@ -75,9 +76,9 @@ inline constexpr uint32_t BLOCK_SIZE = 0x100;
 static_assert(rx_seq(RX_LATCHES - 1) < TX_TS_LO);
 
 namespace ctrl {
-inline constexpr uint32_t RX_L2 = 1u << 0;   /* stamp event messages over Ethernet */
-inline constexpr uint32_t RX_UDP4 = 1u << 1; /* ... over UDP/IPv4 to port 319 */
-inline constexpr uint32_t RX_UDP6 = 1u << 2; /* ... over UDP/IPv6 to port 319 */
+inline constexpr uint32_t RX_L2 = 1u << 0;   /* PTP over Ethernet */
+inline constexpr uint32_t RX_UDP4 = 1u << 1; /* ... over UDP/IPv4 to port 319 or 320 */
+inline constexpr uint32_t RX_UDP6 = 1u << 2; /* ... over UDP/IPv6 to port 319 or 320 */
 inline constexpr uint32_t TX = 1u << 3;      /* honour txbd::PTP_TIMESTAMP */
 inline constexpr uint32_t RX_ALL = RX_L2 | RX_UDP4 | RX_UDP6;
 inline constexpr uint32_t ALL = RX_ALL | TX;

@@ -201,14 +201,14 @@ Status ptp_adjfreq(Hwfn& hwfn, int32_t ppb)
     return Status::success;
 }
 
-Status ptp_missed(Hwfn& hwfn, PtpMissed* missed)
+Status ptp_get_stats(Hwfn& hwfn, PtpStats* stats)
 {
     std::lock_guard guard(hwfn.ptp_lock);
     PtpRegs regs(hwfn);
     if (regs.unavailable())
         return Status::busy;
-    missed->rx = regs.rd(ptp::RX_MISSED);
-    missed->tx = regs.rd(ptp::TX_MISSED);
+    stats->rx_unstamped = regs.rd(ptp::RX_MISSED);
+    stats->tx_unstamped = regs.rd(ptp::TX_MISSED);
     return Status::success;
 }
 

@@ -49,12 +49,12 @@ Status ptp_adjtime(Hwfn& hwfn, int64_t delta);
  * beyond +-hsi::ptp::MAX_FREQ_PPB. */
 Status ptp_adjfreq(Hwfn& hwfn, int32_t ppb);
 
-/* Event messages stamping missed for want of a free latch, since the
- * function's reset. */
-struct PtpMissed {
-    uint32_t rx = 0;
-    uint32_t tx = 0;
+/* Since the function's reset: event messages received, and sends that
+ * asked for their time, that found every latch full. */
+struct PtpStats {
+    uint64_t rx_unstamped = 0;
+    uint64_t tx_unstamped = 0;
 };
-Status ptp_missed(Hwfn& hwfn, PtpMissed* missed);
+Status ptp_get_stats(Hwfn& hwfn, PtpStats* stats);
 
 } // namespace cna::ecore

@@ -22,6 +22,7 @@
 #include "ecore.h"
 #include "ecore_hw.h"
 #include "ecore_int_api.h"
+#include "ecore_ptp_api.h"
 #include "hsi_eth.h"
 #include "hsi_iov.h"
 #include "hsi_rdma.h"
@@ -95,6 +96,7 @@ struct EthPort {
     std::array<hsi::eth::QueueStats, hsi::MAX_QUEUES_PER_PF> txq_stats_base{};
     hsi::rdma::RoceStats roce_stats_base{};
     hsi::eswitch::SwitchStats switch_stats_base{};
+    ecore::PtpStats ptp_stats_base{};
     /* The VFs' counters at their last rte_pmd_cna_reset_vf_stats. */
     std::array<hsi::eth::VportStats, hsi::iov::MAX_VFS_PER_PF> vf_stats_base{};
     /* The port's RDMA device while it is open (pmd/rdma): dev_close tears

@@ -179,6 +179,7 @@ eth_dev_ops make_ops()
     ops.tx_queue_release = tx_queue_release;
     ops.flow_ops_get = flow_ops_get;
     ops.representor_info_get = representor_info_get;
+    timesync_ops(ops);
     return ops;
 }
 

@@ -49,6 +49,9 @@ int remove_port(const char* device_name);
  * released: the application sets them up anew). */
 int reattach(EthPort* port);
 
+/* cna_timesync.cpp: IEEE 1588, a PF's (a VF's without the clock's steering) */
+void timesync_ops(eth_dev_ops& ops);
+
 /* cna_vf.cpp: net_cna_vf */
 extern const eth_dev_ops cna_vf_dev_ops;
 int cna_vf_probe(rte_vdev_device* vdev);

@@ -193,7 +193,8 @@ const char* tx_burst_mode_name(const rte_eth_dev* dev)
 uint16_t prep_pkts(void* /* tx_queue */, rte_mbuf** tx_pkts, uint16_t nb_pkts)
 {
     constexpr uint64_t SUPPORTED = RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK | RTE_MBUF_F_TX_TCP_SEG |
-                                   RTE_MBUF_F_TX_VLAN | RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IPV6;
+                                   RTE_MBUF_F_TX_VLAN | RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IPV6 |
+                                   RTE_MBUF_F_TX_IEEE1588_TMST;
     for (uint16_t i = 0; i < nb_pkts; i++) {
         const rte_mbuf* m = tx_pkts[i];
         const uint64_t ol = m->ol_flags;

@@ -92,9 +92,10 @@ struct RxConsts {
     __m256i ptype_hi = both_lanes(byte_tables.ptype_hi);
     __m256i initializer;
     /* what makes a group of CQEs go the scalar way: bd_num above 1, a
-     * stripped tag, a mark (tested on the OR of the group's CQEs) */
-    __m256i rare = _mm256_setr_epi64x(0xfe00, int64_t{pars::VLAN_STRIPPED | pars::FLOW_MARK} << 48, 0xfe00,
-                                      int64_t{pars::VLAN_STRIPPED | pars::FLOW_MARK} << 48);
+     * stripped tag, a mark, a PTP event message (tested on the OR of the
+     * group's CQEs) */
+    static constexpr int64_t RARE_FLAGS = pars::VLAN_STRIPPED | pars::FLOW_MARK | pars::PTP;
+    __m256i rare = _mm256_setr_epi64x(0xfe00, RARE_FLAGS << 48, 0xfe00, RARE_FLAGS << 48);
     /* checksum flags and RSS bit (recv_pkts_avx2_offload only) */
     __m256i nibble14 = _mm256_setr_epi64x(0, 0xfLL << 48, 0, 0xfLL << 48);
     __m256i bit0_of_14 = _mm256_setr_epi64x(0, 1LL << 48, 0, 1LL << 48);

@@ -77,6 +77,20 @@ constexpr bool ptype_from_low_nibble()
 }
 static_assert(ptype_from_low_nibble());
 
+/* A PTP event message, which the adapter looks for while timesync is on:
+ * RX_IEEE1588_PTP, and RX_IEEE1588_TMST with the latch that holds its
+ * stamp (the timesync_read_rx_timestamp flags) when one did. */
+inline uint64_t rx_ptp(rte_mbuf* m, uint16_t flags)
+{
+    const unsigned latch = (flags & pars::PTP_LATCH_MASK) >> pars::PTP_LATCH_SHIFT;
+    if ((flags & pars::L3_MASK) == 0)
+        m->packet_type = RTE_PTYPE_L2_ETHER_TIMESYNC;
+    if (latch == 0)
+        return RTE_MBUF_F_RX_IEEE1588_PTP;
+    m->timesync = static_cast<uint16_t>(latch - 1);
+    return RTE_MBUF_F_RX_IEEE1588_PTP | RTE_MBUF_F_RX_IEEE1588_TMST;
+}
+
 /* data_off, refcnt, nb_segs and port: the 8 bytes at the rearm_data
  * marker, set with one store. (The marker is a zero-length array: going
  * through an integer keeps the compiler's bounds checks out of it.) */
@@ -150,6 +164,8 @@ inline uint16_t rx_complete(RxQueue* rxq, const RxCqe& cqe, rte_mbuf* m, uint16_
         ol_flags |= RTE_MBUF_F_RX_FDIR | RTE_MBUF_F_RX_FDIR_ID;
         m->hash.fdir.hi = cqe.flow_mark;
     }
+    if (unlikely(flags & pars::PTP))
+        ol_flags |= rx_ptp(m, flags);
     m->ol_flags = ol_flags;
     return bd_cons;
 }
@@ -286,7 +302,7 @@ inline void tx_complete(TxQueue* txq)
 
 /* The mbuf Tx offloads a first BD carries. */
 constexpr uint64_t TX_BD_OFFLOADS = RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK | RTE_MBUF_F_TX_TCP_SEG |
-                                    RTE_MBUF_F_TX_VLAN;
+                                    RTE_MBUF_F_TX_VLAN | RTE_MBUF_F_TX_IEEE1588_TMST;
 
 inline uint8_t tx_offload_flags(uint64_t ol)
 {
@@ -299,6 +315,8 @@ inline uint8_t tx_offload_flags(uint64_t ol)
         flags |= txbd::VLAN_INSERT;
     if (ol & RTE_MBUF_F_TX_TCP_SEG)
         flags |= txbd::LSO;
+    if (ol & RTE_MBUF_F_TX_IEEE1588_TMST)
+        flags |= txbd::PTP_TIMESTAMP;
     return flags;
 }
 

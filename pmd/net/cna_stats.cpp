@@ -106,6 +106,15 @@ constexpr SwitchXstat SWITCH_XSTATS[] = {
 
 bool has_switch(const EthPort* port) { return !port->devargs.representors.empty(); }
 
+struct PtpXstat {
+    const char* name;
+    uint64_t ecore::PtpStats::*counter;
+};
+constexpr PtpXstat PTP_XSTATS[] = {
+    {"rx_ptp_unstamped_packets", &ecore::PtpStats::rx_unstamped},
+    {"tx_ptp_unstamped_packets", &ecore::PtpStats::tx_unstamped},
+};
+
 /* Driver counter per Rx queue, after the adapter's. */
 constexpr const char* RXQ_ALLOC_FAILURES = "mbuf_alloc_failures";
 constexpr unsigned RXQ_XSTATS_COUNT = RTE_DIM(RXQ_XSTATS) + 1;
@@ -117,6 +126,7 @@ struct Snapshot {
     std::array<QueueStats, hsi::MAX_QUEUES_PER_PF> txq;
     RoceStats roce;
     SwitchStats eswitch;
+    ecore::PtpStats ptp;
 };
 
 int read_raw(EthPort* port, Snapshot* s, uint16_t nb_rxq, uint16_t nb_txq)
@@ -134,6 +144,8 @@ int read_raw(EthPort* port, Snapshot* s, uint16_t nb_rxq, uint16_t nb_txq)
         st = ecore::rdma_get_stats(hwfn, *ptt, &s->roce);
     if (st == ecore::Status::success && has_switch(port))
         ecore::get_switch_stats(hwfn, *ptt, &s->eswitch);
+    if (st == ecore::Status::success)
+        st = ecore::ptp_get_stats(hwfn, &s->ptp);
     /* Counters read from a device that went meanwhile are all ones: never
      * reported as counts. */
     return removed(port) ? -ENODEV : ecore::status_to_errno(st);
@@ -155,6 +167,7 @@ int read_snapshot(rte_eth_dev* dev, Snapshot* s)
         subtract_counters(&s->roce, port->roce_stats_base);
     if (has_switch(port))
         subtract_counters(&s->eswitch, port->switch_stats_base);
+    subtract_counters(&s->ptp, port->ptp_stats_base);
     return 0;
 }
 
@@ -175,7 +188,7 @@ unsigned xstats_count(const rte_eth_dev* dev)
 {
     return RTE_DIM(VPORT_XSTATS) + dev->data->nb_rx_queues * RXQ_XSTATS_COUNT +
            dev->data->nb_tx_queues * RTE_DIM(TXQ_XSTATS) + (port_of(dev)->devargs.rdma ? RTE_DIM(ROCE_XSTATS) : 0) +
-           (has_switch(port_of(dev)) ? RTE_DIM(SWITCH_XSTATS) : 0);
+           (has_switch(port_of(dev)) ? RTE_DIM(SWITCH_XSTATS) : 0) + RTE_DIM(PTP_XSTATS);
 }
 
 } // namespace
@@ -228,6 +241,7 @@ int stats_reset(rte_eth_dev* dev)
     port->txq_stats_base = raw.txq;
     port->roce_stats_base = raw.roce;
     port->switch_stats_base = raw.eswitch;
+    port->ptp_stats_base = raw.ptp;
     for (uint16_t q = 0; q < dev->data->nb_rx_queues; q++)
         if (auto* rxq = static_cast<RxQueue*>(dev->data->rx_queues[q]))
             rxq->alloc_failures_base = alloc_failures_raw(*rxq);
@@ -256,6 +270,8 @@ int xstats_get_names(rte_eth_dev* dev, rte_eth_xstat_name* names, unsigned size)
     if (has_switch(port_of(dev)))
         for (const SwitchXstat& x : SWITCH_XSTATS)
             snprintf(names[n++].name, RTE_ETH_XSTATS_NAME_SIZE, "%s", x.name);
+    for (const PtpXstat& x : PTP_XSTATS)
+        snprintf(names[n++].name, RTE_ETH_XSTATS_NAME_SIZE, "%s", x.name);
     return static_cast<int>(n);
 }
 
@@ -290,6 +306,8 @@ int xstats_get(rte_eth_dev* dev, rte_eth_xstat* xstats, unsigned size)
     if (has_switch(port_of(dev)))
         for (const SwitchXstat& x : SWITCH_XSTATS)
             put(s.eswitch.*x.counter);
+    for (const PtpXstat& x : PTP_XSTATS)
+        put(s.ptp.*x.counter);
     return static_cast<int>(n);
 }
 

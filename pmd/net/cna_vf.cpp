@@ -147,13 +147,16 @@ int vf_dev_reset(rte_eth_dev* dev)
 eth_dev_ops make_vf_ops()
 {
     eth_dev_ops ops = cna_dev_ops;
-    /* The PF's: the physical link, pause, flow rules. */
+    /* The PF's: the physical link, pause, flow rules, the port's clock's
+     * steering. */
     ops.dev_set_link_up = nullptr;
     ops.dev_set_link_down = nullptr;
     ops.flow_ctrl_get = nullptr;
     ops.flow_ctrl_set = nullptr;
     ops.flow_ops_get = nullptr;
     ops.representor_info_get = nullptr;
+    ops.timesync_adjust_time = nullptr;
+    ops.timesync_write_time = nullptr;
     ops.link_update = vf_link_update;
     ops.dev_reset = vf_dev_reset;
     return ops;

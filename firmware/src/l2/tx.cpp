@@ -225,10 +225,10 @@ void TxEngine::send_packet(FunctionFirmware& pf, const TxBd& first, Vport& vport
     }
     /* Read before the burst leaves: the receivers stamp what it carries as
      * they take it, never earlier than this. */
-    const PtpEvent event = ptp_event(frame, len, layout, hsi::ptp::ctrl::RX_ALL);
+    const PtpMessage message = ptp_message(frame, len, layout, hsi::ptp::ctrl::RX_ALL);
     const uint64_t time = ptp.clock().now();
     if (send(vport, frame, len, parsed, true, port))
-        ptp.latch_tx(time, event);
+        ptp.latch_tx(time, message);
 }
 
 uint8_t* TxEngine::gather(Dma& dma, const TxBd* bds, uint32_t& len, QueueError& why)

@@ -20,7 +20,7 @@ int PtpBlock::claim(std::atomic<uint32_t>& busy, uint32_t count)
     }
 }
 
-uint16_t PtpBlock::latch_rx(uint64_t time, const PtpEvent& event)
+uint16_t PtpBlock::latch_rx(uint64_t time, const PtpMessage& message)
 {
     const int i = claim(rx_busy_, RX_LATCHES);
     if (i < 0) {
@@ -28,7 +28,7 @@ uint16_t PtpBlock::latch_rx(uint64_t time, const PtpEvent& event)
         return 0;
     }
     rx_[i].time.store(time, std::memory_order_relaxed);
-    rx_[i].seq.store(event.latch_word(), std::memory_order_relaxed);
+    rx_[i].seq.store(message.latch_word(), std::memory_order_relaxed);
     rx_valid_.fetch_or(1u << i, std::memory_order_release);
     return static_cast<uint16_t>(i + 1);
 }
@@ -36,20 +36,22 @@ uint16_t PtpBlock::latch_rx(uint64_t time, const PtpEvent& event)
 uint16_t PtpBlock::stamp_rx(const uint8_t* frame, uint32_t len, const FrameLayout& layout)
 {
     namespace pars = hsi::eth::pars;
-    const PtpEvent event = ptp_event(frame, len, layout, ctrl() & ctrl::RX_ALL);
-    if (event.transport == 0)
+    const PtpMessage message = ptp_message(frame, len, layout, ctrl() & ctrl::RX_ALL);
+    if (message.transport == 0)
         return 0;
-    return static_cast<uint16_t>(pars::PTP_EVENT | latch_rx(clock_.now(), event) << pars::PTP_LATCH_SHIFT);
+    if (!message.event())
+        return pars::PTP;
+    return static_cast<uint16_t>(pars::PTP | latch_rx(clock_.now(), message) << pars::PTP_LATCH_SHIFT);
 }
 
-void PtpBlock::latch_tx(uint64_t time, const PtpEvent& event)
+void PtpBlock::latch_tx(uint64_t time, const PtpMessage& message)
 {
     if (claim(tx_busy_, 1) < 0) {
         tx_missed_.fetch_add(1, std::memory_order_relaxed);
         return;
     }
     tx_.time.store(time, std::memory_order_relaxed);
-    tx_.seq.store(event.latch_word(), std::memory_order_relaxed);
+    tx_.seq.store(message.latch_word(), std::memory_order_relaxed);
     tx_valid_.fetch_or(1, std::memory_order_release);
 }
 

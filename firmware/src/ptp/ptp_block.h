@@ -35,12 +35,13 @@ public:
     PtpClock& clock() { return clock_; }
     /* An event message received at `time`: the latch that holds it, plus
      * one (the CQE's PTP_LATCH), or 0 when every latch was full. */
-    uint16_t latch_rx(uint64_t time, const PtpEvent& event);
+    uint16_t latch_rx(uint64_t time, const PtpMessage& message);
     /* A frame received now, with ctrl::RX_* on: its CQE's eth::pars::PTP_*
-     * (an event message of a transport asked for is latched). */
+     * (a PTP message of a transport asked for; an event message's stamp
+     * latched). */
     uint16_t stamp_rx(const uint8_t* frame, uint32_t len, const FrameLayout& layout);
     /* A frame sent with txbd::PTP_TIMESTAMP went out at `time`. */
-    void latch_tx(uint64_t time, const PtpEvent& event);
+    void latch_tx(uint64_t time, const PtpMessage& message);
 
     /* The function's reset: nothing stamped, every latch free. */
     void reset();

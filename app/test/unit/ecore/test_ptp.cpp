@@ -53,9 +53,9 @@ TEST(Ptp, APfReadsSetsStepsAndSteersItsPortsClock)
     EXPECT_EQ(ecore::ptp_read_tx_ts(hwfn, &stamp), Status::again);
     EXPECT_EQ(ecore::ptp_cfg_rx_filters(hwfn, hsi::ptp::ctrl::TX), Status::inval) << "not an Rx transport";
     EXPECT_EQ(ecore::ptp_cfg_rx_filters(hwfn, hsi::ptp::ctrl::RX_L2), Status::success);
-    ecore::PtpMissed missed;
-    ASSERT_EQ(ecore::ptp_missed(hwfn, &missed), Status::success);
-    EXPECT_EQ(missed.rx + missed.tx, 0u);
+    ecore::PtpStats stats;
+    ASSERT_EQ(ecore::ptp_get_stats(hwfn, &stats), Status::success);
+    EXPECT_EQ(stats.rx_unstamped + stats.tx_unstamped, 0u);
     EXPECT_EQ(ecore::ptp_disable(hwfn), Status::success);
     EXPECT_EQ(pf.tear_down(), Status::success);
 }

@@ -163,7 +163,7 @@ TEST_F(Ptp, EventMessagesAreLatchedOnRxUntilReadAndAFloodIsCounted)
     auto got = pf->rx_wait(0, 1);
     const uint64_t after = time(*peer);
     ASSERT_EQ(got.size(), 1u);
-    EXPECT_TRUE(got[0].cqe.pars_flags & eth::pars::PTP_EVENT);
+    EXPECT_TRUE(got[0].cqe.pars_flags & eth::pars::PTP);
     ASSERT_EQ(latch_of(got[0]), 1u) << "latch 0";
     EXPECT_EQ(rd(*pf, ptp::RX_VALID), 1u);
     EXPECT_EQ(rd(*pf, ptp::rx_seq(0)), 0x1234u);
@@ -175,11 +175,13 @@ TEST_F(Ptp, EventMessagesAreLatchedOnRxUntilReadAndAFloodIsCounted)
     peer->send(0, ptp_l2(PEER_MAC, 8, 1)); /* Follow_Up: a general message */
     got = pf->rx_wait(0, 1);
     ASSERT_EQ(got.size(), 1u);
-    EXPECT_FALSE(got[0].cqe.pars_flags & eth::pars::PTP_EVENT);
+    EXPECT_TRUE(got[0].cqe.pars_flags & eth::pars::PTP);
+    EXPECT_EQ(latch_of(got[0]), 0u) << "not stamped";
+    EXPECT_EQ(rd(*pf, ptp::RX_VALID), 0u);
     peer->send(0, ptp_udp4(PEER_MAC, ptp::UDP_EVENT_PORT, 1, 2)); /* Delay_Req over UDP: not asked for */
     got = pf->rx_wait(0, 1);
     ASSERT_EQ(got.size(), 1u);
-    EXPECT_FALSE(got[0].cqe.pars_flags & eth::pars::PTP_EVENT);
+    EXPECT_FALSE(got[0].cqe.pars_flags & eth::pars::PTP);
 
     /* Five Syncs: three latches, two missed. */
     for (uint16_t seq = 0; seq < 5; seq++)
@@ -187,7 +189,7 @@ TEST_F(Ptp, EventMessagesAreLatchedOnRxUntilReadAndAFloodIsCounted)
     got = pf->rx_wait(0, 5);
     ASSERT_EQ(got.size(), 5u);
     for (uint32_t i = 0; i < 5; i++) {
-        EXPECT_TRUE(got[i].cqe.pars_flags & eth::pars::PTP_EVENT);
+        EXPECT_TRUE(got[i].cqe.pars_flags & eth::pars::PTP);
         EXPECT_EQ(latch_of(got[i]), i < ptp::RX_LATCHES ? i + 1 : 0u) << "frame " << i;
     }
     EXPECT_EQ(rd(*pf, ptp::RX_VALID), 0x7u);
@@ -201,12 +203,17 @@ TEST_F(Ptp, EventMessagesAreLatchedOnRxUntilReadAndAFloodIsCounted)
     EXPECT_EQ(rd(*pf, ptp::rx_seq(1)), 77u);
 
     wr(*pf, ptp::CTRL, ptp::ctrl::RX_UDP4);
+    rx_stamp(*pf, 0);
     peer->send(0, ptp_udp4(PEER_MAC, ptp::UDP_EVENT_PORT, 1, 3));
-    peer->send(0, ptp_udp4(PEER_MAC, ptp::UDP_GENERAL_PORT, 1, 4));
-    got = pf->rx_wait(0, 2);
-    ASSERT_EQ(got.size(), 2u);
-    EXPECT_TRUE(got[0].cqe.pars_flags & eth::pars::PTP_EVENT) << "UDP/IPv4 to 319";
-    EXPECT_FALSE(got[1].cqe.pars_flags & eth::pars::PTP_EVENT) << "320 is the general port";
+    peer->send(0, ptp_udp4(PEER_MAC, ptp::UDP_GENERAL_PORT, 9, 4));
+    peer->send(0, ptp_udp4(PEER_MAC, 4000, 1, 5));
+    got = pf->rx_wait(0, 3);
+    ASSERT_EQ(got.size(), 3u);
+    EXPECT_TRUE(got[0].cqe.pars_flags & eth::pars::PTP) << "UDP/IPv4 to 319";
+    EXPECT_EQ(latch_of(got[0]), 1u);
+    EXPECT_TRUE(got[1].cqe.pars_flags & eth::pars::PTP) << "320, the general port";
+    EXPECT_EQ(latch_of(got[1]), 0u);
+    EXPECT_FALSE(got[2].cqe.pars_flags & eth::pars::PTP) << "no PTP port";
 }
 
 TEST_F(Ptp, ASendAskingForItsWireTimeIsLatchedBeforeItsReceiversStamp)
