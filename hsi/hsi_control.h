@@ -93,6 +93,11 @@ public:
     virtual void set_roce_loss(uint32_t port, uint32_t per_million) = 0;
     virtual PortCounters port_counters(uint32_t port) const = 0;
     virtual uint64_t dma_faults(uint32_t pf) const = 0;
+    /* The port's PTP clock (hsi_ptp.h) as its PFs read it, and a step of
+     * it as their STEP registers make one: what puts a PTP client's clock
+     * off its master's, to see it steer back. */
+    virtual uint64_t ptp_time(uint32_t port) const = 0;
+    virtual void ptp_step(uint32_t port, int64_t delta) = 0;
 };
 
 } // namespace cna::hsi::control

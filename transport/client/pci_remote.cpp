@@ -52,6 +52,8 @@ public:
     void set_roce_loss(uint32_t port, uint32_t per_million) override;
     PortCounters port_counters(uint32_t port) const override;
     uint64_t dma_faults(uint32_t pf) const override;
+    uint64_t ptp_time(uint32_t port) const override;
+    void ptp_step(uint32_t port, int64_t delta) override;
 
 private:
     RemotePciFunction& fn_;
@@ -348,7 +350,23 @@ uint64_t RemoteControl::dma_faults(uint32_t pf) const
 {
     const Control c{static_cast<uint32_t>(ControlOp::dma_faults), 0, pf, 0};
     ControlReply r{};
-    return fn_.request(MsgType::control, &c, sizeof c, &r, sizeof r) == 0 ? r.dma_faults : 0;
+    return fn_.request(MsgType::control, &c, sizeof c, &r, sizeof r) == 0 ? r.value : 0;
+}
+
+uint64_t RemoteControl::ptp_time(uint32_t port) const
+{
+    const Control c{static_cast<uint32_t>(ControlOp::ptp_time), port, 0, 0};
+    ControlReply r{};
+    return fn_.request(MsgType::control, &c, sizeof c, &r, sizeof r) == 0 ? r.value : 0;
+}
+
+void RemoteControl::ptp_step(uint32_t port, int64_t delta)
+{
+    const auto bits = static_cast<uint64_t>(delta);
+    const Control c{static_cast<uint32_t>(ControlOp::ptp_step), port, static_cast<uint32_t>(bits),
+                    static_cast<uint32_t>(bits >> 32)};
+    ControlReply r;
+    fn_.request(MsgType::control, &c, sizeof c, &r, sizeof r);
 }
 
 } // namespace

@@ -4,6 +4,7 @@
  * their clients, the link of a port, faults, the wire's counters. It speaks
  * the daemon's transport (daemon_protocol.h) without attaching any PF.
  */
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -24,7 +25,9 @@ const char USAGE[] =
     "  fault NAME on|off               mfw_silent, fw_assert, lose_ramrod or dma_fault\n"
     "  roce-loss PORT PER_MILLION      RoCE frames the port's wire loses\n"
     "  counters PORT                   the port's wire counters\n"
-    "  dma-faults PF                   the PF's DMA faults\n";
+    "  dma-faults PF                   the PF's DMA faults\n"
+    "  ptp-time PORT                   the port's PTP clock (s.ns)\n"
+    "  ptp-step PORT NS                steps the port's PTP clock by NS (signed) nanoseconds\n";
 
 int fail(const std::string& why)
 {
@@ -38,6 +41,14 @@ bool number(const char* text, uint32_t* value)
     const unsigned long v = std::strtoul(text, &end, 0);
     *value = static_cast<uint32_t>(v);
     return *text != '\0' && *end == '\0' && v <= UINT32_MAX;
+}
+
+bool signed_number(const char* text, int64_t* value)
+{
+    char* end;
+    errno = 0;
+    *value = std::strtoll(text, &end, 0);
+    return *text != '\0' && *end == '\0' && errno == 0;
 }
 
 using Connection = cna::adapterd::DaemonConnection;
@@ -103,8 +114,19 @@ int run(Connection& c, int argc, char** argv)
     if (cmd == "dma-faults" && argc == 2 && number(argv[1], &a)) {
         if (int rc = control(c, ControlOp::dma_faults, 0, a, 0, &r); rc != 0)
             return rc;
-        std::printf("pf%u: %" PRIu64 " DMA fault(s)\n", a, r.dma_faults);
+        std::printf("pf%u: %" PRIu64 " DMA fault(s)\n", a, r.value);
         return 0;
+    }
+    if (cmd == "ptp-time" && argc == 2 && number(argv[1], &a)) {
+        if (int rc = control(c, ControlOp::ptp_time, a, 0, 0, &r); rc != 0)
+            return rc;
+        std::printf("port %u: ptp time %" PRIu64 ".%09" PRIu64 "\n", a, r.value / 1'000'000'000, r.value % 1'000'000'000);
+        return 0;
+    }
+    int64_t step = 0;
+    if (cmd == "ptp-step" && argc == 3 && number(argv[1], &a) && signed_number(argv[2], &step)) {
+        const auto bits = static_cast<uint64_t>(step);
+        return control(c, ControlOp::ptp_step, a, static_cast<uint32_t>(bits), static_cast<uint32_t>(bits >> 32), &r);
     }
     std::fputs(USAGE, stderr);
     return 2;

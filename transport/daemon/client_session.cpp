@@ -435,7 +435,17 @@ bool ClientSession::on_control(const Message& m)
     case ControlOp::dma_faults:
         if (req->value >= owners_.adapter().num_functions())
             return reply_status(m.header, -EINVAL);
-        r.dma_faults = ctl.dma_faults(req->value);
+        r.value = ctl.dma_faults(req->value);
+        break;
+    case ControlOp::ptp_time:
+        if (req->port >= ports)
+            return reply_status(m.header, -EINVAL);
+        r.value = ctl.ptp_time(req->port);
+        break;
+    case ControlOp::ptp_step:
+        if (req->port >= ports)
+            return reply_status(m.header, -EINVAL);
+        ctl.ptp_step(req->port, static_cast<int64_t>(uint64_t{req->arg} << 32 | req->value));
         break;
     default:
         return reply_status(m.header, -EOPNOTSUPP);

@@ -184,6 +184,8 @@ enum class ControlOp : uint32_t {
     set_roce_loss = 3, /* port, value: per million */
     port_counters = 4, /* port */
     dma_faults = 5,    /* value: PF */
+    ptp_time = 6,      /* port */
+    ptp_step = 7,      /* port, value | arg << 32: a signed step in ns */
 };
 
 struct Control {
@@ -196,7 +198,7 @@ static_assert(sizeof(Control) == 16);
 
 struct ControlReply {
     Status status;
-    uint64_t dma_faults;
+    uint64_t value; /* dma_faults: the PF's DMA faults; ptp_time: the port's clock, ns */
     hsi::control::PortCounters counters;
 };
 static_assert(sizeof(ControlReply) == 80);

@@ -519,6 +519,14 @@ void AdapterImpl::inject(Fault fault, bool on)
     }
 }
 
+void AdapterImpl::ptp_step(uint32_t port, int64_t delta)
+{
+    if (port >= nig_.port_count())
+        return;
+    std::lock_guard lock(slowpath_); /* the clock's one writer, as its PFs' registers */
+    nig_.port(port).ptp_clock.step(delta);
+}
+
 void AdapterImpl::set_roce_loss(uint32_t port, uint32_t per_million)
 {
     if (port >= nig_.port_count())

@@ -81,6 +81,8 @@ public:
     void set_roce_loss(uint32_t port, uint32_t per_million) override;
     PortCounters port_counters(uint32_t port) const override { return nig_.port(port).counters(); }
     uint64_t dma_faults(uint32_t pf) const override { return functions_.at(pf)->pglue().dma_fault_count(); }
+    uint64_t ptp_time(uint32_t port) const override { return nig_.port(port).ptp_clock.now(); }
+    void ptp_step(uint32_t port, int64_t delta) override;
 
 private:
     /* What one engine thread animates (or the host's threads, a pass at a

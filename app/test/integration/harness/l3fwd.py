@@ -15,41 +15,19 @@ the host's MAC as destination (--eth-dest).
     python3 -m harness.l3fwd [--build DIR]   # in app/test/integration: ping and a TCP transfer, printed
 """
 import argparse
-import os
 import re
-import shutil
 import subprocess
 import sys
 import threading
 import time
 
+from .examples import build_example
 from .testpmd import PYTHON, Netns, TestPmdError, build_dir, eal_args, tap_vdevs, unique_tag, wait_for_iface  # noqa: E402
 
-EXAMPLES = "/usr/share/dpdk/examples"
 HOSTS = [  # (address, gateway, kernel MAC) of the host on port 0 and port 1
     ("198.18.0.1", "198.18.0.254", "02:c0:a0:00:00:0a"),
     ("198.18.1.1", "198.18.1.254", "02:c0:a0:00:00:0b"),
 ]
-
-
-def build_l3fwd(build=None):
-    """Copy the example's sources into <build>/examples and make it; returns
-    the binary. Rebuilt only when missing."""
-    root = os.path.join(os.path.abspath(build or build_dir()), "examples")
-    binary = os.path.join(root, "l3fwd", "build", "l3fwd")
-    if os.path.exists(binary):
-        return binary
-    if not os.path.isdir(os.path.join(EXAMPLES, "l3fwd")):
-        raise TestPmdError(f"{EXAMPLES}/l3fwd missing: install dpdk-doc")
-    os.makedirs(root, exist_ok=True)
-    for d in ("l3fwd", "common"):
-        if os.path.isdir(os.path.join(EXAMPLES, d)):
-            shutil.copytree(os.path.join(EXAMPLES, d), os.path.join(root, d), dirs_exist_ok=True)
-    proc = subprocess.run(["make", "-C", os.path.join(root, "l3fwd"), f"-j{os.cpu_count() or 2}"],
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if proc.returncode != 0 or not os.path.exists(binary):
-        raise TestPmdError("building l3fwd failed:\n" + proc.stdout[-4000:])
-    return binary
 
 
 class L3fwdRig:
@@ -75,7 +53,7 @@ class L3fwdRig:
         return self
 
     def start(self):
-        binary = build_l3fwd(self.build)
+        binary = build_example("l3fwd", self.build)
         args = eal_args(tap_vdevs(self.ifname), self.build, plugin=self.plugin) + [
             "--", "-p", "0x3", "--config=(0,0,1),(1,0,1)",
             f"--eth-dest=0,{HOSTS[0][2]}", f"--eth-dest=1,{HOSTS[1][2]}"]
