@@ -20,60 +20,67 @@ uint64_t read_clock(clockid_t id)
 
 PtpClock::PtpClock()
 {
-    store(Anchor{raw_now(), read_clock(CLOCK_REALTIME), 0});
+    change([](const Anchor&, uint64_t raw) { return Anchor{raw, read_clock(CLOCK_REALTIME), 0}; });
 }
 
 uint64_t PtpClock::raw_now() { return read_clock(CLOCK_MONOTONIC_RAW); }
 
 uint64_t PtpClock::run(const Anchor& anchor, uint64_t raw)
 {
-    /* A raw reading taken before the anchor (another thread's, racing a
-     * change) counts as the anchor's own instant: the clock never runs
-     * back but by a step. */
+    /* The raw clock is one for every CPU: a reading before the anchor's is
+     * its own instant, never a wrap. */
     const uint64_t elapsed = raw > anchor.raw ? raw - anchor.raw : 0;
     const auto correction = static_cast<__int128>(elapsed) * anchor.ppb / 1'000'000'000;
     return anchor.time + elapsed + static_cast<uint64_t>(static_cast<int64_t>(correction));
 }
 
-uint64_t PtpClock::at(uint64_t raw) const { return run(load(), raw); }
-
-PtpClock::Anchor PtpClock::load() const
+/* A sequence lock of atomics alone, no fence (which ThreadSanitizer cannot
+ * follow): a field the writer stored after making the count odd is
+ * released, so a reader that acquires it sees the count odd, or moved, at
+ * its second look; its acquire loads keep that look after them. Both read
+ * the raw clock inside: a reader never runs an anchor past the raw instant
+ * of a change it did not see, which a rate change would contradict. */
+uint64_t PtpClock::now() const
 {
     for (;;) {
         const uint32_t before = seq_.load(std::memory_order_acquire);
-        const Anchor anchor{raw_.load(std::memory_order_relaxed), time_.load(std::memory_order_relaxed),
-                            ppb_.load(std::memory_order_relaxed)};
-        std::atomic_thread_fence(std::memory_order_acquire);
-        if ((before & 1) == 0 && seq_.load(std::memory_order_relaxed) == before)
-            return anchor;
+        const Anchor anchor{raw_.load(std::memory_order_acquire), time_.load(std::memory_order_acquire),
+                            ppb_.load(std::memory_order_acquire)};
+        const uint64_t raw = raw_now();
+        if ((before & 1) == 0 && seq_.load(std::memory_order_acquire) == before)
+            return run(anchor, raw);
     }
 }
 
-void PtpClock::store(const Anchor& anchor)
+template <typename Next> void PtpClock::change(Next next)
 {
-    const uint32_t seq = seq_.load(std::memory_order_relaxed);
-    seq_.store(seq + 1, std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_release);
-    raw_.store(anchor.raw, std::memory_order_relaxed);
-    time_.store(anchor.time, std::memory_order_relaxed);
-    ppb_.store(anchor.ppb, std::memory_order_relaxed);
-    seq_.store(seq + 2, std::memory_order_release);
+    seq_.fetch_add(1, std::memory_order_acq_rel);
+    const Anchor old{raw_.load(std::memory_order_relaxed), time_.load(std::memory_order_relaxed),
+                     ppb_.load(std::memory_order_relaxed)};
+    const Anchor anchor = next(old, raw_now());
+    raw_.store(anchor.raw, std::memory_order_release);
+    time_.store(anchor.time, std::memory_order_release);
+    ppb_.store(anchor.ppb, std::memory_order_release);
+    seq_.fetch_add(1, std::memory_order_release);
 }
 
-void PtpClock::set(uint64_t time) { store(Anchor{raw_now(), time, ppb_.load(std::memory_order_relaxed)}); }
+void PtpClock::set(uint64_t time)
+{
+    change([time](const Anchor& old, uint64_t raw) { return Anchor{raw, time, old.ppb}; });
+}
 
 void PtpClock::step(int64_t delta)
 {
-    const Anchor old = load();
-    const uint64_t raw = raw_now();
-    store(Anchor{raw, run(old, raw) + static_cast<uint64_t>(delta), old.ppb});
+    change([delta](const Anchor& old, uint64_t raw) {
+        return Anchor{raw, run(old, raw) + static_cast<uint64_t>(delta), old.ppb};
+    });
 }
 
 void PtpClock::set_freq(int32_t ppb)
 {
-    const Anchor old = load();
-    const uint64_t raw = raw_now();
-    store(Anchor{raw, run(old, raw), std::clamp(ppb, -hsi::ptp::MAX_FREQ_PPB, hsi::ptp::MAX_FREQ_PPB)});
+    change([ppb](const Anchor& old, uint64_t raw) {
+        return Anchor{raw, run(old, raw), std::clamp(ppb, -hsi::ptp::MAX_FREQ_PPB, hsi::ptp::MAX_FREQ_PPB)};
+    });
 }
 
 } // namespace cna::fw

@@ -9,7 +9,8 @@
  * a rate change never moves the time already run. The slowpath (the
  * adapter's slowpath lock: one writer) replaces the anchor under a
  * sequence count; the engines and the host's register reads take it whole
- * without a lock, trying again while a change is under way.
+ * without a lock, trying again while a change is under way. The clock
+ * never runs back but by a step.
  */
 #pragma once
 
@@ -23,9 +24,7 @@ public:
     PtpClock();
 
     /* Any thread. */
-    uint64_t now() const { return at(raw_now()); }
-    /* The clock's time at a raw reading (raw_now()). */
-    uint64_t at(uint64_t raw) const;
+    uint64_t now() const;
     int32_t freq_ppb() const { return ppb_.load(std::memory_order_relaxed); }
 
     /* Slowpath lock held. */
@@ -43,8 +42,8 @@ private:
         uint64_t time;
         int32_t ppb;
     };
-    Anchor load() const;
-    void store(const Anchor& anchor);
+    /* The anchor replaced by next(old anchor, the raw clock now). */
+    template <typename Next> void change(Next next);
     static uint64_t run(const Anchor& anchor, uint64_t raw);
 
     std::atomic<uint32_t> seq_{0}; /* odd while the anchor changes */

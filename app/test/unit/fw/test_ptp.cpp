@@ -11,6 +11,7 @@
 #include "fake_driver.h"
 #include "hsi_ptp.h"
 #include "iov_fixture.h"
+#include "ptp/ptp_clock.h"
 
 namespace cna::fw::test {
 namespace {
@@ -49,6 +50,32 @@ std::vector<uint8_t> ptp_udp4(const uint8_t* src, uint16_t dport, uint8_t msg_ty
     f[PTP + ptp::SEQUENCE_ID_OFFSET] = static_cast<uint8_t>(sequence_id >> 8);
     f[PTP + ptp::SEQUENCE_ID_OFFSET + 1] = static_cast<uint8_t>(sequence_id);
     return f;
+}
+
+/* A reader never sees a change half made: with forward steps only, and the
+ * rate changing under it, every reading is at least the one before (a torn
+ * anchor, a new raw reading with an old time, would go back). */
+TEST(PtpClock, ReadersNeverSeeAChangeHalfMade)
+{
+    PtpClock clock;
+    std::atomic<bool> done{false};
+    std::thread writer([&] {
+        for (int i = 0; i < 20000; i++) {
+            clock.step(1'000'000);
+            clock.set_freq(i % 2 == 0 ? 50'000'000 : -50'000'000);
+        }
+        done = true;
+    });
+    uint64_t last = clock.now(), readings = 0, back = 0;
+    do {
+        const uint64_t now = clock.now();
+        back += now < last;
+        last = now;
+        readings++;
+    } while (!done);
+    writer.join();
+    EXPECT_EQ(back, 0u) << "of " << readings << " readings";
+    EXPECT_GT(readings, 0u);
 }
 
 class Ptp : public PfWithVfs {
