@@ -50,6 +50,10 @@ VF's stream to another VF and to the wire with its flows offloaded beside
 the same through its own DPDK datapath, for each placement of the threads,
 `ovs VF->VF offloaded/datapath, <placement>: R`; `--only ovs`, `--no-ovs`.
 
+Precise time (ptp_rows.py): DPDK's ptpclient against linuxptp's ptp4l on a
+TAP wire for a minute, the median and 99th percentile of the offsets it
+measures; `--only ptp`, `--no-ptp`.
+
 RDMA: rdma_perf (examples/rdma_perf) with both ends in one process on two
 cabled ports of one adapter, one application lcore on CPU 1 stepping both
 QPs and the adapter's engine thread pinned to CPU 0: RC WRITE, READ and SEND
@@ -97,6 +101,7 @@ from bench_testpmd import (APP_ARGS, FWD_CPU, MAIN_CPU, TESTPMD, TWO_LCORE_APP_A
                            core_latency, last_lines, wait_links_up, window_rate, window_rates)
 from guest_rows import run_vm  # noqa: E402
 from ovs_rows import run_ovs_rows  # noqa: E402
+from ptp_rows import run_ptp_rows  # noqa: E402
 from switch_rows import run_switch  # noqa: E402
 from two_process_rows import run_two_process  # noqa: E402
 from verbs_rows import (RDMA_BW_ROW, RDMA_LAT_ROW, print_provider_row, run_daemon_rows,  # noqa: E402
@@ -582,8 +587,9 @@ def main():
     p.add_argument("--tx-first", type=int, default=1, metavar="BURSTS",
                    help="32-packet bursts each port injects at start (`start tx_first BURSTS`)")
     p.add_argument("--only", nargs="*",
-                   help="configurations whose name contains one of these; `engine`, `rdma`, `vm`, `switch` and "
-                        "`ovs` select the engine, RDMA, guest, port switch and Open vSwitch sections")
+                   help="configurations whose name contains one of these; `engine`, `rdma`, `vm`, `switch`, "
+                        "`ovs` and `ptp` select the engine, RDMA, guest, port switch, Open vSwitch and precise "
+                        "time sections")
     p.add_argument("--engine-only", action="store_true", help="only the adapter engine section (engine_bench)")
     p.add_argument("--no-engine", action="store_true", help="skip the adapter engine section")
     p.add_argument("--no-rdma", action="store_true", help="skip the RDMA section")
@@ -591,6 +597,7 @@ def main():
     p.add_argument("--no-vm", action="store_true", help="skip the guest rows (the VF beside virtio-net)")
     p.add_argument("--no-switch", action="store_true", help="skip the port switch's rows (switch_bench)")
     p.add_argument("--no-ovs", action="store_true", help="skip the Open vSwitch rows (offloaded and not)")
+    p.add_argument("--no-ptp", action="store_true", help="skip the precise time row (ptpclient against ptp4l)")
     p.add_argument("--vm-runs", type=int, default=3, help="guests per guest row")
     p.add_argument("--vm-window", type=float, default=5.0, help="seconds per window in a guest")
     p.add_argument("--vm-warmup", type=float, default=5.0, help="seconds before a guest's first window")
@@ -606,7 +613,7 @@ def main():
     args = p.parse_args()
     if args.engine_only and args.no_engine:
         p.error("--engine-only and --no-engine exclude each other")
-    only = [o for o in (args.only or []) if o not in ("engine", "rdma", "vm", "switch", "ovs")]
+    only = [o for o in (args.only or []) if o not in ("engine", "rdma", "vm", "switch", "ovs", "ptp")]
     rdma_only = args.only == ["rdma"]
     vm_only = args.only == ["vm"]
     # testpmd and callgrind unless only the engine was asked for; the engine
@@ -619,6 +626,7 @@ def main():
     with_vm = not args.no_vm and not args.engine_only and (not args.only or "vm" in args.only)
     with_switch = not args.no_switch and not args.engine_only and (not args.only or "switch" in args.only)
     with_ovs = not args.no_ovs and not args.engine_only and (not args.only or "ovs" in args.only)
+    with_ptp = not args.no_ptp and not args.engine_only and (not args.only or "ptp" in args.only)
     args.only = ["net_cna"] if rdma_only else only
     if rdma_only:
         args.no_callgrind = True
@@ -644,6 +652,7 @@ def main():
     engine_ok = run_engine(args) if with_engine else True
     switch_ok = run_switch(args, pmd) if with_switch else True
     switch_ok = (run_ovs_rows(args) if with_ovs else True) and switch_ok
+    ptp_ok = run_ptp_rows(args) if with_ptp else True
     write_64k = run_rdma(args, results) if with_rdma else None
     if with_rdma:
         run_rdma_inline(args)
@@ -667,7 +676,7 @@ def main():
         print("net_cna/memif: n/a")
         if with_testpmd:
             sys.exit(1)
-    if not engine_ok or not switch_ok:
+    if not engine_ok or not switch_ok or not ptp_ok:
         sys.exit(1)
 
 

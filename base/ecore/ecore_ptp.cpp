@@ -61,15 +61,24 @@ private:
     Ptt* const ptt_;
 };
 
-/* ctrl's bits in `bits` set to `on`, the rest kept. */
-Status update_ctrl(Hwfn& hwfn, uint32_t bits, uint32_t on)
+/* access(regs) on the function's PTP block, its two-word accesses
+ * serialised; Status::busy for a PF without a PTT window to spare. */
+template <typename Access> Status with_regs(Hwfn& hwfn, Access access)
 {
     std::lock_guard guard(hwfn.ptp_lock);
     PtpRegs regs(hwfn);
     if (regs.unavailable())
         return Status::busy;
-    regs.wr(ptp::CTRL, (regs.rd(ptp::CTRL) & ~bits) | (on & bits));
-    return Status::success;
+    return access(regs);
+}
+
+/* ctrl's bits in `bits` set to `on`, the rest kept. */
+Status update_ctrl(Hwfn& hwfn, uint32_t bits, uint32_t on)
+{
+    return with_regs(hwfn, [&](PtpRegs& regs) {
+        regs.wr(ptp::CTRL, (regs.rd(ptp::CTRL) & ~bits) | (on & bits));
+        return Status::success;
+    });
 }
 
 /* Only a PF steers its port's clock. */
@@ -91,21 +100,19 @@ PtpStamp stamp_of(uint64_t time, uint32_t seq)
 
 Status ptp_enable(Hwfn& hwfn)
 {
-    std::lock_guard guard(hwfn.ptp_lock);
-    PtpRegs regs(hwfn);
-    if (regs.unavailable())
-        return Status::busy;
-    /* Stamps of before (a previous user's) are taken, so that the first
-     * event message finds its latch free. */
-    const uint32_t rx = regs.rd(ptp::RX_VALID);
-    for (uint32_t i = 0; i < ptp::RX_LATCHES; i++)
-        if (rx & 1u << i)
-            regs.rd64(ptp::rx_ts_lo(i), ptp::rx_ts_hi(i));
-    if (regs.rd(ptp::TX_VALID))
-        regs.rd64(ptp::TX_TS_LO, ptp::TX_TS_HI);
-    regs.wr(ptp::CTRL, ptp::ctrl::ALL);
-    DP_VERBOSE(hwfn, osal::dp_module::HW, "PTP stamping on");
-    return Status::success;
+    return with_regs(hwfn, [&](PtpRegs& regs) {
+        /* Stamps of before (a previous user's) are taken, so that the first
+         * event message finds its latch free. */
+        const uint32_t rx = regs.rd(ptp::RX_VALID);
+        for (uint32_t i = 0; i < ptp::RX_LATCHES; i++)
+            if (rx & 1u << i)
+                regs.rd64(ptp::rx_ts_lo(i), ptp::rx_ts_hi(i));
+        if (regs.rd(ptp::TX_VALID))
+            regs.rd64(ptp::TX_TS_LO, ptp::TX_TS_HI);
+        regs.wr(ptp::CTRL, ptp::ctrl::ALL);
+        DP_VERBOSE(hwfn, osal::dp_module::HW, "PTP stamping on");
+        return Status::success;
+    });
 }
 
 Status ptp_disable(Hwfn& hwfn) { return update_ctrl(hwfn, ptp::ctrl::ALL, 0); }
@@ -123,66 +130,56 @@ Status ptp_read_rx_ts(Hwfn& hwfn, uint32_t latch, PtpStamp* stamp)
 {
     if (latch >= ptp::RX_LATCHES)
         return Status::inval;
-    std::lock_guard guard(hwfn.ptp_lock);
-    PtpRegs regs(hwfn);
-    if (regs.unavailable())
-        return Status::busy;
-    if (!(regs.rd(ptp::RX_VALID) & 1u << latch))
-        return Status::again;
-    const uint32_t seq = regs.rd(ptp::rx_seq(latch));
-    *stamp = stamp_of(regs.rd64(ptp::rx_ts_lo(latch), ptp::rx_ts_hi(latch)), seq);
-    return Status::success;
+    return with_regs(hwfn, [&](PtpRegs& regs) {
+        if (!(regs.rd(ptp::RX_VALID) & 1u << latch))
+            return Status::again;
+        const uint32_t seq = regs.rd(ptp::rx_seq(latch));
+        *stamp = stamp_of(regs.rd64(ptp::rx_ts_lo(latch), ptp::rx_ts_hi(latch)), seq);
+        return Status::success;
+    });
 }
 
 Status ptp_read_tx_ts(Hwfn& hwfn, PtpStamp* stamp)
 {
-    std::lock_guard guard(hwfn.ptp_lock);
-    PtpRegs regs(hwfn);
-    if (regs.unavailable())
-        return Status::busy;
-    if (!regs.rd(ptp::TX_VALID))
-        return Status::again;
-    const uint32_t seq = regs.rd(ptp::TX_SEQ);
-    *stamp = stamp_of(regs.rd64(ptp::TX_TS_LO, ptp::TX_TS_HI), seq);
-    return Status::success;
+    return with_regs(hwfn, [&](PtpRegs& regs) {
+        if (!regs.rd(ptp::TX_VALID))
+            return Status::again;
+        const uint32_t seq = regs.rd(ptp::TX_SEQ);
+        *stamp = stamp_of(regs.rd64(ptp::TX_TS_LO, ptp::TX_TS_HI), seq);
+        return Status::success;
+    });
 }
 
 Status ptp_read_cc(Hwfn& hwfn, uint64_t* time)
 {
-    std::lock_guard guard(hwfn.ptp_lock);
-    PtpRegs regs(hwfn);
-    if (regs.unavailable())
-        return Status::busy;
-    *time = regs.rd64(ptp::TIME_LO, ptp::TIME_HI);
-    return Status::success;
+    return with_regs(hwfn, [&](PtpRegs& regs) {
+        *time = regs.rd64(ptp::TIME_LO, ptp::TIME_HI);
+        return Status::success;
+    });
 }
 
 Status ptp_settime(Hwfn& hwfn, uint64_t time)
 {
     if (const Status rc = steering(hwfn, "ptp_settime"); rc != Status::success)
         return rc;
-    std::lock_guard guard(hwfn.ptp_lock);
-    PtpRegs regs(hwfn);
-    if (regs.unavailable())
-        return Status::busy;
-    regs.wr64(ptp::SET_LO, ptp::SET_HI, time);
-    return Status::success;
+    return with_regs(hwfn, [&](PtpRegs& regs) {
+        regs.wr64(ptp::SET_LO, ptp::SET_HI, time);
+        return Status::success;
+    });
 }
 
 Status ptp_adjtime(Hwfn& hwfn, int64_t delta)
 {
     if (const Status rc = steering(hwfn, "ptp_adjtime"); rc != Status::success)
         return rc;
-    std::lock_guard guard(hwfn.ptp_lock);
-    PtpRegs regs(hwfn);
-    if (regs.unavailable())
-        return Status::busy;
-    if (delta < 0 && regs.rd64(ptp::TIME_LO, ptp::TIME_HI) < static_cast<uint64_t>(-(delta + 1)) + 1) {
-        DP_NOTICE(hwfn, "ptp_adjtime: a step of %" PRId64 " ns takes the clock before its epoch", delta);
-        return Status::inval;
-    }
-    regs.wr64(ptp::STEP_LO, ptp::STEP_HI, static_cast<uint64_t>(delta));
-    return Status::success;
+    return with_regs(hwfn, [&](PtpRegs& regs) {
+        if (delta < 0 && regs.rd64(ptp::TIME_LO, ptp::TIME_HI) < static_cast<uint64_t>(-(delta + 1)) + 1) {
+            DP_NOTICE(hwfn, "ptp_adjtime: a step of %" PRId64 " ns takes the clock before its epoch", delta);
+            return Status::inval;
+        }
+        regs.wr64(ptp::STEP_LO, ptp::STEP_HI, static_cast<uint64_t>(delta));
+        return Status::success;
+    });
 }
 
 Status ptp_adjfreq(Hwfn& hwfn, int32_t ppb)
@@ -193,23 +190,19 @@ Status ptp_adjfreq(Hwfn& hwfn, int32_t ppb)
         DP_NOTICE(hwfn, "ptp_adjfreq: %d ppb is beyond the clock's +-%d", ppb, ptp::MAX_FREQ_PPB);
         return Status::inval;
     }
-    std::lock_guard guard(hwfn.ptp_lock);
-    PtpRegs regs(hwfn);
-    if (regs.unavailable())
-        return Status::busy;
-    regs.wr(ptp::FREQ, static_cast<uint32_t>(ppb));
-    return Status::success;
+    return with_regs(hwfn, [&](PtpRegs& regs) {
+        regs.wr(ptp::FREQ, static_cast<uint32_t>(ppb));
+        return Status::success;
+    });
 }
 
 Status ptp_get_stats(Hwfn& hwfn, PtpStats* stats)
 {
-    std::lock_guard guard(hwfn.ptp_lock);
-    PtpRegs regs(hwfn);
-    if (regs.unavailable())
-        return Status::busy;
-    stats->rx_unstamped = regs.rd(ptp::RX_MISSED);
-    stats->tx_unstamped = regs.rd(ptp::TX_MISSED);
-    return Status::success;
+    return with_regs(hwfn, [&](PtpRegs& regs) {
+        stats->rx_unstamped = regs.rd(ptp::RX_MISSED);
+        stats->tx_unstamped = regs.rd(ptp::TX_MISSED);
+        return Status::success;
+    });
 }
 
 } // namespace cna::ecore

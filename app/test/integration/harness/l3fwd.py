@@ -22,7 +22,7 @@ import threading
 import time
 
 from .examples import build_example
-from .testpmd import PYTHON, Netns, TestPmdError, build_dir, eal_args, tap_vdevs, unique_tag, wait_for_iface  # noqa: E402
+from .testpmd import PYTHON, Netns, Started, TestPmdError, build_dir, eal_args, tap_vdevs, unique_tag, wait_for_iface  # noqa: E402
 
 HOSTS = [  # (address, gateway, kernel MAC) of the host on port 0 and port 1
     ("198.18.0.1", "198.18.0.254", "02:c0:a0:00:00:0a"),
@@ -30,7 +30,7 @@ HOSTS = [  # (address, gateway, kernel MAC) of the host on port 0 and port 1
 ]
 
 
-class L3fwdRig:
+class L3fwdRig(Started):
     """l3fwd on two TAP-wired net_cna ports, hosts A and B in two namespaces.
 
         with L3fwdRig() as rig:
@@ -43,14 +43,6 @@ class L3fwdRig:
         tag = unique_tag()
         self.ifname = [f"cnl{tag}p{p}"[:15] for p in (0, 1)]
         self.proc, self.ns, self.output = None, [], ""
-
-    def __enter__(self):
-        try:
-            self.start()
-        except BaseException:
-            self.__exit__()
-            raise
-        return self
 
     def start(self):
         binary = build_example("l3fwd", self.build)

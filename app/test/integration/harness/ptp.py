@@ -28,12 +28,12 @@ import time
 
 from .daemon import AdapterDaemon, adapterctl
 from .examples import build_example
-from .testpmd import Netns, TestPmdError, eal_args, unique_tag, wait_for_iface
+from .testpmd import Netns, Started, TestPmdError, eal_args, unique_tag, wait_for_iface
 
 DELTA = re.compile(r"Delta between master and slave clocks:(-?\d+)ns")
 
 
-class PtpClientRig:
+class PtpClientRig(Started):
     def __init__(self, build=None, log_sync_interval=-3):
         self.build = build
         self.ifname = f"cnp{unique_tag()}"[:15]
@@ -42,14 +42,6 @@ class PtpClientRig:
         self.client = self.master = self.ns = None
         self._client_out = tempfile.TemporaryFile("w+", errors="replace")
         self._master_out = tempfile.TemporaryFile("w+", errors="replace")
-
-    def __enter__(self):
-        try:
-            self.start()
-        except BaseException:
-            self.__exit__()
-            raise
-        return self
 
     def start(self):
         binary = build_example("ptpclient", self.build)

@@ -424,6 +424,19 @@ def wait_for_iface(name, timeout=10.0, netns=None):
     raise TestPmdError(f"interface {name} did not appear within {timeout} s")
 
 
+class Started:
+    """A context manager that runs start() on entry and, when it fails half-way,
+    __exit__() (which copes with whatever start() left) before raising."""
+
+    def __enter__(self):
+        try:
+            self.start()
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+
 class Netns:
     """A network namespace, created on construction, removed by delete().
 
