@@ -10,7 +10,7 @@ when its engine takes a frame from the TAP and before it writes one. The
 two paths differ by the engine's reading of the TAP, a few to tens of
 microseconds on an idle 2-core machine, and ptpclient's offset is off by
 half that asymmetry: measured, the median |delta| is 4-11 us and the 99th
-percentile 22-37 us. The test allows 100 us for the median and 1 ms for any
+percentile 22-118 us (the higher under load). The test allows 100 us for the median and 1 ms for any
 delta once locked, the room a loaded CI machine needs, three orders of
 magnitude under the step it corrects."""
 import unittest
