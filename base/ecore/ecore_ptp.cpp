@@ -18,31 +18,25 @@ namespace ptp = hsi::ptp;
 
 namespace {
 
-/* The function's PTP block for the length of a call. */
+/* The function's PTP block for the length of a call: a PF's through the
+ * PTT window FunctionPtt takes, a VF's in its BAR0. */
 class PtpRegs {
 public:
-    explicit PtpRegs(Hwfn& hwfn) : hwfn_(hwfn), ptt_(is_vf(hwfn) ? nullptr : ptt_acquire(hwfn)) {}
-    ~PtpRegs()
-    {
-        if (ptt_ != nullptr)
-            ptt_release(hwfn_, ptt_);
-    }
-    PtpRegs(const PtpRegs&) = delete;
-    PtpRegs& operator=(const PtpRegs&) = delete;
+    explicit PtpRegs(Hwfn& hwfn) : hwfn_(hwfn), ptt_(hwfn) {}
     /* A PF without a PTT window to spare. */
-    bool unavailable() const { return !is_vf(hwfn_) && ptt_ == nullptr; }
+    bool unavailable() const { return !ptt_; }
 
     uint32_t rd(uint32_t offset)
     {
-        return ptt_ != nullptr ? ecore::rd(hwfn_, *ptt_, hsi::reg::PTP_BASE + offset)
-                               : hwfn_.dev->pci->reg_rd(hsi::iov::vf_bar0::PTP_BASE + offset);
+        return is_vf(hwfn_) ? hwfn_.dev->pci->reg_rd(hsi::iov::vf_bar0::PTP_BASE + offset)
+                            : ecore::rd(hwfn_, *ptt_, hsi::reg::PTP_BASE + offset);
     }
     void wr(uint32_t offset, uint32_t value)
     {
-        if (ptt_ != nullptr)
-            ecore::wr(hwfn_, *ptt_, hsi::reg::PTP_BASE + offset, value);
-        else
+        if (is_vf(hwfn_))
             hwfn_.dev->pci->reg_wr(hsi::iov::vf_bar0::PTP_BASE + offset, value);
+        else
+            ecore::wr(hwfn_, *ptt_, hsi::reg::PTP_BASE + offset, value);
     }
     /* lo first: reading hi completes (TIME) or frees (a latch). */
     uint64_t rd64(uint32_t lo, uint32_t hi)
@@ -58,7 +52,7 @@ public:
 
 private:
     Hwfn& hwfn_;
-    Ptt* const ptt_;
+    FunctionPtt ptt_;
 };
 
 /* access(regs) on the function's PTP block, its two-word accesses
