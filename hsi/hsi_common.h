@@ -16,7 +16,7 @@ namespace cna::hsi {
 /* The version of this interface. The firmware image carries the version it was
  * built for; ecore refuses an image whose major differs from its own. */
 inline constexpr uint8_t HSI_VERSION_MAJOR = 5; /* 2: 16-byte RxCqe; 3: VPORT_START without drop_ttl0; 4: a GTT page per PF; 5: 10 vports per PF */
-inline constexpr uint8_t HSI_VERSION_MINOR = 1; /* 0: the port's switch (hsi_switch.h); 1: a VF channel's unattended state, precise time (hsi_ptp.h) */
+inline constexpr uint8_t HSI_VERSION_MINOR = 2; /* 0: the port's switch (hsi_switch.h); 1: a VF channel's unattended state, precise time (hsi_ptp.h); 2: Rx queues' timestamps (eth::rxq_flags) */
 
 /* Chip-wide limits. Resources are split between PFs by the MFW (SHMEM). */
 inline constexpr uint32_t MAX_PORTS = 4;

@@ -98,6 +98,18 @@ public:
      * off its master's, to see it steer back. */
     virtual uint64_t ptp_time(uint32_t port) const = 0;
     virtual void ptp_step(uint32_t port, int64_t delta) = 0;
+    /* other's clock minus port's, both read at one instant: how far two
+     * ports' clocks are apart, which no exchange of frames can tell
+     * exactly (a cable's asymmetry). */
+    virtual int64_t ptp_offset(uint32_t port, uint32_t other) const = 0;
+    /* A cable's length in time: frames the port sends reach the other end
+     * delay_ns + asymmetry_ns later, and frames it receives took delay_ns -
+     * asymmetry_ns (IEEE 1588's delayAsymmetry, the port the master's end);
+     * on a loopback wire, delay_ns. false, with nothing changed, when the
+     * port's wire is a TAP, a delay would be negative or longer than
+     * MAX_CABLE_DELAY_NS. */
+    static constexpr uint64_t MAX_CABLE_DELAY_NS = 10'000'000;
+    virtual bool set_cable_delay(uint32_t port, uint64_t delay_ns, int64_t asymmetry_ns) = 0;
 };
 
 } // namespace cna::hsi::control

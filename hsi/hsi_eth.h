@@ -182,6 +182,16 @@ struct VportUpdateRamrodData {
 };
 static_assert(sizeof(VportUpdateRamrodData) == 16 + 40 + 256 + 8);
 
+namespace rxq_flags {
+/* Every frame the queue receives is stamped with the port's PTP clock
+ * (hsi_ptp.h) when it came off the wire: RX_TIMESTAMP_BYTES, the stamp's
+ * nanoseconds little-endian, ahead of the frame in its first buffer, whose
+ * CQE's placement_offset counts them (hsi.md section 14). */
+inline constexpr uint8_t TIMESTAMP = 1u << 0;
+inline constexpr uint8_t ALL = TIMESTAMP;
+} // namespace rxq_flags
+inline constexpr uint32_t RX_TIMESTAMP_BYTES = 8;
+
 struct RxQueueStartRamrodData {
     uint8_t vport_id;
     uint8_t sb_pi;
@@ -192,7 +202,8 @@ struct RxQueueStartRamrodData {
     RegPair cqe_base;
     uint16_t bd_ring_size;         /* elements, power of two */
     uint16_t cqe_ring_size;        /* elements, power of two */
-    uint32_t reserved;
+    uint8_t flags;                 /* rxq_flags:: */
+    uint8_t reserved[3];
 };
 static_assert(sizeof(RxQueueStartRamrodData) == 32);
 

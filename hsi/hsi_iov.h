@@ -306,7 +306,7 @@ struct StartRxqRequest {
     uint8_t queue;             /* < the VF's rx_queues */
     uint8_t sb;                /* < the VF's sbs */
     uint8_t sb_pi;             /* protocol index of the SB the adapter bumps */
-    uint8_t reserved;
+    uint8_t flags;             /* eth::rxq_flags:: (HSI 5.2; 0 before) */
 };
 static_assert(sizeof(StartRxqRequest) == 40);
 

@@ -339,7 +339,7 @@ FwReturn FakeDriver::vport_activate(uint8_t vport, uint16_t accept)
 }
 
 FwReturn FakeDriver::rx_queue_start(uint16_t queue, uint8_t vport, uint16_t sb, uint16_t bd_max_bytes, uint16_t ring,
-                                    uint16_t cqe_ring)
+                                    uint16_t cqe_ring, uint8_t flags)
 {
     if (cqe_ring == 0)
         cqe_ring = ring;
@@ -367,6 +367,7 @@ FwReturn FakeDriver::rx_queue_start(uint16_t queue, uint8_t vport, uint16_t sb, 
     d.cqe_base = make_regpair(r.cqes.iova);
     d.bd_ring_size = ring;
     d.cqe_ring_size = cqe_ring;
+    d.flags = flags;
     return eth(EthCmd::rx_queue_start, &d, sizeof(d));
 }
 
@@ -398,9 +399,12 @@ std::vector<FakeDriver::RxFrame> FakeDriver::rx_poll(uint16_t queue)
         std::memcpy(&f.cqe, r.cqes.va + (r.cqe_cons & (r.cqe_size - 1)) * sizeof(RxCqe), sizeof(RxCqe));
         for (uint32_t i = 0, left = f.cqe.pkt_len; i < f.cqe.bd_num; i++) {
             uint16_t slot = (r.bd_cons + i) & (r.size - 1);
-            uint32_t chunk = std::min<uint32_t>(left, r.bd_max);
             const uint8_t* buf = r.buffers.va + std::size_t{slot} * r.bd_max;
-            f.data.insert(f.data.end(), buf, buf + chunk);
+            const uint32_t skip = i == 0 ? f.cqe.placement_offset : 0;
+            uint32_t chunk = std::min<uint32_t>(left, r.bd_max - skip);
+            if (i == 0)
+                f.lead.assign(buf, buf + skip);
+            f.data.insert(f.data.end(), buf + skip, buf + skip + chunk);
             left -= chunk;
         }
         r.bd_cons = static_cast<uint16_t>(r.bd_cons + f.cqe.bd_num);
@@ -595,7 +599,7 @@ std::string bring_up_l2(FakeDriver& drv, const L2Setup& s)
     if (FwReturn rc = drv.vport_start(0, s.mtu, s.max_bds, s.strip, s.rx_csum); rc != FwReturn::ok)
         return "VPORT_START: fw_return " + std::to_string(static_cast<int>(rc));
     for (uint16_t q = 0; q < s.rx_queues; q++) {
-        if (FwReturn rc = drv.rx_queue_start(q, 0, q, s.bd_max_bytes, s.ring); rc != FwReturn::ok)
+        if (FwReturn rc = drv.rx_queue_start(q, 0, q, s.bd_max_bytes, s.ring, 0, s.rxq_flags); rc != FwReturn::ok)
             return "RX_QUEUE_START " + std::to_string(q) + ": fw_return " + std::to_string(static_cast<int>(rc));
         drv.rx_post(q, static_cast<uint16_t>(s.ring - 1));
     }

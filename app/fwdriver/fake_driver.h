@@ -105,9 +105,9 @@ public:
     hsi::FwReturn vport_start(uint8_t vport, uint16_t mtu = 1500, uint8_t max_bds = 1, bool strip = false,
                                 bool rx_csum = true);
     hsi::FwReturn vport_activate(uint8_t vport, uint16_t accept);
-    /* cqe_ring: the CQE ring's size, 0 for the BD ring's. */
+    /* cqe_ring: the CQE ring's size, 0 for the BD ring's; flags: eth::rxq_flags. */
     hsi::FwReturn rx_queue_start(uint16_t queue, uint8_t vport, uint16_t sb, uint16_t bd_max_bytes = 2048,
-                                 uint16_t ring = 64, uint16_t cqe_ring = 0);
+                                 uint16_t ring = 64, uint16_t cqe_ring = 0, uint8_t flags = 0);
     hsi::FwReturn tx_queue_start(uint16_t queue, uint8_t vport, uint16_t sb, uint16_t ring = 64);
     hsi::FwReturn filter(hsi::eth::FilterOpcode op, hsi::eth::FilterType type, uint8_t vport, const uint8_t* mac,
                          uint16_t vlan = 0, uint8_t dst_vport = 0);
@@ -136,6 +136,9 @@ public:
     struct RxFrame {
         hsi::eth::RxCqe cqe;
         std::vector<uint8_t> data;
+        /* The first buffer's bytes ahead of the frame (placement_offset):
+         * its timestamp on a queue started with rxq_flags::TIMESTAMP. */
+        std::vector<uint8_t> lead;
     };
     /* Completed frames since the last call (buffers are re-posted). */
     std::vector<RxFrame> rx_poll(uint16_t queue);
@@ -312,6 +315,7 @@ struct L2Setup {
     bool rx_csum = true;           /* checksum results in the CQEs */
     uint16_t bd_max_bytes = 2048;
     uint16_t ring = 64;            /* elements of every Rx and Tx ring */
+    uint8_t rxq_flags = 0;         /* eth::rxq_flags of every Rx queue */
 };
 /* Empty on success, else which step failed. Does not wait for the link. */
 std::string bring_up_l2(FakeDriver& drv, const L2Setup& setup);

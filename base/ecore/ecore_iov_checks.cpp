@@ -80,6 +80,8 @@ Verdict check_start_rxq(const StartRxqRequest& req, const VfGrant& grant)
         return refuse(Status::bad_request, "an Rx ring address that is 0 or not 64-byte aligned");
     if (req.buf_size < hsi::eth::MIN_MTU || req.buf_size > hsi::eth::MAX_MTU + hsi::eth::ETH_OVERHEAD)
         return refuse(Status::bad_request, "an Rx buffer size outside the adapter's limits");
+    if ((req.flags & ~hsi::eth::rxq_flags::ALL) != 0)
+        return refuse(Status::bad_request, "Rx queue flags the adapter does not know");
     return {};
 }
 

@@ -83,6 +83,10 @@ struct RxQueueStartParams {
     uint16_t bd_ring_size = 0;
     uint64_t cqe_ring_iova = 0;  /* ring of hsi::eth::RxCqe */
     uint16_t cqe_ring_size = 0;
+    /* Every frame stamped with the port's PTP clock, the stamp ahead of it
+     * in its first buffer (hsi::eth::rxq_flags::TIMESTAMP): the buffer
+     * holds RX_TIMESTAMP_BYTES less of the frame. */
+    bool timestamp = false;
 };
 
 struct RxQueueStartRet {

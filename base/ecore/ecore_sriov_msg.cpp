@@ -387,6 +387,7 @@ Verdict start_rxq(Request& r)
     data.bd_base = hsi::make_regpair(req.bd_ring);
     data.cqe_base = hsi::make_regpair(req.cqe_ring);
     data.bd_ring_size = data.cqe_ring_size = req.ring_size;
+    data.flags = req.flags;
     if (post_vf(r.hwfn, EthCmd::rx_queue_start, data) != Status::success)
         return {VfStatus::failure, "the firmware refused the Rx queue"};
     vf.rx_started |= static_cast<uint8_t>(1u << req.queue);

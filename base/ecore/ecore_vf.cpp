@@ -284,6 +284,7 @@ Status acquire(Hwfn& hwfn, const VfAcquireParams& p)
                r.rx_queues, r.tx_queues, r.sbs, r.bulletin_size);
         return Status::io;
     }
+    iov.pf_hsi_minor = r.hsi_minor;
     if (r.hsi_minor != hsi::HSI_VERSION_MINOR)
         DP_NOTICE(hwfn, "the PF speaks HSI %u.%u, this VF %u.%u", hsi::HSI_VERSION_MAJOR, r.hsi_minor,
                   hsi::HSI_VERSION_MAJOR, hsi::HSI_VERSION_MINOR);
@@ -599,6 +600,13 @@ Status vf_rx_queue_start(Hwfn& hwfn, const RxQueueStartParams& p, RxQueueStartRe
                p.cqe_ring_size);
         return Status::inval;
     }
+    /* A PF's driver of HSI 5.1 or before would not pass the flag on: the
+     * buffers would hold no stamp. */
+    if (p.timestamp && hwfn.vf_iov->pf_hsi_minor < 2) {
+        DP_ERR(hwfn, "Rx queue %u: the PF's driver (HSI %u.%u) has no Rx timestamps", queue, hsi::HSI_VERSION_MAJOR,
+               hwfn.vf_iov->pf_hsi_minor);
+        return Status::notimpl;
+    }
     osal::PciFunction& pci = *hwfn.dev->pci;
     /* The storm restarts the queue at 0: so must the producers it reads. */
     pci.reg_wr(vf_bar0::rx_prod(queue), 0);
@@ -611,6 +619,7 @@ Status vf_rx_queue_start(Hwfn& hwfn, const RxQueueStartParams& p, RxQueueStartRe
     req.queue = static_cast<uint8_t>(queue);
     req.sb = static_cast<uint8_t>(p.queue.sb_id);
     req.sb_pi = p.queue.sb_idx;
+    req.flags = p.timestamp ? hsi::eth::rxq_flags::TIMESTAMP : 0;
     hsi::iov::StartQueueReply reply{};
     if (const Status rc = start_queue(hwfn, TlvType::start_rxq, req, &reply); rc != Status::success)
         return rc;

@@ -38,6 +38,7 @@ struct VfIov {
     osal::Mutex lock;
     bool unanswered = false;    /* the last request timed out: the PF may still answer it */
     uint32_t vf_id = 0;         /* relative to the PF (acquire) */
+    uint8_t pf_hsi_minor = 0;   /* what the PF's driver understands (acquire) */
     uint32_t mcast_filters = 0; /* granted */
     std::vector<std::array<uint8_t, 6>> mcast; /* the vport's multicast list */
 

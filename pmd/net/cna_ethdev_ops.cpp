@@ -16,7 +16,7 @@ namespace {
 constexpr uint64_t RX_OFFLOADS = RTE_ETH_RX_OFFLOAD_SCATTER | RTE_ETH_RX_OFFLOAD_IPV4_CKSUM |
                                  RTE_ETH_RX_OFFLOAD_UDP_CKSUM | RTE_ETH_RX_OFFLOAD_TCP_CKSUM |
                                  RTE_ETH_RX_OFFLOAD_VLAN_STRIP | RTE_ETH_RX_OFFLOAD_VLAN_FILTER |
-                                 RTE_ETH_RX_OFFLOAD_RSS_HASH;
+                                 RTE_ETH_RX_OFFLOAD_RSS_HASH | RTE_ETH_RX_OFFLOAD_TIMESTAMP;
 constexpr uint64_t TX_OFFLOADS = RTE_ETH_TX_OFFLOAD_MULTI_SEGS | RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
                                  RTE_ETH_TX_OFFLOAD_UDP_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM |
                                  RTE_ETH_TX_OFFLOAD_TCP_TSO | RTE_ETH_TX_OFFLOAD_VLAN_INSERT |
@@ -112,9 +112,10 @@ int mtu_set(rte_eth_dev* dev, uint16_t mtu)
     const bool scatter = data->dev_conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_SCATTER;
     for (uint16_t q = 0; q < data->nb_rx_queues; q++) {
         const auto* rxq = static_cast<const RxQueue*>(data->rx_queues[q]);
-        if (rxq != nullptr && !scatter && max_frame_len(mtu) > rxq->buf_size) {
+        const uint32_t lead = rxq != nullptr && rxq->timestamp_flag != 0 ? hsi::eth::RX_TIMESTAMP_BYTES : 0;
+        if (rxq != nullptr && !scatter && max_frame_len(mtu) + lead > rxq->buf_size) {
             PMD_LOG(ERR, port, "MTU %u needs %u-byte Rx buffers, queue %u has %u; enable scattered Rx", mtu,
-                    max_frame_len(mtu), q, rxq->buf_size);
+                    max_frame_len(mtu) + lead, q, rxq->buf_size);
             return -EINVAL;
         }
     }

@@ -34,7 +34,7 @@ namespace cna::net {
 
 namespace {
 
-template <bool OFFLOAD_RESULTS>
+template <bool OFFLOAD_RESULTS, bool TIMESTAMP>
 inline uint16_t recv_burst(RxQueue* rxq, rte_mbuf** rx_pkts, uint16_t nb_pkts)
 {
     const uint16_t hw_prod = osal::observe(rxq->hw_cqe_prod);
@@ -51,7 +51,7 @@ inline uint16_t recv_burst(RxQueue* rxq, rte_mbuf** rx_pkts, uint16_t nb_pkts)
     for (uint16_t i = 0; i < nb; i++) {
         const RxCqe& cqe = cqe_ring[cqe_cons++ & mask];
         rte_mbuf* m = sw_ring[bd_cons++ & mask];
-        bd_cons = rx_complete<OFFLOAD_RESULTS>(rxq, cqe, m, bd_cons, initializer);
+        bd_cons = rx_complete<OFFLOAD_RESULTS, TIMESTAMP>(rxq, cqe, m, bd_cons, initializer);
         rx_pkts[i] = m;
     }
     rxq->cqe_cons = cqe_cons;
@@ -64,12 +64,22 @@ inline uint16_t recv_burst(RxQueue* rxq, rte_mbuf** rx_pkts, uint16_t nb_pkts)
 
 uint16_t recv_pkts(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts)
 {
-    return recv_burst<false>(static_cast<RxQueue*>(rx_queue), rx_pkts, nb_pkts);
+    return recv_burst<false, false>(static_cast<RxQueue*>(rx_queue), rx_pkts, nb_pkts);
 }
 
 uint16_t recv_pkts_offload(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts)
 {
-    return recv_burst<true>(static_cast<RxQueue*>(rx_queue), rx_pkts, nb_pkts);
+    return recv_burst<true, false>(static_cast<RxQueue*>(rx_queue), rx_pkts, nb_pkts);
+}
+
+uint16_t recv_pkts_timestamp(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts)
+{
+    return recv_burst<false, true>(static_cast<RxQueue*>(rx_queue), rx_pkts, nb_pkts);
+}
+
+uint16_t recv_pkts_offload_timestamp(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts)
+{
+    return recv_burst<true, true>(static_cast<RxQueue*>(rx_queue), rx_pkts, nb_pkts);
 }
 
 uint16_t xmit_pkts(void* tx_queue, rte_mbuf** tx_pkts, uint16_t nb_pkts)
@@ -145,14 +155,20 @@ void select_fastpath(rte_eth_dev* dev, bool inline_engine)
      * functions would hand nearly every packet to the scalar handling. */
     const bool rx_vector = vector && !(conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_SCATTER);
     const bool tx_vector = vector && !(conf.txmode.offloads & ~uint64_t{RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE});
-    /* Checksum flags and the RSS hash only when asked for (per-queue
-     * offloads are never more than the port's: the queue capabilities are 0). */
+    /* Checksum flags, the RSS hash and timestamps only when asked for
+     * (per-queue offloads are never more than the port's: the queue
+     * capabilities are 0). */
     const bool results = conf.rxmode.offloads & (RTE_ETH_RX_OFFLOAD_CHECKSUM | RTE_ETH_RX_OFFLOAD_RSS_HASH);
-    dev->rx_pkt_burst = results ? recv_pkts_offload : recv_pkts;
+    const bool stamps = conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_TIMESTAMP;
+    static constexpr Burst SCALAR[2][2] = {{recv_pkts, recv_pkts_timestamp},
+                                           {recv_pkts_offload, recv_pkts_offload_timestamp}};
+    dev->rx_pkt_burst = SCALAR[results][stamps];
     dev->tx_pkt_burst = xmit_pkts;
 #ifdef CNA_HAVE_AVX2
+    static constexpr Burst AVX2[2][2] = {{recv_pkts_avx2, recv_pkts_avx2_timestamp},
+                                         {recv_pkts_avx2_offload, recv_pkts_avx2_offload_timestamp}};
     if (rx_vector)
-        dev->rx_pkt_burst = results ? recv_pkts_avx2_offload : recv_pkts_avx2;
+        dev->rx_pkt_burst = AVX2[results][stamps];
     if (tx_vector)
         dev->tx_pkt_burst = xmit_pkts_avx2;
 #else
@@ -180,7 +196,9 @@ const char* burst_mode_name(bool scalar, bool inline_engine)
 const char* rx_burst_mode_name(const rte_eth_dev* dev)
 {
     const Burst plain = plain_burst(dev->rx_pkt_burst);
-    return burst_mode_name(plain == recv_pkts || plain == recv_pkts_offload, plain != dev->rx_pkt_burst);
+    const bool scalar = plain == recv_pkts || plain == recv_pkts_offload || plain == recv_pkts_timestamp ||
+                        plain == recv_pkts_offload_timestamp;
+    return burst_mode_name(scalar, plain != dev->rx_pkt_burst);
 }
 
 const char* tx_burst_mode_name(const rte_eth_dev* dev)
@@ -307,11 +325,21 @@ int rx_queue_setup(rte_eth_dev* dev, uint16_t queue_id, uint16_t nb_desc, unsign
     }
     const uint64_t offloads = conf->offloads | dev->data->dev_conf.rxmode.offloads;
     const uint16_t buf_size = static_cast<uint16_t>(RTE_MIN(data_room - RTE_PKTMBUF_HEADROOM, 0xffffu));
+    const bool stamps = offloads & RTE_ETH_RX_OFFLOAD_TIMESTAMP;
+    const uint32_t lead = stamps ? hsi::eth::RX_TIMESTAMP_BYTES : 0;
     dev->data->scattered_rx = (offloads & RTE_ETH_RX_OFFLOAD_SCATTER) != 0;
-    if (max_frame_len(dev->data->mtu) > buf_size && !(offloads & RTE_ETH_RX_OFFLOAD_SCATTER)) {
-        PMD_DEV_LOG(ERR, dev, "Rx queue %u: MTU %u needs %u-byte buffers (mbufs have %u); enable scattered Rx",
-                queue_id, dev->data->mtu, max_frame_len(dev->data->mtu), buf_size);
+    if (max_frame_len(dev->data->mtu) + lead > buf_size && !(offloads & RTE_ETH_RX_OFFLOAD_SCATTER)) {
+        PMD_DEV_LOG(ERR, dev, "Rx queue %u: MTU %u needs %u-byte buffers%s (mbufs have %u); enable scattered Rx",
+                queue_id, dev->data->mtu, max_frame_len(dev->data->mtu) + lead,
+                stamps ? ", the timestamp ahead of the frame" : "", buf_size);
         return -EINVAL;
+    }
+    int timestamp_offset = -1;
+    uint64_t timestamp_flag = 0;
+    if (stamps && rte_mbuf_dyn_rx_timestamp_register(&timestamp_offset, &timestamp_flag) != 0) {
+        PMD_DEV_LOG(ERR, dev, "Rx queue %u: the mbuf's Rx timestamp field cannot be registered: %s", queue_id,
+                    rte_strerror(rte_errno));
+        return -rte_errno;
     }
 
     auto* rxq = static_cast<RxQueue*>(rte_zmalloc_socket("cna_rxq", sizeof(RxQueue), RTE_CACHE_LINE_SIZE,
@@ -333,6 +361,8 @@ int rx_queue_setup(rte_eth_dev* dev, uint16_t queue_id, uint16_t nb_desc, unsign
     rxq->mp = mp;
     rxq->port_id = dev->data->port_id;
     rxq->buf_size = buf_size;
+    rxq->timestamp_offset = timestamp_offset;
+    rxq->timestamp_flag = timestamp_flag;
     rxq->mbuf_initializer = mbuf_initializer_for(dev->data->port_id);
     rxq->va_to_bd = va_to_bd_for(mp);
     rxq->queue_id = queue_id;

@@ -47,6 +47,8 @@ struct RxQueue {
     uint32_t va_to_bd;                    /* BD address - mbuf address, 0: read buf_iova (rx_bd_addr) */
     uint16_t port_id;
     uint16_t buf_size;                    /* bytes the adapter may write per buffer */
+    int32_t timestamp_offset;             /* the Rx timestamp dynfield's (TIMESTAMP) */
+    uint64_t timestamp_flag;              /* its dynflag; 0: the queue's frames are not stamped */
     uint64_t alloc_failures;              /* mbufs the refill could not get (atomic_ref) */
     osal::PciFunction* inline_adapter;    /* engine=inline: whose pass an empty poll gives (primary) */
 
@@ -100,11 +102,14 @@ void tx_queue_drain(TxQueue* txq);
 void rxq_info_get(rte_eth_dev* dev, uint16_t queue_id, rte_eth_rxq_info* info);
 void txq_info_get(rte_eth_dev* dev, uint16_t queue_id, rte_eth_txq_info* info);
 
-/* The burst functions. Rx comes in two flavours, chosen by the port's
+/* The burst functions. Rx comes in four flavours, chosen by the port's
  * offloads: *_offload reports checksum flags and the RSS hash (a checksum
- * offload or RSS_HASH enabled), the others leave them out and cost less. */
+ * offload or RSS_HASH enabled), *_timestamp the adapter's Rx timestamp
+ * (TIMESTAMP); the others leave them out and cost less. */
 uint16_t recv_pkts(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts);
 uint16_t recv_pkts_offload(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts);
+uint16_t recv_pkts_timestamp(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts);
+uint16_t recv_pkts_offload_timestamp(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts);
 uint16_t prep_pkts(void* tx_queue, rte_mbuf** tx_pkts, uint16_t nb_pkts);
 uint32_t rx_queue_count(void* rx_queue);
 int rx_descriptor_status(void* rx_queue, uint16_t offset);
@@ -116,6 +121,8 @@ uint16_t xmit_pkts(void* tx_queue, rte_mbuf** tx_pkts, uint16_t nb_pkts);
  * handling, packet by packet. */
 uint16_t recv_pkts_avx2(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts);
 uint16_t recv_pkts_avx2_offload(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts);
+uint16_t recv_pkts_avx2_timestamp(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts);
+uint16_t recv_pkts_avx2_offload_timestamp(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts);
 uint16_t xmit_pkts_avx2(void* tx_queue, rte_mbuf** tx_pkts, uint16_t nb_pkts);
 
 /* The queue functions ethdev calls on lcores (probe); the bursts are the

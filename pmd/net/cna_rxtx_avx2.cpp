@@ -101,8 +101,13 @@ struct RxConsts {
     __m256i bit0_of_14 = _mm256_setr_epi64x(0, 1LL << 48, 0, 1LL << 48);
     __m256i csum = both_lanes(byte_tables.csum);
 
-    explicit RxConsts(uint64_t init) : initializer(_mm256_setr_epi64x(static_cast<int64_t>(init), 0,
-                                                                      static_cast<int64_t>(init), 0)) {}
+    /* ol_flags: what every mbuf of the burst gets (the timestamp's flag),
+     * added to what the CQE gives, whose bits it never shares */
+    RxConsts(uint64_t init, uint64_t ol_flags)
+        : initializer(_mm256_setr_epi64x(static_cast<int64_t>(init), static_cast<int64_t>(ol_flags),
+                                         static_cast<int64_t>(init), static_cast<int64_t>(ol_flags)))
+    {
+    }
 };
 
 /* Two CQEs (one per 128-bit lane) into their mbufs. */
@@ -171,10 +176,10 @@ inline void rx_pair(const RxConsts& k, __m256i cqes, rte_mbuf* m0, rte_mbuf* m1)
 
 /* One frame the general way (a group's or the burst's odd frames): out of
  * line, so the vector loop keeps its registers. Returns the new BD consumer. */
-template <bool OFFLOAD_RESULTS>
+template <bool OFFLOAD_RESULTS, bool TIMESTAMP>
 [[gnu::noinline]] uint16_t rx_one(RxQueue* rxq, const RxCqe& cqe, rte_mbuf* m, uint16_t bd_cons)
 {
-    return rx_complete<OFFLOAD_RESULTS>(rxq, cqe, m, bd_cons, rxq->mbuf_initializer);
+    return rx_complete<OFFLOAD_RESULTS, TIMESTAMP>(rxq, cqe, m, bd_cons, rxq->mbuf_initializer);
 }
 
 /* Everything the Tx loop keeps in registers. */
@@ -191,7 +196,7 @@ struct TxConsts {
     __m256i odd = _mm256_setr_epi64x(0, int64_t{0xfffe} << 32, static_cast<int64_t>(TX_BD_OFFLOADS), 0);
 };
 
-template <bool OFFLOAD_RESULTS>
+template <bool OFFLOAD_RESULTS, bool TIMESTAMP>
 inline uint16_t recv_burst(RxQueue* rxq, rte_mbuf** rx_pkts, uint16_t nb_pkts)
 {
     const uint16_t hw_prod = osal::observe(rxq->hw_cqe_prod);
@@ -207,7 +212,7 @@ inline uint16_t recv_burst(RxQueue* rxq, rte_mbuf** rx_pkts, uint16_t nb_pkts)
     auto one = [&] {
         const RxCqe& cqe = cqe_ring[cqe_cons++ & mask];
         rte_mbuf* m = sw_ring[bd_cons++ & mask];
-        bd_cons = rx_one<OFFLOAD_RESULTS>(rxq, cqe, m, bd_cons);
+        bd_cons = rx_one<OFFLOAD_RESULTS, TIMESTAMP>(rxq, cqe, m, bd_cons);
         rx_pkts[i++] = m;
     };
 
@@ -217,7 +222,8 @@ inline uint16_t recv_burst(RxQueue* rxq, rte_mbuf** rx_pkts, uint16_t nb_pkts)
     while (i < nb && (cqe_cons & 3) != 0)
         one();
     if (likely(bd_cons == cqe_cons)) {
-        const RxConsts k(rxq->mbuf_initializer);
+        const uint64_t initializer = rxq->mbuf_initializer;
+        const RxConsts k(initializer, TIMESTAMP ? rxq->timestamp_flag : 0);
         const uint16_t groups_end = static_cast<uint16_t>(i + ((nb - i) & ~3));
         while (i != groups_end) {
             const uint16_t slot = cqe_cons & mask;
@@ -233,6 +239,9 @@ inline uint16_t recv_burst(RxQueue* rxq, rte_mbuf** rx_pkts, uint16_t nb_pkts)
             rte_mbuf* const* m = &sw_ring[slot];
             rx_pair<OFFLOAD_RESULTS>(k, c01, m[0], m[1]);
             rx_pair<OFFLOAD_RESULTS>(k, c23, m[2], m[3]);
+            if constexpr (TIMESTAMP)
+                for (unsigned j = 0; j < 4; j++)
+                    rx_timestamp(rxq, m[j], initializer);
             _mm256_storeu_si256(reinterpret_cast<__m256i*>(&rx_pkts[i]),
                                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(m)));
             cqe_cons = bd_cons = static_cast<uint16_t>(cqe_cons + 4);
@@ -251,12 +260,22 @@ inline uint16_t recv_burst(RxQueue* rxq, rte_mbuf** rx_pkts, uint16_t nb_pkts)
 
 uint16_t recv_pkts_avx2(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts)
 {
-    return recv_burst<false>(static_cast<RxQueue*>(rx_queue), rx_pkts, nb_pkts);
+    return recv_burst<false, false>(static_cast<RxQueue*>(rx_queue), rx_pkts, nb_pkts);
 }
 
 uint16_t recv_pkts_avx2_offload(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts)
 {
-    return recv_burst<true>(static_cast<RxQueue*>(rx_queue), rx_pkts, nb_pkts);
+    return recv_burst<true, false>(static_cast<RxQueue*>(rx_queue), rx_pkts, nb_pkts);
+}
+
+uint16_t recv_pkts_avx2_timestamp(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts)
+{
+    return recv_burst<false, true>(static_cast<RxQueue*>(rx_queue), rx_pkts, nb_pkts);
+}
+
+uint16_t recv_pkts_avx2_offload_timestamp(void* rx_queue, rte_mbuf** rx_pkts, uint16_t nb_pkts)
+{
+    return recv_burst<true, true>(static_cast<RxQueue*>(rx_queue), rx_pkts, nb_pkts);
 }
 
 uint16_t xmit_pkts_avx2(void* tx_queue, rte_mbuf** tx_pkts, uint16_t nb_pkts)

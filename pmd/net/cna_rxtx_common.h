@@ -16,6 +16,7 @@
 
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_mempool.h>
 
 #include "cna_rxtx.h"
@@ -91,6 +92,16 @@ inline uint64_t rx_ptp(rte_mbuf* m, uint16_t flags)
     return RTE_MBUF_F_RX_IEEE1588_PTP | RTE_MBUF_F_RX_IEEE1588_TMST;
 }
 
+/* The adapter's stamp of the frame in m, ahead of it in its buffer (where
+ * the BD pointed: the initializer's data_off), into the mbuf's Rx timestamp
+ * field: nanoseconds of the port's clock, read_clock's. */
+inline void rx_timestamp(const RxQueue* rxq, rte_mbuf* m, uint64_t initializer)
+{
+    uint64_t ns;
+    std::memcpy(&ns, static_cast<const uint8_t*>(m->buf_addr) + static_cast<uint16_t>(initializer), sizeof ns);
+    *RTE_MBUF_DYNFIELD(m, rxq->timestamp_offset, rte_mbuf_timestamp_t*) = ns;
+}
+
 /* data_off, refcnt, nb_segs and port: the 8 bytes at the rearm_data
  * marker, set with one store. (The marker is a zero-length array: going
  * through an integer keeps the compiler's bounds checks out of it.) */
@@ -126,8 +137,9 @@ inline uint16_t rx_chain_segments(RxQueue* rxq, rte_mbuf* head, const RxCqe& cqe
 /* Fills the mbuf m (the buffer of the frame's first BD, bd_cons - 1) from its
  * CQE. Returns the new BD consumer. Checksum flags and the RSS hash are
  * reported only with OFFLOAD_RESULTS (the port enabled a checksum offload
- * or RSS_HASH): without them their ol_flags stay 0, "unknown". */
-template <bool OFFLOAD_RESULTS>
+ * or RSS_HASH): without them their ol_flags stay 0, "unknown". The Rx
+ * timestamp only with TIMESTAMP. */
+template <bool OFFLOAD_RESULTS, bool TIMESTAMP>
 inline uint16_t rx_complete(RxQueue* rxq, const RxCqe& cqe, rte_mbuf* m, uint16_t bd_cons, uint64_t initializer)
 {
     /* Read once: the build allows any store to alias, and the mbuf stores
@@ -144,10 +156,14 @@ inline uint16_t rx_complete(RxQueue* rxq, const RxCqe& cqe, rte_mbuf* m, uint16_
     if (unlikely(bd_num > 1))
         bd_cons = rx_chain_segments(rxq, m, cqe, bd_cons);
     uint64_t ol_flags = 0;
+    if constexpr (TIMESTAMP) {
+        rx_timestamp(rxq, m, initializer);
+        ol_flags = rxq->timestamp_flag;
+    }
     if constexpr (OFFLOAD_RESULTS) {
         const RxParseResult& parsed = parse_table.entry[parse_index(flags)];
         m->packet_type = parsed.packet_type;
-        ol_flags = parsed.ol_flags;
+        ol_flags |= parsed.ol_flags;
         if (flags & pars::RSS_HASH_VALID) {
             ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
             m->hash.rss = cqe.rss_hash;

@@ -54,10 +54,14 @@ struct BurstPair {
 constexpr BurstPair BURSTS[] = {
     {recv_pkts, recv_inline<recv_pkts>},
     {recv_pkts_offload, recv_inline<recv_pkts_offload>},
+    {recv_pkts_timestamp, recv_inline<recv_pkts_timestamp>},
+    {recv_pkts_offload_timestamp, recv_inline<recv_pkts_offload_timestamp>},
     {xmit_pkts, xmit_inline<xmit_pkts>},
 #ifdef CNA_HAVE_AVX2
     {recv_pkts_avx2, recv_inline<recv_pkts_avx2>},
     {recv_pkts_avx2_offload, recv_inline<recv_pkts_avx2_offload>},
+    {recv_pkts_avx2_timestamp, recv_inline<recv_pkts_avx2_timestamp>},
+    {recv_pkts_avx2_offload_timestamp, recv_inline<recv_pkts_avx2_offload_timestamp>},
     {xmit_pkts_avx2, xmit_inline<xmit_pkts_avx2>},
 #endif
 };

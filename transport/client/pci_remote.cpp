@@ -54,6 +54,8 @@ public:
     uint64_t dma_faults(uint32_t pf) const override;
     uint64_t ptp_time(uint32_t port) const override;
     void ptp_step(uint32_t port, int64_t delta) override;
+    int64_t ptp_offset(uint32_t port, uint32_t other) const override;
+    bool set_cable_delay(uint32_t port, uint64_t delay_ns, int64_t asymmetry_ns) override;
 
 private:
     RemotePciFunction& fn_;
@@ -367,6 +369,23 @@ void RemoteControl::ptp_step(uint32_t port, int64_t delta)
                     static_cast<uint32_t>(bits >> 32)};
     ControlReply r;
     fn_.request(MsgType::control, &c, sizeof c, &r, sizeof r);
+}
+
+int64_t RemoteControl::ptp_offset(uint32_t port, uint32_t other) const
+{
+    const Control c{static_cast<uint32_t>(ControlOp::ptp_offset), port, other, 0};
+    ControlReply r{};
+    return fn_.request(MsgType::control, &c, sizeof c, &r, sizeof r) == 0 ? static_cast<int64_t>(r.value) : 0;
+}
+
+bool RemoteControl::set_cable_delay(uint32_t port, uint64_t delay_ns, int64_t asymmetry_ns)
+{
+    if (delay_ns > MAX_CABLE_DELAY_NS || asymmetry_ns < INT32_MIN || asymmetry_ns > INT32_MAX)
+        return false;
+    const Control c{static_cast<uint32_t>(ControlOp::set_cable_delay), port, static_cast<uint32_t>(delay_ns),
+                    static_cast<uint32_t>(static_cast<int32_t>(asymmetry_ns))};
+    ControlReply r{};
+    return fn_.request(MsgType::control, &c, sizeof c, &r, sizeof r) == 0;
 }
 
 } // namespace

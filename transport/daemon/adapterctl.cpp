@@ -27,7 +27,10 @@ const char USAGE[] =
     "  counters PORT                   the port's wire counters\n"
     "  dma-faults PF                   the PF's DMA faults\n"
     "  ptp-time PORT                   the port's PTP clock (s.ns)\n"
-    "  ptp-step PORT NS                steps the port's PTP clock by NS (signed) nanoseconds\n";
+    "  ptp-step PORT NS                steps the port's PTP clock by NS (signed) nanoseconds\n"
+    "  ptp-offset PORT OTHER           OTHER's PTP clock minus PORT's, read at one instant (ns)\n"
+    "  cable-delay PORT NS [ASYM]      frames PORT sends take NS+ASYM ns over its cable, those it\n"
+    "                                  receives NS-ASYM (0 <= |ASYM| <= NS <= 10000000)\n";
 
 int fail(const std::string& why)
 {
@@ -84,6 +87,20 @@ int control(Connection& c, ControlOp op, uint32_t port, uint32_t value, uint32_t
     return 0;
 }
 
+int cable_delay(Connection& c, uint32_t port, uint32_t delay_ns, int64_t asymmetry_ns)
+{
+    const uint64_t skew = static_cast<uint64_t>(asymmetry_ns < 0 ? -asymmetry_ns : asymmetry_ns);
+    if (delay_ns > cna::hsi::control::AdapterControl::MAX_CABLE_DELAY_NS || skew > delay_ns)
+        return fail("a cable's delay is 0 to 10000000 ns, its asymmetry no more than the delay either way");
+    const Control req{static_cast<uint32_t>(ControlOp::set_cable_delay), port, delay_ns,
+                      static_cast<uint32_t>(static_cast<int32_t>(asymmetry_ns))};
+    ControlReply r{};
+    if (int rc = c.request(MsgType::control, &req, sizeof req, &r, sizeof r); rc != 0)
+        return fail(rc == -EINVAL ? "port " + std::to_string(port) + " has no cable (its wire is a TAP, or no such port)"
+                                  : std::strerror(-rc));
+    return 0;
+}
+
 int run(Connection& c, int argc, char** argv)
 {
     const std::string_view cmd = argv[0];
@@ -128,6 +145,16 @@ int run(Connection& c, int argc, char** argv)
         const auto bits = static_cast<uint64_t>(step);
         return control(c, ControlOp::ptp_step, a, static_cast<uint32_t>(bits), static_cast<uint32_t>(bits >> 32), &r);
     }
+    if (cmd == "ptp-offset" && argc == 3 && number(argv[1], &a) && number(argv[2], &b)) {
+        if (int rc = control(c, ControlOp::ptp_offset, a, b, 0, &r); rc != 0)
+            return rc;
+        std::printf("port %u - port %u: %" PRId64 " ns\n", b, a, static_cast<int64_t>(r.value));
+        return 0;
+    }
+    int64_t asymmetry = 0;
+    if (cmd == "cable-delay" && (argc == 3 || argc == 4) && number(argv[1], &a) && number(argv[2], &b) &&
+        (argc == 3 || signed_number(argv[3], &asymmetry)))
+        return cable_delay(c, a, b, asymmetry);
     std::fputs(USAGE, stderr);
     return 2;
 }

@@ -447,6 +447,18 @@ bool ClientSession::on_control(const Message& m)
             return reply_status(m.header, -EINVAL);
         ctl.ptp_step(req->port, static_cast<int64_t>(uint64_t{req->arg} << 32 | req->value));
         break;
+    case ControlOp::ptp_offset:
+        if (req->port >= ports || req->value >= ports)
+            return reply_status(m.header, -EINVAL);
+        r.value = static_cast<uint64_t>(ctl.ptp_offset(req->port, req->value));
+        break;
+    case ControlOp::set_cable_delay:
+        if (req->port >= ports)
+            return reply_status(m.header, -EINVAL);
+        /* The port's wire is a TAP, or the delays make no sense. */
+        if (!ctl.set_cable_delay(req->port, req->value, static_cast<int32_t>(req->arg)))
+            return reply_status(m.header, -EINVAL);
+        break;
     default:
         return reply_status(m.header, -EOPNOTSUPP);
     }

@@ -186,6 +186,8 @@ enum class ControlOp : uint32_t {
     dma_faults = 5,    /* value: PF */
     ptp_time = 6,      /* port */
     ptp_step = 7,      /* port, value | arg << 32: a signed step in ns */
+    ptp_offset = 8,    /* port, value: the other port */
+    set_cable_delay = 9, /* port, value: delay ns, arg: asymmetry ns (signed) */
 };
 
 struct Control {
@@ -198,7 +200,7 @@ static_assert(sizeof(Control) == 16);
 
 struct ControlReply {
     Status status;
-    uint64_t value; /* dma_faults: the PF's DMA faults; ptp_time: the port's clock, ns */
+    uint64_t value; /* dma_faults: the PF's DMA faults; ptp_time: the port's clock, ns; ptp_offset: signed ns */
     hsi::control::PortCounters counters;
 };
 static_assert(sizeof(ControlReply) == 80);

@@ -339,6 +339,7 @@ bool AdapterImpl::poll_dataplane(Dataplane& dp)
 {
     dp.clock.begin();
     bool work = nig_.poll_taps(dp.ports, dp.rx);
+    work |= nig_.drain_cables(dp.ports, dp.rx);
     const std::span<FunctionFirmware* const> functions = dp.functions.view();
     if (storms_.running()) {
         for (FunctionFirmware* fn : functions) {
@@ -525,6 +526,22 @@ void AdapterImpl::ptp_step(uint32_t port, int64_t delta)
         return;
     std::lock_guard lock(slowpath_); /* the clock's one writer, as its PFs' registers */
     nig_.port(port).ptp_clock.step(delta);
+}
+
+int64_t AdapterImpl::ptp_offset(uint32_t port, uint32_t other) const
+{
+    if (port >= nig_.port_count() || other >= nig_.port_count())
+        return 0;
+    const uint64_t raw = PtpClock::raw_now();
+    return static_cast<int64_t>(nig_.port(other).ptp_clock.at(raw) - nig_.port(port).ptp_clock.at(raw));
+}
+
+bool AdapterImpl::set_cable_delay(uint32_t port, uint64_t delay_ns, int64_t asymmetry_ns)
+{
+    if (port >= nig_.port_count() || delay_ns > MAX_CABLE_DELAY_NS)
+        return false;
+    std::lock_guard lock(slowpath_);
+    return nig_.set_cable_delay(port, delay_ns, asymmetry_ns);
 }
 
 void AdapterImpl::set_roce_loss(uint32_t port, uint32_t per_million)

@@ -83,6 +83,8 @@ public:
     uint64_t dma_faults(uint32_t pf) const override { return functions_.at(pf)->pglue().dma_fault_count(); }
     uint64_t ptp_time(uint32_t port) const override { return nig_.port(port).ptp_clock.now(); }
     void ptp_step(uint32_t port, int64_t delta) override;
+    int64_t ptp_offset(uint32_t port, uint32_t other) const override;
+    bool set_cable_delay(uint32_t port, uint64_t delay_ns, int64_t asymmetry_ns) override;
 
 private:
     /* What one engine thread animates (or the host's threads, a pass at a

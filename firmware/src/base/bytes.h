@@ -27,6 +27,7 @@ inline uint32_t load_le32(const uint8_t* p)
     return v;
 }
 inline void store_le32(uint8_t* p, uint32_t v) { std::memcpy(p, &v, 4); }
+inline void store_le64(uint8_t* p, uint64_t v) { std::memcpy(p, &v, 8); }
 inline void store_be16(uint8_t* p, uint16_t v)
 {
     p[0] = static_cast<uint8_t>(v >> 8);

@@ -74,10 +74,16 @@ struct FrameBurst {
         count = 0;
         bytes = 0;
         icrcs_pending = false;
+        wire_time = 0;
     }
 
     uint32_t count = 0;
     uint64_t bytes = 0;
+    /* When the frames crossed the wire, on the raw clock (PtpClock::raw_now):
+     * set by a sender that stamped one of them going out, and by a cable's
+     * delay line for when they came out of it, so that the receiver's
+     * stamps are of that instant. 0: as they are taken. */
+    uint64_t wire_time = 0;
     /* Whether a frame of the burst may have its ICRC pending: an L2 burst
      * never has, and is not walked for one. */
     bool icrcs_pending = false;

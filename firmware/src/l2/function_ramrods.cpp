@@ -189,6 +189,9 @@ FwReturn FunctionFirmware::rx_queue_start(const RxQueueStartRamrodData& d)
         return rc;
     if (!valid_ring_size(d.bd_ring_size) || !valid_ring_size(d.cqe_ring_size) || d.bd_max_bytes == 0)
         return FwReturn::invalid_param;
+    const uint8_t lead = (d.flags & rxq_flags::TIMESTAMP) ? RX_TIMESTAMP_BYTES : 0;
+    if ((d.flags & ~rxq_flags::ALL) != 0 || d.bd_max_bytes <= lead)
+        return FwReturn::invalid_param;
     RxQueue& q = l2_.rxqs[d.queue_id];
     if (q.started)
         return FwReturn::bad_state;
@@ -203,7 +206,8 @@ FwReturn FunctionFirmware::rx_queue_start(const RxQueueStartRamrodData& d)
                 0,
                 DmaRing{from_regpair(d.bd_base), uint64_t{d.bd_ring_size} * sizeof(RxBd)},
                 DmaRing{from_regpair(d.cqe_base), uint64_t{d.cqe_ring_size} * sizeof(RxCqe)},
-                &rx_queue_stats(d.queue_id)};
+                &rx_queue_stats(d.queue_id),
+                lead};
     l2_.vports[d.vport_id].rx_queues |= 1u << d.queue_id;
     update_sb_index(d.sb_id, d.sb_pi, 0);
     return FwReturn::ok;

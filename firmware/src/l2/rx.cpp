@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "base/backoff.h"
+#include "base/bytes.h"
 #include "base/clock.h"
 #include "l2/classify.h"
 #include "l2/function_firmware.h"
@@ -52,12 +53,13 @@ void RxEngine::count_link_down(Vport& vport, const FrameBurst& burst)
 {
     Vport& vport = pf.l2().vports[vport_id];
     const bool lane = takes_lane(pf, vport, vport_id);
+    Arrival arrival(burst, pf.ptp().clock());
     for (uint32_t i = 0; i < burst.count;) {
-        if (lane && (i = deliver_lane(pf, vport, vport_id, burst, i)) == burst.count)
+        if (lane && (i = deliver_lane(pf, vport, vport_id, burst, i, arrival)) == burst.count)
             break;
         const WireFrame& f = burst.frames[i++];
         if (f.parsed)
-            deliver(pf, vport, vport_id, f);
+            deliver(pf, vport, vport_id, f, arrival);
         else
             counter_add(vport.stats->rx_error_pkts, 1); /* runt */
     }
@@ -185,7 +187,7 @@ private:
 } // namespace
 
 uint32_t RxEngine::deliver_lane(FunctionFirmware& pf, Vport& vport, uint32_t vport_id, const FrameBurst& burst,
-                                uint32_t first)
+                                uint32_t first, Arrival& arrival)
 {
     /* classify() and steer() for the frames most bursts are made of, with
      * what a burst cannot change decided once: unicast, untagged (no VLAN
@@ -218,17 +220,18 @@ uint32_t RxEngine::deliver_lane(FunctionFirmware& pf, Vport& vport, uint32_t vpo
             queue_id = rss.reta[result.hash % rss::RETA_SIZE];
         }
         RxCursor* c = lane_cursor(pf, vport_id, queue_id);
-        if (c == nullptr || f.len > c->bd_max_bytes || c->bds_posted == 0 || c->cqes_free == 0)
+        if (c == nullptr || c->lead + f.len > c->bd_max_bytes || c->bds_posted == 0 || c->cqes_free == 0)
             break;
         prefetch_buffer(dma, *c, RX_PREFETCH_AHEAD);
-        uint8_t* buffer = posted_buffer(dma, c->bds + (c->bd_cons & c->bd_mask) * sizeof(RxBd), f.len);
+        uint8_t* buffer = posted_buffer(dma, c->bds + (c->bd_cons & c->bd_mask) * sizeof(RxBd), c->lead + f.len);
         if (buffer == nullptr) [[unlikely]] {
             counter_add(vport.stats->rx_error_pkts, 1); /* DMA fault raised; the buffer stays posted */
             continue;
         }
-        std::optional<uint64_t> l4_run_sum = copy_frame_summing(buffer, f, rx_csum);
+        write_lead(buffer, *c, arrival);
+        std::optional<uint64_t> l4_run_sum = copy_frame_summing(buffer + c->lead, f, rx_csum);
         auto& cqe = *reinterpret_cast<RxCqe*>(c->cqes + (c->cqe_prod & c->cqe_mask) * sizeof(RxCqe));
-        write_completion(cqe, f.data, f.len, f.layout, 1, c->bd_max_bytes, rx_csum, l4_run_sum);
+        write_completion(cqe, f.data, f.len, f.layout, 1, *c, rx_csum, l4_run_sum);
         stamp_steering(cqe, s);
         consume(*c, 1, 1, f.len);
         bytes += f.len;
@@ -238,7 +241,7 @@ uint32_t RxEngine::deliver_lane(FunctionFirmware& pf, Vport& vport, uint32_t vpo
     return i;
 }
 
-void RxEngine::deliver(FunctionFirmware& pf, Vport& vport, uint32_t vport_id, const WireFrame& f)
+void RxEngine::deliver(FunctionFirmware& pf, Vport& vport, uint32_t vport_id, const WireFrame& f, Arrival& arrival)
 {
     if (vport.port_vlan != 0 && (f.layout.vlan_tags == 0 || (f.layout.vlan_tci & 0x0fff) != vport.port_vlan)) {
         counter_add(vport.stats->rx_filtered_pkts, 1); /* not the VF's VLAN */
@@ -267,7 +270,7 @@ void RxEngine::deliver(FunctionFirmware& pf, Vport& vport, uint32_t vport_id, co
         counter_add(vport.stats->rx_no_buffer_pkts, 1);
         return;
     }
-    if (place(pf, vport, cursor(pf, queue_id), f, s))
+    if (place(pf, vport, cursor(pf, queue_id), f, s, arrival))
         vport_tally_.add(dst, f.len);
 }
 
@@ -348,6 +351,7 @@ RxEngine::RxCursor& RxEngine::cursor(FunctionFirmware& pf, uint32_t queue_id)
     c.bd_mask = q.bd_mask;
     c.cqe_mask = q.cqe_mask;
     c.bd_max_bytes = q.bd_max_bytes;
+    c.lead = q.lead;
     read_producers(pf, c);
     return c;
 }
@@ -423,31 +427,45 @@ uint8_t* RxEngine::posted_buffer(Dma& dma, const uint8_t* bd, uint32_t len)
     return dma.map(from_regpair(posted.addr), len);
 }
 
-bool RxEngine::write_buffer(Dma& dma, const uint8_t* bd, const uint8_t* frame, uint32_t len)
+void RxEngine::write_lead(uint8_t* buffer, const RxCursor& c, Arrival& arrival)
 {
-    uint8_t* buffer = posted_buffer(dma, bd, len);
+    if (c.lead != 0) [[unlikely]]
+        store_le64(buffer, arrival());
+}
+
+bool RxEngine::write_buffer(Dma& dma, const RxCursor& c, const uint8_t* frame, uint32_t len, Arrival& arrival)
+{
+    uint8_t* buffer = posted_buffer(dma, c.bds + (c.bd_cons & c.bd_mask) * sizeof(RxBd), c.lead + len);
     if (buffer == nullptr)
         return false;
-    copy_frame(buffer, frame, len);
+    write_lead(buffer, c, arrival);
+    copy_frame(buffer + c.lead, frame, len);
     return true;
 }
 
-bool RxEngine::write_buffers(Dma& dma, RxCursor& c, const uint8_t* frame, uint32_t len, uint32_t nbds)
+bool RxEngine::write_buffers(Dma& dma, RxCursor& c, const uint8_t* frame, uint32_t len, uint32_t nbds,
+                             Arrival& arrival)
 {
     RxBd bds[MAX_BDS_PER_PACKET];
     uint32_t first = c.bd_cons & c.bd_mask;
     uint32_t run = std::min(nbds, uint32_t{c.bd_mask} + 1 - first); /* up to the ring's end */
     bool ok = dma.read(c.q->bds, first * sizeof(RxBd), bds, run * sizeof(RxBd)) &&
               (run == nbds || dma.read(c.q->bds, 0, bds + run, (nbds - run) * sizeof(RxBd)));
+    uint8_t lead[RX_TIMESTAMP_BYTES];
+    write_lead(lead, c, arrival);
     for (uint32_t i = 0, off = 0; ok && i < nbds; i++) {
-        uint32_t chunk = std::min<uint32_t>(c.bd_max_bytes, len - off);
-        ok = dma.write(from_regpair(bds[i].addr), frame + off, chunk);
+        uint64_t addr = from_regpair(bds[i].addr);
+        const uint32_t skip = i == 0 ? c.lead : 0;
+        ok = skip == 0 || dma.write(addr, lead, skip);
+        uint32_t chunk = std::min<uint32_t>(c.bd_max_bytes - skip, len - off);
+        ok = ok && dma.write(addr + skip, frame + off, chunk);
         off += chunk;
     }
     return ok;
 }
 
-bool RxEngine::place(FunctionFirmware& pf, Vport& vport, RxCursor& c, const WireFrame& f, const Steering& s)
+bool RxEngine::place(FunctionFirmware& pf, Vport& vport, RxCursor& c, const WireFrame& f, const Steering& s,
+                     Arrival& arrival)
 {
     const uint8_t* frame = f.data;
     uint32_t len = f.len;
@@ -458,7 +476,8 @@ bool RxEngine::place(FunctionFirmware& pf, Vport& vport, RxCursor& c, const Wire
         len -= VLAN_HLEN;
 
     /* Most frames fit one buffer: no division for them. */
-    uint32_t nbds = len <= c.bd_max_bytes ? 1 : (len + c.bd_max_bytes - 1) / c.bd_max_bytes;
+    const uint32_t room = c.lead + len;
+    uint32_t nbds = room <= c.bd_max_bytes ? 1 : (room + c.bd_max_bytes - 1) / c.bd_max_bytes;
     if (nbds > c.bds_posted || c.cqes_free == 0)
         read_producers(pf, c); /* the host may have posted since */
     if (nbds > vport.max_bds_per_packet || nbds > c.bds_posted || c.cqes_free == 0) {
@@ -478,9 +497,8 @@ bool RxEngine::place(FunctionFirmware& pf, Vport& vport, RxCursor& c, const Wire
         return false;
     };
     Dma& dma = pf.hw().dma(slot_);
-    bool ok = nbds == 1 && c.bds != nullptr
-                  ? write_buffer(dma, c.bds + (c.bd_cons & c.bd_mask) * sizeof(RxBd), frame, len)
-                  : write_buffers(dma, c, frame, len, nbds);
+    bool ok = nbds == 1 && c.bds != nullptr ? write_buffer(dma, c, frame, len, arrival)
+                                            : write_buffers(dma, c, frame, len, nbds, arrival);
     if (!ok)
         return dma_fault();
 
@@ -491,14 +509,14 @@ bool RxEngine::place(FunctionFirmware& pf, Vport& vport, RxCursor& c, const Wire
     RxCqe staged;
     RxCqe& cqe = c.cqes != nullptr ? *reinterpret_cast<RxCqe*>(c.cqes + cqe_offset) : staged;
     /* The received frame: its layout says where its headers are. */
-    write_completion(cqe, f.data, len, layout, nbds, c.bd_max_bytes, vport.rx_csum);
+    write_completion(cqe, f.data, len, layout, nbds, c, vport.rx_csum);
     if (strip && vport.port_vlan == 0) [[unlikely]] {
         cqe.vlan_tag = layout.vlan_tci;
         cqe.pars_flags |= pars::VLAN_STRIPPED;
     }
     stamp_steering(cqe, s);
     if (pf.ptp().ctrl() & hsi::ptp::ctrl::RX_ALL) [[unlikely]]
-        cqe.pars_flags |= pf.ptp().stamp_rx(f.data, f.len, layout);
+        cqe.pars_flags |= pf.ptp().stamp_rx(f.data, f.len, layout, arrival());
     if (c.cqes == nullptr && !dma.write(c.q->cqes, cqe_offset, &staged, sizeof(staged)))
         return dma_fault();
     consume(c, nbds, 1, len);
@@ -506,14 +524,15 @@ bool RxEngine::place(FunctionFirmware& pf, Vport& vport, RxCursor& c, const Wire
 }
 
 void RxEngine::write_completion(RxCqe& cqe, const uint8_t* frame, uint32_t len, const FrameLayout& layout,
-                                uint32_t nbds, uint32_t bd_max_bytes, bool validate_checksums,
+                                uint32_t nbds, const RxCursor& c, bool validate_checksums,
                                 std::optional<uint64_t> l4_run_sum)
 {
     cqe = RxCqe{};
     cqe.type = static_cast<uint8_t>(CqeType::regular);
     cqe.bd_num = static_cast<uint8_t>(nbds);
     cqe.pkt_len = static_cast<uint16_t>(len);
-    cqe.len_on_first_bd = static_cast<uint16_t>(std::min(len, bd_max_bytes));
+    cqe.len_on_first_bd = static_cast<uint16_t>(std::min<uint32_t>(len, c.bd_max_bytes - c.lead));
+    cqe.placement_offset = c.lead;
     cqe.pars_flags = parsing_flags(frame, layout, validate_checksums, l4_run_sum);
 }
 

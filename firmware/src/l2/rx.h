@@ -61,6 +61,28 @@ private:
         uint32_t mark = 0;
     };
 
+    /* When the burst's frames came off the wire, on the port's clock: read
+     * at the first frame that needs it, and shared by the burst's frames
+     * (the engine takes a burst from the wire at once). */
+    class Arrival {
+    public:
+        Arrival(const FrameBurst& burst, const PtpClock& clock) : wire_time_(burst.wire_time), clock_(clock) {}
+        uint64_t operator()()
+        {
+            if (!known_) {
+                time_ = wire_time_ != 0 ? clock_.at(wire_time_) : clock_.now();
+                known_ = true;
+            }
+            return time_;
+        }
+
+    private:
+        const uint64_t wire_time_;
+        const PtpClock& clock_;
+        bool known_ = false;
+        uint64_t time_ = 0;
+    };
+
     /* A queue as the burst being delivered sees it, opened at the queue's
      * first frame: the host's producers read once (again only when they
      * look exhausted), the rings translated once, the ring indices worked
@@ -72,6 +94,7 @@ private:
         uint8_t* cqes;
         uint16_t bd_cons, cqe_prod;
         uint16_t bd_mask, cqe_mask, bd_max_bytes;
+        uint8_t lead; /* RxQueue::lead */
         uint32_t bds_posted; /* posted buffers beyond bd_cons */
         uint32_t cqes_free;  /* CQEs that may be written before the ring is full */
         QueueTally tally;
@@ -93,21 +116,23 @@ private:
      * once. Returns the index of the first frame deliver() must take (the
      * burst's count when none). */
     uint32_t deliver_lane(FunctionFirmware& pf, Vport& vport, uint32_t vport_id, const FrameBurst& burst,
-                          uint32_t first);
+                          uint32_t first, Arrival& arrival);
     /* The cursor of a queue the lane may fill (a started queue of the
      * vport, its rings mapped whole), opened at its first frame; nullptr
      * when deliver() must take the frame. */
     RxCursor* lane_cursor(FunctionFirmware& pf, uint32_t vport_id, uint32_t queue_id);
-    void deliver(FunctionFirmware& pf, Vport& vport, uint32_t vport_id, const WireFrame& f);
+    void deliver(FunctionFirmware& pf, Vport& vport, uint32_t vport_id, const WireFrame& f, Arrival& arrival);
     /* queue_id if it is a started Rx queue of the vport, else NO_QUEUE. */
     static uint32_t receiving(FunctionFirmware& pf, uint32_t vport_id, uint32_t queue_id);
     /* The frame's Rx queue, NO_QUEUE when it has none. */
     static uint32_t steer(FunctionFirmware& pf, const Vport& vport, uint32_t vport_id, const FlowRule* rule,
                           const WireFrame& f, Steering& s);
-    bool place(FunctionFirmware& pf, Vport& vport, RxCursor& c, const WireFrame& f, const Steering& s);
-    /* The frame into the queue's next posted buffer(s), from bd_cons on;
-     * false on a DMA fault. One buffer is the case to make fast. */
-    static bool write_buffer(Dma& dma, const uint8_t* bd, const uint8_t* frame, uint32_t len);
+    bool place(FunctionFirmware& pf, Vport& vport, RxCursor& c, const WireFrame& f, const Steering& s,
+               Arrival& arrival);
+    /* The frame into the queue's next posted buffer(s), from bd_cons on,
+     * behind the cursor's lead (the arrival time when it has one); false
+     * on a DMA fault. One buffer is the case to make fast. */
+    static bool write_buffer(Dma& dma, const RxCursor& c, const uint8_t* frame, uint32_t len, Arrival& arrival);
     /* The posted buffer bd names, mapped for len bytes; nullptr on a DMA fault. */
     static uint8_t* posted_buffer(Dma& dma, const uint8_t* bd, uint32_t len);
     /* The first line of the buffer `ahead` posted buffers on, asked for
@@ -115,7 +140,10 @@ private:
      * seldom in cache (or its TLB), and the line is read for ownership. */
     static constexpr uint32_t RX_PREFETCH_AHEAD = 4;
     static void prefetch_buffer(Dma& dma, const RxCursor& c, uint32_t ahead);
-    static bool write_buffers(Dma& dma, RxCursor& c, const uint8_t* frame, uint32_t len, uint32_t nbds);
+    static bool write_buffers(Dma& dma, RxCursor& c, const uint8_t* frame, uint32_t len, uint32_t nbds,
+                              Arrival& arrival);
+    /* The cursor's lead, at the start of a frame's first buffer. */
+    static void write_lead(uint8_t* buffer, const RxCursor& c, Arrival& arrival);
     /* The frame's protocols, and its checksums' results if the vport
      * validates them (a driver that reports none asks for none: the
      * common case pays nothing for them). l4_run_sum: the TCP/UDP
@@ -127,7 +155,7 @@ private:
      * is added. (Built elsewhere and copied, its narrow stores would stall
      * the copy's wide loads, once per frame.) */
     static void write_completion(hsi::eth::RxCqe& cqe, const uint8_t* frame, uint32_t len, const FrameLayout& layout,
-                                 uint32_t nbds, uint32_t bd_max_bytes, bool validate_checksums,
+                                 uint32_t nbds, const RxCursor& c, bool validate_checksums,
                                  std::optional<uint64_t> l4_run_sum = std::nullopt);
     /* What steering adds to a frame's CQE: its flow mark or RSS hash. */
     static void stamp_steering(hsi::eth::RxCqe& cqe, const Steering& s);

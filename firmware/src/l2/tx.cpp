@@ -223,12 +223,16 @@ void TxEngine::send_packet(FunctionFirmware& pf, const TxBd& first, Vport& vport
         send(vport, frame, len, parsed, scratch, port);
         return;
     }
-    /* Read before the burst leaves: the receivers stamp what it carries as
-     * they take it, never earlier than this. */
+    /* The frame leaves at once (a scratch frame flushes its burst), the
+     * burst carrying the stamp's instant: what the receivers stamp is that
+     * instant on their clocks, plus a cable's delay. */
     const PtpMessage message = ptp_message(frame, len, layout, hsi::ptp::ctrl::RX_ALL);
-    const uint64_t time = ptp.clock().now();
-    if (send(vport, frame, len, parsed, true, port))
-        ptp.latch_tx(time, message);
+    const uint64_t raw = PtpClock::raw_now();
+    burst_.wire_time = raw;
+    const bool sent = send(vport, frame, len, parsed, true, port);
+    burst_.wire_time = 0; /* not sent: the frames that join next carry no instant */
+    if (sent)
+        ptp.latch_tx(ptp.clock().at(raw), message);
 }
 
 uint8_t* TxEngine::gather(Dma& dma, const TxBd* bds, uint32_t& len, QueueError& why)

@@ -33,7 +33,7 @@ uint16_t PtpBlock::latch_rx(uint64_t time, const PtpMessage& message)
     return static_cast<uint16_t>(i + 1);
 }
 
-uint16_t PtpBlock::stamp_rx(const uint8_t* frame, uint32_t len, const FrameLayout& layout)
+uint16_t PtpBlock::stamp_rx(const uint8_t* frame, uint32_t len, const FrameLayout& layout, uint64_t time)
 {
     namespace pars = hsi::eth::pars;
     const PtpMessage message = ptp_message(frame, len, layout, ctrl() & ctrl::RX_ALL);
@@ -41,7 +41,7 @@ uint16_t PtpBlock::stamp_rx(const uint8_t* frame, uint32_t len, const FrameLayou
         return 0;
     if (!message.event())
         return pars::PTP;
-    return static_cast<uint16_t>(pars::PTP | latch_rx(clock_.now(), message) << pars::PTP_LATCH_SHIFT);
+    return static_cast<uint16_t>(pars::PTP | latch_rx(time, message) << pars::PTP_LATCH_SHIFT);
 }
 
 void PtpBlock::latch_tx(uint64_t time, const PtpMessage& message)

@@ -36,10 +36,10 @@ public:
     /* An event message received at `time`: the latch that holds it, plus
      * one (the CQE's PTP_LATCH), or 0 when every latch was full. */
     uint16_t latch_rx(uint64_t time, const PtpMessage& message);
-    /* A frame received now, with ctrl::RX_* on: its CQE's eth::pars::PTP_*
-     * (a PTP message of a transport asked for; an event message's stamp
-     * latched). */
-    uint16_t stamp_rx(const uint8_t* frame, uint32_t len, const FrameLayout& layout);
+    /* A frame that came off the wire at `time`, with ctrl::RX_* on: its
+     * CQE's eth::pars::PTP_* (a PTP message of a transport asked for; an
+     * event message's stamp latched). */
+    uint16_t stamp_rx(const uint8_t* frame, uint32_t len, const FrameLayout& layout, uint64_t time);
     /* A frame sent with txbd::PTP_TIMESTAMP went out at `time`. */
     void latch_tx(uint64_t time, const PtpMessage& message);
 

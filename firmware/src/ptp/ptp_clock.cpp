@@ -27,29 +27,40 @@ uint64_t PtpClock::raw_now() { return read_clock(CLOCK_MONOTONIC_RAW); }
 
 uint64_t PtpClock::run(const Anchor& anchor, uint64_t raw)
 {
-    /* The raw clock is one for every CPU: a reading before the anchor's is
-     * its own instant, never a wrap. */
-    const uint64_t elapsed = raw > anchor.raw ? raw - anchor.raw : 0;
+    /* An instant before the anchor's (a stamp for a frame that came off
+     * the wire before a change) runs back from it at the anchor's rate. */
+    const auto elapsed = static_cast<int64_t>(raw - anchor.raw);
     const auto correction = static_cast<__int128>(elapsed) * anchor.ppb / 1'000'000'000;
-    return anchor.time + elapsed + static_cast<uint64_t>(static_cast<int64_t>(correction));
+    return anchor.time + static_cast<uint64_t>(elapsed) + static_cast<uint64_t>(static_cast<int64_t>(correction));
 }
 
 /* A sequence lock of atomics alone, no fence (which ThreadSanitizer cannot
  * follow): a field the writer stored after making the count odd is
  * released, so a reader that acquires it sees the count odd, or moved, at
- * its second look; its acquire loads keep that look after them. Both read
- * the raw clock inside: a reader never runs an anchor past the raw instant
- * of a change it did not see, which a rate change would contradict. */
-uint64_t PtpClock::now() const
+ * its second look; its acquire loads keep that look after them. */
+template <typename Read> uint64_t PtpClock::read(Read read_anchor) const
 {
     for (;;) {
         const uint32_t before = seq_.load(std::memory_order_acquire);
         const Anchor anchor{raw_.load(std::memory_order_acquire), time_.load(std::memory_order_acquire),
                             ppb_.load(std::memory_order_acquire)};
-        const uint64_t raw = raw_now();
+        const uint64_t time = read_anchor(anchor);
         if ((before & 1) == 0 && seq_.load(std::memory_order_acquire) == before)
-            return run(anchor, raw);
+            return time;
     }
+}
+
+/* The raw clock read inside the lock: a reader never runs an anchor past
+ * the raw instant of a change it did not see, which a rate change would
+ * contradict. */
+uint64_t PtpClock::now() const
+{
+    return read([](const Anchor& anchor) { return run(anchor, raw_now()); });
+}
+
+uint64_t PtpClock::at(uint64_t raw) const
+{
+    return read([raw](const Anchor& anchor) { return run(anchor, raw); });
 }
 
 template <typename Next> void PtpClock::change(Next next)

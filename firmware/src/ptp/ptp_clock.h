@@ -25,6 +25,10 @@ public:
 
     /* Any thread. */
     uint64_t now() const;
+    /* The time at the raw instant `raw` (raw_now()'s units) as the clock
+     * runs now: a frame's stamp for when it came off a wire, which may be
+     * before the frame is taken (a cable's delay line, hsi.md section 14). */
+    uint64_t at(uint64_t raw) const;
     int32_t freq_ppb() const { return ppb_.load(std::memory_order_relaxed); }
 
     /* Slowpath lock held. */
@@ -44,6 +48,8 @@ private:
     };
     /* The anchor replaced by next(old anchor, the raw clock now). */
     template <typename Next> void change(Next next);
+    /* read_anchor(the anchor) with the anchor whole. */
+    template <typename Read> uint64_t read(Read read_anchor) const;
     static uint64_t run(const Anchor& anchor, uint64_t raw);
 
     std::atomic<uint32_t> seq_{0}; /* odd while the anchor changes */

@@ -98,6 +98,7 @@ const FrameBurst& PortSwitch::switch_frames(const FrameBurst& sent, const void* 
         const uint16_t from = eswitch_.source_endpoint(*static_cast<const FunctionFirmware*>(source), source_vport);
         if (from != EmbeddedSwitch::NOT_MANAGED) {
             uplink.clear();
+            uplink.wire_time = sent.wire_time;
             forward(sent, from, &uplink, rx);
             return uplink;
         }
@@ -111,6 +112,7 @@ const FrameBurst& PortSwitch::switch_frames(const FrameBurst& sent, const void* 
         return sent;
     local_.clear();
     uplink.clear();
+    local_.wire_time = uplink.wire_time = sent.wire_time;
     for (uint32_t i = 0; i < first; i++)
         uplink.push(sent.frames[i]);
     for (uint32_t i = first; i < sent.count; i++) {

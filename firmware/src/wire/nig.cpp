@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "wire/nig.h"
 
+#include <bit>
+#include <cinttypes>
 #include <cstring>
 
 #include "hsi_common.h"
@@ -40,6 +42,29 @@ bool Nig::write(uint32_t port, uint32_t addr, uint32_t value)
     case NIG_PORT_MAX_FRAME: p.nig_max_frame.store(value); return true;
     default: return false;
     }
+}
+
+bool Nig::set_cable_delay(uint32_t port, uint64_t delay_ns, int64_t asymmetry_ns)
+{
+    Port& near = *ports_[port];
+    Port* far = near.wire_peer();
+    const uint64_t skew = static_cast<uint64_t>(asymmetry_ns < 0 ? -asymmetry_ns : asymmetry_ns);
+    if (far == nullptr || near.tap() != nullptr || skew > delay_ns || (far == &near && skew != 0))
+        return false;
+    near.set_cable_delay(delay_ns + static_cast<uint64_t>(asymmetry_ns));
+    far->set_cable_delay(delay_ns - static_cast<uint64_t>(asymmetry_ns));
+    delayed_ports_.fetch_or(1u << port | 1u << far->id(), std::memory_order_release);
+    log(LogLevel::info, "port %u: its cable delays frames %" PRIu64 " ns out, %" PRIu64 " ns in", port,
+             near.cable_delay(), far->cable_delay());
+    return true;
+}
+
+bool Nig::drain_delayed(uint32_t port_mask, RxEngine& rx)
+{
+    bool held = false;
+    for (uint32_t ports = delayed_ports_.load(std::memory_order_relaxed) & port_mask; ports != 0; ports &= ports - 1)
+        held |= ports_[static_cast<uint32_t>(std::countr_zero(ports))]->drain_cable(rx);
+    return held;
 }
 
 bool Nig::attach_tap(uint32_t port, const std::string& ifname, std::string* error)

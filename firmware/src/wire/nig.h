@@ -43,6 +43,19 @@ public:
     {
         return tap_count_.load(std::memory_order_acquire) != 0 && receive_taps(port_mask, rx);
     }
+    /* Slowpath lock held: frames `port` sends on its cable take delay_ns +
+     * asymmetry_ns to the other end, the other end's take delay_ns -
+     * asymmetry_ns back (IEEE 1588's delayAsymmetry, `port` the master's
+     * end); on a loopback wire, delay_ns back to the port. false when the
+     * port's wire is a TAP, or the asymmetry would make a delay negative. */
+    bool set_cable_delay(uint32_t port, uint64_t delay_ns, int64_t asymmetry_ns);
+    /* Engine thread: the frames due out of the cables of the ports in
+     * port_mask delivered; true while any cable holds frames. Inline up to
+     * the mask: most cables have no delay. */
+    bool drain_cables(uint32_t port_mask, RxEngine& rx)
+    {
+        return (delayed_ports_.load(std::memory_order_acquire) & port_mask) != 0 && drain_delayed(port_mask, rx);
+    }
     /* Engine thread: the fds of the TAPs of the ports in port_mask, copied
      * into fds, for the idle back-off to wake on. */
     std::span<pollfd> tap_pollfds(uint32_t port_mask, std::array<pollfd, hsi::MAX_PORTS>& fds) const;
@@ -55,6 +68,7 @@ public:
 
 private:
     bool receive_taps(uint32_t port_mask, RxEngine& rx);
+    bool drain_delayed(uint32_t port_mask, RxEngine& rx);
 
     std::atomic<uint32_t> port_mode_{0};
     std::vector<std::unique_ptr<Port>> ports_;
@@ -66,6 +80,7 @@ private:
     std::array<pollfd, hsi::MAX_PORTS> tap_pollfds_{};
     std::atomic<uint32_t> tap_count_{0};
     std::atomic<bool> carrier_lost_{false};
+    std::atomic<uint32_t> delayed_ports_{0}; /* ports whose cable was ever given a delay */
 };
 
 } // namespace cna::fw

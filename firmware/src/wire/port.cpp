@@ -46,8 +46,23 @@ void Port::to_wire(const FrameBurst& sent, RxEngine& rx)
                 add(tx_drops_, 1);
         return;
     }
-    if (wire_peer_ != nullptr)
-        wire_peer_->deliver(burst, rx);
+    if (wire_peer_ == nullptr)
+        return;
+    const uint64_t delay = cable_delay();
+    if (delay == 0 && cable_.empty()) [[likely]]
+        return wire_peer_->deliver(burst, rx);
+    /* Behind what is in the line, even once the delay is gone: frames
+     * never overtake each other on a cable. */
+    const uint64_t departure = burst.wire_time != 0 ? burst.wire_time : PtpClock::raw_now();
+    add(tx_drops_, cable_.push(burst, departure, delay));
+}
+
+bool Port::drain_cable(RxEngine& rx)
+{
+    if (cable_.empty()) [[likely]]
+        return false;
+    cable_.drain(PtpClock::raw_now(), [&](const FrameBurst& burst) { wire_peer_->deliver(burst, rx); });
+    return true; /* frames still in the line keep the pass coming */
 }
 
 void Port::deliver(const FrameBurst& burst, RxEngine& rx)

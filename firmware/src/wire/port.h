@@ -15,6 +15,7 @@
 #include "cna_fw/adapter.h"
 #include "frame/frame_burst.h"
 #include "ptp/ptp_clock.h"
+#include "wire/delay_line.h"
 
 namespace cna::fw {
 
@@ -96,6 +97,14 @@ public:
     /* Whether the wire loses datagrams (lose()). */
     bool loses() const { return loss_ppm_.load(std::memory_order_relaxed) != 0; }
 
+    /* AdapterControl: what the port sends on its cable reaches the other
+     * end delay_ns later (0: at once). */
+    void set_cable_delay(uint64_t delay_ns) { cable_delay_ns_.store(delay_ns, std::memory_order_release); }
+    uint64_t cable_delay() const { return cable_delay_ns_.load(std::memory_order_acquire); }
+    /* The group's pass: the frames due out of the port's cable delivered
+     * to the other end. Whether any were. */
+    bool drain_cable(RxEngine& rx);
+
     PortCounters counters() const;
     void count_link_change() { link_changes_.fetch_add(1, std::memory_order_relaxed); }
 
@@ -120,6 +129,8 @@ private:
     std::atomic<uint32_t> loss_ppm_{0};
     std::atomic<uint16_t> lossy_udp_port_{0};
     uint64_t loss_random_ = 0x9e3779b97f4a7c15ull; /* xorshift64 state: the engine's alone */
+    std::atomic<uint64_t> cable_delay_ns_{0};
+    DelayLine cable_;
     std::unique_ptr<FrameBurst> survivors_;        /* allocated with the first loss */
 };
 

@@ -17,14 +17,14 @@ namespace cna::fw::test {
 class PfWithVfs : public ::testing::Test {
 protected:
     /* Call through ASSERT_NO_FATAL_FAILURE. */
-    void bring_up(const char* name, const L2Setup& pf_setup = L2Setup{})
+    void bring_up(const char* name, const L2Setup& pf_setup = L2Setup{}, const L2Setup& peer_setup = L2Setup{})
     {
         adapter = Adapter::create(cabled_ports(name), nullptr);
         ASSERT_NE(adapter, nullptr);
         pf = std::make_unique<FakeDriver>(*adapter, 0);
         peer = std::make_unique<FakeDriver>(*adapter, 1); /* at the cable's other end */
         ASSERT_EQ(bring_up_l2(*pf, pf_setup), "");
-        ASSERT_EQ(bring_up_l2(*peer, L2Setup{}), "");
+        ASSERT_EQ(bring_up_l2(*peer, peer_setup), "");
         ASSERT_TRUE(wait_link(*pf));
     }
 
