@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <rte_mbuf_dyn.h>
 #include <rte_time.h>
 
 #include "port_fixture.h"
@@ -189,5 +190,66 @@ TEST_F(Timesync, AVfReadsItsPortsClockButMayNotSteerIt)
     EXPECT_EQ(rte_eth_dev_close(vf), 0);
     EXPECT_EQ(rte_vdev_uninit(vf_name.c_str()), 0);
 }
+
+/* RTE_ETH_RX_OFFLOAD_TIMESTAMP: every frame's mbuf carries the port's time
+ * when it came off the wire in the dynamic field registered the DPDK way,
+ * in read_clock's units, on the vector and the scalar path alike (the
+ * suite runs again with EAL held to scalar), with or without the other
+ * offloads' results. */
+class RxTimestamp : public PortTest, public ::testing::WithParamInterface<uint64_t> {
+protected:
+    void SetUp() override
+    {
+        rte_eth_conf conf{};
+        conf.rxmode.offloads = RTE_ETH_RX_OFFLOAD_TIMESTAMP | GetParam();
+        open_port("", 1, conf);
+    }
+};
+
+TEST_P(RxTimestamp, EveryFrameCarriesItsTimeInTheMbufsField)
+{
+    rte_eth_dev_info info{};
+    ASSERT_EQ(rte_eth_dev_info_get(port_, &info), 0);
+    EXPECT_TRUE(info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TIMESTAMP);
+    const int offset = rte_mbuf_dynfield_lookup(RTE_MBUF_DYNFIELD_TIMESTAMP_NAME, nullptr);
+    const int flag_bit = rte_mbuf_dynflag_lookup(RTE_MBUF_DYNFLAG_RX_TIMESTAMP_NAME, nullptr);
+    ASSERT_GE(offset, 0) << "registered at queue set-up";
+    ASSERT_GE(flag_bit, 0);
+    constexpr unsigned N = 67; /* groups of four and the odd ones */
+    uint64_t before = 0, after = 0;
+    ASSERT_EQ(rte_eth_read_clock(port_, &before), 0);
+    ASSERT_TRUE(send_udp(0, N, 1234));
+    rte_mbuf* got[N];
+    ASSERT_EQ(receive(0, N, got), N);
+    ASSERT_EQ(rte_eth_read_clock(port_, &after), 0);
+    rte_ether_addr mac{};
+    ASSERT_EQ(rte_eth_macaddr_get(port_, &mac), 0);
+    uint64_t last = before;
+    for (unsigned i = 0; i < N; i++) {
+        rte_mbuf* m = got[i];
+        EXPECT_TRUE(m->ol_flags & (uint64_t{1} << flag_bit)) << "frame " << i;
+        const uint64_t stamp = *RTE_MBUF_DYNFIELD(m, offset, const rte_mbuf_timestamp_t*);
+        EXPECT_GE(stamp, last) << "frame " << i << ": stamps never go back";
+        EXPECT_LE(stamp, after) << "frame " << i;
+        last = stamp;
+        EXPECT_EQ(m->pkt_len, UDP_FRAME_LEN) << "frame " << i;
+        EXPECT_TRUE(rte_is_same_ether_addr(&rte_pktmbuf_mtod(m, rte_ether_hdr*)->dst_addr, &mac))
+            << "frame " << i << " starts behind the stamp";
+        rte_pktmbuf_free(m);
+    }
+}
+
+TEST_P(RxTimestamp, TheStampLeavesTheBufferEightBytesLessOfTheFrame)
+{
+    const uint16_t buf_size = RTE_MBUF_DEFAULT_BUF_SIZE - RTE_PKTMBUF_HEADROOM;
+    const uint16_t fits = static_cast<uint16_t>(buf_size - RTE_ETHER_HDR_LEN - RTE_ETHER_CRC_LEN - 4 - 8);
+    ASSERT_EQ(rte_eth_dev_stop(port_), 0);
+    EXPECT_EQ(rte_eth_dev_set_mtu(port_, fits), 0);
+    EXPECT_EQ(rte_eth_dev_set_mtu(port_, fits + 1), -EINVAL) << "one byte more needs scattered Rx";
+    EXPECT_EQ(rte_eth_dev_set_mtu(port_, RTE_ETHER_MTU), 0);
+    ASSERT_EQ(rte_eth_dev_start(port_), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Results, RxTimestamp, ::testing::Values(uint64_t{0}, uint64_t{RTE_ETH_RX_OFFLOAD_CHECKSUM}));
 
 } // namespace
