@@ -7,11 +7,13 @@
  * likes; the adapter engine is a separate thread, very slow under valgrind,
  * so every wait is bounded.
  *
- *   fastpath_harness <EAL args, with -d librte_net_cna.so --vdev net_cna0> -- <rounds> [offloads]
+ *   fastpath_harness <EAL args, with -d librte_net_cna.so --vdev net_cna0> -- <rounds> [offloads|timestamp]
  *
  * `offloads` enables RSS (IPv4/UDP/TCP, over the one queue) and the Rx
  * checksum offload: the adapter then takes its general Rx path rather than
  * the plain lane, as in engine_bench, and the PMD its offload Rx function.
+ * `timestamp` enables RTE_ETH_RX_OFFLOAD_TIMESTAMP alone: the PMD's
+ * timestamp Rx function, what the stamp costs the fastpath.
  *
  * Prints one line: a checksum of the received bytes (so the work cannot be
  * optimised away and a broken loop is visible), the packet count and how
@@ -80,7 +82,7 @@ uint64_t fnv1a(uint64_t h, const uint8_t* p, uint32_t len)
     return h;
 }
 
-void setup_port(uint16_t port, rte_mempool* pool, bool offloads)
+void setup_port(uint16_t port, rte_mempool* pool, bool offloads, bool timestamp)
 {
     /* Like testpmd: mbufs of one pool, never shared, so the PMD may free
      * them in bulk where it can. */
@@ -93,6 +95,8 @@ void setup_port(uint16_t port, rte_mempool* pool, bool offloads)
         conf.rx_adv_conf.rss_conf.rss_hf = RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_NONFRAG_IPV4_UDP | RTE_ETH_RSS_NONFRAG_IPV4_TCP;
         conf.rxmode.offloads = RTE_ETH_RX_OFFLOAD_CHECKSUM | RTE_ETH_RX_OFFLOAD_RSS_HASH;
     }
+    if (timestamp)
+        conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_TIMESTAMP;
     if (rte_eth_dev_configure(port, 1, 1, &conf) != 0 ||
         rte_eth_rx_queue_setup(port, 0, RING, rte_socket_id(), nullptr, pool) != 0 ||
         rte_eth_tx_queue_setup(port, 0, RING, rte_socket_id(), nullptr) != 0 || rte_eth_dev_start(port) != 0)
@@ -117,6 +121,7 @@ int main(int argc, char** argv)
     argv += eal_args;
     const long rounds = argc > 1 ? std::strtol(argv[1], nullptr, 10) : 1000;
     const bool offloads = argc > 2 && std::strcmp(argv[2], "offloads") == 0;
+    const bool timestamp = argc > 2 && std::strcmp(argv[2], "timestamp") == 0;
     if (rounds <= 0)
         die("usage: fastpath_harness <EAL args> -- <rounds>");
     if (rte_eth_dev_count_avail() == 0)
@@ -127,7 +132,7 @@ int main(int argc, char** argv)
                                                 static_cast<int>(rte_socket_id()));
     if (pool == nullptr)
         die("mbuf pool creation failed");
-    setup_port(port, pool, offloads);
+    setup_port(port, pool, offloads, timestamp);
 
     rte_ether_addr mac;
     rte_eth_macaddr_get(port, &mac);

@@ -34,7 +34,10 @@ Instructions: the fastpath harness (fastpath_harness.cpp) runs under
 callgrind with collection switched on only inside net_cna's recv_pkts and
 xmit_pkts; the inclusive counts divided by the packets give instructions per
 packet, the figure to compare between commits (wall-clock rates on a
-2-core machine are noisy; instruction counts are not).
+2-core machine are noisy; instruction counts are not); then again with
+Rx timestamps (RTE_ETH_RX_OFFLOAD_TIMESTAMP), and what they add. The
+throughput table's `net_cna rx timestamps` row is the `net_cna` row with
+testpmd's --enable-rx-timestamp, their ratio under the table.
 
 Adapter engine: engine_bench (engine_bench.cpp) measures the software
 adapter's engine thread alone, driven through the HSI by a host loop that
@@ -110,6 +113,7 @@ from verbs_rows import (RDMA_BW_ROW, RDMA_LAT_ROW, print_provider_row, run_daemo
 SIZES = (64, 1518)
 FWD_LCORES = "0-1"
 MEMIF_TWO_LCORES = "memif 2 lcores"
+TIMESTAMPS = "net_cna rx timestamps"
 
 
 class Config:
@@ -121,7 +125,7 @@ class Config:
     the first bursts) or generate traffic themselves.
     """
 
-    def __init__(self, name, vdevs, tx_first=True, attach=None, note="", two_lcores=False):
+    def __init__(self, name, vdevs, tx_first=True, attach=None, note="", two_lcores=False, app_extra=()):
         self.name = name
         self.vdevs = vdevs
         self.tx_first = tx_first
@@ -130,18 +134,23 @@ class Config:
         # Two forwarding lcores with two queues per port (bench_testpmd's
         # TWO_LCORES) instead of one.
         self.two_lcores = two_lcores
+        self.app_extra = list(app_extra)
 
     def eal(self, pmd):
         return eal_args(pmd, TWO_LCORES if self.two_lcores else None)
 
     def app_args(self):
-        return TWO_LCORE_APP_ARGS if self.two_lcores else APP_ARGS
+        return (TWO_LCORE_APP_ARGS if self.two_lcores else APP_ARGS) + self.app_extra
 
 
 def configurations(engine_devarg):
     cna = "net_cna0,adapter=a,ports=2,wire=cable" + engine_devarg
     return [
         Config("net_cna", lambda size, tmp: [cna, "net_cna1,adapter=a,port=1"]),
+        # Every frame's Rx timestamp into its mbuf (testpmd's
+        # --enable-rx-timestamp): what it costs beside the row above.
+        Config(TIMESTAMPS, lambda size, tmp: [cna.replace("adapter=a", "adapter=t"), "net_cna1,adapter=t,port=1"],
+               app_extra=["--enable-rx-timestamp"]),
         # The adapter's dataplane on the forwarding lcore itself: one busy
         # core, as memif's.
         Config("net_cna inline", lambda size, tmp: ["net_cna0,adapter=b,ports=2,wire=cable,engine=inline",
@@ -317,7 +326,8 @@ def print_table(configs, results, args):
             print(f"{config.name:<22}{size:>6}{med / 1e6:>9.2f}{min(r) / 1e6:>8.2f}{max(r) / 1e6:>8.2f}"
                   f"{ratio:>8}{cyc:>18}  {per_process}")
     # The comparisons with as many busy cores on both sides.
-    for name, peer, cores in (("net_cna inline", "memif", "one core each"),
+    for name, peer, cores in ((TIMESTAMPS, "net_cna", "Rx timestamps, one forwarding lcore and the engine each"),
+                              ("net_cna inline", "memif", "one core each"),
                               ("net_cna", MEMIF_TWO_LCORES, "two cores each (net_cna: forwarding lcore and engine thread)"),
                               ("net_cna inline 2 lcores", MEMIF_TWO_LCORES, "two cores each, both forwarding")):
         ratios = []
@@ -334,28 +344,27 @@ def print_table(configs, results, args):
 
 # ---- callgrind: instructions per packet in the PMD's fastpath ---------------
 
-def run_callgrind(args, pmd):
+def callgrind_counts(args, pmd, mode=None):
+    """The harness under callgrind (`mode`: its offloads|timestamp, None for
+    neither): (summary, {burst function: inclusive instructions}), or a
+    string saying why not."""
     harness = os.path.join(args.build, "app", "bench", "fastpath_harness")
     if not os.access(harness, os.X_OK):
-        print(f"callgrind: skipped, {harness} not built")
-        return
+        return f"skipped, {harness} not built"
     with tempfile.TemporaryDirectory(prefix="cna-callgrind-") as tmp:
         out_file = os.path.join(tmp, "callgrind.out")
         cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_file}",
                "--toggle-collect=cna::net::recv_pkts*", "--toggle-collect=cna::net::xmit_pkts*",
                harness, "-l", "0", "--no-huge", "-m", "256", "--no-pci", "--no-shconf",
                "--no-telemetry", "--log-level=lib.*:warning", "-d", pmd, "--vdev", "net_cna0,wire=loopback",
-               "--", str(args.iterations)]
+               "--", str(args.iterations)] + ([mode] if mode else [])
         try:
             run = subprocess.run(cmd, capture_output=True, text=True, timeout=args.callgrind_timeout)
         except subprocess.TimeoutExpired:
-            print(f"callgrind: failed, harness did not finish within {args.callgrind_timeout} s")
-            return
+            return f"failed, harness did not finish within {args.callgrind_timeout} s"
         m = re.search(r"checksum\s+(\S+)\s+packets\s+(\d+)\s+rx_calls\s+(\d+)\s+tx_calls\s+(\d+)", run.stdout)
         if run.returncode != 0 or not m or not os.path.exists(out_file):
-            print("callgrind: failed: " + last_lines(run.stdout + run.stderr, 5))
-            return
-        packets = int(m.group(2))
+            return "failed: " + last_lines(run.stdout + run.stderr, 5)
         ann = subprocess.run(["callgrind_annotate", "--inclusive=yes", out_file],
                              capture_output=True, text=True).stdout
     # Whichever burst functions the port chose (recv_pkts or recv_pkts_avx2,
@@ -364,15 +373,33 @@ def run_callgrind(args, pmd):
     for base in ("recv_pkts", "xmit_pkts"):
         found = re.findall(r"^\s*([\d,]+)\s+\([^)]*\)\s+\S*cna::net::(" + base + r"\w*)\(", ann, re.M)
         if not found:
-            print(f"callgrind: no inclusive count for {base}* in callgrind_annotate's output")
-            return
+            return f"no inclusive count for {base}* in callgrind_annotate's output"
         for count, name in found:
             per_fn[name] = int(count.replace(",", ""))
-    print(f"callgrind: {packets} packets of 64 B in bursts of 32 on a loopback port "
-          f"(rx_burst calls {m.group(3)}, tx_burst calls {m.group(4)}), checksum {m.group(1)}")
-    for name, ir in per_fn.items():
-        print(f"  {name:<14} {ir / packets:8.1f} instructions/packet (inclusive)")
-    print(f"  {'sum':<14} {sum(per_fn.values()) / packets:8.1f} instructions/packet")
+    summary = {"checksum": m.group(1), "packets": int(m.group(2)), "rx_calls": m.group(3), "tx_calls": m.group(4)}
+    return summary, per_fn
+
+
+def run_callgrind(args, pmd):
+    """Instructions per packet of the burst functions, then of the same with
+    Rx timestamps (RTE_ETH_RX_OFFLOAD_TIMESTAMP) and what they add."""
+    sums = {}
+    for mode in (None, "timestamp"):
+        counted = callgrind_counts(args, pmd, mode)
+        if isinstance(counted, str):
+            print(f"callgrind{' (' + mode + ')' if mode else ''}: {counted}")
+            return
+        summary, per_fn = counted
+        packets = summary["packets"]
+        print(f"callgrind{', Rx timestamps' if mode else ''}: {packets} packets of 64 B in bursts of 32 on a "
+              f"loopback port (rx_burst calls {summary['rx_calls']}, tx_burst calls {summary['tx_calls']}), "
+              f"checksum {summary['checksum']}")
+        for name, ir in per_fn.items():
+            print(f"  {name:<26} {ir / packets:8.1f} instructions/packet (inclusive)")
+        sums[mode] = sum(per_fn.values()) / packets
+        print(f"  {'sum':<26} {sums[mode]:8.1f} instructions/packet")
+    print(f"callgrind: Rx timestamps cost {sums['timestamp'] - sums[None]:.1f} instructions/packet "
+          f"({(sums['timestamp'] / sums[None] - 1) * 100:+.1f} %)")
 
 
 # ---- RDMA: RC between two cabled ports, rdma_perf ----------------------------
