@@ -96,7 +96,9 @@ int cable_delay(Connection& c, uint32_t port, uint32_t delay_ns, int64_t asymmet
                       static_cast<uint32_t>(static_cast<int32_t>(asymmetry_ns))};
     ControlReply r{};
     if (int rc = c.request(MsgType::control, &req, sizeof req, &r, sizeof r); rc != 0)
-        return fail(rc == -EINVAL ? "port " + std::to_string(port) + " has no cable (its wire is a TAP, or no such port)"
+        return fail(rc == -EINVAL ? "port " + std::to_string(port) +
+                                        " takes no such delay (its wire is a TAP, an asymmetry on a loopback wire, "
+                                        "or no such port)"
                                   : std::strerror(-rc));
     return 0;
 }
