@@ -184,9 +184,11 @@ static_assert(sizeof(VportUpdateRamrodData) == 16 + 40 + 256 + 8);
 
 namespace rxq_flags {
 /* Every frame the queue receives is stamped with the port's PTP clock
- * (hsi_ptp.h) when it came off the wire: RX_TIMESTAMP_BYTES, the stamp's
- * nanoseconds little-endian, ahead of the frame in its first buffer, whose
- * CQE's placement_offset counts them (hsi.md section 14). */
+ * (hsi_ptp.h) when it came off the wire, into the stamp ring: the CQE
+ * ring's memory holds cqe_ring_size stamps of RX_TIMESTAMP_BYTES behind
+ * its CQEs, stamp i the nanoseconds (little-endian) of CQE i's frame
+ * (hsi.md section 14). Beside the CQEs, not in the frame's buffer: the host
+ * reads them on the lines the completions already bring it. */
 inline constexpr uint8_t TIMESTAMP = 1u << 0;
 inline constexpr uint8_t ALL = TIMESTAMP;
 } // namespace rxq_flags

@@ -35,9 +35,14 @@ callgrind with collection switched on only inside net_cna's recv_pkts and
 xmit_pkts; the inclusive counts divided by the packets give instructions per
 packet, the figure to compare between commits (wall-clock rates on a
 2-core machine are noisy; instruction counts are not); then again with
-Rx timestamps (RTE_ETH_RX_OFFLOAD_TIMESTAMP), and what they add. The
-throughput table's `net_cna rx timestamps` row is the `net_cna` row with
-testpmd's --enable-rx-timestamp, their ratio under the table.
+Rx timestamps (RTE_ETH_RX_OFFLOAD_TIMESTAMP), and what they add.
+
+Rx timestamps in Mpps: the `net_cna` and `net_cna inline` rows at 64 B with
+and without testpmd's --enable-rx-timestamp, the two alternating in fresh
+processes (a process's rate is settled by how the engine and the
+forwarding lcore fall into step: rows run one after the other differ by
+more than the stamps cost); the medians and their ratio. `--only
+timestamps`, `--no-timestamps`.
 
 Adapter engine: engine_bench (engine_bench.cpp) measures the software
 adapter's engine thread alone, driven through the HSI by a host loop that
@@ -113,7 +118,6 @@ from verbs_rows import (RDMA_BW_ROW, RDMA_LAT_ROW, print_provider_row, run_daemo
 SIZES = (64, 1518)
 FWD_LCORES = "0-1"
 MEMIF_TWO_LCORES = "memif 2 lcores"
-TIMESTAMPS = "net_cna rx timestamps"
 
 
 class Config:
@@ -147,10 +151,6 @@ def configurations(engine_devarg):
     cna = "net_cna0,adapter=a,ports=2,wire=cable" + engine_devarg
     return [
         Config("net_cna", lambda size, tmp: [cna, "net_cna1,adapter=a,port=1"]),
-        # Every frame's Rx timestamp into its mbuf (testpmd's
-        # --enable-rx-timestamp): what it costs beside the row above.
-        Config(TIMESTAMPS, lambda size, tmp: [cna.replace("adapter=a", "adapter=t"), "net_cna1,adapter=t,port=1"],
-               app_extra=["--enable-rx-timestamp"]),
         # The adapter's dataplane on the forwarding lcore itself: one busy
         # core, as memif's.
         Config("net_cna inline", lambda size, tmp: ["net_cna0,adapter=b,ports=2,wire=cable,engine=inline",
@@ -326,8 +326,7 @@ def print_table(configs, results, args):
             print(f"{config.name:<22}{size:>6}{med / 1e6:>9.2f}{min(r) / 1e6:>8.2f}{max(r) / 1e6:>8.2f}"
                   f"{ratio:>8}{cyc:>18}  {per_process}")
     # The comparisons with as many busy cores on both sides.
-    for name, peer, cores in ((TIMESTAMPS, "net_cna", "Rx timestamps, one forwarding lcore and the engine each"),
-                              ("net_cna inline", "memif", "one core each"),
+    for name, peer, cores in (("net_cna inline", "memif", "one core each"),
                               ("net_cna", MEMIF_TWO_LCORES, "two cores each (net_cna: forwarding lcore and engine thread)"),
                               ("net_cna inline 2 lcores", MEMIF_TWO_LCORES, "two cores each, both forwarding")):
         ratios = []
@@ -400,6 +399,34 @@ def run_callgrind(args, pmd):
         print(f"  {'sum':<26} {sums[mode]:8.1f} instructions/packet")
     print(f"callgrind: Rx timestamps cost {sums['timestamp'] - sums[None]:.1f} instructions/packet "
           f"({(sums['timestamp'] / sums[None] - 1) * 100:+.1f} %)")
+
+
+def run_timestamps(args, pmd, callgrind):
+    """Rx timestamps' cost in Mpps (see the module's docstring), and in
+    instructions with `callgrind` (the throughput section counts them
+    otherwise); False if it could not be measured."""
+    print()
+    if callgrind and not args.no_callgrind and shutil.which("valgrind"):
+        run_callgrind(args, pmd)
+    configs = {c.name: c for c in configurations(engine_devarg(pmd))}
+    ok = True
+    with tempfile.TemporaryDirectory(prefix="cna-bench-") as tmp:
+        for name in ("net_cna", "net_cna inline"):
+            plain = configs[name]
+            stamped = Config(name, plain.vdevs, app_extra=["--enable-rx-timestamp"])
+            rates = {plain: [], stamped: []}
+            try:
+                for _ in range(args.timestamp_pairs):
+                    for config in (plain, stamped):
+                        rates[config] += measure(pmd, config, 64, tmp, args)
+            except (BenchError, pexpect.ExceptionPexpect, OSError) as e:
+                print(f"rx timestamps, {name}: failed, {e}")
+                ok = False
+                continue
+            without, with_stamps = statistics.median(rates[plain]), statistics.median(rates[stamped])
+            print(f"rx timestamps, {name}, 64 B: {with_stamps / 1e6:.2f} Mpps with, {without / 1e6:.2f} without "
+                  f"({with_stamps / without:.3f}), {args.timestamp_pairs} alternating processes each")
+    return ok
 
 
 # ---- RDMA: RC between two cabled ports, rdma_perf ----------------------------
@@ -625,6 +652,8 @@ def main():
     p.add_argument("--no-switch", action="store_true", help="skip the port switch's rows (switch_bench)")
     p.add_argument("--no-ovs", action="store_true", help="skip the Open vSwitch rows (offloaded and not)")
     p.add_argument("--no-ptp", action="store_true", help="skip the precise time row (ptpclient against ptp4l)")
+    p.add_argument("--no-timestamps", action="store_true", help="skip the Rx timestamps' rows")
+    p.add_argument("--timestamp-pairs", type=int, default=6, help="processes with and without Rx timestamps")
     p.add_argument("--vm-runs", type=int, default=3, help="guests per guest row")
     p.add_argument("--vm-window", type=float, default=5.0, help="seconds per window in a guest")
     p.add_argument("--vm-warmup", type=float, default=5.0, help="seconds before a guest's first window")
@@ -640,7 +669,7 @@ def main():
     args = p.parse_args()
     if args.engine_only and args.no_engine:
         p.error("--engine-only and --no-engine exclude each other")
-    only = [o for o in (args.only or []) if o not in ("engine", "rdma", "vm", "switch", "ovs", "ptp")]
+    only = [o for o in (args.only or []) if o not in ("engine", "rdma", "vm", "switch", "ovs", "ptp", "timestamps")]
     rdma_only = args.only == ["rdma"]
     vm_only = args.only == ["vm"]
     # testpmd and callgrind unless only the engine was asked for; the engine
@@ -654,6 +683,7 @@ def main():
     with_switch = not args.no_switch and not args.engine_only and (not args.only or "switch" in args.only)
     with_ovs = not args.no_ovs and not args.engine_only and (not args.only or "ovs" in args.only)
     with_ptp = not args.no_ptp and not args.engine_only and (not args.only or "ptp" in args.only)
+    with_timestamps = not args.no_timestamps and not args.engine_only and (not args.only or "timestamps" in args.only)
     args.only = ["net_cna"] if rdma_only else only
     if rdma_only:
         args.no_callgrind = True
@@ -680,6 +710,7 @@ def main():
     switch_ok = run_switch(args, pmd) if with_switch else True
     switch_ok = (run_ovs_rows(args) if with_ovs else True) and switch_ok
     ptp_ok = run_ptp_rows(args) if with_ptp else True
+    ptp_ok = (run_timestamps(args, pmd, not with_testpmd) if with_timestamps else True) and ptp_ok
     write_64k = run_rdma(args, results) if with_rdma else None
     if with_rdma:
         run_rdma_inline(args)

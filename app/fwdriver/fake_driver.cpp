@@ -346,7 +346,8 @@ FwReturn FakeDriver::rx_queue_start(uint16_t queue, uint8_t vport, uint16_t sb, 
     RxRing& r = rx_[queue];
     r = RxRing{};
     r.bds = alloc(ring * sizeof(RxBd));
-    r.cqes = alloc(cqe_ring * sizeof(RxCqe));
+    r.stamped = flags & rxq_flags::TIMESTAMP;
+    r.cqes = alloc(cqe_ring * (sizeof(RxCqe) + (r.stamped ? RX_TIMESTAMP_BYTES : 0)));
     r.buffers = alloc(std::size_t{ring} * bd_max_bytes);
     r.size = ring;
     r.cqe_size = cqe_ring;
@@ -397,14 +398,15 @@ std::vector<FakeDriver::RxFrame> FakeDriver::rx_poll(uint16_t queue)
     while (r.cqe_cons != prod) {
         RxFrame f;
         std::memcpy(&f.cqe, r.cqes.va + (r.cqe_cons & (r.cqe_size - 1)) * sizeof(RxCqe), sizeof(RxCqe));
+        if (r.stamped)
+            std::memcpy(&f.stamp,
+                        r.cqes.va + r.cqe_size * sizeof(RxCqe) + (r.cqe_cons & (r.cqe_size - 1)) * RX_TIMESTAMP_BYTES,
+                        sizeof f.stamp);
         for (uint32_t i = 0, left = f.cqe.pkt_len; i < f.cqe.bd_num; i++) {
             uint16_t slot = (r.bd_cons + i) & (r.size - 1);
+            uint32_t chunk = std::min<uint32_t>(left, r.bd_max);
             const uint8_t* buf = r.buffers.va + std::size_t{slot} * r.bd_max;
-            const uint32_t skip = i == 0 ? f.cqe.placement_offset : 0;
-            uint32_t chunk = std::min<uint32_t>(left, r.bd_max - skip);
-            if (i == 0)
-                f.lead.assign(buf, buf + skip);
-            f.data.insert(f.data.end(), buf + skip, buf + skip + chunk);
+            f.data.insert(f.data.end(), buf, buf + chunk);
             left -= chunk;
         }
         r.bd_cons = static_cast<uint16_t>(r.bd_cons + f.cqe.bd_num);

@@ -136,9 +136,8 @@ public:
     struct RxFrame {
         hsi::eth::RxCqe cqe;
         std::vector<uint8_t> data;
-        /* The first buffer's bytes ahead of the frame (placement_offset):
-         * its timestamp on a queue started with rxq_flags::TIMESTAMP. */
-        std::vector<uint8_t> lead;
+        /* Its time, on a queue started with rxq_flags::TIMESTAMP. */
+        uint64_t stamp = 0;
     };
     /* Completed frames since the last call (buffers are re-posted). */
     std::vector<RxFrame> rx_poll(uint16_t queue);
@@ -233,6 +232,7 @@ private:
         HostMem bds, cqes, buffers;
         uint16_t size = 0, cqe_size = 0, bd_max = 0, bd_prod = 0, bd_cons = 0, cqe_cons = 0;
         uint16_t sb = 0;
+        bool stamped = false; /* the stamp ring behind the CQEs */
     };
     struct TxRing {
         HostMem bds, buffers;

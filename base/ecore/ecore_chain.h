@@ -28,8 +28,10 @@ public:
     Chain(Chain&&) noexcept = default;
     Chain& operator=(Chain&&) noexcept = default;
 
-    /* num_elems: a power of two in [2, MAX_ELEMS]. `what` names it in logs. */
-    Status alloc(uint32_t num_elems, std::size_t elem_size, const char* what);
+    /* num_elems: a power of two in [2, MAX_ELEMS]. `what` names it in logs.
+     * tail_bytes: memory behind the ring in the same allocation, tail()
+     * (the stamp ring behind a CQE ring). */
+    Status alloc(uint32_t num_elems, std::size_t elem_size, const char* what, std::size_t tail_bytes = 0);
     void free();
     explicit operator bool() const { return static_cast<bool>(mem_); }
 
@@ -41,6 +43,7 @@ public:
     std::size_t elem_size() const { return elem_size_; }
     uint64_t iova() const { return mem_.iova(); }
     void* va() const { return mem_.va(); }
+    void* tail() const { return static_cast<uint8_t*>(mem_.va()) + std::size_t{size()} * elem_size_; }
 
     uint16_t prod() const { return prod_; }
     uint16_t cons() const { return cons_; }

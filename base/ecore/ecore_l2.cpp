@@ -212,11 +212,6 @@ Status eth_rx_queue_start(Hwfn& hwfn, const RxQueueStartParams& p, RxQueueStartR
         return rc;
     if (!check_ring(hwfn, "Rx BD ring", p.bd_ring_size) || !check_ring(hwfn, "Rx CQE ring", p.cqe_ring_size))
         return Status::inval;
-    if (p.timestamp && p.bd_max_bytes <= hsi::eth::RX_TIMESTAMP_BYTES) {
-        DP_ERR(hwfn, "Rx queue %u: %u-byte buffers leave no room behind the timestamp", p.queue.queue_id,
-               p.bd_max_bytes);
-        return Status::inval;
-    }
     if (is_vf(hwfn)) {
         rc = vf_rx_queue_start(hwfn, p, ret);
         if (rc == Status::success)

@@ -83,9 +83,9 @@ struct RxQueueStartParams {
     uint16_t bd_ring_size = 0;
     uint64_t cqe_ring_iova = 0;  /* ring of hsi::eth::RxCqe */
     uint16_t cqe_ring_size = 0;
-    /* Every frame stamped with the port's PTP clock, the stamp ahead of it
-     * in its first buffer (hsi::eth::rxq_flags::TIMESTAMP): the buffer
-     * holds RX_TIMESTAMP_BYTES less of the frame. */
+    /* Every frame stamped with the port's PTP clock into the stamp ring,
+     * which the CQE ring's memory holds behind its cqe_ring_size CQEs
+     * (hsi::eth::rxq_flags::TIMESTAMP). */
     bool timestamp = false;
 };
 

@@ -18,25 +18,23 @@ namespace ptp = hsi::ptp;
 
 namespace {
 
-/* The function's PTP block for the length of a call: a PF's through the
- * PTT window FunctionPtt takes, a VF's in its BAR0. */
+/* The function's PTP block: a PF's through its PTT window, a VF's in its
+ * BAR0 (ptt unused). */
 class PtpRegs {
 public:
-    explicit PtpRegs(Hwfn& hwfn) : hwfn_(hwfn), ptt_(hwfn) {}
-    /* A PF without a PTT window to spare. */
-    bool unavailable() const { return !ptt_; }
+    PtpRegs(Hwfn& hwfn, Ptt& ptt) : hwfn_(hwfn), ptt_(ptt) {}
 
     uint32_t rd(uint32_t offset)
     {
         return is_vf(hwfn_) ? hwfn_.dev->pci->reg_rd(hsi::iov::vf_bar0::PTP_BASE + offset)
-                            : ecore::rd(hwfn_, *ptt_, hsi::reg::PTP_BASE + offset);
+                            : ecore::rd(hwfn_, ptt_, hsi::reg::PTP_BASE + offset);
     }
     void wr(uint32_t offset, uint32_t value)
     {
         if (is_vf(hwfn_))
             hwfn_.dev->pci->reg_wr(hsi::iov::vf_bar0::PTP_BASE + offset, value);
         else
-            ecore::wr(hwfn_, *ptt_, hsi::reg::PTP_BASE + offset, value);
+            ecore::wr(hwfn_, ptt_, hsi::reg::PTP_BASE + offset, value);
     }
     /* lo first: reading hi completes (TIME) or frees (a latch). */
     uint64_t rd64(uint32_t lo, uint32_t hi)
@@ -52,7 +50,7 @@ public:
 
 private:
     Hwfn& hwfn_;
-    FunctionPtt ptt_;
+    Ptt& ptt_;
 };
 
 /* access(regs) on the function's PTP block, its two-word accesses
@@ -60,9 +58,10 @@ private:
 template <typename Access> Status with_regs(Hwfn& hwfn, Access access)
 {
     std::lock_guard guard(hwfn.ptp_lock);
-    PtpRegs regs(hwfn);
-    if (regs.unavailable())
+    FunctionPtt ptt(hwfn);
+    if (!ptt)
         return Status::busy;
+    PtpRegs regs(hwfn, *ptt);
     return access(regs);
 }
 
@@ -190,13 +189,13 @@ Status ptp_adjfreq(Hwfn& hwfn, int32_t ppb)
     });
 }
 
-Status ptp_get_stats(Hwfn& hwfn, PtpStats* stats)
+Status ptp_get_stats(Hwfn& hwfn, Ptt& ptt, PtpStats* stats)
 {
-    return with_regs(hwfn, [&](PtpRegs& regs) {
-        stats->rx_unstamped = regs.rd(ptp::RX_MISSED);
-        stats->tx_unstamped = regs.rd(ptp::TX_MISSED);
-        return Status::success;
-    });
+    /* Words of their own: nothing to serialise. */
+    PtpRegs regs(hwfn, ptt);
+    stats->rx_unstamped = regs.rd(ptp::RX_MISSED);
+    stats->tx_unstamped = regs.rd(ptp::TX_MISSED);
+    return Status::success;
 }
 
 } // namespace cna::ecore

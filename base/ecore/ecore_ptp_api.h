@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "ecore.h"
+#include "ecore_hw.h"
 #include "hsi_ptp.h"
 
 namespace cna::ecore {
@@ -55,6 +56,7 @@ struct PtpStats {
     uint64_t rx_unstamped = 0;
     uint64_t tx_unstamped = 0;
 };
-Status ptp_get_stats(Hwfn& hwfn, PtpStats* stats);
+/* ptt: the caller's, as the other statistics' (a VF's is unused). */
+Status ptp_get_stats(Hwfn& hwfn, Ptt& ptt, PtpStats* stats);
 
 } // namespace cna::ecore

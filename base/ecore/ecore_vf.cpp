@@ -712,14 +712,11 @@ bool vf_link_up(const Hwfn& hwfn, uint32_t* speed_mbps)
     return (link >> 32) != 0;
 }
 
-bool vf_channel_open(Hwfn& hwfn)
+ChannelState vf_channel_state(Hwfn& hwfn)
 {
-    return hwfn.dev->pci->reg_rd(vf_bar0::CHANNEL_STATE) != static_cast<uint32_t>(ChannelState::disabled);
+    return static_cast<ChannelState>(hwfn.dev->pci->reg_rd(vf_bar0::CHANNEL_STATE));
 }
 
-bool vf_channel_unattended(Hwfn& hwfn)
-{
-    return hwfn.dev->pci->reg_rd(vf_bar0::CHANNEL_STATE) == static_cast<uint32_t>(ChannelState::unattended);
-}
+bool vf_channel_open(Hwfn& hwfn) { return vf_channel_state(hwfn) != ChannelState::disabled; }
 
 } // namespace cna::ecore

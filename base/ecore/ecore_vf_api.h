@@ -67,10 +67,11 @@ bool vf_bulletin_read(Hwfn& hwfn, hsi::iov::Bulletin* out);
  * it for malicious or is cleaning up after its reset; its driver must
  * reset (acquire again). */
 bool vf_channel_open(Hwfn& hwfn);
-/* Open but unattended: the PF's driver unloaded leaving the VF enabled. Its
- * queues run on; its requests fail with Status::again until a PF's driver
- * loads, which closes the channel. */
-bool vf_channel_unattended(Hwfn& hwfn);
+/* The channel's state, one read: disabled is closed (above); unattended,
+ * open but the PF's driver unloaded leaving the VF enabled: its queues run
+ * on, its requests fail with Status::again until a PF's driver loads,
+ * which closes the channel. */
+hsi::iov::ChannelState vf_channel_state(Hwfn& hwfn);
 
 /* dev_close of a VF in one call, as hw_stop then hw_remove: close (the PF
  * stops whatever the VF left started) and release (the PF forgets the

@@ -112,11 +112,9 @@ int mtu_set(rte_eth_dev* dev, uint16_t mtu)
     const bool scatter = data->dev_conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_SCATTER;
     for (uint16_t q = 0; q < data->nb_rx_queues; q++) {
         const auto* rxq = static_cast<const RxQueue*>(data->rx_queues[q]);
-        const uint32_t lead = rxq != nullptr && rxq->timestamp_flag != 0 ? hsi::eth::RX_TIMESTAMP_BYTES : 0;
-        if (rxq != nullptr && !scatter && max_frame_len(mtu) + lead > rxq->buf_size) {
-            PMD_LOG(ERR, port, "MTU %u needs %u-byte Rx buffers%s, queue %u has %u; enable scattered Rx", mtu,
-                    max_frame_len(mtu) + lead, lead != 0 ? " (the frame behind its timestamp)" : "", q,
-                    rxq->buf_size);
+        if (rxq != nullptr && !scatter && max_frame_len(mtu) > rxq->buf_size) {
+            PMD_LOG(ERR, port, "MTU %u needs %u-byte Rx buffers, queue %u has %u; enable scattered Rx", mtu,
+                    max_frame_len(mtu), q, rxq->buf_size);
             return -EINVAL;
         }
     }

@@ -48,7 +48,7 @@ int start_rx_queue_at(rte_eth_dev* dev, RxQueue* rxq, const QueueSite& site)
     p.bd_ring_size = rxq->nb_desc;
     p.cqe_ring_iova = rxq->cqe_chain.iova();
     p.cqe_ring_size = rxq->nb_desc;
-    p.timestamp = rxq->timestamp_flag != 0;
+    p.timestamp = rxq->stamps != nullptr;
     ecore::RxQueueStartRet ret;
     const ecore::Status st = ecore::eth_rx_queue_start(site.hwfn, p, &ret);
     if (st != ecore::Status::success) {

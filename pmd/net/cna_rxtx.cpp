@@ -326,12 +326,10 @@ int rx_queue_setup(rte_eth_dev* dev, uint16_t queue_id, uint16_t nb_desc, unsign
     const uint64_t offloads = conf->offloads | dev->data->dev_conf.rxmode.offloads;
     const uint16_t buf_size = static_cast<uint16_t>(RTE_MIN(data_room - RTE_PKTMBUF_HEADROOM, 0xffffu));
     const bool stamps = offloads & RTE_ETH_RX_OFFLOAD_TIMESTAMP;
-    const uint32_t lead = stamps ? hsi::eth::RX_TIMESTAMP_BYTES : 0;
     dev->data->scattered_rx = (offloads & RTE_ETH_RX_OFFLOAD_SCATTER) != 0;
-    if (max_frame_len(dev->data->mtu) + lead > buf_size && !(offloads & RTE_ETH_RX_OFFLOAD_SCATTER)) {
-        PMD_DEV_LOG(ERR, dev, "Rx queue %u: MTU %u needs %u-byte buffers%s (mbufs have %u); enable scattered Rx",
-                queue_id, dev->data->mtu, max_frame_len(dev->data->mtu) + lead,
-                stamps ? ", the timestamp ahead of the frame" : "", buf_size);
+    if (max_frame_len(dev->data->mtu) > buf_size && !(offloads & RTE_ETH_RX_OFFLOAD_SCATTER)) {
+        PMD_DEV_LOG(ERR, dev, "Rx queue %u: MTU %u needs %u-byte buffers (mbufs have %u); enable scattered Rx",
+                queue_id, dev->data->mtu, max_frame_len(dev->data->mtu), buf_size);
         return -EINVAL;
     }
     int timestamp_offset = -1;
@@ -351,7 +349,8 @@ int rx_queue_setup(rte_eth_dev* dev, uint16_t queue_id, uint16_t nb_desc, unsign
                                                               RTE_CACHE_LINE_SIZE, static_cast<int>(socket_id)));
     if (rxq->sw_ring == nullptr ||
         rxq->bd_chain.alloc(size, sizeof(RxBd), "rx_bd") != ecore::Status::success ||
-        rxq->cqe_chain.alloc(size, sizeof(RxCqe), "rx_cqe") != ecore::Status::success) {
+        rxq->cqe_chain.alloc(size, sizeof(RxCqe), "rx_cqe", stamps ? size * hsi::eth::RX_TIMESTAMP_BYTES : 0) !=
+            ecore::Status::success) {
         free_queue(rxq);
         return -ENOMEM;
     }
@@ -361,6 +360,7 @@ int rx_queue_setup(rte_eth_dev* dev, uint16_t queue_id, uint16_t nb_desc, unsign
     rxq->mp = mp;
     rxq->port_id = dev->data->port_id;
     rxq->buf_size = buf_size;
+    rxq->stamps = stamps ? static_cast<const uint64_t*>(rxq->cqe_chain.tail()) : nullptr;
     rxq->timestamp_offset = timestamp_offset;
     rxq->timestamp_flag = timestamp_flag;
     rxq->mbuf_initializer = mbuf_initializer_for(dev->data->port_id);

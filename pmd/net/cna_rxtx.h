@@ -47,8 +47,9 @@ struct RxQueue {
     uint32_t va_to_bd;                    /* BD address - mbuf address, 0: read buf_iova (rx_bd_addr) */
     uint16_t port_id;
     uint16_t buf_size;                    /* bytes the adapter may write per buffer */
-    int32_t timestamp_offset;             /* the Rx timestamp dynfield's (TIMESTAMP) */
-    uint64_t timestamp_flag;              /* its dynflag; 0: the queue's frames are not stamped */
+    const uint64_t* stamps;               /* TIMESTAMP: the stamp ring behind the CQEs, else nullptr */
+    int32_t timestamp_offset;             /* the Rx timestamp dynfield's */
+    uint64_t timestamp_flag;              /* its dynflag */
     uint64_t alloc_failures;              /* mbufs the refill could not get (atomic_ref) */
     osal::PciFunction* inline_adapter;    /* engine=inline: whose pass an empty poll gives (primary) */
 

@@ -137,6 +137,18 @@ inline void rx_pair(const RxConsts& k, __m256i cqes, rte_mbuf* m0, rte_mbuf* m1)
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(rearm_word(m1)), _mm256_permute2x128_si256(rearm, desc, 0x31));
 }
 
+/* Four stamps, one per 64-bit lane, into their mbufs' Rx timestamp
+ * fields: each stored straight from its lane. */
+inline void rx_timestamps(__m256i stamps, int32_t field, rte_mbuf* m0, rte_mbuf* m1, rte_mbuf* m2, rte_mbuf* m3)
+{
+    auto at = [field](rte_mbuf* m) { return RTE_MBUF_DYNFIELD(m, field, rte_mbuf_timestamp_t*); };
+    const __m128i low = _mm256_castsi256_si128(stamps), high = _mm256_extracti128_si256(stamps, 1);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(at(m0)), low);
+    *at(m1) = static_cast<uint64_t>(_mm_extract_epi64(low, 1));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(at(m2)), high);
+    *at(m3) = static_cast<uint64_t>(_mm_extract_epi64(high, 1));
+}
+
 /* rx_refill for the common case: whole bulks taken straight off the lcore's
  * mempool cache, contiguous in the rings, BD addresses computed from the
  * mbuf pointers (IOVA as VA). Anything else goes to rx_refill. */
@@ -221,9 +233,18 @@ inline uint16_t recv_burst(RxQueue* rxq, rte_mbuf** rx_pkts, uint16_t nb_pkts)
      * BD and CQE consumers stay equal. */
     while (i < nb && (cqe_cons & 3) != 0)
         one();
+    if constexpr (TIMESTAMP) {
+        /* The stamps' lines come from the adapter's core as the CQEs'
+         * do: asked for together, their transfers overlap. */
+        for (uint16_t j = 0; j < nb; j += 8)
+            rte_prefetch0(&rxq->stamps[(cqe_cons + j) & mask]);
+    }
     if (likely(bd_cons == cqe_cons)) {
         const uint64_t initializer = rxq->mbuf_initializer;
         const RxConsts k(initializer, TIMESTAMP ? rxq->timestamp_flag : 0);
+        /* Read once: the build lets the mbuf stores alias them. */
+        const uint64_t* const stamps = rxq->stamps;
+        const int32_t field = rxq->timestamp_offset;
         const uint16_t groups_end = static_cast<uint16_t>(i + ((nb - i) & ~3));
         while (i != groups_end) {
             const uint16_t slot = cqe_cons & mask;
@@ -237,11 +258,13 @@ inline uint16_t recv_burst(RxQueue* rxq, rte_mbuf** rx_pkts, uint16_t nb_pkts)
                 continue;
             }
             rte_mbuf* const* m = &sw_ring[slot];
-            rx_pair<OFFLOAD_RESULTS>(k, c01, m[0], m[1]);
-            rx_pair<OFFLOAD_RESULTS>(k, c23, m[2], m[3]);
+            /* In registers: the mbuf stores may alias the ring for the compiler. */
+            rte_mbuf* const m0 = m[0], *const m1 = m[1], *const m2 = m[2], *const m3 = m[3];
+            rx_pair<OFFLOAD_RESULTS>(k, c01, m0, m1);
+            rx_pair<OFFLOAD_RESULTS>(k, c23, m2, m3);
             if constexpr (TIMESTAMP)
-                for (unsigned j = 0; j < 4; j++)
-                    rx_timestamp(rxq, m[j], initializer);
+                rx_timestamps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(stamps + slot)), field, m0, m1,
+                              m2, m3);
             _mm256_storeu_si256(reinterpret_cast<__m256i*>(&rx_pkts[i]),
                                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(m)));
             cqe_cons = bd_cons = static_cast<uint16_t>(cqe_cons + 4);

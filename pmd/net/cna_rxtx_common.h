@@ -92,14 +92,12 @@ inline uint64_t rx_ptp(rte_mbuf* m, uint16_t flags)
     return RTE_MBUF_F_RX_IEEE1588_PTP | RTE_MBUF_F_RX_IEEE1588_TMST;
 }
 
-/* The adapter's stamp of the frame in m, ahead of it in its buffer (where
- * the BD pointed: the initializer's data_off), into the mbuf's Rx timestamp
- * field: nanoseconds of the port's clock, read_clock's. */
-inline void rx_timestamp(const RxQueue* rxq, rte_mbuf* m, uint64_t initializer)
+/* The adapter's stamp of a frame (the stamp ring's entry of its CQE) into
+ * its mbuf's Rx timestamp field, at `field`: nanoseconds of the port's
+ * clock, read_clock's. */
+inline void rx_timestamp(rte_mbuf* m, uint64_t stamp, int32_t field)
 {
-    uint64_t ns;
-    std::memcpy(&ns, static_cast<const uint8_t*>(m->buf_addr) + static_cast<uint16_t>(initializer), sizeof ns);
-    *RTE_MBUF_DYNFIELD(m, rxq->timestamp_offset, rte_mbuf_timestamp_t*) = ns;
+    *RTE_MBUF_DYNFIELD(m, field, rte_mbuf_timestamp_t*) = stamp;
 }
 
 /* data_off, refcnt, nb_segs and port: the 8 bytes at the rearm_data
@@ -147,6 +145,8 @@ inline uint16_t rx_complete(RxQueue* rxq, const RxCqe& cqe, rte_mbuf* m, uint16_
     const uint16_t flags = cqe.pars_flags;
     const uint16_t pkt_len = cqe.pkt_len;
     const uint8_t bd_num = cqe.bd_num;
+    /* The stamp beside the CQE: the ring behind the CQEs, at its index. */
+    const uint64_t stamp = TIMESTAMP ? rxq->stamps[&cqe - rxq->cqe_ring] : 0;
 
     /* data_off is the low half-word of the rearm word: the placement
      * offset adds to it in the same store. */
@@ -157,7 +157,7 @@ inline uint16_t rx_complete(RxQueue* rxq, const RxCqe& cqe, rte_mbuf* m, uint16_
         bd_cons = rx_chain_segments(rxq, m, cqe, bd_cons);
     uint64_t ol_flags = 0;
     if constexpr (TIMESTAMP) {
-        rx_timestamp(rxq, m, initializer);
+        rx_timestamp(m, stamp, rxq->timestamp_offset);
         ol_flags = rxq->timestamp_flag;
     }
     if constexpr (OFFLOAD_RESULTS) {

@@ -145,7 +145,7 @@ int read_raw(EthPort* port, Snapshot* s, uint16_t nb_rxq, uint16_t nb_txq)
     if (st == ecore::Status::success && has_switch(port))
         ecore::get_switch_stats(hwfn, *ptt, &s->eswitch);
     if (st == ecore::Status::success)
-        st = ecore::ptp_get_stats(hwfn, &s->ptp);
+        st = ecore::ptp_get_stats(hwfn, *ptt, &s->ptp);
     /* Counters read from a device that went meanwhile are all ones: never
      * reported as counts. */
     return removed(port) ? -ENODEV : ecore::status_to_errno(st);

@@ -63,12 +63,14 @@ BoardNews take_board(EthPort* port)
         port->vf_cut_off = news.removed = true;
         return news;
     }
-    if (!port->vf_cut_off && !ecore::vf_channel_open(port->edev.hwfn)) {
+    using hsi::iov::ChannelState;
+    const ChannelState channel = ecore::vf_channel_state(port->edev.hwfn);
+    if (!port->vf_cut_off && channel == ChannelState::disabled) {
         PMD_LOG(ERR, port, "the PF closed the VF's channel (it went away, disabled the VF, took it for malicious, "
                            "or reset it): the port needs a reset");
         port->vf_cut_off = news.cut_off = true;
         port->bulletin.link_up = 0;
-    } else if (!port->vf_unattended && ecore::vf_channel_unattended(port->edev.hwfn)) {
+    } else if (!port->vf_unattended && channel == ChannelState::unattended) {
         port->vf_unattended = true;
         PMD_LOG(NOTICE, port, "the PF's driver unloaded leaving the VF enabled: the port forwards on; "
                               "its configuration waits for a PF's driver (EAGAIN)");

@@ -189,8 +189,7 @@ FwReturn FunctionFirmware::rx_queue_start(const RxQueueStartRamrodData& d)
         return rc;
     if (!valid_ring_size(d.bd_ring_size) || !valid_ring_size(d.cqe_ring_size) || d.bd_max_bytes == 0)
         return FwReturn::invalid_param;
-    const uint8_t lead = (d.flags & rxq_flags::TIMESTAMP) ? RX_TIMESTAMP_BYTES : 0;
-    if ((d.flags & ~rxq_flags::ALL) != 0 || d.bd_max_bytes <= lead)
+    if ((d.flags & ~rxq_flags::ALL) != 0)
         return FwReturn::invalid_param;
     RxQueue& q = l2_.rxqs[d.queue_id];
     if (q.started)
@@ -206,8 +205,12 @@ FwReturn FunctionFirmware::rx_queue_start(const RxQueueStartRamrodData& d)
                 0,
                 DmaRing{from_regpair(d.bd_base), uint64_t{d.bd_ring_size} * sizeof(RxBd)},
                 DmaRing{from_regpair(d.cqe_base), uint64_t{d.cqe_ring_size} * sizeof(RxCqe)},
-                &rx_queue_stats(d.queue_id),
-                lead};
+                &rx_queue_stats(d.queue_id)};
+    if (d.flags & rxq_flags::TIMESTAMP) {
+        const uint64_t cqe_bytes = uint64_t{d.cqe_ring_size} * sizeof(RxCqe);
+        q.stamped = true;
+        q.stamps = DmaRing{from_regpair(d.cqe_base) + cqe_bytes, uint64_t{d.cqe_ring_size} * RX_TIMESTAMP_BYTES};
+    }
     l2_.vports[d.vport_id].rx_queues |= 1u << d.queue_id;
     update_sb_index(d.sb_id, d.sb_pi, 0);
     return FwReturn::ok;

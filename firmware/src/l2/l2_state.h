@@ -77,9 +77,10 @@ struct RxQueue {
     DmaRing bds;
     DmaRing cqes;
     hsi::eth::QueueStats* stats = nullptr;
-    /* Bytes the adapter writes ahead of each frame in its first buffer:
-     * its timestamp (rxq_flags::TIMESTAMP), or nothing. */
-    uint8_t lead = 0;
+    /* rxq_flags::TIMESTAMP: each frame's time in the stamp ring behind the
+     * CQE ring. */
+    bool stamped = false;
+    DmaRing stamps{};
     /* Producers (RxProdData as one word) the malicious-driver check refused:
      * reported once, ignored until the driver writes others. */
     uint64_t refused_producers = UINT64_MAX;

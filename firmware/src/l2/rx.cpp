@@ -89,7 +89,7 @@ RxEngine::RxCursor* RxEngine::lane_cursor(FunctionFirmware& pf, uint32_t vport_i
     if (receiving(pf, vport_id, queue_id) == NO_QUEUE)
         return nullptr;
     RxCursor& c = cursor(pf, queue_id);
-    if (c.bds == nullptr || c.cqes == nullptr)
+    if (c.bds == nullptr || c.cqes == nullptr || (c.q->stamped && c.stamps == nullptr))
         return nullptr;
     lane_queues_ |= bit;
     return &c;
@@ -220,19 +220,20 @@ uint32_t RxEngine::deliver_lane(FunctionFirmware& pf, Vport& vport, uint32_t vpo
             queue_id = rss.reta[result.hash % rss::RETA_SIZE];
         }
         RxCursor* c = lane_cursor(pf, vport_id, queue_id);
-        if (c == nullptr || c->lead + f.len > c->bd_max_bytes || c->bds_posted == 0 || c->cqes_free == 0)
+        if (c == nullptr || f.len > c->bd_max_bytes || c->bds_posted == 0 || c->cqes_free == 0)
             break;
         prefetch_buffer(dma, *c, RX_PREFETCH_AHEAD);
-        uint8_t* buffer = posted_buffer(dma, c->bds + (c->bd_cons & c->bd_mask) * sizeof(RxBd), c->lead + f.len);
+        uint8_t* buffer = posted_buffer(dma, c->bds + (c->bd_cons & c->bd_mask) * sizeof(RxBd), f.len);
         if (buffer == nullptr) [[unlikely]] {
             counter_add(vport.stats->rx_error_pkts, 1); /* DMA fault raised; the buffer stays posted */
             continue;
         }
-        write_lead(buffer, *c, arrival);
-        std::optional<uint64_t> l4_run_sum = copy_frame_summing(buffer + c->lead, f, rx_csum);
+        std::optional<uint64_t> l4_run_sum = copy_frame_summing(buffer, f, rx_csum);
         auto& cqe = *reinterpret_cast<RxCqe*>(c->cqes + (c->cqe_prod & c->cqe_mask) * sizeof(RxCqe));
-        write_completion(cqe, f.data, f.len, f.layout, 1, *c, rx_csum, l4_run_sum);
+        write_completion(cqe, f.data, f.len, f.layout, 1, c->bd_max_bytes, rx_csum, l4_run_sum);
         stamp_steering(cqe, s);
+        if (c->stamps != nullptr) [[unlikely]] /* the lane's stamped queues have their ring mapped */
+            write_stamp(dma, *c, arrival);
         consume(*c, 1, 1, f.len);
         bytes += f.len;
         placed++;
@@ -346,12 +347,12 @@ RxEngine::RxCursor& RxEngine::cursor(FunctionFirmware& pf, uint32_t queue_id)
     c.id = queue_id;
     c.bds = dma.map_ring(q.bds);
     c.cqes = dma.map_ring(q.cqes);
+    c.stamps = q.stamped ? dma.map_ring(q.stamps) : nullptr;
     c.bd_cons = q.bd_cons;
     c.cqe_prod = q.cqe_prod;
     c.bd_mask = q.bd_mask;
     c.cqe_mask = q.cqe_mask;
     c.bd_max_bytes = q.bd_max_bytes;
-    c.lead = q.lead;
     read_producers(pf, c);
     return c;
 }
@@ -427,38 +428,25 @@ uint8_t* RxEngine::posted_buffer(Dma& dma, const uint8_t* bd, uint32_t len)
     return dma.map(from_regpair(posted.addr), len);
 }
 
-void RxEngine::write_lead(uint8_t* buffer, const RxCursor& c, Arrival& arrival)
+bool RxEngine::write_buffer(Dma& dma, const uint8_t* bd, const uint8_t* frame, uint32_t len)
 {
-    if (c.lead != 0) [[unlikely]]
-        store_le64(buffer, arrival());
-}
-
-bool RxEngine::write_buffer(Dma& dma, const RxCursor& c, const uint8_t* frame, uint32_t len, Arrival& arrival)
-{
-    uint8_t* buffer = posted_buffer(dma, c.bds + (c.bd_cons & c.bd_mask) * sizeof(RxBd), c.lead + len);
+    uint8_t* buffer = posted_buffer(dma, bd, len);
     if (buffer == nullptr)
         return false;
-    write_lead(buffer, c, arrival);
-    copy_frame(buffer + c.lead, frame, len);
+    copy_frame(buffer, frame, len);
     return true;
 }
 
-bool RxEngine::write_buffers(Dma& dma, RxCursor& c, const uint8_t* frame, uint32_t len, uint32_t nbds,
-                             Arrival& arrival)
+bool RxEngine::write_buffers(Dma& dma, RxCursor& c, const uint8_t* frame, uint32_t len, uint32_t nbds)
 {
     RxBd bds[MAX_BDS_PER_PACKET];
     uint32_t first = c.bd_cons & c.bd_mask;
     uint32_t run = std::min(nbds, uint32_t{c.bd_mask} + 1 - first); /* up to the ring's end */
     bool ok = dma.read(c.q->bds, first * sizeof(RxBd), bds, run * sizeof(RxBd)) &&
               (run == nbds || dma.read(c.q->bds, 0, bds + run, (nbds - run) * sizeof(RxBd)));
-    uint8_t lead[RX_TIMESTAMP_BYTES];
-    write_lead(lead, c, arrival);
     for (uint32_t i = 0, off = 0; ok && i < nbds; i++) {
-        uint64_t addr = from_regpair(bds[i].addr);
-        const uint32_t skip = i == 0 ? c.lead : 0;
-        ok = skip == 0 || dma.write(addr, lead, skip);
-        uint32_t chunk = std::min<uint32_t>(c.bd_max_bytes - skip, len - off);
-        ok = ok && dma.write(addr + skip, frame + off, chunk);
+        uint32_t chunk = std::min<uint32_t>(c.bd_max_bytes, len - off);
+        ok = dma.write(from_regpair(bds[i].addr), frame + off, chunk);
         off += chunk;
     }
     return ok;
@@ -476,8 +464,7 @@ bool RxEngine::place(FunctionFirmware& pf, Vport& vport, RxCursor& c, const Wire
         len -= VLAN_HLEN;
 
     /* Most frames fit one buffer: no division for them. */
-    const uint32_t room = c.lead + len;
-    uint32_t nbds = room <= c.bd_max_bytes ? 1 : (room + c.bd_max_bytes - 1) / c.bd_max_bytes;
+    uint32_t nbds = len <= c.bd_max_bytes ? 1 : (len + c.bd_max_bytes - 1) / c.bd_max_bytes;
     if (nbds > c.bds_posted || c.cqes_free == 0)
         read_producers(pf, c); /* the host may have posted since */
     if (nbds > vport.max_bds_per_packet || nbds > c.bds_posted || c.cqes_free == 0) {
@@ -497,8 +484,9 @@ bool RxEngine::place(FunctionFirmware& pf, Vport& vport, RxCursor& c, const Wire
         return false;
     };
     Dma& dma = pf.hw().dma(slot_);
-    bool ok = nbds == 1 && c.bds != nullptr ? write_buffer(dma, c, frame, len, arrival)
-                                            : write_buffers(dma, c, frame, len, nbds, arrival);
+    bool ok = nbds == 1 && c.bds != nullptr
+                  ? write_buffer(dma, c.bds + (c.bd_cons & c.bd_mask) * sizeof(RxBd), frame, len)
+                  : write_buffers(dma, c, frame, len, nbds);
     if (!ok)
         return dma_fault();
 
@@ -509,7 +497,7 @@ bool RxEngine::place(FunctionFirmware& pf, Vport& vport, RxCursor& c, const Wire
     RxCqe staged;
     RxCqe& cqe = c.cqes != nullptr ? *reinterpret_cast<RxCqe*>(c.cqes + cqe_offset) : staged;
     /* The received frame: its layout says where its headers are. */
-    write_completion(cqe, f.data, len, layout, nbds, c, vport.rx_csum);
+    write_completion(cqe, f.data, len, layout, nbds, c.bd_max_bytes, vport.rx_csum);
     if (strip && vport.port_vlan == 0) [[unlikely]] {
         cqe.vlan_tag = layout.vlan_tci;
         cqe.pars_flags |= pars::VLAN_STRIPPED;
@@ -519,20 +507,33 @@ bool RxEngine::place(FunctionFirmware& pf, Vport& vport, RxCursor& c, const Wire
         cqe.pars_flags |= pf.ptp().stamp_rx(f.data, f.len, layout, arrival());
     if (c.cqes == nullptr && !dma.write(c.q->cqes, cqe_offset, &staged, sizeof(staged)))
         return dma_fault();
+    if (c.q->stamped && !write_stamp(dma, c, arrival)) [[unlikely]]
+        return dma_fault();
     consume(c, nbds, 1, len);
     return true;
 }
 
+bool RxEngine::write_stamp(Dma& dma, const RxCursor& c, Arrival& arrival)
+{
+    const uint64_t offset = uint64_t{static_cast<uint16_t>(c.cqe_prod & c.cqe_mask)} * RX_TIMESTAMP_BYTES;
+    if (c.stamps != nullptr) [[likely]] {
+        store_le64(c.stamps + offset, arrival());
+        return true;
+    }
+    uint8_t stamp[RX_TIMESTAMP_BYTES];
+    store_le64(stamp, arrival());
+    return dma.write(c.q->stamps, offset, stamp, sizeof stamp);
+}
+
 void RxEngine::write_completion(RxCqe& cqe, const uint8_t* frame, uint32_t len, const FrameLayout& layout,
-                                uint32_t nbds, const RxCursor& c, bool validate_checksums,
+                                uint32_t nbds, uint32_t bd_max_bytes, bool validate_checksums,
                                 std::optional<uint64_t> l4_run_sum)
 {
     cqe = RxCqe{};
     cqe.type = static_cast<uint8_t>(CqeType::regular);
     cqe.bd_num = static_cast<uint8_t>(nbds);
     cqe.pkt_len = static_cast<uint16_t>(len);
-    cqe.len_on_first_bd = static_cast<uint16_t>(std::min<uint32_t>(len, c.bd_max_bytes - c.lead));
-    cqe.placement_offset = c.lead;
+    cqe.len_on_first_bd = static_cast<uint16_t>(std::min(len, bd_max_bytes));
     cqe.pars_flags = parsing_flags(frame, layout, validate_checksums, l4_run_sum);
 }
 

@@ -92,9 +92,9 @@ private:
         uint32_t id;
         uint8_t* bds; /* the rings' host addresses; nullptr: per access */
         uint8_t* cqes;
+        uint8_t* stamps; /* the stamp ring's (RxQueue::stamped), nullptr: per access */
         uint16_t bd_cons, cqe_prod;
         uint16_t bd_mask, cqe_mask, bd_max_bytes;
-        uint8_t lead; /* RxQueue::lead */
         uint32_t bds_posted; /* posted buffers beyond bd_cons */
         uint32_t cqes_free;  /* CQEs that may be written before the ring is full */
         QueueTally tally;
@@ -129,10 +129,12 @@ private:
                           const WireFrame& f, Steering& s);
     bool place(FunctionFirmware& pf, Vport& vport, RxCursor& c, const WireFrame& f, const Steering& s,
                Arrival& arrival);
-    /* The frame into the queue's next posted buffer(s), from bd_cons on,
-     * behind the cursor's lead (the arrival time when it has one); false
-     * on a DMA fault. One buffer is the case to make fast. */
-    static bool write_buffer(Dma& dma, const RxCursor& c, const uint8_t* frame, uint32_t len, Arrival& arrival);
+    /* A stamped queue's frame's time, beside the CQE it is to have (at
+     * cqe_prod); false on a DMA fault. */
+    static bool write_stamp(Dma& dma, const RxCursor& c, Arrival& arrival);
+    /* The frame into the queue's next posted buffer(s), from bd_cons on;
+     * false on a DMA fault. One buffer is the case to make fast. */
+    static bool write_buffer(Dma& dma, const uint8_t* bd, const uint8_t* frame, uint32_t len);
     /* The posted buffer bd names, mapped for len bytes; nullptr on a DMA fault. */
     static uint8_t* posted_buffer(Dma& dma, const uint8_t* bd, uint32_t len);
     /* The first line of the buffer `ahead` posted buffers on, asked for
@@ -140,10 +142,7 @@ private:
      * seldom in cache (or its TLB), and the line is read for ownership. */
     static constexpr uint32_t RX_PREFETCH_AHEAD = 4;
     static void prefetch_buffer(Dma& dma, const RxCursor& c, uint32_t ahead);
-    static bool write_buffers(Dma& dma, RxCursor& c, const uint8_t* frame, uint32_t len, uint32_t nbds,
-                              Arrival& arrival);
-    /* The cursor's lead, at the start of a frame's first buffer. */
-    static void write_lead(uint8_t* buffer, const RxCursor& c, Arrival& arrival);
+    static bool write_buffers(Dma& dma, RxCursor& c, const uint8_t* frame, uint32_t len, uint32_t nbds);
     /* The frame's protocols, and its checksums' results if the vport
      * validates them (a driver that reports none asks for none: the
      * common case pays nothing for them). l4_run_sum: the TCP/UDP
@@ -155,7 +154,7 @@ private:
      * is added. (Built elsewhere and copied, its narrow stores would stall
      * the copy's wide loads, once per frame.) */
     static void write_completion(hsi::eth::RxCqe& cqe, const uint8_t* frame, uint32_t len, const FrameLayout& layout,
-                                 uint32_t nbds, const RxCursor& c, bool validate_checksums,
+                                 uint32_t nbds, uint32_t bd_max_bytes, bool validate_checksums,
                                  std::optional<uint64_t> l4_run_sum = std::nullopt);
     /* What steering adds to a frame's CQE: its flow mark or RSS hash. */
     static void stamp_steering(hsi::eth::RxCqe& cqe, const Steering& s);

@@ -8,6 +8,7 @@
 #include <ctime>
 
 #include "ecore_ptp_api.h"
+#include "ecore_ptt.h"
 
 using namespace cna;
 using ecore::Status;
@@ -53,9 +54,13 @@ TEST(Ptp, APfReadsSetsStepsAndSteersItsPortsClock)
     EXPECT_EQ(ecore::ptp_read_tx_ts(hwfn, &stamp), Status::again);
     EXPECT_EQ(ecore::ptp_cfg_rx_filters(hwfn, hsi::ptp::ctrl::TX), Status::inval) << "not an Rx transport";
     EXPECT_EQ(ecore::ptp_cfg_rx_filters(hwfn, hsi::ptp::ctrl::RX_L2), Status::success);
-    ecore::PtpStats stats;
-    ASSERT_EQ(ecore::ptp_get_stats(hwfn, &stats), Status::success);
-    EXPECT_EQ(stats.rx_unstamped + stats.tx_unstamped, 0u);
+    {
+        ecore::FunctionPtt ptt(hwfn); /* the caller's, as for the other statistics */
+        ASSERT_TRUE(ptt);
+        ecore::PtpStats stats;
+        ASSERT_EQ(ecore::ptp_get_stats(hwfn, *ptt, &stats), Status::success);
+        EXPECT_EQ(stats.rx_unstamped + stats.tx_unstamped, 0u);
+    }
     EXPECT_EQ(ecore::ptp_disable(hwfn), Status::success);
     EXPECT_EQ(pf.tear_down(), Status::success);
 }

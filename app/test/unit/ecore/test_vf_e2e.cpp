@@ -370,7 +370,7 @@ TEST(VfEndToEnd, AVfItsDriverHoldsOutlivesItsPfsDriver)
     } /* the PF's driver unloaded, its function detached */
     ecore::Hwfn& hwfn = dev.hwfn;
     EXPECT_TRUE(ecore::vf_channel_open(hwfn));
-    EXPECT_TRUE(ecore::vf_channel_unattended(hwfn));
+    EXPECT_EQ(ecore::vf_channel_state(hwfn), hsi::iov::ChannelState::unattended);
     const auto asked = std::chrono::steady_clock::now();
     ecore::FilterUcast own;
     own.mac = hwfn.hw_info.mac;
