@@ -87,16 +87,9 @@ class PtpClientRig(Started):
         return [int(d) for d in DELTA.findall(self.output())]
 
     def wait_deltas(self, count, timeout=60):
-        deadline = time.monotonic() + timeout
-        while len(self.deltas()) < count:
-            for name, proc in (("ptpclient", self.client), ("ptp4l", self.master)):
-                if proc.poll() is not None:
-                    raise TestPmdError(f"{name} exited ({proc.returncode}):\n{self.output()}\n{self.output('master')}")
-            if time.monotonic() > deadline:
-                raise TestPmdError(f"ptpclient printed {len(self.deltas())} deltas of {count} in {timeout} s:\n"
-                                   f"{self.output()[-3000:]}\nptp4l:\n{self.output('master')[-2000:]}")
-            time.sleep(0.2)
-        return self.deltas()
+        return wait_for(self.deltas, count, "deltas", timeout,
+                        (("ptpclient", self.client), ("ptp4l", self.master)),
+                        lambda: f"{self.output()[-3000:]}\nptp4l:\n{self.output('master')[-2000:]}")
 
     def __exit__(self, *exc):
         try:
@@ -225,17 +218,9 @@ class PtpCableRig(Started):
                 f"cna-adapterd:\n{self.daemon.output()[-2000:]}")
 
     def wait_rounds(self, count, timeout=30):
-        deadline = time.monotonic() + timeout
-        while len(self.rounds()) < count:
-            for name, proc in (("ptpclient", self.client), ("ptp_master", self.master),
-                               ("cna-adapterd", self.daemon.proc)):
-                if proc.poll() is not None:
-                    raise TestPmdError(f"{name} exited ({proc.returncode}):\n{self._report()}")
-            if time.monotonic() > deadline:
-                raise TestPmdError(f"ptpclient printed {len(self.rounds())} rounds of {count} in {timeout} s:\n"
-                                   f"{self._report()}")
-            time.sleep(0.2)
-        return self.rounds()
+        return wait_for(self.rounds, count, "rounds", timeout,
+                        (("ptpclient", self.client), ("ptp_master", self.master),
+                         ("cna-adapterd", self.daemon.proc)), self._report)
 
     def __exit__(self, *exc):
         try:
@@ -258,6 +243,21 @@ class PtpCableRig(Started):
             for which, f in self._out.items():
                 self._kept[which] = self.output(which)
                 f.close()
+
+
+def wait_for(read, count, what, timeout, processes, report):
+    """read() once it holds `count` of what ptpclient printed, failing with
+    report() when one of the (name, process) pairs exits or `timeout` s
+    pass first."""
+    deadline = time.monotonic() + timeout
+    while len(read()) < count:
+        for name, proc in processes:
+            if proc.poll() is not None:
+                raise TestPmdError(f"{name} exited ({proc.returncode}):\n{report()}")
+        if time.monotonic() > deadline:
+            raise TestPmdError(f"ptpclient printed {len(read())} {what} of {count} in {timeout} s:\n{report()}")
+        time.sleep(0.2)
+    return read()
 
 
 def magnitudes(deltas):
