@@ -109,6 +109,14 @@ public:
      * port's wire is a TAP, a delay would be negative or longer than
      * MAX_CABLE_DELAY_NS. */
     static constexpr uint64_t MAX_CABLE_DELAY_NS = 10'000'000;
+    /* A delay and an asymmetry any cable takes: neither way negative, nor
+     * longer than MAX_CABLE_DELAY_NS. */
+    static constexpr bool cable_delay_valid(uint64_t delay_ns, int64_t asymmetry_ns)
+    {
+        const uint64_t skew = asymmetry_ns < 0 ? 0 - static_cast<uint64_t>(asymmetry_ns)
+                                               : static_cast<uint64_t>(asymmetry_ns);
+        return delay_ns <= MAX_CABLE_DELAY_NS && skew <= delay_ns;
+    }
     virtual bool set_cable_delay(uint32_t port, uint64_t delay_ns, int64_t asymmetry_ns) = 0;
 };
 

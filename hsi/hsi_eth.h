@@ -193,6 +193,9 @@ inline constexpr uint8_t TIMESTAMP = 1u << 0;
 inline constexpr uint8_t ALL = TIMESTAMP;
 } // namespace rxq_flags
 inline constexpr uint32_t RX_TIMESTAMP_BYTES = 8;
+/* The HSI minor version that brought rxq_flags (a VF's PF's driver of an
+ * older one passes no flag on). */
+inline constexpr uint8_t RXQ_FLAGS_HSI_MINOR = 2;
 
 struct RxQueueStartRamrodData {
     uint8_t vport_id;

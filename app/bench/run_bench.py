@@ -710,7 +710,7 @@ def main():
     switch_ok = run_switch(args, pmd) if with_switch else True
     switch_ok = (run_ovs_rows(args) if with_ovs else True) and switch_ok
     ptp_ok = run_ptp_rows(args) if with_ptp else True
-    ptp_ok = (run_timestamps(args, pmd, not with_testpmd) if with_timestamps else True) and ptp_ok
+    time_ok = (run_timestamps(args, pmd, not with_testpmd) if with_timestamps else True) and ptp_ok
     write_64k = run_rdma(args, results) if with_rdma else None
     if with_rdma:
         run_rdma_inline(args)
@@ -734,7 +734,7 @@ def main():
         print("net_cna/memif: n/a")
         if with_testpmd:
             sys.exit(1)
-    if not engine_ok or not switch_ok or not ptp_ok:
+    if not engine_ok or not switch_ok or not time_ok:
         sys.exit(1)
 
 

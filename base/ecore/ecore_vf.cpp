@@ -600,9 +600,9 @@ Status vf_rx_queue_start(Hwfn& hwfn, const RxQueueStartParams& p, RxQueueStartRe
                p.cqe_ring_size);
         return Status::inval;
     }
-    /* A PF's driver of HSI 5.1 or before would not pass the flag on: the
-     * buffers would hold no stamp. */
-    if (p.timestamp && hwfn.vf_iov->pf_hsi_minor < 2) {
+    /* A PF's driver of an older HSI would not pass the flag on: the stamp
+     * ring would stay empty. */
+    if (p.timestamp && hwfn.vf_iov->pf_hsi_minor < hsi::eth::RXQ_FLAGS_HSI_MINOR) {
         DP_ERR(hwfn, "Rx queue %u: the PF's driver (HSI %u.%u) has no Rx timestamps", queue, hsi::HSI_VERSION_MAJOR,
                hwfn.vf_iov->pf_hsi_minor);
         return Status::notimpl;

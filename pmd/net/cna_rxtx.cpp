@@ -17,8 +17,10 @@ extern "C" {
 
 #include "cna_rxtx.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <iterator>
 
 #include <ethdev_driver.h>
 #include <rte_eal.h>
@@ -102,6 +104,9 @@ uint16_t xmit_pkts(void* tx_queue, rte_mbuf** tx_pkts, uint16_t nb_pkts)
 
 namespace {
 
+/* The scalar Rx functions, by [offload results][timestamps]. */
+constexpr Burst SCALAR_RX[2][2] = {{recv_pkts, recv_pkts_timestamp}, {recv_pkts_offload, recv_pkts_offload_timestamp}};
+
 /* The vector functions exist where the build has them, run where the CPU has
  * AVX2 and EAL allows 256-bit vectors (--force-max-simd-bitwidth=64 forces
  * the scalar path). */
@@ -160,9 +165,7 @@ void select_fastpath(rte_eth_dev* dev, bool inline_engine)
      * capabilities are 0). */
     const bool results = conf.rxmode.offloads & (RTE_ETH_RX_OFFLOAD_CHECKSUM | RTE_ETH_RX_OFFLOAD_RSS_HASH);
     const bool stamps = conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_TIMESTAMP;
-    static constexpr Burst SCALAR[2][2] = {{recv_pkts, recv_pkts_timestamp},
-                                           {recv_pkts_offload, recv_pkts_offload_timestamp}};
-    dev->rx_pkt_burst = SCALAR[results][stamps];
+    dev->rx_pkt_burst = SCALAR_RX[results][stamps];
     dev->tx_pkt_burst = xmit_pkts;
 #ifdef CNA_HAVE_AVX2
     static constexpr Burst AVX2[2][2] = {{recv_pkts_avx2, recv_pkts_avx2_timestamp},
@@ -196,8 +199,9 @@ const char* burst_mode_name(bool scalar, bool inline_engine)
 const char* rx_burst_mode_name(const rte_eth_dev* dev)
 {
     const Burst plain = plain_burst(dev->rx_pkt_burst);
-    const bool scalar = plain == recv_pkts || plain == recv_pkts_offload || plain == recv_pkts_timestamp ||
-                        plain == recv_pkts_offload_timestamp;
+    const bool scalar = std::ranges::any_of(SCALAR_RX, [plain](const Burst(&by_stamps)[2]) {
+        return std::ranges::find(by_stamps, plain) != std::end(by_stamps);
+    });
     return burst_mode_name(scalar, plain != dev->rx_pkt_burst);
 }
 

@@ -141,7 +141,7 @@ inline void rx_pair(const RxConsts& k, __m256i cqes, rte_mbuf* m0, rte_mbuf* m1)
  * fields: each stored straight from its lane. */
 inline void rx_timestamps(__m256i stamps, int32_t field, rte_mbuf* m0, rte_mbuf* m1, rte_mbuf* m2, rte_mbuf* m3)
 {
-    auto at = [field](rte_mbuf* m) { return RTE_MBUF_DYNFIELD(m, field, rte_mbuf_timestamp_t*); };
+    auto at = [field](rte_mbuf* m) { return timestamp_field(m, field); };
     const __m128i low = _mm256_castsi256_si128(stamps), high = _mm256_extracti128_si256(stamps, 1);
     _mm_storel_epi64(reinterpret_cast<__m128i*>(at(m0)), low);
     *at(m1) = static_cast<uint64_t>(_mm_extract_epi64(low, 1));
@@ -240,8 +240,7 @@ inline uint16_t recv_burst(RxQueue* rxq, rte_mbuf** rx_pkts, uint16_t nb_pkts)
             rte_prefetch0(&rxq->stamps[(cqe_cons + j) & mask]);
     }
     if (likely(bd_cons == cqe_cons)) {
-        const uint64_t initializer = rxq->mbuf_initializer;
-        const RxConsts k(initializer, TIMESTAMP ? rxq->timestamp_flag : 0);
+        const RxConsts k(rxq->mbuf_initializer, TIMESTAMP ? rxq->timestamp_flag : 0);
         /* Read once: the build lets the mbuf stores alias them. */
         const uint64_t* const stamps = rxq->stamps;
         const int32_t field = rxq->timestamp_offset;

@@ -92,13 +92,16 @@ inline uint64_t rx_ptp(rte_mbuf* m, uint16_t flags)
     return RTE_MBUF_F_RX_IEEE1588_PTP | RTE_MBUF_F_RX_IEEE1588_TMST;
 }
 
-/* The adapter's stamp of a frame (the stamp ring's entry of its CQE) into
- * its mbuf's Rx timestamp field, at `field`: nanoseconds of the port's
- * clock, read_clock's. */
-inline void rx_timestamp(rte_mbuf* m, uint64_t stamp, int32_t field)
+/* The mbuf's Rx timestamp field, registered at offset `field`. */
+inline rte_mbuf_timestamp_t* timestamp_field(rte_mbuf* m, int32_t field)
 {
-    *RTE_MBUF_DYNFIELD(m, field, rte_mbuf_timestamp_t*) = stamp;
+    return RTE_MBUF_DYNFIELD(m, field, rte_mbuf_timestamp_t*);
 }
+
+/* The adapter's stamp of a frame (the stamp ring's entry of its CQE) into
+ * its mbuf's Rx timestamp field: nanoseconds of the port's clock,
+ * read_clock's. */
+inline void rx_timestamp(rte_mbuf* m, uint64_t stamp, int32_t field) { *timestamp_field(m, field) = stamp; }
 
 /* data_off, refcnt, nb_segs and port: the 8 bytes at the rearm_data
  * marker, set with one store. (The marker is a zero-length array: going

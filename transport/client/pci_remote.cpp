@@ -380,7 +380,7 @@ int64_t RemoteControl::ptp_offset(uint32_t port, uint32_t other) const
 
 bool RemoteControl::set_cable_delay(uint32_t port, uint64_t delay_ns, int64_t asymmetry_ns)
 {
-    if (delay_ns > MAX_CABLE_DELAY_NS || asymmetry_ns < INT32_MIN || asymmetry_ns > INT32_MAX)
+    if (!cable_delay_valid(delay_ns, asymmetry_ns)) /* the request carries 32 bits of each */
         return false;
     const Control c{static_cast<uint32_t>(ControlOp::set_cable_delay), port, static_cast<uint32_t>(delay_ns),
                     static_cast<uint32_t>(static_cast<int32_t>(asymmetry_ns))};

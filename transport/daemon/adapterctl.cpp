@@ -89,8 +89,7 @@ int control(Connection& c, ControlOp op, uint32_t port, uint32_t value, uint32_t
 
 int cable_delay(Connection& c, uint32_t port, uint32_t delay_ns, int64_t asymmetry_ns)
 {
-    const uint64_t skew = static_cast<uint64_t>(asymmetry_ns < 0 ? -asymmetry_ns : asymmetry_ns);
-    if (delay_ns > cna::hsi::control::AdapterControl::MAX_CABLE_DELAY_NS || skew > delay_ns)
+    if (!cna::hsi::control::AdapterControl::cable_delay_valid(delay_ns, asymmetry_ns))
         return fail("a cable's delay is 0 to 10000000 ns, its asymmetry no more than the delay either way");
     const Control req{static_cast<uint32_t>(ControlOp::set_cable_delay), port, delay_ns,
                       static_cast<uint32_t>(static_cast<int32_t>(asymmetry_ns))};

@@ -538,8 +538,7 @@ int64_t AdapterImpl::ptp_offset(uint32_t port, uint32_t other) const
 
 bool AdapterImpl::set_cable_delay(uint32_t port, uint64_t delay_ns, int64_t asymmetry_ns)
 {
-    constexpr auto max = static_cast<int64_t>(MAX_CABLE_DELAY_NS);
-    if (port >= nig_.port_count() || delay_ns > MAX_CABLE_DELAY_NS || asymmetry_ns < -max || asymmetry_ns > max)
+    if (port >= nig_.port_count() || !cable_delay_valid(delay_ns, asymmetry_ns))
         return false;
     std::lock_guard lock(slowpath_);
     return nig_.set_cable_delay(port, delay_ns, asymmetry_ns);

@@ -206,11 +206,8 @@ FwReturn FunctionFirmware::rx_queue_start(const RxQueueStartRamrodData& d)
                 DmaRing{from_regpair(d.bd_base), uint64_t{d.bd_ring_size} * sizeof(RxBd)},
                 DmaRing{from_regpair(d.cqe_base), uint64_t{d.cqe_ring_size} * sizeof(RxCqe)},
                 &rx_queue_stats(d.queue_id)};
-    if (d.flags & rxq_flags::TIMESTAMP) {
-        const uint64_t cqe_bytes = uint64_t{d.cqe_ring_size} * sizeof(RxCqe);
-        q.stamped = true;
-        q.stamps = DmaRing{from_regpair(d.cqe_base) + cqe_bytes, uint64_t{d.cqe_ring_size} * RX_TIMESTAMP_BYTES};
-    }
+    if (d.flags & rxq_flags::TIMESTAMP)
+        q.stamps = DmaRing{from_regpair(d.cqe_base) + q.cqes.bytes, uint64_t{d.cqe_ring_size} * RX_TIMESTAMP_BYTES};
     l2_.vports[d.vport_id].rx_queues |= 1u << d.queue_id;
     update_sb_index(d.sb_id, d.sb_pi, 0);
     return FwReturn::ok;

@@ -78,9 +78,9 @@ struct RxQueue {
     DmaRing cqes;
     hsi::eth::QueueStats* stats = nullptr;
     /* rxq_flags::TIMESTAMP: each frame's time in the stamp ring behind the
-     * CQE ring. */
-    bool stamped = false;
+     * CQE ring (none: 0 bytes). */
     DmaRing stamps{};
+    bool stamped() const { return stamps.bytes != 0; }
     /* Producers (RxProdData as one word) the malicious-driver check refused:
      * reported once, ignored until the driver writes others. */
     uint64_t refused_producers = UINT64_MAX;

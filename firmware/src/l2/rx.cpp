@@ -89,7 +89,7 @@ RxEngine::RxCursor* RxEngine::lane_cursor(FunctionFirmware& pf, uint32_t vport_i
     if (receiving(pf, vport_id, queue_id) == NO_QUEUE)
         return nullptr;
     RxCursor& c = cursor(pf, queue_id);
-    if (c.bds == nullptr || c.cqes == nullptr || (c.q->stamped && c.stamps == nullptr))
+    if (c.bds == nullptr || c.cqes == nullptr || (c.q->stamped() && c.stamps == nullptr))
         return nullptr;
     lane_queues_ |= bit;
     return &c;
@@ -347,7 +347,7 @@ RxEngine::RxCursor& RxEngine::cursor(FunctionFirmware& pf, uint32_t queue_id)
     c.id = queue_id;
     c.bds = dma.map_ring(q.bds);
     c.cqes = dma.map_ring(q.cqes);
-    c.stamps = q.stamped ? dma.map_ring(q.stamps) : nullptr;
+    c.stamps = q.stamped() ? dma.map_ring(q.stamps) : nullptr;
     c.bd_cons = q.bd_cons;
     c.cqe_prod = q.cqe_prod;
     c.bd_mask = q.bd_mask;
@@ -507,7 +507,7 @@ bool RxEngine::place(FunctionFirmware& pf, Vport& vport, RxCursor& c, const Wire
         cqe.pars_flags |= pf.ptp().stamp_rx(f.data, f.len, layout, arrival());
     if (c.cqes == nullptr && !dma.write(c.q->cqes, cqe_offset, &staged, sizeof(staged)))
         return dma_fault();
-    if (c.q->stamped && !write_stamp(dma, c, arrival)) [[unlikely]]
+    if (c.q->stamped() && !write_stamp(dma, c, arrival)) [[unlikely]]
         return dma_fault();
     consume(c, nbds, 1, len);
     return true;

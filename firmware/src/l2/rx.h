@@ -92,7 +92,7 @@ private:
         uint32_t id;
         uint8_t* bds; /* the rings' host addresses; nullptr: per access */
         uint8_t* cqes;
-        uint8_t* stamps; /* the stamp ring's (RxQueue::stamped), nullptr: per access */
+        uint8_t* stamps; /* the stamp ring's (RxQueue::stamped()), nullptr: per access */
         uint16_t bd_cons, cqe_prod;
         uint16_t bd_mask, cqe_mask, bd_max_bytes;
         uint32_t bds_posted; /* posted buffers beyond bd_cons */

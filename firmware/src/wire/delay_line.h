@@ -35,9 +35,8 @@ public:
      * out at sent + delay_ns. Returns how many were lost. */
     uint32_t push(const FrameBurst& burst, uint64_t sent, uint64_t delay_ns);
     /* The group's pass: the frames due by the raw instant `now`, handed to
-     * deliver(const FrameBurst&) in bursts of one instant. Returns whether
-     * any was. */
-    template <typename Deliver> bool drain(uint64_t now, Deliver deliver);
+     * deliver(const FrameBurst&) in bursts of one instant. */
+    template <typename Deliver> void drain(uint64_t now, Deliver deliver);
     bool empty() const { return queued_.load(std::memory_order_acquire) == 0; }
 
 private:
@@ -60,15 +59,12 @@ private:
     FrameBurst out_;
 };
 
-template <typename Deliver> bool DelayLine::drain(uint64_t now, Deliver deliver)
+template <typename Deliver> void DelayLine::drain(uint64_t now, Deliver deliver)
 {
-    bool any = false;
     while (uint32_t frames = take_due(now)) {
         deliver(out_);
         release(frames);
-        any = true;
     }
-    return any;
 }
 
 } // namespace cna::fw

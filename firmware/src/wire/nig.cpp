@@ -47,15 +47,14 @@ bool Nig::write(uint32_t port, uint32_t addr, uint32_t value)
 bool Nig::set_cable_delay(uint32_t port, uint64_t delay_ns, int64_t asymmetry_ns)
 {
     Port& near = *ports_[port];
-    Port* far = near.wire_peer();
-    const uint64_t skew = static_cast<uint64_t>(asymmetry_ns < 0 ? -asymmetry_ns : asymmetry_ns);
-    if (far == nullptr || near.tap() != nullptr || skew > delay_ns || (far == &near && skew != 0))
+    Port* far = near.wire_peer(); /* none for a TAP wire */
+    if (far == nullptr || (far == &near && asymmetry_ns != 0))
         return false;
     near.set_cable_delay(delay_ns + static_cast<uint64_t>(asymmetry_ns));
     far->set_cable_delay(delay_ns - static_cast<uint64_t>(asymmetry_ns));
     delayed_ports_.fetch_or(1u << port | 1u << far->id(), std::memory_order_release);
     log(LogLevel::info, "port %u: its cable delays frames %" PRIu64 " ns out, %" PRIu64 " ns in", port,
-             near.cable_delay(), far->cable_delay());
+        near.cable_delay(), far->cable_delay());
     return true;
 }
 

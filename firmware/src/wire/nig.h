@@ -43,11 +43,12 @@ public:
     {
         return tap_count_.load(std::memory_order_acquire) != 0 && receive_taps(port_mask, rx);
     }
-    /* Slowpath lock held: frames `port` sends on its cable take delay_ns +
-     * asymmetry_ns to the other end, the other end's take delay_ns -
-     * asymmetry_ns back (IEEE 1588's delayAsymmetry, `port` the master's
-     * end); on a loopback wire, delay_ns back to the port. false when the
-     * port's wire is a TAP, or the asymmetry would make a delay negative. */
+    /* Slowpath lock held, the delays AdapterControl::cable_delay_valid:
+     * frames `port` sends on its cable take delay_ns + asymmetry_ns to the
+     * other end, the other end's take delay_ns - asymmetry_ns back (IEEE
+     * 1588's delayAsymmetry, `port` the master's end); on a loopback wire,
+     * delay_ns back to the port. false when the port's wire is a TAP, or
+     * an asymmetry is asked of a loopback wire. */
     bool set_cable_delay(uint32_t port, uint64_t delay_ns, int64_t asymmetry_ns);
     /* Engine thread: the frames due out of the cables of the ports in
      * port_mask delivered; true while any cable holds frames. Inline up to
