@@ -35,6 +35,22 @@ protected:
     {
         if (pool_ != nullptr)
             remove_port(name_, port_, pool_, POOL);
+        if (pf_pool_ != nullptr)
+            remove_port(pf_name_, pf_port_, pf_pool_, PF_POOL);
+    }
+
+    /* VF 0 of a PF with one VF as the port, its queues configured by conf.
+     * The VF's frames to its own MAC go out on the loopback wire and come
+     * back to it, as the PF's do: the PF's port is up. */
+    void open_vf_port(const rte_eth_conf& conf)
+    {
+        pf_name_ = "net_cna_pf" + std::to_string(serial_++);
+        ASSERT_EQ(rte_vdev_init(pf_name_.c_str(), "vfs=1"), 0);
+        ASSERT_EQ(rte_eth_dev_get_port_by_name(pf_name_.c_str(), &pf_port_), 0);
+        pf_pool_ = rte_pktmbuf_pool_create((pf_name_ + "_pool").c_str(), PF_POOL, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+        ASSERT_NE(pf_pool_, nullptr);
+        start_port(pf_port_, pf_pool_, 1, rte_eth_conf{});
+        open_port("adapter=" + pf_name_ + ",port=0,vf=0", 1, conf, "net_cna_vf");
     }
 
     /* Configures nb_queues queue pairs of RING descriptors, Rx buffers from
@@ -132,5 +148,10 @@ protected:
     uint16_t port_ = 0;
     rte_mempool* pool_ = nullptr;
     unsigned pool_cache_ = 0; /* per-lcore mempool cache of the next open_port's pool */
+    /* open_vf_port's PF. */
+    static constexpr unsigned PF_POOL = 1024;
+    std::string pf_name_;
+    uint16_t pf_port_ = 0;
+    rte_mempool* pf_pool_ = nullptr;
     static inline int serial_ = 0;
 };

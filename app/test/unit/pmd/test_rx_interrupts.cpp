@@ -19,14 +19,10 @@ protected:
     {
         rte_eth_conf conf{};
         conf.intr_conf.rxq = 1;
-        if (GetParam() == Function::vf) {
-            /* The VF's frames to its own MAC go out on the loopback wire
-             * and come back to it, as the PF's do: the PF's port is up. */
-            start_pf();
-            open_port("adapter=" + pf_name_ + ",port=0,vf=0", 1, conf, "net_cna_vf");
-        } else {
+        if (GetParam() == Function::vf)
+            open_vf_port(conf);
+        else
             open_port("", 1, conf);
-        }
         ASSERT_EQ(rte_eth_dev_rx_intr_ctl_q(port_, 0, RTE_EPOLL_PER_THREAD, RTE_INTR_EVENT_ADD, nullptr), 0);
     }
 
@@ -34,19 +30,6 @@ protected:
     {
         rte_eth_dev_rx_intr_ctl_q(port_, 0, RTE_EPOLL_PER_THREAD, RTE_INTR_EVENT_DEL, nullptr);
         PortTest::TearDown();
-        if (pf_pool_ != nullptr)
-            remove_port(pf_name_, pf_port_, pf_pool_, PF_POOL);
-    }
-
-    /* A PF with one VF, started with a queue, its link up. */
-    void start_pf()
-    {
-        pf_name_ = "net_cna_pf" + std::to_string(serial_++);
-        ASSERT_EQ(rte_vdev_init(pf_name_.c_str(), "vfs=1"), 0);
-        ASSERT_EQ(rte_eth_dev_get_port_by_name(pf_name_.c_str(), &pf_port_), 0);
-        pf_pool_ = rte_pktmbuf_pool_create((pf_name_ + "_pool").c_str(), PF_POOL, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
-        ASSERT_NE(pf_pool_, nullptr);
-        start_port(pf_port_, pf_pool_, 1, rte_eth_conf{});
     }
 
     int wait_ms(int timeout)
@@ -62,12 +45,6 @@ protected:
             ASSERT_EQ(rte_eth_tx_burst(port_, 0, &m, 1), 1);
         }
     }
-
-    /* The VF's PF. */
-    static constexpr unsigned PF_POOL = 1024;
-    std::string pf_name_;
-    uint16_t pf_port_ = 0;
-    rte_mempool* pf_pool_ = nullptr;
 };
 
 TEST_P(RxInterrupts, ArmedQueueWakesOnArrivalAndStaysQuietOtherwise)

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <ctime>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <rte_mbuf_dyn.h>
@@ -195,14 +196,19 @@ TEST_F(Timesync, AVfReadsItsPortsClockButMayNotSteerIt)
  * when it came off the wire in the dynamic field registered the DPDK way,
  * in read_clock's units, on the vector and the scalar path alike (the
  * suite runs again with EAL held to scalar), with or without the other
- * offloads' results. */
-class RxTimestamp : public PortTest, public ::testing::WithParamInterface<uint64_t> {
+ * offloads' results, on a PF's port and a VF's (whose PF passes the
+ * queue's flag on). */
+class RxTimestamp : public PortTest, public ::testing::WithParamInterface<std::tuple<bool, uint64_t>> {
 protected:
     void SetUp() override
     {
+        const auto [vf, results] = GetParam();
         rte_eth_conf conf{};
-        conf.rxmode.offloads = RTE_ETH_RX_OFFLOAD_TIMESTAMP | GetParam();
-        open_port("", 1, conf);
+        conf.rxmode.offloads = RTE_ETH_RX_OFFLOAD_TIMESTAMP | results;
+        if (vf)
+            open_vf_port(conf);
+        else
+            open_port("", 1, conf);
     }
 };
 
@@ -250,6 +256,12 @@ TEST_P(RxTimestamp, TheStampTakesNoRoomFromTheFrame)
     ASSERT_EQ(rte_eth_dev_start(port_), 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Results, RxTimestamp, ::testing::Values(uint64_t{0}, uint64_t{RTE_ETH_RX_OFFLOAD_CHECKSUM}));
+INSTANTIATE_TEST_SUITE_P(PfAndVf, RxTimestamp,
+                         ::testing::Combine(::testing::Bool(),
+                                            ::testing::Values(uint64_t{0}, uint64_t{RTE_ETH_RX_OFFLOAD_CHECKSUM})),
+                         [](const ::testing::TestParamInfo<std::tuple<bool, uint64_t>>& info) {
+                             return std::string(std::get<0>(info.param) ? "Vf" : "Pf") +
+                                    (std::get<1>(info.param) != 0 ? "Checksums" : "Plain");
+                         });
 
 } // namespace
