@@ -139,14 +139,15 @@ inline void rx_pair(const RxConsts& k, __m256i cqes, rte_mbuf* m0, rte_mbuf* m1)
 
 /* Four stamps, one per 64-bit lane, into their mbufs' Rx timestamp
  * fields: each stored straight from its lane. */
-inline void rx_timestamps(__m256i stamps, int32_t field, rte_mbuf* m0, rte_mbuf* m1, rte_mbuf* m2, rte_mbuf* m3)
+inline void rx_timestamps(__m256i stamps, intptr_t field, rte_mbuf* m0, rte_mbuf* m1, rte_mbuf* m2, rte_mbuf* m3)
 {
-    auto at = [field](rte_mbuf* m) { return timestamp_field(m, field); };
-    const __m128i low = _mm256_castsi256_si128(stamps), high = _mm256_extracti128_si256(stamps, 1);
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(at(m0)), low);
-    *at(m1) = static_cast<uint64_t>(_mm_extract_epi64(low, 1));
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(at(m2)), high);
-    *at(m3) = static_cast<uint64_t>(_mm_extract_epi64(high, 1));
+    auto at = [field](rte_mbuf* m) { return reinterpret_cast<__m128i*>(timestamp_field(m, field)); };
+    const __m128i high = _mm256_extracti128_si256(stamps, 1);
+    _mm_storel_epi64(at(m2), high);
+    *reinterpret_cast<uint64_t*>(at(m3)) = static_cast<uint64_t>(_mm_extract_epi64(high, 1));
+    const __m128i low = _mm256_castsi256_si128(stamps);
+    _mm_storel_epi64(at(m0), low);
+    *reinterpret_cast<uint64_t*>(at(m1)) = static_cast<uint64_t>(_mm_extract_epi64(low, 1));
 }
 
 /* rx_refill for the common case: whole bulks taken straight off the lcore's
@@ -186,12 +187,25 @@ inline void rx_timestamps(__m256i stamps, int32_t field, rte_mbuf* m0, rte_mbuf*
     ecore::eth_rx_prod_update(rxq->rx_prod_addr, bd_prod, rxq->cqe_cons);
 }
 
-/* One frame the general way (a group's or the burst's odd frames): out of
- * line, so the vector loop keeps its registers. Returns the new BD consumer. */
+/* Where the Rx loop is in the CQE and BD rings. */
+struct RxCursor {
+    uint16_t cqe_cons;
+    uint16_t bd_cons;
+};
+
+/* n frames the general way from `at` (a group's, or the burst's odd
+ * frames at either end): out of line, so the vector loop keeps its
+ * registers. Returns where they end. */
 template <bool OFFLOAD_RESULTS, bool TIMESTAMP>
-[[gnu::noinline]] uint16_t rx_one(RxQueue* rxq, const RxCqe& cqe, rte_mbuf* m, uint16_t bd_cons)
+[[gnu::noinline]] RxCursor rx_frames(RxQueue* rxq, rte_mbuf** rx_pkts, unsigned n, RxCursor at)
 {
-    return rx_complete<OFFLOAD_RESULTS, TIMESTAMP>(rxq, cqe, m, bd_cons, rxq->mbuf_initializer);
+    for (unsigned k = 0; k < n; k++) {
+        const RxCqe& cqe = rxq->cqe_ring[at.cqe_cons++ & rxq->mask];
+        rte_mbuf* m = rxq->sw_ring[at.bd_cons++ & rxq->mask];
+        at.bd_cons = rx_complete<OFFLOAD_RESULTS, TIMESTAMP>(rxq, cqe, m, at.bd_cons, rxq->mbuf_initializer);
+        rx_pkts[k] = m;
+    }
+    return at;
 }
 
 /* Everything the Tx loop keeps in registers. */
@@ -212,48 +226,48 @@ template <bool OFFLOAD_RESULTS, bool TIMESTAMP>
 inline uint16_t recv_burst(RxQueue* rxq, rte_mbuf** rx_pkts, uint16_t nb_pkts)
 {
     const uint16_t hw_prod = osal::observe(rxq->hw_cqe_prod);
-    uint16_t cqe_cons = rxq->cqe_cons;
-    const uint16_t nb = RTE_MIN(static_cast<uint16_t>(hw_prod - cqe_cons), nb_pkts);
+    RxCursor at{rxq->cqe_cons, rxq->bd_cons};
+    const uint16_t nb = RTE_MIN(static_cast<uint16_t>(hw_prod - at.cqe_cons), nb_pkts);
     if (nb == 0)
         return 0;
-    const RxCqe* const cqe_ring = rxq->cqe_ring;
-    rte_mbuf* const* const sw_ring = rxq->sw_ring;
-    const uint16_t mask = rxq->mask;
-    uint16_t bd_cons = rxq->bd_cons;
-    uint16_t i = 0;
-    auto one = [&] {
-        const RxCqe& cqe = cqe_ring[cqe_cons++ & mask];
-        rte_mbuf* m = sw_ring[bd_cons++ & mask];
-        bd_cons = rx_one<OFFLOAD_RESULTS, TIMESTAMP>(rxq, cqe, m, bd_cons);
-        rx_pkts[i++] = m;
-    };
 
     /* Groups of four start at a multiple of four, so they never straddle
      * the rings' end; without scattered Rx every frame has one buffer, and
      * BD and CQE consumers stay equal. */
-    while (i < nb && (cqe_cons & 3) != 0)
-        one();
-    if constexpr (TIMESTAMP) {
-        /* The stamps' lines come from the adapter's core as the CQEs'
-         * do: asked for together, their transfers overlap. */
-        for (uint16_t j = 0; j < nb; j += 8)
-            rte_prefetch0(&rxq->stamps[(cqe_cons + j) & mask]);
-    }
-    if (likely(bd_cons == cqe_cons)) {
+    uint16_t i = RTE_MIN(nb, static_cast<uint16_t>(-at.cqe_cons & 3));
+    if (i != 0)
+        at = rx_frames<OFFLOAD_RESULTS, TIMESTAMP>(rxq, rx_pkts, i, at);
+    if (likely(at.bd_cons == at.cqe_cons)) {
+        const RxCqe* const cqe_ring = rxq->cqe_ring;
+        rte_mbuf* const* const sw_ring = rxq->sw_ring;
+        const uint16_t mask = rxq->mask;
         const RxConsts k(rxq->mbuf_initializer, TIMESTAMP ? rxq->timestamp_flag : 0);
         /* Read once: the build lets the mbuf stores alias them. */
         const uint64_t* const stamps = rxq->stamps;
-        const int32_t field = rxq->timestamp_offset;
-        const uint16_t groups_end = static_cast<uint16_t>(i + ((nb - i) & ~3));
-        while (i != groups_end) {
-            const uint16_t slot = cqe_cons & mask;
+        const intptr_t field = rxq->timestamp_offset;
+        if constexpr (TIMESTAMP) {
+            /* The stamps' lines come from the adapter's core as the CQEs'
+             * do: asked for together, their transfers overlap. Four lines
+             * hold a burst of 32; a prefetch past the ring's end is a
+             * hint that never faults. */
+            const uint64_t* first = &stamps[at.cqe_cons & mask];
+            for (unsigned line = 0; line < 4; line++)
+                __builtin_prefetch(first + line * RTE_CACHE_LINE_SIZE / sizeof(*first));
+        }
+        uint16_t cons = at.cqe_cons;
+        rte_mbuf** out = &rx_pkts[i];
+        rte_mbuf** const groups_end = out + ((nb - i) & ~3);
+        while (out != groups_end) {
+            const uint16_t slot = cons & mask;
             const RxCqe* c = &cqe_ring[slot];
             const __m256i c01 = load_cqe_pair(c);
             const __m256i c23 = load_cqe_pair(c + 2);
             if (unlikely(!_mm256_testz_si256(_mm256_or_si256(c01, c23), k.rare))) {
-                one(), one(), one(), one();
-                if (unlikely(bd_cons != cqe_cons))
+                at = rx_frames<OFFLOAD_RESULTS, TIMESTAMP>(rxq, out, 4, {cons, cons});
+                out += 4;
+                if (unlikely(at.bd_cons != at.cqe_cons))
                     break; /* a chained frame: the rest one by one */
+                cons = at.cqe_cons;
                 continue;
             }
             rte_mbuf* const* m = &sw_ring[slot];
@@ -264,16 +278,19 @@ inline uint16_t recv_burst(RxQueue* rxq, rte_mbuf** rx_pkts, uint16_t nb_pkts)
             if constexpr (TIMESTAMP)
                 rx_timestamps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(stamps + slot)), field, m0, m1,
                               m2, m3);
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(&rx_pkts[i]),
-                                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(m)));
-            cqe_cons = bd_cons = static_cast<uint16_t>(cqe_cons + 4);
-            i = static_cast<uint16_t>(i + 4);
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(m)));
+            cons = static_cast<uint16_t>(cons + 4);
+            out += 4;
         }
+        i = static_cast<uint16_t>(out - rx_pkts);
+        /* unless a chained frame broke the loop, the groups end at cons */
+        if (likely(at.bd_cons == at.cqe_cons))
+            at = {cons, cons};
     }
-    while (i < nb)
-        one();
-    rxq->cqe_cons = cqe_cons;
-    rxq->bd_cons = bd_cons;
+    if (i != nb)
+        at = rx_frames<OFFLOAD_RESULTS, TIMESTAMP>(rxq, &rx_pkts[i], nb - i, at);
+    rxq->cqe_cons = at.cqe_cons;
+    rxq->bd_cons = at.bd_cons;
     rx_refill_avx2(rxq);
     return nb;
 }

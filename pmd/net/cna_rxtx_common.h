@@ -93,7 +93,7 @@ inline uint64_t rx_ptp(rte_mbuf* m, uint16_t flags)
 }
 
 /* The mbuf's Rx timestamp field, registered at offset `field`. */
-inline rte_mbuf_timestamp_t* timestamp_field(rte_mbuf* m, int32_t field)
+inline rte_mbuf_timestamp_t* timestamp_field(rte_mbuf* m, intptr_t field)
 {
     return RTE_MBUF_DYNFIELD(m, field, rte_mbuf_timestamp_t*);
 }
