@@ -12,8 +12,9 @@
  * `offloads` enables RSS (IPv4/UDP/TCP, over the one queue) and the Rx
  * checksum offload: the adapter then takes its general Rx path rather than
  * the plain lane, as in engine_bench, and the PMD its offload Rx function.
- * `timestamp` enables RTE_ETH_RX_OFFLOAD_TIMESTAMP alone: the PMD's
- * timestamp Rx function, what the stamp costs the fastpath.
+ * `timestamp` enables RTE_ETH_RX_OFFLOAD_TIMESTAMP alone: what the stamps
+ * cost the fastpath. Every frame must come with its flag and a stamp that
+ * never goes back, or the harness fails.
  *
  * Prints one line: a checksum of the received bytes (so the work cannot be
  * optimised away and a broken loop is visible), the packet count and how
@@ -133,6 +134,11 @@ int main(int argc, char** argv)
     if (pool == nullptr)
         die("mbuf pool creation failed");
     setup_port(port, pool, offloads, timestamp);
+    const int stamp_field = timestamp ? rte_mbuf_dynfield_lookup(RTE_MBUF_DYNFIELD_TIMESTAMP_NAME, nullptr) : -1;
+    const int stamp_flag = timestamp ? rte_mbuf_dynflag_lookup(RTE_MBUF_DYNFLAG_RX_TIMESTAMP_NAME, nullptr) : -1;
+    if (timestamp && (stamp_field < 0 || stamp_flag < 0))
+        die("the Rx timestamp's field or flag is not registered");
+    uint64_t last_stamp = 0;
 
     rte_ether_addr mac;
     rte_eth_macaddr_get(port, &mac);
@@ -180,6 +186,12 @@ int main(int argc, char** argv)
             rx_calls++;
             for (uint16_t i = 0; i < n; i++) {
                 checksum = fnv1a(checksum, rte_pktmbuf_mtod(rx[i], const uint8_t*), rx[i]->data_len);
+                if (timestamp) {
+                    const uint64_t stamp = *RTE_MBUF_DYNFIELD(rx[i], stamp_field, const rte_mbuf_timestamp_t*);
+                    if (!(rx[i]->ol_flags & (uint64_t{1} << stamp_flag)) || stamp == 0 || stamp < last_stamp)
+                        die("a frame without its Rx timestamp, or one that went back");
+                    last_stamp = stamp;
+                }
                 rte_pktmbuf_free(rx[i]);
             }
             got = static_cast<uint16_t>(got + n);

@@ -35,7 +35,9 @@ callgrind with collection switched on only inside net_cna's recv_pkts and
 xmit_pkts; the inclusive counts divided by the packets give instructions per
 packet, the figure to compare between commits (wall-clock rates on a
 2-core machine are noisy; instruction counts are not); then again with
-Rx timestamps (RTE_ETH_RX_OFFLOAD_TIMESTAMP), and what they add.
+Rx timestamps (RTE_ETH_RX_OFFLOAD_TIMESTAMP), and what they add to the
+PMD, and to the adapter's Rx engine (RxEngine::receive, which writes the
+stamps; on its own thread, or on the lcore with engine=inline).
 
 Rx timestamps in Mpps: the `net_cna` and `net_cna inline` rows at 64 B with
 and without testpmd's --enable-rx-timestamp, the two alternating in fresh
@@ -354,6 +356,7 @@ def callgrind_counts(args, pmd, mode=None):
         out_file = os.path.join(tmp, "callgrind.out")
         cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_file}",
                "--toggle-collect=cna::net::recv_pkts*", "--toggle-collect=cna::net::xmit_pkts*",
+               "--toggle-collect=cna::fw::RxEngine::receive(*",
                harness, "-l", "0", "--no-huge", "-m", "256", "--no-pci", "--no-shconf",
                "--no-telemetry", "--log-level=lib.*:warning", "-d", pmd, "--vdev", "net_cna0,wire=loopback",
                "--", str(args.iterations)] + ([mode] if mode else [])
@@ -375,14 +378,19 @@ def callgrind_counts(args, pmd, mode=None):
             return f"no inclusive count for {base}* in callgrind_annotate's output"
         for count, name in found:
             per_fn[name] = int(count.replace(",", ""))
-    summary = {"checksum": m.group(1), "packets": int(m.group(2)), "rx_calls": m.group(3), "tx_calls": m.group(4)}
+    engine = re.search(r"^\s*([\d,]+)\s+\([^)]*\)\s+\S*cna::fw::RxEngine::receive\(", ann, re.M)
+    if not engine:
+        return "no inclusive count for RxEngine::receive in callgrind_annotate's output"
+    summary = {"checksum": m.group(1), "packets": int(m.group(2)), "rx_calls": m.group(3), "tx_calls": m.group(4),
+               "engine_rx": int(engine.group(1).replace(",", ""))}
     return summary, per_fn
 
 
 def run_callgrind(args, pmd):
     """Instructions per packet of the burst functions, then of the same with
-    Rx timestamps (RTE_ETH_RX_OFFLOAD_TIMESTAMP) and what they add."""
-    sums = {}
+    Rx timestamps (RTE_ETH_RX_OFFLOAD_TIMESTAMP) and what they add, to them
+    and to the adapter's Rx engine."""
+    sums, engine = {}, {}
     for mode in (None, "timestamp"):
         counted = callgrind_counts(args, pmd, mode)
         if isinstance(counted, str):
@@ -397,8 +405,12 @@ def run_callgrind(args, pmd):
             print(f"  {name:<26} {ir / packets:8.1f} instructions/packet (inclusive)")
         sums[mode] = sum(per_fn.values()) / packets
         print(f"  {'sum':<26} {sums[mode]:8.1f} instructions/packet")
+        engine[mode] = summary["engine_rx"] / packets
+        print(f"  {'adapter: RxEngine::receive':<26} {engine[mode]:8.1f} instructions/frame (inclusive)")
     print(f"callgrind: Rx timestamps cost {sums['timestamp'] - sums[None]:.1f} instructions/packet "
-          f"({(sums['timestamp'] / sums[None] - 1) * 100:+.1f} %)")
+          f"({(sums['timestamp'] / sums[None] - 1) * 100:+.1f} %), the adapter's Rx engine "
+          f"{engine['timestamp'] - engine[None]:.1f} instructions/frame "
+          f"({(engine['timestamp'] / engine[None] - 1) * 100:+.1f} %)")
 
 
 def run_timestamps(args, pmd, callgrind):
