@@ -48,7 +48,7 @@ struct RxQueue {
     uint16_t port_id;
     uint16_t buf_size;                    /* bytes the adapter may write per buffer */
     const uint64_t* stamps;               /* TIMESTAMP: the stamp ring behind the CQEs, else nullptr */
-    int32_t timestamp_offset;             /* the Rx timestamp dynfield's */
+    intptr_t timestamp_offset;            /* the Rx timestamp dynfield's (pointer-sized: an index register as it is) */
     uint64_t timestamp_flag;              /* its dynflag */
     uint64_t alloc_failures;              /* mbufs the refill could not get (atomic_ref) */
     osal::PciFunction* inline_adapter;    /* engine=inline: whose pass an empty poll gives (primary) */

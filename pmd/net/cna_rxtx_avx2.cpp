@@ -245,15 +245,6 @@ inline uint16_t recv_burst(RxQueue* rxq, rte_mbuf** rx_pkts, uint16_t nb_pkts)
         /* Read once: the build lets the mbuf stores alias them. */
         const uint64_t* const stamps = rxq->stamps;
         const intptr_t field = rxq->timestamp_offset;
-        if constexpr (TIMESTAMP) {
-            /* The stamps' lines come from the adapter's core as the CQEs'
-             * do: asked for together, their transfers overlap. Four lines
-             * hold a burst of 32; a prefetch past the ring's end is a
-             * hint that never faults. */
-            const uint64_t* first = &stamps[at.cqe_cons & mask];
-            for (unsigned line = 0; line < 4; line++)
-                __builtin_prefetch(first + line * RTE_CACHE_LINE_SIZE / sizeof(*first));
-        }
         uint16_t cons = at.cqe_cons;
         rte_mbuf** out = &rx_pkts[i];
         rte_mbuf** const groups_end = out + ((nb - i) & ~3);

@@ -101,7 +101,7 @@ inline rte_mbuf_timestamp_t* timestamp_field(rte_mbuf* m, intptr_t field)
 /* The adapter's stamp of a frame (the stamp ring's entry of its CQE) into
  * its mbuf's Rx timestamp field: nanoseconds of the port's clock,
  * read_clock's. */
-inline void rx_timestamp(rte_mbuf* m, uint64_t stamp, int32_t field) { *timestamp_field(m, field) = stamp; }
+inline void rx_timestamp(rte_mbuf* m, uint64_t stamp, intptr_t field) { *timestamp_field(m, field) = stamp; }
 
 /* data_off, refcnt, nb_segs and port: the 8 bytes at the rearm_data
  * marker, set with one store. (The marker is a zero-length array: going
