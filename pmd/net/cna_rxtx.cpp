@@ -40,24 +40,12 @@ template <bool OFFLOAD_RESULTS, bool TIMESTAMP>
 inline uint16_t recv_burst(RxQueue* rxq, rte_mbuf** rx_pkts, uint16_t nb_pkts)
 {
     const uint16_t hw_prod = osal::observe(rxq->hw_cqe_prod);
-    uint16_t cqe_cons = rxq->cqe_cons;
-    const uint16_t nb = RTE_MIN(static_cast<uint16_t>(hw_prod - cqe_cons), nb_pkts);
+    const uint16_t nb = RTE_MIN(static_cast<uint16_t>(hw_prod - rxq->cqe_cons), nb_pkts);
     if (nb == 0)
         return 0;
-    /* Locals, so the stores into mbufs cannot make the compiler reload them. */
-    const RxCqe* const cqe_ring = rxq->cqe_ring;
-    rte_mbuf* const* const sw_ring = rxq->sw_ring;
-    const uint16_t mask = rxq->mask;
-    const uint64_t initializer = rxq->mbuf_initializer;
-    uint16_t bd_cons = rxq->bd_cons;
-    for (uint16_t i = 0; i < nb; i++) {
-        const RxCqe& cqe = cqe_ring[cqe_cons++ & mask];
-        rte_mbuf* m = sw_ring[bd_cons++ & mask];
-        bd_cons = rx_complete<OFFLOAD_RESULTS, TIMESTAMP>(rxq, cqe, m, bd_cons, initializer);
-        rx_pkts[i] = m;
-    }
-    rxq->cqe_cons = cqe_cons;
-    rxq->bd_cons = bd_cons;
+    const RxCursor at = rx_frames<OFFLOAD_RESULTS, TIMESTAMP>(rxq, rx_pkts, nb, {rxq->cqe_cons, rxq->bd_cons});
+    rxq->cqe_cons = at.cqe_cons;
+    rxq->bd_cons = at.bd_cons;
     rx_refill(rxq);
     return nb;
 }

@@ -187,25 +187,12 @@ inline void rx_timestamps(__m256i stamps, intptr_t field, rte_mbuf* m0, rte_mbuf
     ecore::eth_rx_prod_update(rxq->rx_prod_addr, bd_prod, rxq->cqe_cons);
 }
 
-/* Where the Rx loop is in the CQE and BD rings. */
-struct RxCursor {
-    uint16_t cqe_cons;
-    uint16_t bd_cons;
-};
-
-/* n frames the general way from `at` (a group's, or the burst's odd
- * frames at either end): out of line, so the vector loop keeps its
- * registers. Returns where they end. */
+/* rx_frames for a group's, or the burst's odd frames at either end: out of
+ * line, so the vector loop keeps its registers. */
 template <bool OFFLOAD_RESULTS, bool TIMESTAMP>
-[[gnu::noinline]] RxCursor rx_frames(RxQueue* rxq, rte_mbuf** rx_pkts, unsigned n, RxCursor at)
+[[gnu::noinline]] RxCursor rx_general(RxQueue* rxq, rte_mbuf** rx_pkts, uint16_t n, RxCursor at)
 {
-    for (unsigned k = 0; k < n; k++) {
-        const RxCqe& cqe = rxq->cqe_ring[at.cqe_cons++ & rxq->mask];
-        rte_mbuf* m = rxq->sw_ring[at.bd_cons++ & rxq->mask];
-        at.bd_cons = rx_complete<OFFLOAD_RESULTS, TIMESTAMP>(rxq, cqe, m, at.bd_cons, rxq->mbuf_initializer);
-        rx_pkts[k] = m;
-    }
-    return at;
+    return rx_frames<OFFLOAD_RESULTS, TIMESTAMP>(rxq, rx_pkts, n, at);
 }
 
 /* Everything the Tx loop keeps in registers. */
@@ -236,7 +223,7 @@ inline uint16_t recv_burst(RxQueue* rxq, rte_mbuf** rx_pkts, uint16_t nb_pkts)
      * BD and CQE consumers stay equal. */
     uint16_t i = RTE_MIN(nb, static_cast<uint16_t>(-at.cqe_cons & 3));
     if (i != 0)
-        at = rx_frames<OFFLOAD_RESULTS, TIMESTAMP>(rxq, rx_pkts, i, at);
+        at = rx_general<OFFLOAD_RESULTS, TIMESTAMP>(rxq, rx_pkts, i, at);
     if (likely(at.bd_cons == at.cqe_cons)) {
         const RxCqe* const cqe_ring = rxq->cqe_ring;
         rte_mbuf* const* const sw_ring = rxq->sw_ring;
@@ -254,7 +241,7 @@ inline uint16_t recv_burst(RxQueue* rxq, rte_mbuf** rx_pkts, uint16_t nb_pkts)
             const __m256i c01 = load_cqe_pair(c);
             const __m256i c23 = load_cqe_pair(c + 2);
             if (unlikely(!_mm256_testz_si256(_mm256_or_si256(c01, c23), k.rare))) {
-                at = rx_frames<OFFLOAD_RESULTS, TIMESTAMP>(rxq, out, 4, {cons, cons});
+                at = rx_general<OFFLOAD_RESULTS, TIMESTAMP>(rxq, out, 4, {cons, cons});
                 out += 4;
                 if (unlikely(at.bd_cons != at.cqe_cons))
                     break; /* a chained frame: the rest one by one */
@@ -279,7 +266,7 @@ inline uint16_t recv_burst(RxQueue* rxq, rte_mbuf** rx_pkts, uint16_t nb_pkts)
             at = {cons, cons};
     }
     if (i != nb)
-        at = rx_frames<OFFLOAD_RESULTS, TIMESTAMP>(rxq, &rx_pkts[i], nb - i, at);
+        at = rx_general<OFFLOAD_RESULTS, TIMESTAMP>(rxq, &rx_pkts[i], nb - i, at);
     rxq->cqe_cons = at.cqe_cons;
     rxq->bd_cons = at.bd_cons;
     rx_refill_avx2(rxq);

@@ -189,6 +189,31 @@ inline uint16_t rx_complete(RxQueue* rxq, const RxCqe& cqe, rte_mbuf* m, uint16_
     return bd_cons;
 }
 
+/* Where an Rx burst is in the CQE and BD rings. */
+struct RxCursor {
+    uint16_t cqe_cons;
+    uint16_t bd_cons;
+};
+
+/* n frames from `at`, one by one, into rx_pkts. Returns where they end. */
+template <bool OFFLOAD_RESULTS, bool TIMESTAMP>
+inline RxCursor rx_frames(RxQueue* rxq, rte_mbuf** rx_pkts, uint16_t n, RxCursor at)
+{
+    /* Locals, so the stores into mbufs cannot make the compiler reload them. */
+    const RxCqe* const cqe_ring = rxq->cqe_ring;
+    rte_mbuf* const* const sw_ring = rxq->sw_ring;
+    const uint16_t mask = rxq->mask;
+    const uint64_t initializer = rxq->mbuf_initializer;
+    uint16_t cqe_cons = at.cqe_cons, bd_cons = at.bd_cons;
+    for (uint16_t k = 0; k < n; k++) {
+        const RxCqe& cqe = cqe_ring[cqe_cons++ & mask];
+        rte_mbuf* m = sw_ring[bd_cons++ & mask];
+        bd_cons = rx_complete<OFFLOAD_RESULTS, TIMESTAMP>(rxq, cqe, m, bd_cons, initializer);
+        rx_pkts[k] = m;
+    }
+    return {cqe_cons, bd_cons};
+}
+
 /* ---- mbufs straight from and to the lcore's mempool cache ---------------- */
 
 /* The calling lcore's cache of mp; null on a non-EAL thread or for a pool
