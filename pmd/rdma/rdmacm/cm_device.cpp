@@ -93,7 +93,7 @@ bool CmDevice::set_up(ibv_context* verbs, cm::Config config)
     pd_ = ibv_alloc_pd(verbs);
     channel_ = pd_ != nullptr ? ibv_create_comp_channel(verbs) : nullptr;
     recv_cq_ = channel_ != nullptr ? ibv_create_cq(verbs, RECEIVES, this, channel_, 0) : nullptr;
-    send_cq_ = recv_cq_ != nullptr ? ibv_create_cq(verbs, SENDS, this, nullptr, 0) : nullptr;
+    send_cq_ = recv_cq_ != nullptr ? ibv_create_cq(verbs, SENDS, this, channel_, 0) : nullptr;
     if (send_cq_ == nullptr || ibv_req_notify_cq(recv_cq_, 0) != 0) {
         complain("the GSI QP's PD, completion channel and CQs");
         return false;
@@ -239,13 +239,39 @@ std::optional<ibv_ah_attr> CmDevice::route_to(const Gid& peer) const
 
 void CmDevice::send(const Gid& to, const cm::Mad& mad)
 {
+    if (waiting_.size() == MAX_WAITING)
+        return; /* the CM's timer decides, as for a MAD lost */
+    waiting_.emplace_back(to, mad);
+    send_waiting();
+}
+
+/* A burst of MADs (a thousand DREQs at once, then their retries, due
+ * together) would otherwise lose all but a send queue's worth each time,
+ * the same ones every time. */
+void CmDevice::send_waiting()
+{
+    while (!waiting_.empty()) {
+        if (free_sends_.empty())
+            reap_sends();
+        if (free_sends_.empty()) {
+            /* A send that completed between the reap and the arm would
+             * notify no one: reaped once more after it. */
+            ibv_req_notify_cq(send_cq_, 0);
+            reap_sends();
+            if (free_sends_.empty())
+                return;
+        }
+        const auto& [to, mad] = waiting_.front();
+        post_send(to, mad);
+        waiting_.pop_front();
+    }
+}
+
+void CmDevice::post_send(const Gid& to, const cm::Mad& mad)
+{
     auto route = routes_.find(to);
     if (route == routes_.end())
         return; /* no way to the peer: the CM's timer decides, as for a MAD lost */
-    if (free_sends_.empty())
-        reap_sends();
-    if (free_sends_.empty())
-        return; /* every slot in flight: likewise */
     const unsigned slot = free_sends_.back();
     free_sends_.pop_back();
     buffers_->sends[slot] = mad;
@@ -306,8 +332,13 @@ void CmDevice::on_completion_event(uint64_t now)
 {
     ibv_cq* cq;
     void* context;
-    if (ibv_get_cq_event(channel_, &cq, &context) == 0)
+    if (ibv_get_cq_event(channel_, &cq, &context) == 0) {
         ibv_ack_cq_events(cq, 1);
+        if (cq == send_cq_) {
+            send_waiting();
+            return;
+        }
+    }
     ibv_req_notify_cq(recv_cq_, 0);
     ibv_wc wc[16];
     int n;

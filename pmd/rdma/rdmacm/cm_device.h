@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -50,8 +51,9 @@ public:
      * sent us, or from learn_route). */
     void send(const Gid& to, const cm::Mad& mad) override;
 
-    /* Takes the receive CQ's completion event, hands every MAD received
-     * to the CM and re-arms; the caller then runs the CM's events. */
+    /* Takes a completion event: the receive CQ's hands every MAD received
+     * to the CM and re-arms (the caller then runs the CM's events); the
+     * send CQ's sends the MADs waiting for a slot. */
     void on_completion_event(uint64_t now);
 
 private:
@@ -65,9 +67,17 @@ private:
     /* The send slots whose MADs went: send()'s, on a CQ of their own, so
      * that making room never hands the CM a MAD while it sends one. */
     void reap_sends();
+    /* The MADs waiting, in order, into the slots free; the send CQ armed
+     * while some still wait. */
+    void send_waiting();
+    void post_send(const Gid& to, const cm::Mad& mad);
 
-    static constexpr unsigned RECEIVES = 64;
+    /* As deep as Linux's MAD layer's receive queue: a peer's burst of
+     * MADs lands while the CM thread waits for the CPU. */
+    static constexpr unsigned RECEIVES = 512;
     static constexpr unsigned SENDS = 64;
+    /* What may wait for a send slot: a thousand connections' MADs. */
+    static constexpr std::size_t MAX_WAITING = 4096;
     static constexpr unsigned GRH_SIZE = 40;
     /* What the QP's MR covers. */
     struct Buffers {
@@ -84,6 +94,7 @@ private:
     ibv_mr* mr_ = nullptr;
     std::unique_ptr<Buffers> buffers_;
     std::vector<unsigned> free_sends_;
+    std::deque<std::pair<Gid, cm::Mad>> waiting_;
     uint64_t guid_ = 0;
     uint16_t active_mtu_ = 0;
     struct Route {

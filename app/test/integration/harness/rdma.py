@@ -146,10 +146,17 @@ def descendants(pid):
 
 
 def kill_all(proc):
+    """end_all(proc); what it printed."""
+    end_all(proc)
+    return proc.communicate()[0]
+
+
+def end_all(proc):
     """Ends a host's process and every process it started (it leads a
     session of its own, whose processes would hold its output open and
     outlive the test; fio's job processes start sessions of their own,
-    so its descendants are ended one by one too); what it printed."""
+    so its descendants are ended one by one too). For a thread other than
+    the one reading its output."""
     family = [proc.pid, *descendants(proc.pid)]
     for pid in family:
         with contextlib.suppress(ProcessLookupError):
@@ -159,7 +166,6 @@ def kill_all(proc):
     for pid in family:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-    return proc.communicate()[0]
 
 
 def addresses(output):

@@ -14,7 +14,7 @@ import subprocess
 import threading
 import time
 
-from harness.rdma import EAL, example, kill_all
+from harness.rdma import EAL, end_all, example, kill_all
 from harness.testpmd import TestPmdError, sh, unique_tag
 from harness.verbs import rdma_run_path
 
@@ -76,14 +76,19 @@ class RxePeer:
             argv += ["-p", BRIDGE_IP]
         return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
+    def console_text(self):
+        """What the guest's console showed so far."""
+        if not os.path.exists(self.console):
+            return ""
+        with open(self.console, errors="replace") as f:
+            return f.read()
+
     def wait_console(self, text, count, timeout=120):
         """Until the guest's console shows `text` `count` times."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if os.path.exists(self.console):
-                with open(self.console, errors="replace") as f:
-                    if f.read().count(text) >= count:
-                        return
+            if self.console_text().count(text) >= count:
+                return
             time.sleep(0.1)
         raise TestPmdError(f"the rxe guest did not print {text!r} {count} times within {timeout} s")
 
@@ -106,13 +111,24 @@ class RxePeer:
         command to wait on: the guest sees the host's root."""
         return os.path.join(RXEKIT_WORK, "logs", f"cna-{self.tag}-{name}.ready")
 
-    def listener(self, argv, ready, timeout=400):
+    def listener(self, argv, ready, timeout=400, abandoned=None):
         """A verbs application on cna's provider that listens through RDMA
         CM: flag(ready) is made once cna's librdmacm says it listens
         (CNA_CM_LOG), so the guest's requester never meets a port still
-        coming up; its output when it ends."""
+        coming up; its output when it ends. It is ended after `timeout`
+        seconds, or once the guest's console shows `abandoned` (its
+        requester gave up: it would wait for that requester for good)."""
         proc = self._start([rdma_run_path(self.build), *argv], self.verbs_env())
-        watchdog = threading.Timer(timeout, kill_all, (proc,))
+        finished = threading.Event()
+
+        def watch():
+            deadline = time.monotonic() + timeout
+            while not finished.wait(0.5):
+                if time.monotonic() > deadline or (abandoned is not None and abandoned in self.console_text()):
+                    end_all(proc)
+                    return
+
+        watchdog = threading.Thread(target=watch, daemon=True)
         watchdog.start()
         lines = []
         try:
@@ -122,7 +138,8 @@ class RxePeer:
                     open(self.flag(ready), "w").close()
             proc.wait()
         finally:
-            watchdog.cancel()
+            finished.set()
+            watchdog.join()
         out = "".join(lines)
         if proc.returncode != 0:
             raise TestPmdError(f"{argv[0]} failed ({proc.returncode}):\n{out}")
