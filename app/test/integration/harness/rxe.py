@@ -140,6 +140,7 @@ class RxePeer:
         finally:
             finished.set()
             watchdog.join()
+            proc.stdout.close()
         out = "".join(lines)
         if proc.returncode != 0:
             raise TestPmdError(f"{argv[0]} failed ({proc.returncode}):\n{out}")
