@@ -209,6 +209,15 @@ struct TxConsts {
     __m256i odd = _mm256_setr_epi64x(0, int64_t{0xfffe} << 32, static_cast<int64_t>(TX_BD_OFFLOADS), 0);
 };
 
+/* The burst's end: where the rings stand, the BDs taken refilled. */
+inline uint16_t rx_burst_done(RxQueue* rxq, RxCursor at, uint16_t nb)
+{
+    rxq->cqe_cons = at.cqe_cons;
+    rxq->bd_cons = at.bd_cons;
+    rx_refill_avx2(rxq);
+    return nb;
+}
+
 template <bool OFFLOAD_RESULTS, bool TIMESTAMP>
 inline uint16_t recv_burst(RxQueue* rxq, rte_mbuf** rx_pkts, uint16_t nb_pkts)
 {
@@ -220,10 +229,16 @@ inline uint16_t recv_burst(RxQueue* rxq, rte_mbuf** rx_pkts, uint16_t nb_pkts)
 
     /* Groups of four start at a multiple of four, so they never straddle
      * the rings' end; without scattered Rx every frame has one buffer, and
-     * BD and CQE consumers stay equal. */
-    uint16_t i = RTE_MIN(nb, static_cast<uint16_t>(-at.cqe_cons & 3));
-    if (i != 0)
-        at = rx_general<OFFLOAD_RESULTS, TIMESTAMP>(rxq, rx_pkts, i, at);
+     * BD and CQE consumers stay equal. Past the loop only rxq, nb and the
+     * burst's end are live: the fewer values it holds, the fewer its
+     * registers spill around it. */
+    rte_mbuf** out = rx_pkts;
+    rte_mbuf** const end = rx_pkts + nb;
+    const uint16_t head = RTE_MIN(nb, static_cast<uint16_t>(-at.cqe_cons & 3));
+    if (head != 0) {
+        at = rx_general<OFFLOAD_RESULTS, TIMESTAMP>(rxq, out, head, at);
+        out += head;
+    }
     if (likely(at.bd_cons == at.cqe_cons)) {
         const RxCqe* const cqe_ring = rxq->cqe_ring;
         rte_mbuf* const* const sw_ring = rxq->sw_ring;
@@ -233,8 +248,7 @@ inline uint16_t recv_burst(RxQueue* rxq, rte_mbuf** rx_pkts, uint16_t nb_pkts)
         const uint64_t* const stamps = rxq->stamps;
         const intptr_t field = rxq->timestamp_offset;
         uint16_t cons = at.cqe_cons;
-        rte_mbuf** out = &rx_pkts[i];
-        rte_mbuf** const groups_end = out + ((nb - i) & ~3);
+        rte_mbuf** const groups_end = out + ((end - out) & ~3);
         while (out != groups_end) {
             const uint16_t slot = cons & mask;
             const RxCqe* c = &cqe_ring[slot];
@@ -243,8 +257,12 @@ inline uint16_t recv_burst(RxQueue* rxq, rte_mbuf** rx_pkts, uint16_t nb_pkts)
             if (unlikely(!_mm256_testz_si256(_mm256_or_si256(c01, c23), k.rare))) {
                 at = rx_general<OFFLOAD_RESULTS, TIMESTAMP>(rxq, out, 4, {cons, cons});
                 out += 4;
-                if (unlikely(at.bd_cons != at.cqe_cons))
-                    break; /* a chained frame: the rest one by one */
+                if (unlikely(at.bd_cons != at.cqe_cons)) {
+                    /* a chained frame: the rest one by one */
+                    if (out != end)
+                        at = rx_general<OFFLOAD_RESULTS, TIMESTAMP>(rxq, out, static_cast<uint16_t>(end - out), at);
+                    return rx_burst_done(rxq, at, nb);
+                }
                 cons = at.cqe_cons;
                 continue;
             }
@@ -260,17 +278,11 @@ inline uint16_t recv_burst(RxQueue* rxq, rte_mbuf** rx_pkts, uint16_t nb_pkts)
             cons = static_cast<uint16_t>(cons + 4);
             out += 4;
         }
-        i = static_cast<uint16_t>(out - rx_pkts);
-        /* unless a chained frame broke the loop, the groups end at cons */
-        if (likely(at.bd_cons == at.cqe_cons))
-            at = {cons, cons};
+        at = {cons, cons};
     }
-    if (i != nb)
-        at = rx_general<OFFLOAD_RESULTS, TIMESTAMP>(rxq, &rx_pkts[i], nb - i, at);
-    rxq->cqe_cons = at.cqe_cons;
-    rxq->bd_cons = at.bd_cons;
-    rx_refill_avx2(rxq);
-    return nb;
+    if (out != end)
+        at = rx_general<OFFLOAD_RESULTS, TIMESTAMP>(rxq, out, static_cast<uint16_t>(end - out), at);
+    return rx_burst_done(rxq, at, nb);
 }
 
 } // namespace
