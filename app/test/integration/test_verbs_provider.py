@@ -154,6 +154,11 @@ class Device(unittest.TestCase):
         self.assertIn("filters 1", out)
 
     def test_a_forked_child_that_exits_leaves_the_adapter_to_its_parent(self):
+        if "libasan" in os.environ.get("LD_PRELOAD", ""):
+            # Seen (gdb): the child waits for good in libasan's free, on a
+            # size class's lock the parent's engine thread held at the fork.
+            self.skipTest("GCC 12's ASan runtime does not hold its allocator's locks across fork(): a child "
+                          "forked while another thread allocates may wait for good; the regular pass runs it")
         script = ("import os, time\n"
                   "import pyverbs.device as d\n"
                   "ctx = d.Context(name='cna0')\n"
