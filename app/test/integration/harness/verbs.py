@@ -36,8 +36,9 @@ UCX_ENV = {"UCX_NET_DEVICES": "cna0:1", "UCX_IB_GID_INDEX": "1"}
 # ucx_perftest's last line: iterations, latency (50th percentile, average,
 # overall), MB/s (average, overall), messages/s (average, overall). A
 # figure of an interval that held no iteration (a slow, sanitized run
-# finishing within its first report) is "inf".
-UCX_FINAL = re.compile(r"^Final:\s+(\d+)" + r"\s+([\d.]+|inf)" * 7, re.M)
+# finishing within its first report) is "inf", or "-nan" where the interval
+# also took no time; the overall figures are always numbers.
+UCX_FINAL = re.compile(r"^Final:\s+(\d+)" + r"\s+([\d.]+|inf|-?nan)" * 7, re.M)
 
 
 def rdma_run_path(build=None):
