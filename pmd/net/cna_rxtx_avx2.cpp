@@ -209,9 +209,13 @@ struct TxConsts {
     __m256i odd = _mm256_setr_epi64x(0, int64_t{0xfffe} << 32, static_cast<int64_t>(TX_BD_OFFLOADS), 0);
 };
 
-/* The burst's end: where the rings stand, the BDs taken refilled. */
-inline uint16_t rx_burst_done(RxQueue* rxq, RxCursor at, uint16_t nb)
+/* The burst's frames from `out` to `end` one by one, then its end: where
+ * the rings stand, the BDs taken refilled. */
+template <bool OFFLOAD_RESULTS, bool TIMESTAMP>
+inline uint16_t rx_burst_finish(RxQueue* rxq, rte_mbuf** out, rte_mbuf** end, RxCursor at, uint16_t nb)
 {
+    if (out != end)
+        at = rx_general<OFFLOAD_RESULTS, TIMESTAMP>(rxq, out, static_cast<uint16_t>(end - out), at);
     rxq->cqe_cons = at.cqe_cons;
     rxq->bd_cons = at.bd_cons;
     rx_refill_avx2(rxq);
@@ -259,9 +263,7 @@ inline uint16_t recv_burst(RxQueue* rxq, rte_mbuf** rx_pkts, uint16_t nb_pkts)
                 out += 4;
                 if (unlikely(at.bd_cons != at.cqe_cons)) {
                     /* a chained frame: the rest one by one */
-                    if (out != end)
-                        at = rx_general<OFFLOAD_RESULTS, TIMESTAMP>(rxq, out, static_cast<uint16_t>(end - out), at);
-                    return rx_burst_done(rxq, at, nb);
+                    return rx_burst_finish<OFFLOAD_RESULTS, TIMESTAMP>(rxq, out, end, at, nb);
                 }
                 cons = at.cqe_cons;
                 continue;
@@ -280,9 +282,7 @@ inline uint16_t recv_burst(RxQueue* rxq, rte_mbuf** rx_pkts, uint16_t nb_pkts)
         }
         at = {cons, cons};
     }
-    if (out != end)
-        at = rx_general<OFFLOAD_RESULTS, TIMESTAMP>(rxq, out, static_cast<uint16_t>(end - out), at);
-    return rx_burst_done(rxq, at, nb);
+    return rx_burst_finish<OFFLOAD_RESULTS, TIMESTAMP>(rxq, out, end, at, nb);
 }
 
 } // namespace
